@@ -1,0 +1,54 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Mongo } from '../platform/mongo';
+import type { GatewayAdapter, ChargeOutcome, RefundOutcome } from './gateway/types';
+import type { GatewayRegistry } from './gateway/registry';
+
+// Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
+// gateway; a connector that vanished or belongs to another tenant is a non-retryable failure.
+
+
+interface ConnectorRef {
+  tenantId: string;
+  connectorId: string;
+}
+
+export function createGatewayActivities({ mongo, gateways }: { mongo: Mongo; gateways: GatewayRegistry }) {
+  const adapterFor = async ({ tenantId, connectorId }: ConnectorRef): Promise<GatewayAdapter> => {
+    const connector = await mongo.c.connectors.findOne({ _id: connectorId, tenant_id: tenantId });
+    if (!connector) throw ApplicationFailure.nonRetryable(`connector ${connectorId} not found for tenant`, 'ConnectorMissing');
+    return gateways.get(connector.gateway);
+  };
+
+  return {
+    async charge(
+      req: ConnectorRef & {
+        token: string;
+        amount: number;
+        currency: string;
+        idempotencyKey: string;
+        callbackUrl: string;
+        returnUrl: string;
+        reference: string;
+        merchantInitiated?: boolean;
+      },
+    ): Promise<ChargeOutcome> {
+      const adapter = await adapterFor(req);
+      return adapter.charge(req);
+    },
+
+    async chargeStatus(req: ConnectorRef & { chargeId: string }): Promise<ChargeOutcome> {
+      return (await adapterFor(req)).chargeStatus(req.chargeId);
+    },
+
+    /** Refunds (part of) a captured charge: merchant refunds, and voids of a charge that came too late. */
+    async refundCharge(
+      req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; callbackUrl: string; reference: string },
+    ): Promise<RefundOutcome> {
+      return (await adapterFor(req)).refund(req);
+    },
+
+    async refundStatus(req: ConnectorRef & { refundId: string }): Promise<RefundOutcome> {
+      return (await adapterFor(req)).refundStatus(req.refundId);
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The gateway adapter contract. Activities call gateways only through this interface; adding a gateway
+// means writing one adapter and registering it in ./registry.ts. A decline is data, not an exception:
+// adapters throw only for technical failures (timeouts, 5xx, unreachable), which Temporal retries.
+
+export interface ChargeRequest {
+  /** Our idempotency key for the effect; the gateway must apply a repeated key once. */
+  idempotencyKey: string;
+  token: string;
+  amount: number; // minor units
+  currency: string;
+  /** Where the gateway posts asynchronous outcomes (async charges, 3DS completion). */
+  callbackUrl: string;
+  /** Where the customer's browser goes after a 3DS challenge. */
+  returnUrl: string;
+  /** Merchant-initiated (saved card, customer absent). */
+  merchantInitiated?: boolean;
+  /**
+   * Our id for the effect (pi_, re_, payout uuid), echoed by the gateway in callbacks so they can be routed
+   * even when the callback URL is rewritten. Adapters may derive it from callbackUrl when absent.
+   */
+  reference?: string;
+}
+
+export type ChargeOutcome =
+  | { status: 'succeeded'; chargeId: string }
+  | { status: 'declined'; chargeId?: string; failureCode: string; failureMessage: string }
+  | { status: 'requires_action'; chargeId: string; challengeUrl: string }
+  | { status: 'pending'; chargeId: string };
+
+export interface RefundRequest {
+  idempotencyKey: string;
+  chargeId: string;
+  amount: number;
+  currency: string;
+  callbackUrl: string;
+  /**
+   * Our id for the effect (pi_, re_, payout uuid), echoed by the gateway in callbacks so they can be routed
+   * even when the callback URL is rewritten. Adapters may derive it from callbackUrl when absent.
+   */
+  reference?: string;
+}
+
+export type RefundOutcome =
+  | { status: 'succeeded'; refundId: string }
+  | { status: 'pending'; refundId: string }
+  | { status: 'rejected'; refundId?: string; failureCode: string; failureMessage: string };
+
+export interface RecipientRequest {
+  idempotencyKey: string;
+  recipientType: 'bank_account' | 'mobile_money';
+  bankAccountNumber?: string;
+  bankAccountName?: string;
+  bankCode?: string;
+  mobileMoneyNumber?: string;
+  mobileMoneyProvider?: string;
+  name?: string;
+}
+
+export type RecipientOutcome =
+  | { status: 'registered'; gatewayRecipientId: string }
+  | { status: 'rejected'; failureCode: string; failureMessage: string };
+
+export interface PayoutRequest {
+  idempotencyKey: string;
+  amount: number;
+  currency: string;
+  gatewayRecipientId?: string;
+  bankAccountNumber?: string;
+  mobileMoneyNumber?: string;
+  narration?: string;
+  callbackUrl: string;
+  /**
+   * Our id for the effect (pi_, re_, payout uuid), echoed by the gateway in callbacks so they can be routed
+   * even when the callback URL is rewritten. Adapters may derive it from callbackUrl when absent.
+   */
+  reference?: string;
+}
+
+export type PayoutOutcome =
+  | { status: 'succeeded'; payoutId: string }
+  | { status: 'pending'; payoutId: string }
+  | { status: 'rejected'; payoutId?: string; failureCode: string; failureMessage: string }
+  | { status: 'failed'; payoutId?: string; failureCode: string; failureMessage: string };
+
+/** An asynchronous outcome a gateway pushed to our callback ingress, after its signature was verified. */
+export type GatewayCallback =
+  | { kind: 'charge'; reference: string; chargeId: string; outcome: ChargeOutcome }
+  | { kind: 'refund'; reference: string; refundId: string; outcome: RefundOutcome }
+  | { kind: 'payout'; reference: string; payoutId: string; outcome: PayoutOutcome };
+
+export interface GatewayAdapter {
+  readonly name: string;
+  charge(req: ChargeRequest): Promise<ChargeOutcome>;
+  /** Current state of a charge, e.g. after a 3DS challenge or when a callback is late. */
+  chargeStatus(chargeId: string): Promise<ChargeOutcome>;
+  refund(req: RefundRequest): Promise<RefundOutcome>;
+  refundStatus(refundId: string): Promise<RefundOutcome>;
+  registerRecipient(req: RecipientRequest): Promise<RecipientOutcome>;
+  payout(req: PayoutRequest): Promise<PayoutOutcome>;
+  payoutStatus(payoutId: string): Promise<PayoutOutcome>;
+  /**
+   * Verifies and parses a callback body. `reference` is the id we put in callbackUrl (pi_, re_, payout uuid).
+   * Returns null when the signature does not verify.
+   */
+  parseCallback(headers: Record<string, string | string[] | undefined>, rawBody: string): GatewayCallback | null;
+}

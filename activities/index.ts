@@ -1,0 +1,26 @@
+import type { Mongo } from '../platform/mongo';
+import type { Logger } from '../platform/logger';
+import { createStoreActivities } from './store';
+import { createGatewayActivities } from './gateway-calls';
+import type { GatewayRegistry } from './gateway/registry';
+import type { Registry } from 'prom-client';
+import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
+
+export interface ActivityDeps {
+  mongo: Mongo;
+  gateways: GatewayRegistry;
+  webhooks: WebhookActivityConfig;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** Every activity, built from its dependencies; workflows import only the type. */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createStoreActivities(deps),
+    ...createGatewayActivities(deps),
+    ...createWebhookActivities(deps),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

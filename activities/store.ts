@@ -1,0 +1,163 @@
+import type { Mongo } from '../platform/mongo';
+import { isDuplicateKeyError } from '../platform/mongo';
+import type { RefundInput } from '../workflows/definitions';
+
+// MongoDB writes made on behalf of workflows. Every write is idempotent (a retried activity changes
+// nothing twice) and versioned (a late write never overwrites a newer state).
+
+export interface PaymentIntentPatch {
+  id: string;
+  version: number;
+  status: 'pending' | 'success' | 'canceled';
+  succeeded_at: string | null;
+  canceled_at: string | null;
+  cancellation_reason: 'requested' | 'expired' | null;
+  amount_paid: number;
+  amount_refunded: number;
+  connector_used: string | null;
+  gateway_charge_id: string | null;
+  last_failure_code: string | null;
+  updated_at: string;
+}
+
+export interface RefundPatch {
+  id: string;
+  version: number;
+  status: 'pending' | 'success' | 'canceled';
+  gateway_transaction_id: string | null;
+  failure_code: string | null;
+  late_outcome: { status: string; at: string; gateway_transaction_id?: string } | null;
+  updated_at: string;
+}
+
+const asDate = (s: string | null) => (s ? new Date(s) : null);
+
+export function createStoreActivities({ mongo }: { mongo: Mongo }) {
+  const { c } = mongo;
+  return {
+    async savePaymentIntent(p: PaymentIntentPatch): Promise<'applied' | 'stale'> {
+      const res = await c.paymentIntents.updateOne(
+        { _id: p.id, version: { $lt: p.version } },
+        {
+          $set: {
+            version: p.version,
+            status: p.status,
+            succeeded_at: asDate(p.succeeded_at),
+            canceled_at: asDate(p.canceled_at),
+            cancellation_reason: p.cancellation_reason,
+            amount_paid: p.amount_paid,
+            amount_refunded: p.amount_refunded,
+            connector_used: p.connector_used,
+            gateway_charge_id: p.gateway_charge_id,
+            last_failure_code: p.last_failure_code,
+            updated_at: new Date(p.updated_at),
+          },
+        },
+      );
+      return res.matchedCount === 1 ? 'applied' : 'stale';
+    },
+
+    async createRefundRecord(r: RefundInput): Promise<void> {
+      const createdAt = new Date(r.createdAt);
+      try {
+        await c.refunds.insertOne({
+          _id: r.id,
+          tenant_id: r.tenantId,
+          payment_intent: r.paymentIntent,
+          status: 'pending',
+          amount: r.amount,
+          currency: r.currency,
+          idempotency_key: r.idempotencyKey,
+          idempotency_scope: r.idempotencyKey ? `${r.tenantId}:${r.idempotencyKey}` : r.id,
+          // Secrets stay in webhook_secrets, referenced by secretRef.
+          webhooks: r.webhooks.map((w) => ({ url: w.url, events: w.events })),
+          refund_sla_timeout: r.slaSeconds,
+          sla_expires_at: new Date(createdAt.getTime() + r.slaSeconds * 1000),
+          gateway_transaction_id: null,
+          failure_code: null,
+          late_outcome: null,
+          created_at: createdAt,
+          updated_at: createdAt,
+          version: 1,
+        });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err; // a retried activity: the record is already there
+      }
+    },
+
+    async saveRefund(p: RefundPatch): Promise<'applied' | 'stale'> {
+      const res = await c.refunds.updateOne(
+        { _id: p.id, version: { $lt: p.version } },
+        {
+          $set: {
+            version: p.version,
+            status: p.status,
+            gateway_transaction_id: p.gateway_transaction_id,
+            failure_code: p.failure_code,
+            late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
+            updated_at: new Date(p.updated_at),
+          },
+        },
+      );
+      return res.matchedCount === 1 ? 'applied' : 'stale';
+    },
+
+    async recordEvent(e: {
+      id: string;
+      tenantId: string;
+      type: string;
+      createdAt: string;
+      data: Record<string, unknown>;
+      objectId: string;
+      endpoints: string[];
+    }): Promise<void> {
+      try {
+        await c.events.insertOne({
+          _id: e.id,
+          tenant_id: e.tenantId,
+          type: e.type,
+          created_at: new Date(e.createdAt),
+          data: e.data,
+          object_id: e.objectId,
+          endpoints: e.endpoints.map((url) => ({ url, has_secret: false })),
+        });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
+
+    async savePaymentMethod(pm: {
+      id: string;
+      tenantId: string;
+      customer: string | null;
+      paymentIntent: string;
+      connectorId: string;
+      chargeId: string;
+      createdAt: string;
+    }): Promise<void> {
+      const connector = await c.connectors.findOne({ _id: pm.connectorId, tenant_id: pm.tenantId });
+      try {
+        await c.savedPaymentMethods.insertOne({
+          _id: pm.id,
+          tenant_id: pm.tenantId,
+          customer: pm.customer,
+          payment_intent: pm.paymentIntent,
+          connector: pm.connectorId,
+          gateway: connector?.gateway ?? 'unknown',
+          // The gateway's reusable reference for the card is the successful charge it made.
+          gateway_token: pm.chargeId,
+          created_at: new Date(pm.createdAt),
+        });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
+
+    async recordVoidedCharge(v: { id: string; chargeId: string; attempt: number; at: string }): Promise<void> {
+      await c.paymentIntents.updateOne(
+        { _id: v.id },
+        { $addToSet: { voided_charges: { charge_id: v.chargeId, attempt: v.attempt, at: new Date(v.at) } } } as never,
+      );
+    },
+  };
+}

@@ -1,0 +1,253 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Logger } from '../../platform/logger';
+import type { Mongo } from '../../platform/mongo';
+import { isDuplicateKeyError } from '../../platform/mongo';
+import {
+  honoursRetryAfter,
+  outcomeOfStatus,
+  parseRetryAfter,
+  retryPlan,
+  type AttemptOutcome,
+} from '../../domain/webhook-schedule';
+import { postWebhook, type PostResult } from './http-send';
+import { signatureHeaders } from './signing';
+import { checkWebhookUrl } from './ssrf';
+
+// The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
+// retries: a failed HTTP exchange is a result, not an exception) and record it.
+
+export interface WebhookActivityConfig {
+  allowPrivateHosts: boolean;
+  timeoutMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: replaces the default waits (local testing). */
+  retrySchedule?: number[];
+}
+
+export interface WebhookActivityDeps {
+  mongo: Mongo;
+  webhooks: WebhookActivityConfig;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** What a delivery workflow fixes at its start (through a local activity, so it is in history). */
+export interface DeliveryPlan {
+  waitsMs: number[];
+  windowMs: number;
+  /** The bound of one HTTP exchange; the activity's own timeout is a little longer. */
+  attemptTimeoutMs: number;
+}
+
+export interface SendWebhookInput {
+  deliveryId: string;
+  attempt: number;
+  eventId: string;
+  tenantId: string;
+  url: string;
+  secretRef?: string;
+  body: string;
+}
+
+export interface SendWebhookResult {
+  attemptedAt: string; // ISO
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  outcome: AttemptOutcome;
+  /** No later attempt can do better (address refused, secret gone): the delivery fails now. */
+  permanent: boolean;
+  /** Retry-After of a 429/503, in ms from the end of the attempt. */
+  retryAfterMs: number | null;
+}
+
+export type DeliveryStatus = 'delivered' | 'failed' | 'gone';
+
+export interface DeliveryAttemptInput {
+  deliveryId: string;
+  tenantId: string;
+  eventId: string;
+  url: string;
+  attempt: number;
+  attemptedAt: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  outcome: AttemptOutcome;
+  /** Set on the delivery's last attempt: how the delivery ended. */
+  final: DeliveryStatus | null;
+}
+
+export const WEBHOOK_USER_AGENT = 'payorch-webhooks/1';
+export const SECRET_HEADER = 'Service-Webhook-Secret';
+
+/** `<webhook_secrets _id>#<index>` */
+export function parseSecretRef(ref: string): { id: string; index: number } | null {
+  const m = /^([^#]+)#(\d{1,4})$/.exec(ref);
+  return m ? { id: m[1]!, index: Number(m[2]) } : null;
+}
+
+function metric<T>(registry: Registry, name: string, make: () => T): T {
+  // A registry outlives one factory call in tests and in a worker that rebuilds activities.
+  return (registry.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+export function createWebhookMetrics(registry: Registry) {
+  return {
+    deliveries: metric(
+      registry,
+      'webhook_deliveries_total',
+      () => new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (delivered, failed, gone)', labelNames: ['outcome'] as const, registers: [registry] }),
+    ),
+    failedAttempts: metric(
+      registry,
+      'webhook_failed_attempts_total',
+      () =>
+        new Counter({
+          name: 'webhook_failed_attempts_total',
+          help: 'Webhook attempts that did not deliver, by reason (http_status, redirect, timeout, connection, ssrf_refused, secret_unavailable)',
+          labelNames: ['reason'] as const,
+          registers: [registry],
+        }),
+    ),
+    attemptDuration: metric(
+      registry,
+      'webhook_attempt_duration_seconds',
+      () =>
+        new Histogram({
+          name: 'webhook_attempt_duration_seconds',
+          help: 'Duration of one webhook HTTP attempt, by outcome',
+          labelNames: ['outcome'] as const,
+          buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers: [registry],
+        }),
+    ),
+    // Up/down as this worker records first and last attempts: sum over workers is the number in flight,
+    // until a worker restarts. The exact count is Temporal's: DeliveryStatus="pending" in visibility.
+    pending: metric(
+      registry,
+      'webhook_deliveries_pending',
+      () => new Gauge({ name: 'webhook_deliveries_pending', help: 'Webhook deliveries started and not yet ended, as recorded by this worker', registers: [registry] }),
+    ),
+  };
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const { mongo, webhooks: config, logger } = deps;
+  const metrics = createWebhookMetrics(deps.registry);
+  const ssrf = { allowPrivateHosts: config.allowPrivateHosts };
+
+  const resolveSecret = async (tenantId: string, ref: string): Promise<string | null> => {
+    const parsed = parseSecretRef(ref);
+    if (!parsed) return null;
+    const record = await mongo.c.webhookSecrets.findOne({ _id: parsed.id, tenant_id: tenantId });
+    return record?.secrets[parsed.index] ?? null;
+  };
+
+  return {
+    /** Local activity: the schedule and timeout from configuration, recorded once in the delivery's history. */
+    async deliveryPlan(): Promise<DeliveryPlan> {
+      const plan = retryPlan(config.retrySchedule);
+      return { waitsMs: [...plan.waitsMs], windowMs: plan.windowMs, attemptTimeoutMs: config.timeoutMs };
+    },
+
+    /** One attempt. Never throws for what the receiver or the network did: that is the returned outcome. */
+    async sendWebhook(input: SendWebhookInput): Promise<SendWebhookResult> {
+      const attemptedAt = new Date();
+      const fail = (reason: string, error: string, permanent: boolean, latencyMs = 0, statusCode: number | null = null): SendWebhookResult => {
+        metrics.failedAttempts.inc({ reason });
+        return { attemptedAt: attemptedAt.toISOString(), statusCode, latencyMs, error, outcome: 'failed', permanent, retryAfterMs: null };
+      };
+
+      const urlCheck = checkWebhookUrl(input.url, ssrf);
+      if (!urlCheck.ok) return fail('ssrf_refused', `ssrf_refused: ${urlCheck.reason}`, true);
+
+      let secret: string | null = null;
+      if (input.secretRef) {
+        secret = await resolveSecret(input.tenantId, input.secretRef);
+        // Sending unauthenticated to an endpoint that expects a secret would only be refused (or worse, trusted).
+        if (secret === null) return fail('secret_unavailable', 'secret_unavailable: the endpoint secret is no longer stored', true);
+      }
+
+      const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        'User-Agent': WEBHOOK_USER_AGENT,
+        'webhook-id': input.eventId,
+        'webhook-timestamp': String(timestamp),
+      };
+      if (secret !== null) {
+        headers[SECRET_HEADER] = secret;
+        Object.assign(headers, signatureHeaders(secret, input.eventId, timestamp, input.body));
+      }
+
+      const r: PostResult = await postWebhook({ url: input.url, body: input.body, headers, timeoutMs: config.timeoutMs, ...ssrf });
+      const result = toAttemptResult(r, attemptedAt);
+      metrics.attemptDuration.observe({ outcome: result.outcome }, r.latencyMs / 1000);
+      if (result.outcome !== 'delivered') metrics.failedAttempts.inc({ reason: failureReason(r) });
+      const log = { delivery_id: input.deliveryId, event_id: input.eventId, attempt: input.attempt, url: input.url, status_code: r.statusCode, latency_ms: r.latencyMs };
+      if (result.outcome === 'delivered') logger.info(log, 'webhook delivered');
+      else logger.warn({ ...log, error: result.error }, 'webhook attempt failed');
+      return result;
+    },
+
+    /** Idempotent: `_id` is `<delivery>:<attempt>`, so a retried write neither duplicates nor double-counts. */
+    async recordDeliveryAttempt(a: DeliveryAttemptInput): Promise<void> {
+      try {
+        await mongo.c.deliveryAttempts.insertOne({
+          _id: `${a.deliveryId}:${a.attempt}`,
+          tenant_id: a.tenantId,
+          event_id: a.eventId,
+          delivery_id: a.deliveryId,
+          endpoint_url: a.url,
+          attempt: a.attempt,
+          attempted_at: new Date(a.attemptedAt),
+          status_code: a.statusCode,
+          latency_ms: a.latencyMs,
+          error: a.error,
+          outcome: a.outcome,
+        });
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return;
+        throw err;
+      }
+      if (a.attempt === 1) metrics.pending.inc();
+      if (a.final) {
+        metrics.pending.dec();
+        metrics.deliveries.inc({ outcome: a.final });
+      }
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+function failureReason(r: PostResult): string {
+  if (r.failure) return r.failure;
+  if (r.statusCode !== null && r.statusCode >= 300 && r.statusCode < 400) return 'redirect';
+  return 'http_status';
+}
+
+/** The receiver's answer (or its absence) as an attempt outcome. Pure apart from reading the clock for Retry-After dates. */
+export function toAttemptResult(r: PostResult, attemptedAt: Date, nowMs = Date.now()): SendWebhookResult {
+  const base = { attemptedAt: attemptedAt.toISOString(), statusCode: r.statusCode, latencyMs: r.latencyMs, retryAfterMs: null };
+  if (r.failure === 'ssrf_refused') return { ...base, outcome: 'failed', permanent: true, error: `ssrf_refused: ${r.detail}` };
+  if (r.failure === 'timeout') return { ...base, outcome: 'failed', permanent: false, error: `timeout: ${r.detail}` };
+  if (r.failure === 'connection' || r.statusCode === null) return { ...base, outcome: 'failed', permanent: false, error: `connection_error: ${r.detail}` };
+  const code = r.statusCode;
+  const outcome = outcomeOfStatus(code);
+  if (outcome === 'delivered') return { ...base, outcome, permanent: false, error: null };
+  const retryAfter = honoursRetryAfter(code) ? parseRetryAfter(headerValue(r.headers['retry-after']), nowMs) : null;
+  let error: string;
+  if (code >= 300 && code < 400) {
+    const location = headerValue(r.headers.location);
+    error = `redirect_not_followed: ${code}${location ? ` to ${location.slice(0, 200)}` : ''}`;
+  } else {
+    const excerpt = r.excerpt.replace(/\s+/g, ' ').trim();
+    error = `http_${code}${excerpt ? `: ${excerpt}` : ''}`;
+  }
+  return { ...base, outcome, permanent: false, error, retryAfterMs: retryAfter };
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

@@ -1,0 +1,56 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'koa';
+import { DomainError, forbidden, unauthenticated } from '../domain/errors';
+import { hashesEqual, hashKey, parseKey } from '../platform/keys';
+import type { ApiKeyRecord } from '../platform/records';
+import type { AppDeps, AuthContext } from './deps';
+import type { AuthMode } from './route';
+
+function bearer(ctx: Context): string | null {
+  const h = ctx.get('authorization');
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  if (!m) throw unauthenticated('The Authorization header must be "Bearer <API key>"');
+  return m[1]!;
+}
+
+/** Resolves the caller. The tenant always comes from the key, never from the request. */
+export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps): Promise<AuthContext | null> {
+  if (mode === 'none') return null;
+  const token = bearer(ctx);
+  if (mode === 'admin') {
+    const want = deps.config.ADMIN_API_TOKEN;
+    if (!token) throw unauthenticated('Admin routes need Authorization: Bearer <ADMIN_API_TOKEN>');
+    if (!want || !sameSecret(token, want)) throw unauthenticated('Invalid admin token');
+    return null;
+  }
+  if (!token) throw unauthenticated('No API key provided. Send Authorization: Bearer <API key>');
+  const record = await verifyApiKey(token, ctx.state.region as string, deps);
+  if (mode === 'secret' && record.kind !== 'secret')
+    throw forbidden('secret_key_required', 'A publishable key can only submit payment attempts; use a secret key');
+  return { tenantId: record.tenant_id, region: record.region, keyKind: record.kind, claims: record.claims };
+}
+
+/** A live key of the host's region, or an authentication error. */
+export async function verifyApiKey(token: string, hostRegion: string, deps: AppDeps): Promise<ApiKeyRecord> {
+  const parsed = parseKey(token);
+  if (!parsed) throw unauthenticated('Invalid API key provided');
+  if (parsed.region !== hostRegion)
+    throw new DomainError(
+      'authentication',
+      'wrong_region',
+      `This key belongs to region '${parsed.region}'; send requests to that region's host (api-${parsed.region}.<domain>), not the '${hostRegion}' host`,
+    );
+  const record = await deps.mongo.c.apiKeys.findOne({ _id: parsed.lookupId });
+  if (!record || !hashesEqual(record.hash, hashKey(token, deps.config.KEY_HASH_SECRET)))
+    throw unauthenticated('Invalid API key provided');
+  if (record.revoked_at) throw new DomainError('authentication', 'api_key_revoked', 'This API key has been revoked');
+  return record;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  // Hash first so the comparison takes the same time whatever the lengths.
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y);
+}

@@ -1,0 +1,19 @@
+import { createHmac } from 'node:crypto';
+import { hashesEqual } from '../../platform/keys';
+
+// The hosted page cannot hold a publishable key (keys are shown once and stored hashed), so each intent's
+// `url` carries a client secret bound to that one intent: an HMAC of its id under the server's pepper.
+// It allows exactly what a publishable key allows for that intent: show it and submit attempts.
+
+export function clientSecretFor(paymentIntentId: string, pepper: string): string {
+  return `pics_${createHmac('sha256', pepper).update(`client-secret:${paymentIntentId}`).digest('hex')}`;
+}
+
+export function isClientSecretFor(paymentIntentId: string, candidate: string, pepper: string): boolean {
+  if (!/^pics_[0-9a-f]{64}$/.test(candidate)) return false;
+  return hashesEqual(candidate.slice(5), clientSecretFor(paymentIntentId, pepper).slice(5));
+}
+
+export function hostedPageUrl(publicBaseUrl: string, paymentIntentId: string, pepper: string): string {
+  return `${publicBaseUrl.replace(/\/$/, '')}/pay/${paymentIntentId}?client_secret=${clientSecretFor(paymentIntentId, pepper)}`;
+}

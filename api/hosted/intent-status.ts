@@ -1,0 +1,70 @@
+import type { Client } from '@temporalio/client';
+import type { PaymentIntentRecord } from '../../platform/records';
+import { intentStateQuery, type IntentState } from '../../workflows/definitions';
+
+// What the hosted page needs to know while it waits: has the customer's attempt ended, and how? The
+// record in MongoDB is the read model; the workflow's live state says whether an attempt is still open
+// and whether the record has caught up with it. A failed attempt leaves the intent `pending`, so "the
+// attempt failed" can only be told from "the attempt is still running" with the live state.
+
+/**
+ * - `open`: pending, nothing running; the customer may pay.
+ * - `processing`: an attempt is running (charging, 3DS, waiting for the gateway) or its result is not
+ *   in the record yet; ask again shortly.
+ * - `failed`: the attempt the page asked about ended without payment; the customer may try again.
+ * - `succeeded`, `canceled`, `expired`: final.
+ */
+export type CheckoutOutcome = 'open' | 'processing' | 'failed' | 'succeeded' | 'canceled' | 'expired';
+
+export type RecordView = Pick<PaymentIntentRecord, 'status' | 'version' | 'expires_at' | 'cancellation_reason' | 'last_failure_code'>;
+export type LiveView = Pick<IntentState, 'status' | 'version' | 'attempt' | 'attempts'>;
+
+export interface OutcomeAnswer {
+  outcome: CheckoutOutcome;
+  failure_code?: string;
+}
+
+/**
+ * @param attemptNumber the attempt the page is waiting for (from `attempt=<n>` after a 3DS redirect), or
+ *   null when it waits for whichever attempt is open.
+ * @param live the workflow's state, or null when it could not be asked (then the record alone decides,
+ *   and a failure code already in it is taken as this attempt's).
+ */
+export function checkoutOutcome(record: RecordView, live: LiveView | null, attemptNumber: number | null, now: Date): OutcomeAnswer {
+  if (record.status === 'success') return { outcome: 'succeeded' };
+  if (record.status === 'canceled') return { outcome: record.cancellation_reason === 'expired' ? 'expired' : 'canceled' };
+  const failed = (): OutcomeAnswer =>
+    record.last_failure_code ? { outcome: 'failed', failure_code: record.last_failure_code } : { outcome: 'failed' };
+
+  if (live) {
+    // The workflow has moved on and the record has not been written yet.
+    if (live.version > record.version || live.status !== 'pending') return { outcome: 'processing' };
+    if (live.attempt && (attemptNumber === null || live.attempt.number >= attemptNumber)) return { outcome: 'processing' };
+    if (now.getTime() >= record.expires_at.getTime()) return { outcome: 'processing' }; // the expiry timer is about to fire
+    if (attemptNumber !== null && live.attempts >= attemptNumber) return failed();
+    if (attemptNumber === null && record.last_failure_code) return failed();
+    return { outcome: 'open' };
+  }
+  if (now.getTime() >= record.expires_at.getTime()) return { outcome: 'processing' };
+  if (record.last_failure_code) return failed();
+  // Without the workflow we cannot tell a running attempt from a fresh intent: after an attempt, wait.
+  return { outcome: attemptNumber !== null ? 'processing' : 'open' };
+}
+
+const LIVE_STATE_TIMEOUT_MS = 1500;
+
+/** The workflow's state, or null if it does not answer quickly (the page asks again in a moment). */
+export async function liveIntentState(temporal: Pick<Client, 'workflow'> | undefined, paymentIntentId: string): Promise<LiveView | null> {
+  if (!temporal) return null;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), LIVE_STATE_TIMEOUT_MS);
+    });
+    return await Promise.race([temporal.workflow.getHandle(paymentIntentId).query(intentStateQuery), timeout]);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,52 @@
+import { loadConfigOrExit } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { connectTemporalClient, hasPollers } from '../platform/temporal';
+import { createGatewayRegistry } from '../activities/gateway/registry';
+import { createApp } from './app';
+import { createApiMetrics } from './metrics';
+import type { AppDeps } from './deps';
+
+async function main() {
+  const config = loadConfigOrExit();
+  const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
+  const mongo = await connectMongo(config.MONGODB_URI);
+  await ensureIndexes(mongo);
+  const temporal = await connectTemporalClient(config);
+  const deps: AppDeps = {
+    config,
+    mongo,
+    temporal,
+    logger,
+    metrics: createApiMetrics(),
+    gateways: createGatewayRegistry({ sandboxUrl: config.SANDBOX_URL, sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET }),
+    workerPolling: () => hasPollers(temporal, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE),
+  };
+  const app = createApp(deps);
+  const server = app.listen(config.PORT, config.HOST, () => {
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
+    logger.info({ port, host: config.HOST }, 'api listening');
+    // Machine-readable line for the dev and test launchers.
+    if (process.send) process.send({ type: 'listening', port });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'api stopping');
+    server.close();
+    server.closeIdleConnections();
+    await Promise.allSettled([mongo.close(), temporal.connection.close()]);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
+import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../common-schemas';
+import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
+
+const base = {
+  amount: amountSchema,
+  currency: currencySchema,
+  idempotency_key: idempotencyKeySchema.optional(),
+  metadata: metadataSchema.optional(),
+  timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
+  webhooks: webhooksSchema.optional(),
+  return_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+};
+
+export const createBodyV202607 = z
+  .object({ ...base, customer: z.union([typedId('cus'), customerUpsertBody]).optional() })
+  .strict();
+
+export const createBodyV202608 = z
+  .object({
+    ...base,
+    customer: z.union([typedId('cus'), customerInlineV202608]).optional(),
+    payment_form: typedId('pf').optional(),
+    orchestrator: typedId('orc').optional(),
+    connector: typedId('con').optional(),
+  })
+  .strict();
+
+export type CreateBody = z.infer<typeof createBodyV202608>;
+
+export const intentView = z.object({
+  payment_intent: z.string(),
+  status: z.enum(['pending', 'success', 'canceled']),
+  amount: z.number().int(),
+  currency: z.string(),
+  url: z.string(),
+  expires_at: z.string(),
+  customer: z.string().optional(),
+  created_at: z.string(),
+});
+
+export const createResponse = intentView.omit({ created_at: true }).extend({ resource_created: z.boolean() });
+
+export const listRow = intentView.pick({ payment_intent: true, status: true, amount: true, currency: true, customer: true, created_at: true });
+
+export const attemptBody = z
+  .object({
+    token: z.string().regex(/^tok_[0-9A-Za-z_]{3,128}$/, 'a tok_... token from the gateway'),
+    connector: typedId('con').optional(),
+    save_payment_method: z.boolean().optional(),
+  })
+  .strict();
+
+export const attemptResponse = z.object({
+  payment_intent: z.string(),
+  status: z.enum(['success', 'pending', 'requires_action', 'failed']),
+  next_action: z.object({ type: z.literal('redirect_to_url'), url: z.string() }).optional(),
+  failure_code: z.string().optional(),
+  payment_method_uuid: z.string().optional(),
+});
+
+export const intentParams = z.object({ payment_intent: z.string() }).strict();

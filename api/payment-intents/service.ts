@@ -1,0 +1,188 @@
+import { DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { newId } from '../../platform/ids';
+import { isDuplicateKeyError } from '../../platform/mongo';
+import type { PaymentIntentRecord, PinKind } from '../../platform/records';
+import {
+  attemptUpdate,
+  cancelUpdate,
+  PAYMENT_INTENT_WORKFLOW,
+  SA,
+  type AttemptInput,
+  type PaymentIntentInput,
+} from '../../workflows/definitions';
+import { formatMoney } from '../../domain/money';
+import type { AppDeps, AuthContext } from '../deps';
+import { findCustomer, upsertCustomer } from '../customers/service';
+import { hostedPageUrl } from '../hosted/client-secret';
+import { resolveCheckoutConnectors } from '../payment-methods/resolve';
+import { storeWebhookEndpoints } from '../webhook-endpoints';
+import { runUpdate } from '../workflow-calls';
+import type { CreateBody } from './schemas';
+
+export function publicBaseUrl(deps: AppDeps): string {
+  return deps.config.PUBLIC_BASE_URL ?? `http://localhost:${deps.config.PORT}`;
+}
+
+export function intentView(r: PaymentIntentRecord, deps: AppDeps) {
+  return {
+    payment_intent: r._id,
+    status: r.status,
+    amount: r.amount,
+    currency: r.currency,
+    url: hostedPageUrl(publicBaseUrl(deps), r._id, deps.config.KEY_HASH_SECRET),
+    expires_at: r.expires_at.toISOString(),
+    ...(r.customer ? { customer: r.customer } : {}),
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentInput {
+  const base = publicBaseUrl(deps);
+  return {
+    id: r._id,
+    tenantId: r.tenant_id,
+    region: r.region,
+    amount: r.amount,
+    currency: r.currency,
+    customer: r.customer,
+    metadata: r.metadata,
+    webhooks: r.webhooks,
+    connectors: r.connectors,
+    returnUrl: r.return_url,
+    createdAt: r.created_at.toISOString(),
+    expiresAt: r.expires_at.toISOString(),
+    callbackUrl: `${base}/callbacks/sandbox/${r._id}`,
+    hostedPageUrl: hostedPageUrl(base, r._id, deps.config.KEY_HASH_SECRET),
+    webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+  };
+}
+
+async function startWorkflow(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
+  await deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, {
+    workflowId: r._id,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [workflowInput(r, deps)],
+    // A second start for the same id (a concurrent create with the same idempotency key, or a retry after
+    // a crash between insert and start) attaches to the running workflow instead of failing.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: SA.TenantId, value: r.tenant_id },
+      { key: SA.PaymentStatus, value: r.status },
+      { key: SA.AmountMinor, value: r.amount },
+      { key: SA.Currency, value: r.currency },
+      { key: SA.ExpiresAt, value: r.expires_at },
+      ...(r.customer ? [{ key: SA.CustomerId, value: r.customer }] : []),
+      ...(r.connectors.length === 1 ? [{ key: SA.Connector, value: r.connectors[0]! }] : []),
+    ],
+    staticSummary: `Payment ${formatMoney(r.amount, r.currency)} for ${r.tenant_id}`,
+  });
+}
+
+function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
+  const pins = (['payment_form', 'orchestrator', 'connector'] as const).filter((k) => body[k] !== undefined);
+  if (pins.length > 1) throw invalidRequest('pin_conflict', `Give at most one of payment_form, orchestrator, connector (got ${pins.join(', ')})`, pins[1]);
+  return pins.length ? { kind: pins[0]!, id: body[pins[0]!]! } : null;
+}
+
+/**
+ * Create costs one MongoDB write and one workflow start. The insert is the idempotency guard (unique
+ * `idempotency_scope`); after it, only the intent's workflow writes the record.
+ */
+export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
+  const { mongo } = deps;
+  const scopeFor = (id: string) => (body.idempotency_key ? `${auth.tenantId}:${body.idempotency_key}` : id);
+  if (body.idempotency_key) {
+    // Fast path for a repeated key: no customer upsert, no second insert.
+    const existing = await mongo.c.paymentIntents.findOne({ idempotency_scope: scopeFor('') });
+    if (existing) return replay(existing, deps);
+  }
+  const pin = pinOf(body);
+  const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
+  let customer: string | null = null;
+  if (typeof body.customer === 'string') {
+    if (!(await findCustomer(mongo, auth.tenantId, body.customer)))
+      throw new DomainError('invalid_request', 'resource_missing', `No such customer: '${body.customer}'`, 'customer');
+    customer = body.customer;
+  } else if (body.customer) {
+    customer = (await upsertCustomer(mongo, auth.tenantId, auth.region, body.customer)).record._id;
+  }
+  const webhooks = await storeWebhookEndpoints(mongo, auth.tenantId, auth.region, body.webhooks, {
+    allowPrivateHosts: deps.config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+  });
+  const id = newId('pi', auth.region);
+  const now = new Date();
+  const record: PaymentIntentRecord = {
+    _id: id,
+    tenant_id: auth.tenantId,
+    region: auth.region,
+    status: 'pending',
+    amount: body.amount,
+    currency: body.currency,
+    customer,
+    metadata: body.metadata ?? {},
+    webhooks,
+    return_url: body.return_url ?? null,
+    pin,
+    connectors,
+    timeout_seconds: body.timeout,
+    idempotency_key: body.idempotency_key ?? null,
+    idempotency_scope: scopeFor(id),
+    api_version: apiVersion,
+    expires_at: new Date(now.getTime() + body.timeout * 1000),
+    created_at: now,
+    updated_at: now,
+    version: 0,
+  };
+  try {
+    await mongo.c.paymentIntents.insertOne(record);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const winner = await mongo.c.paymentIntents.findOne({ idempotency_scope: record.idempotency_scope });
+    if (!winner) throw err;
+    return replay(winner, deps);
+  }
+  try {
+    await startWorkflow(record, deps);
+  } catch (err) {
+    // Without its workflow the intent would never expire: take the record back so a retry starts clean.
+    await mongo.c.paymentIntents.deleteOne({ _id: id, version: 0 }).catch(() => undefined);
+    throw err;
+  }
+  return { status: 201, body: createView(record, deps, true) };
+}
+
+/** A create repeated with a known idempotency key: the same intent, `resource_created` false. */
+async function replay(existing: PaymentIntentRecord, deps: AppDeps) {
+  // The first creator may have died between its insert and its start; starting again is harmless.
+  if (existing.version === 0) await startWorkflow(existing, deps);
+  return { status: 200, body: createView(existing, deps, false) };
+}
+
+function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {
+  const { created_at: _c, ...view } = intentView(r, deps);
+  return { ...view, resource_created: created };
+}
+
+export async function getPaymentIntent(deps: AppDeps, tenantId: string, id: string): Promise<PaymentIntentRecord> {
+  const r = await deps.mongo.c.paymentIntents.findOne({ _id: id, tenant_id: tenantId });
+  if (!r) throw notFound('payment_intent', id, 'payment_intent');
+  return r;
+}
+
+export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: string) {
+  const r = await getPaymentIntent(deps, tenantId, id);
+  const handle = deps.temporal.workflow.getHandle(id);
+  const view = await runUpdate(
+    () => handle.executeUpdate(cancelUpdate),
+    () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status} and can no longer be canceled`),
+  );
+  return view;
+}
+
+export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input: AttemptInput) {
+  const handle = deps.temporal.workflow.getHandle(r._id);
+  return runUpdate(
+    () => handle.executeUpdate(attemptUpdate, { args: [input] }),
+    () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status}`),
+  );
+}

@@ -1,0 +1,182 @@
+import { invalidRequest } from '../../domain/errors';
+import type { Mongo } from '../../platform/mongo';
+import type { ConnectorRecord, OrchestratorRecord, PaymentFormRecord, PaymentIntentRecord, PinKind } from '../../platform/records';
+import { inCatalogOrder, type PaymentMethodName } from './catalog';
+
+// Which connectors and payment methods a checkout may use. One set of rules serves the listing endpoints,
+// intent creation (which freezes the connector list on the intent) and the hosted page, so what a merchant
+// lists is what its customers see. The rules are pure functions over records; the async functions below
+// only fetch the records, always scoped by tenant.
+
+export interface CheckoutPin {
+  kind: PinKind;
+  id: string;
+}
+
+/** The target of a pin as read from MongoDB: the record, if it exists and is the tenant's. */
+export type PinTarget =
+  | { kind: 'payment_form'; record: PaymentFormRecord }
+  | { kind: 'orchestrator'; record: OrchestratorRecord }
+  | { kind: 'connector'; record: ConnectorRecord };
+
+/**
+ * `ids` in their given order, each once, keeping only connectors of `tenantId` that are known (and live
+ * when `liveOnly`). Order matters: an orchestrator tries its connectors in turn.
+ */
+export function usableConnectorIds(ids: readonly string[], connectors: readonly ConnectorRecord[], tenantId: string, liveOnly: boolean): string[] {
+  const byId = new Map(connectors.filter((c) => c.tenant_id === tenantId && (!liveOnly || c.live)).map((c) => [c._id, c]));
+  return [...new Set(ids)].filter((id) => byId.has(id));
+}
+
+/** The union of the connectors' methods, in catalogue order. */
+export function methodsOfConnectors(connectors: readonly Pick<ConnectorRecord, 'payment_methods'>[]): PaymentMethodName[] {
+  return inCatalogOrder(connectors.flatMap((c) => c.payment_methods));
+}
+
+/** A form's own list when it has one, else what its connectors offer. */
+export function methodsOfForm(form: Pick<PaymentFormRecord, 'payment_methods'>, formConnectors: readonly Pick<ConnectorRecord, 'payment_methods'>[]): PaymentMethodName[] {
+  return form.payment_methods ? inCatalogOrder(form.payment_methods) : methodsOfConnectors(formConnectors);
+}
+
+/**
+ * A live form only routes to live connectors (a production checkout never charges through a test
+ * connector); a test form may use any of the tenant's connectors.
+ */
+export function formConnectorIds(form: PaymentFormRecord, connectors: readonly ConnectorRecord[]): string[] {
+  return usableConnectorIds(form.connectors, connectors, form.tenant_id, form.live);
+}
+
+/** The message is the same whether the target is unknown or another tenant's: ids of others are not confirmed. */
+export function pinInvalid(pin: CheckoutPin) {
+  return invalidRequest('pin_invalid', `No live ${pin.kind} ${pin.id} for this merchant`, pin.kind);
+}
+
+/**
+ * Connectors of a pinned checkout. The target must be the tenant's and live, else `pin_invalid`.
+ * A pinned checkout with no live connector left behind it is refused too: an intent nobody can pay would
+ * only expire.
+ */
+export function pinnedConnectorIds(pin: CheckoutPin, target: PinTarget | null, tenantConnectors: readonly ConnectorRecord[], tenantId: string): string[] {
+  if (!target || target.kind !== pin.kind || target.record._id !== pin.id || target.record.tenant_id !== tenantId || !target.record.live)
+    throw pinInvalid(pin);
+  const ids = target.kind === 'connector' ? [target.record._id] : usableConnectorIds(target.record.connectors, tenantConnectors, tenantId, true);
+  if (ids.length === 0) throw pinInvalid(pin);
+  return ids;
+}
+
+/** Unpinned: the default live form's connectors, else every live connector (oldest first, a stable order). */
+export function defaultConnectorIds(defaultForm: PaymentFormRecord | null, tenantConnectors: readonly ConnectorRecord[], tenantId: string): string[] {
+  if (defaultForm) {
+    const ids = formConnectorIds(defaultForm, tenantConnectors);
+    if (ids.length > 0) return ids;
+  }
+  return [...tenantConnectors]
+    .filter((c) => c.tenant_id === tenantId && c.live)
+    .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a._id.localeCompare(b._id))
+    .map((c) => c._id);
+}
+
+export interface CheckoutMethod {
+  name: PaymentMethodName;
+  /** Connectors of the checkout that can take this method, in checkout order; the first is tried. */
+  connectors: string[];
+}
+
+/**
+ * What the hosted page offers for an intent: the methods of its connectors (frozen at create), narrowed
+ * to the applicable form's own list when it has one. A method no connector can take is not offered.
+ */
+export function checkoutMethods(connectorIds: readonly string[], connectors: readonly ConnectorRecord[], form: Pick<PaymentFormRecord, 'payment_methods'> | null): CheckoutMethod[] {
+  const byId = new Map(connectors.map((c) => [c._id, c]));
+  const inOrder = connectorIds.map((id) => byId.get(id)).filter((c): c is ConnectorRecord => c !== undefined);
+  const allowed = form?.payment_methods ? new Set(inCatalogOrder(form.payment_methods)) : null;
+  return methodsOfConnectors(inOrder)
+    .filter((name) => !allowed || allowed.has(name))
+    .map((name) => ({ name, connectors: inOrder.filter((c) => c.payment_methods.includes(name)).map((c) => c._id) }));
+}
+
+// ---- MongoDB lookups ----------------------------------------------------------------------------------
+
+async function tenantConnectors(mongo: Mongo, tenantId: string): Promise<ConnectorRecord[]> {
+  return mongo.c.connectors.find({ tenant_id: tenantId }).toArray();
+}
+
+async function defaultForm(mongo: Mongo, tenantId: string): Promise<PaymentFormRecord | null> {
+  // Newest first: admin keeps one default per tenant, but should two ever exist the latest one wins.
+  const forms = await mongo.c.paymentForms.find({ tenant_id: tenantId, default: true, live: true }).sort({ created_at: -1 }).limit(1).toArray();
+  return forms[0] ?? null;
+}
+
+async function pinTarget(mongo: Mongo, tenantId: string, pin: CheckoutPin): Promise<PinTarget | null> {
+  const filter = { _id: pin.id, tenant_id: tenantId };
+  switch (pin.kind) {
+    case 'payment_form': {
+      const record = await mongo.c.paymentForms.findOne(filter);
+      return record ? { kind: 'payment_form', record } : null;
+    }
+    case 'orchestrator': {
+      const record = await mongo.c.orchestrators.findOne(filter);
+      return record ? { kind: 'orchestrator', record } : null;
+    }
+    case 'connector': {
+      const record = await mongo.c.connectors.findOne(filter);
+      return record ? { kind: 'connector', record } : null;
+    }
+  }
+}
+
+/**
+ * The connectors a new intent may use, frozen on it at create. Pinned: the target's live connectors (in
+ * an orchestrator's order), or `pin_invalid`. Unpinned: the default form's, else all live connectors.
+ */
+export async function resolveCheckoutConnectors(mongo: Mongo, tenantId: string, pin: CheckoutPin | null): Promise<string[]> {
+  const connectors = await tenantConnectors(mongo, tenantId);
+  if (pin) return pinnedConnectorIds(pin, await pinTarget(mongo, tenantId, pin), connectors, tenantId);
+  return defaultConnectorIds(await defaultForm(mongo, tenantId), connectors, tenantId);
+}
+
+export interface MethodListing {
+  /** The form the methods come from; null when they were derived from the live connectors directly. */
+  paymentForm: string | null;
+  methods: PaymentMethodName[];
+}
+
+/** GET /payment-methods: the default live form's methods, else those of the tenant's live connectors. */
+export async function tenantPaymentMethods(mongo: Mongo, tenantId: string): Promise<MethodListing> {
+  const [form, connectors] = await Promise.all([defaultForm(mongo, tenantId), tenantConnectors(mongo, tenantId)]);
+  if (form) return { paymentForm: form._id, methods: methodsOfForm(form, pick(connectors, formConnectorIds(form, connectors))) };
+  return { paymentForm: null, methods: methodsOfConnectors(connectors.filter((c) => c.live)) };
+}
+
+/** GET /payment-methods/:payment_form: null when the form is unknown or not the tenant's (the caller 404s). */
+export async function formPaymentMethods(mongo: Mongo, tenantId: string, formId: string): Promise<MethodListing | null> {
+  const form = await mongo.c.paymentForms.findOne({ _id: formId, tenant_id: tenantId });
+  if (!form) return null;
+  const connectors = await tenantConnectors(mongo, tenantId);
+  return { paymentForm: form._id, methods: methodsOfForm(form, pick(connectors, formConnectorIds(form, connectors))) };
+}
+
+/**
+ * The methods the hosted page offers for an intent. The form that narrows them is the pinned one, or for
+ * an unpinned intent the tenant's default form; an orchestrator or connector pin shows what its
+ * connectors take.
+ */
+export async function intentCheckoutMethods(
+  mongo: Mongo,
+  intent: Pick<PaymentIntentRecord, 'tenant_id' | 'connectors' | 'pin'>,
+): Promise<{ methods: CheckoutMethod[]; connectors: ConnectorRecord[] }> {
+  const [connectors, form] = await Promise.all([
+    mongo.c.connectors.find({ _id: { $in: intent.connectors }, tenant_id: intent.tenant_id }).toArray(),
+    intent.pin?.kind === 'payment_form'
+      ? mongo.c.paymentForms.findOne({ _id: intent.pin.id, tenant_id: intent.tenant_id })
+      : intent.pin
+        ? Promise.resolve(null)
+        : defaultForm(mongo, intent.tenant_id),
+  ]);
+  return { methods: checkoutMethods(intent.connectors, connectors, form), connectors };
+}
+
+function pick(connectors: readonly ConnectorRecord[], ids: readonly string[]): ConnectorRecord[] {
+  const byId = new Map(connectors.map((c) => [c._id, c]));
+  return ids.map((id) => byId.get(id)!).filter(Boolean);
+}

@@ -1,0 +1,237 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { fromPayloadsAtIndex } from '@temporalio/common';
+import { z } from 'zod';
+import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import type { DeliveryAttemptRecord, EventRecord } from '../../platform/records';
+import { SA, WEBHOOK_DELIVERY_WORKFLOW, type EventSource, type WebhookDeliveryInput } from '../../workflows/definitions';
+import type { AppDeps } from '../deps';
+import { listQuerySchema, paginate } from '../pagination';
+import { route, type RouteDef } from '../route';
+
+// The merchant's view of its events and of every delivery attempt, and on-demand redelivery. Tenant-scoped:
+// another tenant's event reads exactly like an unknown id.
+
+const tags = ['Events'];
+const versions = ['v202607'] as const;
+const params = z.object({ event: z.string() }).strict();
+
+const eventView = z.object({
+  id: z.string(),
+  type: z.string(),
+  created_at: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+const attemptView = z.object({
+  delivery: z.string().describe('The delivery workflow id'),
+  attempt: z.number().int(),
+  attempted_at: z.string(),
+  url: z.string(),
+  status_code: z.number().int().nullable(),
+  latency_ms: z.number().int(),
+  error: z.string().nullable(),
+  outcome: z.enum(['delivered', 'failed', 'gone']),
+});
+
+const eventWithDeliveries = eventView.extend({
+  deliveries: z.array(z.object({ url: z.string(), attempts: z.array(attemptView) })),
+});
+
+const redeliverBody = z.object({ url: z.string().min(1).max(2048).optional() }).strict();
+const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.string()) });
+
+/**
+ * Fields an event record may carry so that a redelivery needs nothing but MongoDB (see the report: the
+ * lead extends EventRecord and recordEvent with them). Until then, the original delivery's input is read
+ * back from its Temporal history.
+ */
+interface RedeliveryFields {
+  body?: string;
+  format?: 'envelope' | 'legacy';
+  source?: EventSource;
+  endpoints: { url: string; has_secret: boolean; index?: number; secret_ref?: string }[];
+}
+
+type StoredEvent = Omit<EventRecord, 'endpoints'> & RedeliveryFields;
+
+function view(e: StoredEvent) {
+  return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.data };
+}
+
+function attemptRow(a: DeliveryAttemptRecord) {
+  return {
+    delivery: a.delivery_id,
+    attempt: a.attempt,
+    attempted_at: a.attempted_at.toISOString(),
+    url: a.endpoint_url,
+    status_code: a.status_code,
+    latency_ms: a.latency_ms,
+    error: a.error,
+    outcome: a.outcome,
+  };
+}
+
+async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<StoredEvent> {
+  const e = await deps.mongo.c.events.findOne({ _id: id, tenant_id: tenantId });
+  if (!e) throw notFound('event', id, 'event');
+  return e as StoredEvent;
+}
+
+/** Original deliveries are `<event>-<index>`; redeliveries `<event>-<index>-redeliver-<n>`. */
+function endpointIndexOf(eventId: string, deliveryId: string): number | null {
+  const m = /^-(\d+)(?:-|$)/.exec(deliveryId.slice(eventId.length));
+  return deliveryId.startsWith(eventId) && m ? Number(m[1]) : null;
+}
+
+/** The input a delivery workflow was started with, from its history's first event. */
+async function startedInput(temporal: Client, workflowId: string): Promise<WebhookDeliveryInput | null> {
+  try {
+    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    return payloads ? fromPayloadsAtIndex<WebhookDeliveryInput>(temporal.options.loadedDataConverter.payloadConverter, 0, payloads) : null;
+  } catch {
+    return null; // unknown, or closed and past the namespace's retention
+  }
+}
+
+/** What to send again to each endpoint at `url` (all endpoints when url is undefined). */
+async function deliveryTemplates(deps: AppDeps, e: StoredEvent, url: string | undefined): Promise<WebhookDeliveryInput[]> {
+  const targets = e.endpoints.filter((ep) => url === undefined || ep.url === url);
+  if (url !== undefined && targets.length === 0) throw invalidRequest('parameter_invalid', `'${url}' is not an endpoint of event ${e._id}`, 'url');
+
+  if (e.body !== undefined && e.format && e.source && targets.every((t) => t.index !== undefined)) {
+    return targets.map((t) => ({
+      eventId: e._id,
+      eventType: e.type,
+      tenantId: e.tenant_id,
+      url: t.url,
+      endpointIndex: t.index!,
+      ...(t.secret_ref ? { secretRef: t.secret_ref } : {}),
+      source: e.source!,
+      body: e.body!,
+      format: e.format!,
+    }));
+  }
+
+  // Fallback: the inputs of this event's earlier deliveries, found through their recorded attempts.
+  const attempts = await deps.mongo.c.deliveryAttempts
+    .find({ event_id: e._id, tenant_id: e.tenant_id }, { projection: { delivery_id: 1, endpoint_url: 1 } })
+    .toArray();
+  const byIndex = new Map<number, string>();
+  for (const a of attempts) {
+    if (!targets.some((t) => t.url === a.endpoint_url)) continue;
+    const index = endpointIndexOf(e._id, a.delivery_id);
+    // Prefer the original delivery (`<event>-<index>`), whose history lives longest.
+    if (index !== null && (!byIndex.has(index) || a.delivery_id === `${e._id}-${index}`)) byIndex.set(index, a.delivery_id);
+  }
+  const inputs: WebhookDeliveryInput[] = [];
+  for (const [, deliveryId] of [...byIndex].sort(([a], [b]) => a - b)) {
+    const input = await startedInput(deps.temporal, deliveryId);
+    if (input) {
+      const { redelivery: _r, ...original } = input;
+      inputs.push(original);
+    }
+  }
+  const covered = new Set(inputs.map((i) => i.url));
+  const missing = targets.filter((t) => !covered.has(t.url));
+  if (missing.length > 0)
+    throw conflict(
+      'event_not_redeliverable',
+      `Event ${e._id} cannot be redelivered to ${missing.map((m) => m.url).join(', ')} yet: its first delivery has not made an attempt, or its record has expired`,
+    );
+  return inputs;
+}
+
+async function startRedelivery(deps: AppDeps, input: WebhookDeliveryInput): Promise<string> {
+  // Unique and readable: when it was asked for, in ms; a same-millisecond twin takes the next number.
+  const base = Date.now();
+  for (let n = 0; ; n++) {
+    const workflowId = `${input.eventId}-${input.endpointIndex}-redeliver-${base + n}`;
+    try {
+      await deps.temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+        workflowId,
+        taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+        args: [{ ...input, redelivery: true } satisfies WebhookDeliveryInput],
+        typedSearchAttributes: [
+          { key: SA.TenantId, value: input.tenantId },
+          { key: SA.EventType, value: input.eventType },
+          { key: SA.DeliveryStatus, value: 'pending' },
+          { key: SA.WebhookUrl, value: input.url.slice(0, 1000) },
+        ],
+        staticSummary: `redelivery of ${input.eventType} ${input.eventId} to ${input.url}`,
+      });
+      return workflowId;
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError && n < 5) continue;
+      throw err;
+    }
+  }
+}
+
+export const eventRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/events',
+    versions,
+    auth: 'secret',
+    summary: 'List events, newest first',
+    tags,
+    query: listQuerySchema('evt', { type: z.string().min(1).max(100).optional() }),
+    responses: {
+      200: { description: 'A page', schema: z.object({ data: z.array(eventView), has_more: z.boolean() }) },
+      400: { description: 'Invalid parameter, or a cursor that is not an event of this account' },
+    },
+    handler: async ({ query, auth, deps }) => {
+      const { type, ...page } = query;
+      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
+      if (type) filter.type = type;
+      const { data, has_more } = await paginate(deps.mongo.c.events, filter, page);
+      return { status: 200, body: { data: data.map(view), has_more } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/events/:event',
+    versions,
+    auth: 'secret',
+    summary: 'Retrieve an event with every delivery attempt per endpoint',
+    tags,
+    params,
+    responses: { 200: { description: 'The event', schema: eventWithDeliveries }, 404: { description: 'Unknown event' } },
+    handler: async ({ params: p, auth, deps }) => {
+      const e = await findEvent(deps, auth.tenantId, p.event);
+      const attempts = await deps.mongo.c.deliveryAttempts
+        .find({ event_id: e._id, tenant_id: auth.tenantId })
+        .sort({ attempted_at: 1, _id: 1 })
+        .limit(1000)
+        .toArray();
+      // One entry per endpoint the event was sent to, in the order of the event's endpoints.
+      const urls = [...new Set([...e.endpoints.map((ep) => ep.url), ...attempts.map((a) => a.endpoint_url)])];
+      const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => a.endpoint_url === url).map(attemptRow) }));
+      return { status: 200, body: { ...view(e), deliveries } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/events/:event/redeliver',
+    versions,
+    auth: 'secret',
+    summary: 'Send an event again, to one of its endpoints or to all of them',
+    tags,
+    params,
+    body: redeliverBody,
+    responses: {
+      202: { description: 'Redelivery started: one new delivery workflow per endpoint', schema: redeliverResponse },
+      400: { description: '`url` is not an endpoint of this event' },
+      404: { description: 'Unknown event' },
+      409: { description: 'The event cannot be redelivered (its delivery record is gone)' },
+    },
+    handler: async ({ params: p, body, auth, deps }) => {
+      const e = await findEvent(deps, auth.tenantId, p.event);
+      const inputs = await deliveryTemplates(deps, e, body.url);
+      const deliveries: string[] = [];
+      for (const input of inputs) deliveries.push(await startRedelivery(deps, input));
+      return { status: 202, body: { event: e._id, deliveries } };
+    },
+  }),
+];

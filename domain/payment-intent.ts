@@ -1,0 +1,35 @@
+// The payment-intent state machine of the spec, as a pure function. The workflow applies it; tests read it.
+export type IntentStatus = 'pending' | 'success' | 'canceled';
+
+export type IntentTrigger =
+  | { type: 'payment_succeeded' }
+  | { type: 'attempt_failed' }
+  | { type: 'cancel_requested' }
+  | { type: 'expired' };
+
+export type IntentEventType = 'payment.success' | 'payment.canceled' | 'payment.attempt_failed';
+
+export type Transition =
+  | { ok: true; status: IntentStatus; events: IntentEventType[] }
+  | { ok: false; reason: 'not_mutable' };
+
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
+/** 90 days: longer than any checkout, short enough that a forgotten intent does not live for years. */
+export const MAX_TIMEOUT_SECONDS = 90 * 24 * 3600;
+
+export function transition(status: IntentStatus, trigger: IntentTrigger): Transition {
+  if (status !== 'pending') return { ok: false, reason: 'not_mutable' };
+  switch (trigger.type) {
+    case 'payment_succeeded':
+      return { ok: true, status: 'success', events: ['payment.success'] };
+    case 'attempt_failed':
+      return { ok: true, status: 'pending', events: ['payment.attempt_failed'] };
+    case 'cancel_requested':
+    case 'expired':
+      return { ok: true, status: 'canceled', events: ['payment.canceled'] };
+  }
+}
+
+export function isMutable(status: IntentStatus): boolean {
+  return status === 'pending';
+}

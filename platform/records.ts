@@ -1,0 +1,183 @@
+// Shapes of the documents kept in MongoDB. `_id` is the public typed id; `tenant_id` scopes every
+// merchant-owned record; `version` orders writes from a workflow so a late write never wins.
+
+export interface TenantRecord {
+  _id: string; // ten_<region>_...
+  name: string;
+  region: string;
+  created_at: Date;
+}
+
+export interface ApiKeyRecord {
+  _id: string; // lookup id, the 16 characters after the key's prefix
+  tenant_id: string;
+  region: string;
+  kind: 'secret' | 'publishable';
+  hash: string; // HMAC-SHA256(KEY_HASH_SECRET, full key), hex
+  claims: string[];
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface ConnectorRecord {
+  _id: string; // con_...
+  tenant_id: string;
+  gateway: string;
+  live: boolean;
+  payment_methods: string[];
+  payouts: boolean;
+  created_at: Date;
+}
+
+export interface PaymentFormRecord {
+  _id: string; // pf_...
+  tenant_id: string;
+  connectors: string[];
+  payment_methods: string[] | null; // null: the connectors' methods
+  default: boolean;
+  live: boolean;
+  created_at: Date;
+}
+
+export interface OrchestratorRecord {
+  _id: string; // orc_...
+  tenant_id: string;
+  connectors: string[];
+  strategy: 'priority';
+  live: boolean;
+  created_at: Date;
+}
+
+export interface AddressFields {
+  line1?: string;
+  line2?: string;
+  city?: string;
+  state?: string;
+  postal_code?: string;
+  country?: string;
+}
+
+export interface CustomerRecord {
+  _id: string; // cus_...
+  tenant_id: string;
+  reference: string | null;
+  /** `<tenant>:<reference>`, or the id when there is none: unique, so two upserts cannot both create. */
+  reference_scope: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone_number: string | null;
+  address: AddressFields | null;
+  created_at: Date;
+  updated_at: Date;
+  deleted_at: Date | null;
+}
+
+export interface WebhookEndpoint {
+  url: string;
+  secret?: string;
+  events: string[];
+}
+
+export type PinKind = 'payment_form' | 'orchestrator' | 'connector';
+
+export interface PaymentIntentRecord {
+  _id: string; // pi_...
+  tenant_id: string;
+  region: string;
+  status: 'pending' | 'success' | 'canceled';
+  amount: number;
+  currency: string;
+  customer: string | null;
+  metadata: Record<string, string>;
+  /** Endpoints without their secrets, which live in webhook_secrets (see api/webhook-endpoints.ts). */
+  webhooks: { url: string; events: string[]; secretRef?: string }[];
+  return_url: string | null;
+  pin: { kind: PinKind; id: string } | null;
+  /** Connectors the hosted page may use, resolved at create (the pin, or the tenant's live ones). */
+  connectors: string[];
+  timeout_seconds: number;
+  idempotency_key: string | null;
+  /** `<tenant>:<idempotency_key>`, or the id: a unique single-field key that behaves alike on MongoDB and FerretDB. */
+  idempotency_scope: string;
+  api_version: string;
+  expires_at: Date;
+  created_at: Date;
+  updated_at: Date;
+  /** 0 when written by the API's create; each later write comes from the workflow with a higher version. */
+  version: number;
+  succeeded_at?: Date | null;
+  canceled_at?: Date | null;
+  cancellation_reason?: 'requested' | 'expired' | null;
+  amount_paid?: number;
+  amount_refunded?: number;
+  connector_used?: string | null;
+  gateway_charge_id?: string | null;
+  last_failure_code?: string | null;
+}
+
+export interface RefundRecord {
+  _id: string; // re_...
+  tenant_id: string;
+  payment_intent: string;
+  status: 'pending' | 'success' | 'canceled';
+  amount: number;
+  currency: string;
+  idempotency_key: string | null;
+  idempotency_scope: string;
+  webhooks: { url: string; events: string[]; secretRef?: string }[];
+  refund_sla_timeout: number;
+  sla_expires_at: Date;
+  gateway_transaction_id: string | null;
+  failure_code: string | null;
+  /** An outcome the gateway reported after the refund was already final, kept for operators. */
+  late_outcome: { status: string; at: Date; gateway_transaction_id?: string } | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+export interface EventRecord {
+  _id: string; // evt_...
+  tenant_id: string;
+  type: string;
+  created_at: Date;
+  /** The object as its retrieve endpoint returns it at the time of the event (plus intent metadata). */
+  data: Record<string, unknown>;
+  object_id: string;
+  /** Endpoints this event is delivered to, frozen at emission. */
+  endpoints: { url: string; has_secret: boolean }[];
+}
+
+export interface DeliveryAttemptRecord {
+  _id: string; // `${delivery_id}:${attempt}` so a retried write is idempotent
+  tenant_id: string;
+  event_id: string;
+  delivery_id: string; // the delivery workflow id
+  endpoint_url: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  outcome: 'delivered' | 'failed' | 'gone';
+}
+
+export interface SavedPaymentMethodRecord {
+  _id: string; // pm_...
+  tenant_id: string;
+  customer: string | null;
+  payment_intent: string;
+  connector: string;
+  gateway: string;
+  gateway_token: string;
+  created_at: Date;
+}
+
+/** Webhook secrets of one request (an intent's or a refund's `webhooks`), by endpoint index. */
+export interface WebhookSecretsRecord {
+  _id: string; // whs_...
+  tenant_id: string;
+  secrets: (string | null)[];
+  created_at: Date;
+}

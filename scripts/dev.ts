@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../platform/config';
+import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { createConnector, createTenant, issueKey } from '../api/tenants/provisioning';
+import { ROOT, startStack } from './stack';
+
+// `npm run dev`: the whole stack on this machine, data kept under .data/ (git-ignored), a demo tenant
+// created once, and what you need to make a first payment printed at the end. Ctrl-C stops every child.
+
+const DATA = path.join(ROOT, '.data');
+const DEMO_FILE = path.join(DATA, 'demo-tenant.json');
+
+async function main() {
+  mkdirSync(DATA, { recursive: true });
+  const port = Number(process.env.PORT ?? 3000);
+  const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+  // A generated admin token, kept across restarts so scripts that use it keep working.
+  const tokenFile = path.join(DATA, 'admin-token');
+  const adminToken = process.env.ADMIN_API_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : `adm_${randomBytes(24).toString('hex')}`);
+  if (!process.env.ADMIN_API_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
+  const passthrough = Object.fromEntries(
+    Object.entries(process.env).filter(([k, v]) => v !== undefined && /^(WEBHOOK_|REGIONS|REGION_HOST_ALIASES|LOG_LEVEL|PUBLIC_BASE_URL|TEMPORAL_NAMESPACE|KEY_HASH_SECRET)/.test(k)),
+  ) as Record<string, string>;
+
+  const stack = await startStack({
+    dataDir: DATA,
+    logDir: path.join(DATA, 'logs'),
+    temporalDb: 'durable',
+    temporalUiPort: process.env.TEMPORAL_ADDRESS ? null : uiPort,
+    echo: process.env.DEV_ECHO_LOGS === '1',
+    apiPort: port,
+    ...(process.env.TEMPORAL_ADDRESS ? { temporalAddress: process.env.TEMPORAL_ADDRESS } : {}),
+    ...(process.env.MONGODB_URI ? { mongoUri: process.env.MONGODB_URI } : {}),
+    env: {
+      ADMIN_API_TOKEN: adminToken,
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', // local receivers (localhost, LAN) are the point of dev
+      ...passthrough,
+    },
+  });
+  const demo = await ensureDemoTenant(stack.mongoUri, stack.env);
+
+  const line = '─'.repeat(72);
+  process.stdout.write(
+    [
+      '',
+      line,
+      ' Payment orchestration: running',
+      line,
+      ` API            ${stack.apiUrl.replace('127.0.0.1', 'localhost')}   (docs: /docs, OpenAPI: /openapi.json)`,
+      ` Temporal UI    ${stack.temporalUiUrl ?? '(external Temporal: ' + stack.temporalAddress + ')'}`,
+      ` Gateway sandbox ${stack.sandboxUrl}`,
+      ` MongoDB        ${stack.mongoUri}`,
+      ` Admin token    ${adminToken}`,
+      '',
+      ` Demo tenant    ${demo.tenant}`,
+      ` Secret key     ${demo.secretKey}`,
+      ` Publishable key ${demo.publishableKey}`,
+      '',
+      ' Create a first payment intent, then open its "url" to pay with 4242 4242 4242 4242:',
+      `   curl -s ${stack.apiUrl.replace('127.0.0.1', 'localhost')}/v202607/payment-intents \\`,
+      `     -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" \\`,
+      `     -d '{"amount": 2500, "currency": "EUR"}'`,
+      '',
+      ` Logs in ${path.join(DATA, 'logs')}. Ctrl-C stops everything.`,
+      line,
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write('\nstopping...\n');
+    await stack.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+  for (const [name, proc] of Object.entries(stack.procs)) {
+    proc.child.on('exit', (code) => {
+      if (!stopping) process.stderr.write(`${name} exited (${code}); see ${proc.logFile}\n`);
+    });
+  }
+}
+
+/** The demo tenant is created once; its keys are kept in .data/ because keys are otherwise shown only once. */
+async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
+  const config = loadConfig({ ...process.env, ...env });
+  const mongo = await connectMongo(mongoUri);
+  try {
+    await ensureIndexes(mongo);
+    if (existsSync(DEMO_FILE)) {
+      const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
+      if (await mongo.c.tenants.findOne({ _id: saved.tenant })) return saved as { tenant: string; secretKey: string; publishableKey: string };
+    }
+    const { tenant, secretKey, publishableKey } = await createTenant(mongo, config.KEY_HASH_SECRET, { name: 'Demo Shop', region: config.DEFAULT_REGION });
+    await createConnector(mongo, tenant._id, tenant.region, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
+    const mit = await issueKey(mongo, config.KEY_HASH_SECRET, tenant._id, tenant.region, 'secret', ['cards.mit']);
+    const demo = { tenant: tenant._id, secretKey, publishableKey, mitSecretKey: mit.key };
+    writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
+    return demo;
+  } finally {
+    await mongo.close();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`dev failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

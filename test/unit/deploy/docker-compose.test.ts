@@ -1,0 +1,231 @@
+// docker-compose.yml is checked against the code it runs: `docker-compose config` must accept it (no engine is
+// needed for that), the api, worker and sandbox environments must hold only what platform/config.ts and
+// sandbox/config.ts read and must pass their validation in production mode, and the Temporal init must
+// register exactly SEARCH_ATTRIBUTES.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { configSchema, loadConfig } from '../../../platform/config';
+import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
+import { loadSandboxConfig, sandboxEnvSchema } from '../../../sandbox/config';
+import { SA } from '../../../workflows/definitions';
+
+const root = path.resolve(__dirname, '../../..');
+const composeFile = path.join(root, 'docker-compose.yml');
+
+const secrets = {
+  ADMIN_API_TOKEN: 'test-admin-token-0123456789abcdef',
+  KEY_HASH_SECRET: 'test-key-hash-secret-0123456789',
+};
+
+interface ComposeService {
+  image?: string;
+  build?: string | { context?: string; dockerfile?: string };
+  command?: string | string[];
+  entrypoint?: string | string[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: Array<string | number | { target: number | string; published?: number | string }>;
+  container_name?: string;
+  depends_on?: string[] | Record<string, { condition?: string }>;
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+}
+
+function which(cmd: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, cmd);
+    if (dir && fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * `docker-compose config`, isolated from the caller's shell and any .env file: only PATH, HOME and the
+ * variables given reach the interpolation.
+ */
+function composeConfig(vars: Record<string, string>) {
+  const bin = which('docker-compose');
+  if (!bin) {
+    throw new Error(
+      'docker-compose is not installed: `apt-get install docker-compose` (or PROVISION_TEST_TOOLS=1 bash scripts/provision.sh)',
+    );
+  }
+  const emptyEnvFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'payorch-compose-')), 'empty.env');
+  fs.writeFileSync(emptyEnvFile, '');
+  const result = spawnSync(bin, ['--env-file', emptyEnvFile, '-f', composeFile, 'config'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? os.tmpdir(), ...vars },
+    timeout: 30_000,
+  });
+  fs.rmSync(path.dirname(emptyEnvFile), { recursive: true, force: true });
+  return result;
+}
+
+function envOf(service: ComposeService): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at < 0 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]));
+}
+
+function commandOf(service: ComposeService): string {
+  const parts = [service.entrypoint ?? [], service.command ?? []].flat();
+  return parts.join(' ');
+}
+
+/** Host-side ports, whatever syntax compose printed them in ("8233:8080", "127.0.0.1:7233:7233/tcp", {published, target}). */
+function publishedPorts(service: ComposeService): Array<{ published: string; target: string }> {
+  return (service.ports ?? []).map((p) => {
+    if (typeof p === 'object') return { published: String(p.published ?? ''), target: String(p.target) };
+    const parts = String(p).replace(/\/(tcp|udp)$/, '').split(':');
+    return { published: parts.length > 1 ? parts[parts.length - 2]! : '', target: parts[parts.length - 1]! };
+  });
+}
+
+describe('docker-compose.yml', () => {
+  let compose: ComposeFile;
+
+  beforeAll(() => {
+    const result = composeConfig(secrets);
+    if (result.status !== 0) throw new Error(`docker-compose config failed (${result.status}):\n${result.stderr}${result.error ?? ''}`);
+    compose = parse(result.stdout) as ComposeFile;
+  });
+
+  it('is accepted by `docker-compose config` when the required secrets are set', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['api', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
+    );
+  });
+
+  it('refuses to render without the production secrets, naming the missing variable', () => {
+    const withoutToken = composeConfig({ KEY_HASH_SECRET: secrets.KEY_HASH_SECRET });
+    expect(withoutToken.status).not.toBe(0);
+    expect(withoutToken.stderr).toMatch(/ADMIN_API_TOKEN/);
+    const withoutPepper = composeConfig({ ADMIN_API_TOKEN: secrets.ADMIN_API_TOKEN });
+    expect(withoutPepper.status).not.toBe(0);
+    expect(withoutPepper.stderr).toMatch(/KEY_HASH_SECRET/);
+  });
+
+  it.each(['api', 'worker'])('%s sets only variables that platform/config.ts reads', (name) => {
+    const known = new Set(Object.keys(configSchema.shape));
+    const unknown = Object.keys(envOf(compose.services[name]!)).filter((key) => !known.has(key));
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(['api', 'worker'])('%s environment passes loadConfig() in production mode', (name) => {
+    const env = envOf(compose.services[name]!);
+    expect(env.NODE_ENV).toBe('production');
+    for (const required of ['ADMIN_API_TOKEN', 'KEY_HASH_SECRET', 'PUBLIC_BASE_URL']) expect(env[required]).toBeTruthy();
+    const config = loadConfig(env);
+    expect(config.NODE_ENV).toBe('production');
+    expect(config.WEBHOOK_ALLOW_PRIVATE_HOSTS).toBe(false);
+    expect(config.ADMIN_API_TOKEN).toBe(secrets.ADMIN_API_TOKEN);
+    expect(config.KEY_HASH_SECRET).toBe(secrets.KEY_HASH_SECRET);
+    expect(config.MONGODB_URI).toMatch(/replicaSet=/);
+  });
+
+  it('sets only variables that sandbox/config.ts reads for the sandbox, and they pass its validation', () => {
+    const env = envOf(compose.services.sandbox!);
+    const known = new Set(Object.keys(sandboxEnvSchema.shape));
+    expect(Object.keys(env).filter((key) => !known.has(key))).toEqual([]);
+    const config = loadSandboxConfig(env);
+    expect(config.host).toBe('0.0.0.0'); // reachable from the other containers
+    expect(publishedPorts(compose.services.sandbox!)).toContainEqual({ published: String(config.port), target: String(config.port) });
+    expect(envOf(compose.services.api!).SANDBOX_URL).toBe(`http://sandbox:${config.port}`);
+    expect(config.callbackSecret).toBe(envOf(compose.services.api!).SANDBOX_CALLBACK_SECRET);
+  });
+
+  it('gives the api and the worker the same Temporal, MongoDB and sandbox settings', () => {
+    const api = envOf(compose.services.api!);
+    const worker = envOf(compose.services.worker!);
+    const shared = Object.keys(api).filter((key) => !['HOST', 'PORT'].includes(key));
+    for (const key of shared) expect([key, worker[key]]).toEqual([key, api[key]]);
+  });
+
+  it('runs api, worker and sandbox from the one image built from the Dockerfile, by command', () => {
+    const expected: Record<string, string> = {
+      api: 'dist/api/main.js',
+      worker: 'dist/worker/main.js',
+      sandbox: 'dist/sandbox/main.js',
+    };
+    const images = new Set<string | undefined>();
+    for (const [name, script] of Object.entries(expected)) {
+      const service = compose.services[name]!;
+      expect(commandOf(service)).toBe(`node ${script}`);
+      const context = typeof service.build === 'string' ? service.build : service.build?.context;
+      expect(context && path.resolve(root, context)).toBe(root);
+      images.add(service.image);
+    }
+    expect(images.size).toBe(1);
+  });
+
+  it('keeps the worker scalable: no container_name, no published ports', () => {
+    const worker = compose.services.worker!;
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.ports ?? []).toEqual([]);
+    const env = envOf(worker);
+    expect(env.WORKFLOW_BUNDLE_PATH).toBe('/app/dist/workflow-bundle.js');
+    expect(env.WORKER_METRICS_PORT).toBeTruthy();
+  });
+
+  it('publishes the api on 3000 and the Temporal UI on 8233', () => {
+    expect(publishedPorts(compose.services.api!)).toContainEqual({ published: '3000', target: '3000' });
+    expect(publishedPorts(compose.services['temporal-ui']!)).toContainEqual({ published: '8233', target: '8080' });
+  });
+
+  it('starts the api and worker only after MongoDB is healthy and Temporal is set up', () => {
+    for (const name of ['api', 'worker']) {
+      const deps = compose.services[name]!.depends_on as Record<string, { condition?: string }>;
+      expect(deps.mongodb?.condition).toBe('service_healthy');
+      expect(deps['temporal-setup']?.condition).toBe('service_completed_successfully');
+    }
+  });
+
+  it('registers exactly the search attributes in platform/search-attributes.ts', () => {
+    const setup = compose.services['temporal-setup']!;
+    const registered = Object.fromEntries(
+      envOf(setup)
+        .SEARCH_ATTRIBUTES!.split(/\s+/)
+        .filter(Boolean)
+        .map((pair) => pair.split('=') as [string, string]),
+    );
+    expect(registered).toEqual(SEARCH_ATTRIBUTES);
+    const script = commandOf(setup);
+    expect(script).toContain('search-attribute create');
+    expect(script).toMatch(/\$\$?SEARCH_ATTRIBUTES/);
+  });
+
+  it('registers the search attributes the workflows set (workflows/definitions.ts SA)', () => {
+    const sdkName = (type: string) => type.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(); // KeywordList -> KEYWORD_LIST
+    const fromWorkflows = Object.fromEntries(Object.values(SA).map((key) => [key.name, key.type]));
+    const fromList = Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, sdkName(type)]));
+    expect(fromWorkflows).toEqual(fromList);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+
+  it('installs from the lockfile, builds, and runs production dependencies as a non-root user', () => {
+    expect(dockerfile).toMatch(/COPY package\.json package-lock\.json/);
+    expect(dockerfile).toMatch(/RUN npm ci\b/);
+    expect(dockerfile).toMatch(/RUN npm run build\b/);
+    expect(dockerfile).toMatch(/npm ci --omit=dev/);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+    expect(runtime).toMatch(/^USER (?!root)\S+/m);
+    expect(runtime).toMatch(/NODE_ENV=production/);
+    expect(runtime).toMatch(/WORKFLOW_BUNDLE_PATH=\/app\/dist\/workflow-bundle\.js/);
+    expect(runtime).not.toMatch(/COPY (--\S+ )*\. /); // sources stay in the build stage
+  });
+});

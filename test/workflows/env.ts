@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { SEARCH_ATTRIBUTES } from '../../platform/search-attributes';
+
+const TEST_SERVER = path.join(__dirname, '..', '..', '.tools', 'bin', 'temporal-test-server');
+
+const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+  Datetime: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME,
+  Text: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
+  Double: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_DOUBLE,
+  Bool: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+  KeywordList: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+};
+
+/**
+ * The time-skipping test server with our custom search attributes registered: it rejects unregistered
+ * ones (the workflow task fails and the test hangs), so registration comes before any worker runs.
+ */
+export async function createWorkflowTestEnv(): Promise<TestWorkflowEnvironment> {
+  // Workers log every state change at INFO; tests only want warnings. Once per test file process.
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    /* already installed in this process */
+  }
+  let env: TestWorkflowEnvironment;
+  try {
+    env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER } } });
+  } catch (err) {
+    throw new Error(`time-skipping test server at ${TEST_SERVER} did not start (run 'bash scripts/provision.sh'): ${String(err)}`);
+  }
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, SA_TYPES[type]!])),
+  });
+  return env;
+}
+
+/** The bundle test/workflows/global-setup.ts built once for this run. */
+export function getWorkflowBundle(): { code: string } {
+  const file = process.env.PAYORCH_WORKFLOW_BUNDLE;
+  if (!file) throw new Error('PAYORCH_WORKFLOW_BUNDLE is not set: run workflow tests through jest');
+  return { code: readFileSync(file, 'utf8') };
+}

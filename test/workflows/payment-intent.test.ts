@@ -1,0 +1,220 @@
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ChargeOutcome } from '../../activities/gateway/types';
+import type { PaymentIntentPatch } from '../../activities/store';
+import {
+  attemptUpdate,
+  cancelUpdate,
+  chargeOutcomeSignal,
+  intentStateQuery,
+  PAYMENT_INTENT_WORKFLOW,
+  type PaymentIntentInput,
+} from '../../workflows/definitions';
+import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+
+// The payment-intent workflow in virtual time. Activities are recorders here: this layer pins down the
+// workflow's decisions (timers, races, what it writes and emits); the activities themselves are tested
+// against the real gateway sandbox and MongoDB in the integration layer.
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createWorkflowTestEnv();
+}, 60_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+interface Recorded {
+  patches: PaymentIntentPatch[];
+  events: { type: string; createdAt: string }[];
+  charges: number;
+  voids: { chargeId: string; amount: number }[];
+}
+
+function recorders(charge: () => Promise<ChargeOutcome>) {
+  const rec: Recorded = { patches: [], events: [], charges: 0, voids: [] };
+  const activities = {
+    savePaymentIntent: async (p: PaymentIntentPatch) => {
+      rec.patches.push(p);
+      return 'applied';
+    },
+    recordEvent: async (e: { type: string; createdAt: string }) => {
+      rec.events.push({ type: e.type, createdAt: e.createdAt });
+    },
+    charge: async () => {
+      rec.charges += 1;
+      return charge();
+    },
+    refundCharge: async (r: { chargeId: string; amount: number }) => {
+      rec.voids.push({ chargeId: r.chargeId, amount: r.amount });
+      return { status: 'succeeded', refundId: 'rf_void' };
+    },
+    recordVoidedCharge: async () => undefined,
+    savePaymentMethod: async () => undefined,
+  };
+  return { rec, activities };
+}
+
+let n = 0;
+async function input(timeoutSeconds: number): Promise<PaymentIntentInput> {
+  const now = new Date(await env.currentTimeMs());
+  const id = `pi_eu_test${++n}${Date.now()}`;
+  return {
+    id,
+    tenantId: 'ten_eu_test',
+    region: 'eu',
+    amount: 2500,
+    currency: 'EUR',
+    customer: null,
+    metadata: {},
+    webhooks: [],
+    connectors: ['con_eu_test'],
+    returnUrl: null,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + timeoutSeconds * 1000).toISOString(),
+    callbackUrl: 'http://127.0.0.1:1/callbacks/sandbox/' + id,
+    hostedPageUrl: 'http://127.0.0.1:1/pay/' + id,
+    webhookTaskQueue: 'webhooks-test',
+  };
+}
+
+async function withWorker<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `pi-${++n}`;
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  return worker.runUntil(fn(taskQueue));
+}
+
+test('an unpaid intent is canceled exactly at the default timeout of 1800 s', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const view = await handle.result();
+    expect(view.status).toBe('canceled');
+  });
+  const cancel = rec.patches.find((p) => p.status === 'canceled')!;
+  expect(cancel.cancellation_reason).toBe('expired');
+  expectToTheSecond(cancel.canceled_at!, inp.expiresAt);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
+  expectToTheSecond(rec.events[0]!.createdAt, inp.expiresAt);
+});
+
+test('a short custom timeout is honoured to the second', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
+  const inp = await input(7);
+  await withWorker(activities, async (taskQueue) => {
+    await env.client.workflow.execute(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+  });
+  const cancel = rec.patches.find((p) => p.status === 'canceled')!;
+  expectToTheSecond(cancel.canceled_at!, new Date(new Date(inp.createdAt).getTime() + 7000).toISOString());
+});
+
+test('a paid intent does not expire, and stays open to own its refundable balance', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    expect(result).toEqual({ payment_intent: inp.id, status: 'success' });
+    await env.sleep('2 days');
+    const state = await handle.query(intentStateQuery);
+    expect(state).toMatchObject({ status: 'success', amount_paid: 2500, refundable_amount_left: 2500 });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+  expect(rec.patches.some((p) => p.status === 'canceled')).toBe(false);
+});
+
+test('a declined attempt keeps the intent pending and emits payment.attempt_failed', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
+    expect(result).toEqual({ payment_intent: inp.id, status: 'failed', failure_code: 'card_declined' });
+    expect((await handle.query(intentStateQuery)).status).toBe('pending');
+    await handle.executeUpdate(cancelUpdate);
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', last_failure_code: 'card_declined', cancellation_reason: 'requested' });
+});
+
+test('cancel during a charge on the wire is refused; the charge decides, and then cancel is a conflict', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { rec, activities } = recorders(async () => {
+    await gate;
+    return { status: 'succeeded', chargeId: 'ch_race' };
+  });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await expect(handle.executeUpdate(cancelUpdate)).rejects.toMatchObject({ cause: { type: 'attempt_in_progress' } });
+    release();
+    expect((await attempt).status).toBe('success');
+    const err = await handle.executeUpdate(cancelUpdate).catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(err.cause.type).toBe('not_mutable');
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
+test('a charge in flight when the deadline passes: its late success wins', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { rec, activities } = recorders(async () => {
+    await gate;
+    return { status: 'succeeded', chargeId: 'ch_late' };
+  });
+  const inp = await input(1);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await env.sleep('2 seconds'); // past the deadline while the charge is still on the wire
+    expect((await handle.query(intentStateQuery)).status).toBe('pending');
+    release();
+    expect((await attempt).status).toBe('success');
+    expect((await handle.query(intentStateQuery)).status).toBe('success');
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+  expect(rec.voids).toEqual([]);
+});
+
+test('a 3DS challenge completed after the deadline: the intent is canceled and the late capture refunded', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
+  const inp = await input(60);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const res = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
+    expect(res).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', url: 'http://sandbox/3ds/ch_3ds' } });
+    await env.sleep('61 seconds');
+    expect((await handle.query(intentStateQuery)).status).toBe('canceled');
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_3ds', outcome: { status: 'succeeded', chargeId: 'ch_3ds' } });
+    const view = await handle.result();
+    expect(view.status).toBe('canceled');
+  });
+  expect(rec.voids).toEqual([{ chargeId: 'ch_3ds', amount: 2500 }]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The timer fires at the deadline; what it writes carries the time of that workflow task, a few ms on. */
+function expectToTheSecond(actual: string, deadline: string) {
+  const lateBy = new Date(actual).getTime() - new Date(deadline).getTime();
+  expect(lateBy).toBeGreaterThanOrEqual(0);
+  expect(lateBy).toBeLessThan(1000);
+}

@@ -1,0 +1,77 @@
+import http from 'node:http';
+import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { loadConfigOrExit } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { createActivities } from '../activities';
+import { createGatewayRegistry } from '../activities/gateway/registry';
+import { loadWorkflowBundle } from './bundle';
+
+async function main() {
+  const config = loadConfigOrExit();
+  const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
+  // The SDK's own metrics (task latencies, slots, polls) on a loopback port; /metrics below merges them
+  // with ours so one scrape target serves both.
+  const sdkMetricsPort = config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + 1;
+  const sdkMetricsAddress = sdkMetricsPort ? `127.0.0.1:${sdkMetricsPort}` : null;
+  Runtime.install({
+    logger: { log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message), trace: () => undefined, debug: () => undefined, info: (m, meta) => logger.info(meta ?? {}, m), warn: (m, meta) => logger.warn(meta ?? {}, m), error: (m, meta) => logger.error(meta ?? {}, m) },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+      ...(sdkMetricsAddress ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } : {}),
+    },
+  });
+
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const mongo = await connectMongo(config.MONGODB_URI);
+  await ensureIndexes(mongo);
+  const activities = createActivities({
+    mongo,
+    logger,
+    registry,
+    gateways: createGatewayRegistry({ sandboxUrl: config.SANDBOX_URL, sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET }),
+    webhooks: {
+      allowPrivateHosts: config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      ...(config.WEBHOOK_RETRY_SCHEDULE ? { retrySchedule: config.WEBHOOK_RETRY_SCHEDULE } : {}),
+    },
+  });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const workflowBundle = await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
+  // Two queues: webhook sends scale and back up apart from payments.
+  const workers = await Promise.all(
+    [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE].map((taskQueue) =>
+      Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, workflowBundle, activities }),
+    ),
+  );
+
+  const metricsServer = http.createServer(async (req, res) => {
+    if (req.url !== '/metrics') {
+      res.writeHead(req.url === '/healthz' ? 200 : 404).end(req.url === '/healthz' ? 'ok' : '');
+      return;
+    }
+    let sdk = '';
+    if (sdkMetricsAddress) sdk = await fetch(`http://${sdkMetricsAddress}/metrics`).then((r) => r.text()).catch(() => '');
+    res.writeHead(200, { 'Content-Type': registry.contentType }).end(`${await registry.metrics()}\n${sdk}`);
+  });
+  metricsServer.listen(config.WORKER_METRICS_PORT, '0.0.0.0', () => {
+    const addr = metricsServer.address();
+    logger.info({ port: typeof addr === 'object' && addr ? addr.port : null, queues: workers.length }, 'worker metrics listening');
+  });
+
+  logger.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE] }, 'worker running');
+  if (process.send) process.send({ type: 'ready' });
+  // SIGTERM/SIGINT: the SDK stops polling, lets running tasks finish (drain), then run() resolves.
+  await Promise.all(workers.map((w) => w.run()));
+  metricsServer.close();
+  await connection.close();
+  await mongo.close();
+  logger.info('worker stopped cleanly');
+}
+
+main().catch((err) => {
+  process.stderr.write(`worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

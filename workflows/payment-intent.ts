@@ -1,0 +1,455 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  uuid4,
+  workflowInfo,
+  ParentClosePolicy,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ChargeOutcome } from '../activities/gateway/types';
+import { transition, type IntentStatus, type IntentTrigger } from '../domain/payment-intent';
+import { admit, refundableLeft, release, type RefundBalance } from '../domain/refund-balance';
+import { formatMoney } from '../domain/money';
+import { typedIdFromUuid } from '../domain/ids';
+import {
+  admitRefundUpdate,
+  attemptUpdate,
+  cancelUpdate,
+  chargeOutcomeSignal,
+  intentStateQuery,
+  refundSettledSignal,
+  SA,
+  type AttemptPhase,
+  type AttemptResult,
+  type CarriedState,
+  type IntentView,
+  type PaymentIntentInput,
+  type RefundInput,
+} from './definitions';
+import { emitEvent } from './emit-event';
+import { refundWorkflow } from './refund';
+
+const store = proxyActivities<Activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '200ms', maximumInterval: '10s' },
+});
+// A charge is tried twice at most: the gateway idempotency key makes the retry safe, and a customer is
+// waiting on the other end of the Update.
+const gateway = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '500ms', maximumAttempts: 2 },
+});
+const gatewayPatient = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '1s', maximumInterval: '1m' },
+});
+
+/** After a deadline passes, how long we keep listening for a gateway's late word on an open attempt. */
+const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
+/** How long a successful payment stays refundable. */
+export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
+
+interface Attempt {
+  number: number;
+  phase: AttemptPhase;
+  connector: string;
+  chargeId: string | null;
+  saveMethod: boolean;
+}
+
+export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<IntentView> {
+  const carried: CarriedState = input.carried ?? {
+    status: 'pending',
+    version: 0,
+    paid: null,
+    reserved: {},
+    refundKeys: {},
+    refundStarted: [],
+    refundSettled: [],
+    succeededAt: null,
+    canceledAt: null,
+    cancellationReason: null,
+    amountRefunded: 0,
+  };
+  let status: IntentStatus = carried.status;
+  let version = carried.version;
+  let paid = carried.paid;
+  let balance: RefundBalance | null = paid ? { paid: paid.amount, currency: paid.currency, reserved: carried.reserved } : null;
+  const refundKeys = carried.refundKeys;
+  let amountRefunded = carried.amountRefunded;
+  let succeededAt = carried.succeededAt;
+  let canceledAt = carried.canceledAt;
+  let cancellationReason = carried.cancellationReason;
+  let attempt: Attempt | null = null;
+  let attemptsMade = 0;
+  let lastFailureCode: string | null = null;
+  const expiresAt = new Date(input.expiresAt).getTime();
+
+  const view = (): IntentView => ({
+    payment_intent: input.id,
+    status,
+    amount: input.amount,
+    currency: input.currency,
+    url: input.hostedPageUrl,
+    expires_at: input.expiresAt,
+    ...(input.customer ? { customer: input.customer } : {}),
+    created_at: input.createdAt,
+  });
+
+  // Every write of the record goes through this chain: one at a time, each with a higher version, so the
+  // read model never moves backwards even on a server that does not make concurrent updates atomic.
+  let writes: Promise<unknown> = Promise.resolve();
+  const persist = (): Promise<unknown> => {
+    version += 1;
+    const patch = {
+      id: input.id,
+      version,
+      status,
+      succeeded_at: succeededAt,
+      canceled_at: canceledAt,
+      cancellation_reason: cancellationReason,
+      amount_paid: paid?.amount ?? 0,
+      amount_refunded: amountRefunded,
+      connector_used: paid?.connector ?? attempt?.connector ?? null,
+      gateway_charge_id: paid?.chargeId ?? null,
+      last_failure_code: lastFailureCode,
+      updated_at: new Date().toISOString(),
+    };
+    writes = writes.then(() => store.savePaymentIntent(patch));
+    return writes;
+  };
+
+  const describe = () => {
+    setCurrentDetails(
+      `**${formatMoney(input.amount, input.currency)}** · ${status}` +
+        (attempt ? ` · attempt ${attempt.number} ${attempt.phase}` : '') +
+        `\n\ntenant ${input.tenantId}${input.customer ? ` · customer ${input.customer}` : ''} · expires ${input.expiresAt}` +
+        (paid ? `\n\nrefunded ${formatMoney(amountRefunded, input.currency)}, left ${formatMoney(refundableLeft(balance!), input.currency)}` : ''),
+    );
+  };
+
+  const emit = (type: string) =>
+    emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type,
+      objectId: input.id,
+      source: { kind: 'payment_intent', id: input.id },
+      data: { ...view(), metadata: input.metadata },
+      endpoints: input.webhooks,
+    });
+
+  const apply = async (trigger: IntentTrigger): Promise<boolean> => {
+    const t = transition(status, trigger);
+    if (!t.ok) return false;
+    const changed = t.status !== status;
+    status = t.status;
+    if (changed) {
+      upsertSearchAttributes([{ key: SA.PaymentStatus, value: status }]);
+      describe();
+    }
+    // Persist before emitting, so an event never describes a state the read model has not reached.
+    await persist();
+    for (const type of t.events) await emit(type);
+    return true;
+  };
+
+  const cancel = async (reason: 'requested' | 'expired') => {
+    canceledAt = new Date().toISOString();
+    cancellationReason = reason;
+    await apply({ type: reason === 'requested' ? 'cancel_requested' : 'expired' });
+  };
+
+  /** A charge that succeeded after the intent was already canceled: give the money back, never keep it. */
+  const voidLateCharge = async (a: Attempt, chargeId: string) => {
+    log.warn('charge succeeded after the intent was final; refunding it', { chargeId, attempt: a.number });
+    await gatewayPatient.refundCharge({
+      tenantId: input.tenantId,
+      connectorId: a.connector,
+      chargeId,
+      amount: input.amount,
+      currency: input.currency,
+      idempotencyKey: `${input.id}:void:${a.number}`,
+      callbackUrl: input.callbackUrl,
+      reference: input.id,
+    });
+    await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString() });
+  };
+
+  const settle = async (a: Attempt, outcome: ChargeOutcome): Promise<AttemptResult> => {
+    const base = { payment_intent: input.id };
+    switch (outcome.status) {
+      case 'succeeded': {
+        if (attempt === a) attempt = null;
+        if (status !== 'pending') {
+          await voidLateCharge(a, outcome.chargeId);
+          return { ...base, status: 'failed', failure_code: 'payment_intent_canceled' };
+        }
+        paid = { amount: input.amount, currency: input.currency, connector: a.connector, chargeId: outcome.chargeId };
+        balance = { paid: input.amount, currency: input.currency, reserved: {} };
+        succeededAt = new Date().toISOString();
+        upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
+        let pmId: string | undefined;
+        if (a.saveMethod) {
+          pmId = typedIdFromUuid('pm', input.region, uuid4());
+          await store.savePaymentMethod({
+            id: pmId,
+            tenantId: input.tenantId,
+            customer: input.customer,
+            paymentIntent: input.id,
+            connectorId: a.connector,
+            chargeId: outcome.chargeId,
+            createdAt: new Date().toISOString(),
+          });
+        }
+        await apply({ type: 'payment_succeeded' });
+        return { ...base, status: 'success', ...(pmId ? { payment_method_uuid: pmId } : {}) };
+      }
+      case 'declined':
+        if (attempt === a) attempt = null;
+        lastFailureCode = outcome.failureCode;
+        describe();
+        if (status === 'pending') await apply({ type: 'attempt_failed' });
+        return { ...base, status: 'failed', failure_code: outcome.failureCode };
+      case 'requires_action':
+        a.phase = 'awaiting_action';
+        a.chargeId = outcome.chargeId;
+        describe();
+        return { ...base, status: 'requires_action', next_action: { type: 'redirect_to_url', url: outcome.challengeUrl } };
+      case 'pending':
+        a.phase = 'awaiting_callback';
+        a.chargeId = outcome.chargeId;
+        describe();
+        return { ...base, status: 'pending' };
+    }
+  };
+
+  // Outcomes of a charge the gateway finished later (3DS, async). A late word on an attempt we no longer
+  // track (the intent was canceled meanwhile) still has to be honoured: a capture is refunded.
+  const lateAttempts = new Map<string, Attempt>();
+  setHandler(chargeOutcomeSignal, async ({ chargeId, outcome }) => {
+    if (attempt && attempt.chargeId === chargeId && attempt.phase !== 'charging') {
+      await settle(attempt, outcome);
+      return;
+    }
+    const late = lateAttempts.get(chargeId);
+    if (late && outcome.status === 'succeeded') {
+      lateAttempts.delete(chargeId);
+      await voidLateCharge(late, chargeId);
+    }
+  });
+
+  setHandler(
+    attemptUpdate,
+    async (req): Promise<AttemptResult> => {
+      attemptsMade += 1;
+      const a: Attempt = {
+        number: attemptsMade,
+        phase: 'charging',
+        connector: req.connector ?? input.connectors[0]!,
+        chargeId: null,
+        saveMethod: req.save_payment_method === true,
+      };
+      attempt = a;
+      describe();
+      let outcome: ChargeOutcome;
+      try {
+        outcome = await gateway.charge({
+          tenantId: input.tenantId,
+          connectorId: a.connector,
+          token: req.token,
+          amount: input.amount,
+          currency: input.currency,
+          idempotencyKey: `${input.id}:attempt:${a.number}`,
+          callbackUrl: input.callbackUrl,
+          returnUrl: `${input.hostedPageUrl}${input.hostedPageUrl.includes('?') ? '&' : '?'}attempt=${a.number}`,
+          reference: input.id,
+        });
+      } catch (err) {
+        // The gateway did not answer: a failed attempt, not a failed intent. The idempotency key makes a
+        // late success at the gateway findable by operators through the sandbox's effect log.
+        log.warn('charge did not complete', { error: String(err) });
+        outcome = { status: 'declined', failureCode: 'processing_error', failureMessage: 'The gateway did not answer in time' };
+      }
+      return settle(a, outcome);
+    },
+    {
+      validator: (req) => {
+        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
+        if (Date.now() >= expiresAt) throw ApplicationFailure.nonRetryable('This payment intent has expired', 'not_mutable');
+        if (attempt) throw ApplicationFailure.nonRetryable('Another payment attempt is in progress', 'attempt_in_progress');
+        if (req.connector && !input.connectors.includes(req.connector))
+          throw ApplicationFailure.nonRetryable('This connector cannot be used for this payment intent', 'connector_not_allowed');
+        if (input.connectors.length === 0)
+          throw ApplicationFailure.nonRetryable('The merchant has no live connector', 'no_connector');
+      },
+    },
+  );
+
+  setHandler(
+    cancelUpdate,
+    async () => {
+      await cancel('requested');
+      return view();
+    },
+    {
+      validator: () => {
+        if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
+        // A charge is being processed right now: its outcome decides. The customer's money comes first.
+        if (attempt?.phase === 'charging')
+          throw ApplicationFailure.nonRetryable('A payment attempt is being processed', 'attempt_in_progress');
+      },
+    },
+  );
+
+  setHandler(
+    admitRefundUpdate,
+    async (req) => {
+      // Check and reserve happen here, before the first await: the workflow runs one task at a time, so
+      // no other refund can be admitted against the same balance in between.
+      if (req.idempotencyKey && refundKeys[req.idempotencyKey]) {
+        const existing = refundKeys[req.idempotencyKey]!;
+        await condition(() => startedRefunds.has(existing));
+        return { ok: true, refund: existing, created: false, refundable_amount_left: balance ? refundableLeft(balance) : 0 };
+      }
+      const refundId = typedIdFromUuid('re', input.region, uuid4());
+      const decision = status === 'success' ? admit(balance, { refundId, amount: req.amount, currency: req.currency }) : admit(null, { refundId, amount: req.amount, currency: req.currency });
+      if (!decision.ok) return { ok: false, code: decision.code, message: decision.message };
+      balance = decision.balance;
+      if (req.idempotencyKey) refundKeys[req.idempotencyKey] = refundId;
+      describe();
+      const refundInput: RefundInput = {
+        id: refundId,
+        tenantId: input.tenantId,
+        region: input.region,
+        paymentIntent: input.id,
+        connector: paid!.connector,
+        chargeId: paid!.chargeId,
+        amount: req.amount,
+        currency: req.currency,
+        idempotencyKey: req.idempotencyKey,
+        webhooks: req.webhooks,
+        slaSeconds: req.slaSeconds,
+        createdAt: new Date().toISOString(),
+        callbackUrl: `${req.callbackBaseUrl}/${refundId}`,
+        webhookTaskQueue: input.webhookTaskQueue,
+      };
+      // The refund's record exists before we answer, so a retrieve right after create finds it.
+      await store.createRefundRecord(refundInput);
+      await startChild(refundWorkflow, {
+        workflowId: refundId,
+        args: [refundInput],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: SA.TenantId, value: input.tenantId },
+          { key: SA.RefundStatus, value: 'pending' },
+          { key: SA.AmountMinor, value: req.amount },
+          { key: SA.Currency, value: req.currency },
+          { key: SA.PaymentIntentId, value: input.id },
+        ],
+        staticSummary: `Refund ${formatMoney(req.amount, req.currency)} of ${input.id}`,
+      });
+      startedRefunds.add(refundId);
+      return { ok: true, refund: refundId, created: true, refundable_amount_left: decision.left };
+    },
+    {
+      validator: (req) => {
+        if (!Number.isInteger(req.amount) || req.amount < 1) throw ApplicationFailure.nonRetryable('amount must be a positive integer', 'invalid_amount');
+      },
+    },
+  );
+  const startedRefunds = new Set<string>(carried.refundStarted);
+  const settledRefunds = new Set<string>(carried.refundSettled);
+
+  setHandler(refundSettledSignal, async ({ refundId, status: refundStatus }) => {
+    if (!balance || !(refundId in balance.reserved)) return;
+    if (settledRefunds.has(refundId)) return; // a repeated or late word changes nothing
+    settledRefunds.add(refundId);
+    if (refundStatus === 'canceled') balance = release(balance, refundId);
+    else amountRefunded += balance.reserved[refundId]!;
+    describe();
+    await persist();
+  });
+
+  setHandler(intentStateQuery, () => ({
+    ...view(),
+    version,
+    attempt: attempt ? { number: attempt.number, phase: attempt.phase, connector: attempt.connector } : null,
+    attempts: attemptsMade,
+    amount_paid: paid?.amount ?? 0,
+    amount_refunded: amountRefunded,
+    refundable_amount_left: balance ? refundableLeft(balance) : 0,
+    refunds_pending: balance ? Object.keys(balance.reserved).filter((id) => !settledRefunds.has(id)) : [],
+  }));
+
+  describe();
+
+  // Handlers change `attempt` between awaits; read it through a function so the compiler does not narrow it.
+  const current = (): Attempt | null => attempt;
+  if (status === 'pending') {
+    if (version === 0) await persist(); // the workflow has taken the record over from the API's create
+    // The deadline is a durable timer: exact, and it survives restarts of every process.
+    await condition(() => status !== 'pending' || current()?.phase === 'charging', Math.max(0, expiresAt - Date.now()));
+    while (status === 'pending') {
+      if (current()?.phase === 'charging') {
+        // A charge is on the wire: its outcome wins over the clock (late success is kept).
+        await condition(() => current()?.phase !== 'charging' || status !== 'pending');
+        continue;
+      }
+      const remaining = expiresAt - Date.now();
+      if (remaining > 0) {
+        await condition(() => status !== 'pending' || current()?.phase === 'charging', remaining);
+        continue;
+      }
+      const open = current();
+      if (open?.chargeId) lateAttempts.set(open.chargeId, open);
+      attempt = null;
+      await cancel('expired');
+    }
+  }
+
+  if (status === 'canceled') {
+    // Anything the customer started before the cancel may still be confirmed by the gateway.
+    if (lateAttempts.size > 0) await condition(() => lateAttempts.size === 0, LATE_OUTCOME_GRACE_MS);
+    await condition(allHandlersFinished);
+    await writes;
+    return view();
+  }
+
+  // Success: the workflow now owns the refundable balance for the refund window.
+  const refundDeadline = new Date(succeededAt!).getTime() + REFUND_WINDOW_MS;
+  while (Date.now() < refundDeadline) {
+    const timedOut = !(await condition(() => workflowInfo().continueAsNewSuggested, refundDeadline - Date.now()));
+    if (timedOut) break;
+    await condition(allHandlersFinished);
+    await writes;
+    await continueAsNew<typeof paymentIntentWorkflow>({
+      ...input,
+      carried: {
+        status,
+        version,
+        paid,
+        reserved: balance!.reserved,
+        refundKeys,
+        refundStarted: [...startedRefunds],
+        refundSettled: [...settledRefunds],
+        succeededAt,
+        canceledAt,
+        cancellationReason,
+        amountRefunded,
+      },
+    });
+  }
+  await condition(allHandlersFinished);
+  await writes;
+  return view();
+}

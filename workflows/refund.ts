@@ -1,0 +1,171 @@
+import { condition, getExternalWorkflowHandle, log, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { RefundOutcome } from '../activities/gateway/types';
+import { formatMoney } from '../domain/money';
+import { LATE_OUTCOME_WINDOW_SECONDS, pollDelayMs, type RefundStatus } from '../domain/refund';
+import { emitEvent } from './emit-event';
+import { refundOutcomeSignal, refundSettledSignal, refundStateQuery, SA, type RefundInput, type RefundState } from './definitions';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
+const gateway = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumInterval: '1m' } });
+
+/** One workflow per refund; its id is the `re_` id. It owns the refund's state and its SLA timer. */
+export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
+  let status: RefundStatus = 'pending';
+  let version = 1; // version 1 was written by the payment intent's workflow when it admitted the refund
+  let gatewayTransactionId: string | null = null;
+  let failureCode: string | null = null;
+  let lateOutcome: { status: string; at: string; gateway_transaction_id?: string } | null = null;
+  let pushed: RefundOutcome | null = null;
+  const deadline = new Date(input.createdAt).getTime() + input.slaSeconds * 1000;
+
+  setHandler(refundOutcomeSignal, ({ outcome }) => {
+    pushed = outcome;
+  });
+  setHandler(refundStateQuery, () => ({
+    refund: input.id,
+    status,
+    amount: input.amount,
+    currency: input.currency,
+    gateway_transaction_id: gatewayTransactionId,
+    sla_expires_at: new Date(deadline).toISOString(),
+    late_outcome: lateOutcome ? lateOutcome.status : null,
+  }));
+  const describe = () =>
+    setCurrentDetails(
+      `**${formatMoney(input.amount, input.currency)}** refund of ${input.paymentIntent} · ${status}` +
+        `\n\nSLA ends ${new Date(deadline).toISOString()}${gatewayTransactionId ? ` · gateway ${gatewayTransactionId}` : ''}` +
+        (lateOutcome ? `\n\nlate gateway outcome after cancel: ${lateOutcome.status} at ${lateOutcome.at}` : ''),
+    );
+  describe();
+
+  let writes: Promise<unknown> = Promise.resolve();
+  const persist = () => {
+    version += 1;
+    const patch = {
+      id: input.id,
+      version,
+      status,
+      gateway_transaction_id: gatewayTransactionId,
+      failure_code: failureCode,
+      late_outcome: lateOutcome,
+      updated_at: new Date().toISOString(),
+    };
+    writes = writes.then(() => store.saveRefund(patch));
+    return writes;
+  };
+
+  const finish = async (next: 'success' | 'canceled') => {
+    status = next;
+    upsertSearchAttributes([{ key: SA.RefundStatus, value: status }]);
+    describe();
+    await persist();
+    // The payment's workflow owns the balance: tell it whether the reserved amount is spent or free again.
+    await getExternalWorkflowHandle(input.paymentIntent).signal(refundSettledSignal, { refundId: input.id, status: next });
+    const retrieved = {
+      refund: input.id,
+      payment_intent: input.paymentIntent,
+      status,
+      amount: input.amount,
+      currency: input.currency,
+      created_at: input.createdAt,
+      gateway_transaction_id: gatewayTransactionId,
+    };
+    await emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type: next === 'success' ? 'refund.success' : 'refund.canceled',
+      objectId: input.id,
+      source: { kind: 'refund', id: input.id },
+      data: retrieved,
+      endpoints: input.webhooks,
+    });
+  };
+
+  const request = {
+    tenantId: input.tenantId,
+    connectorId: input.connector,
+    chargeId: input.chargeId,
+    amount: input.amount,
+    currency: input.currency,
+    idempotencyKey: input.id,
+    callbackUrl: input.callbackUrl,
+    reference: input.id,
+  };
+
+  // Submit, then wait for the outcome: the callback when it comes, a status poll when it does not.
+  let outcome: RefundOutcome | null = null;
+  const submitted = gateway.refundCharge(request).then((o: RefundOutcome) => (outcome = o));
+  await condition(() => outcome !== null || pushed !== null, Math.max(0, deadline - Date.now()));
+  // Signals and the submit promise change these between awaits: read them through a function.
+  const latest = (): RefundOutcome | null => pushed ?? outcome;
+  const first = latest();
+  let gatewayRefundId: string | null = first ? refundIdOf(first) : null;
+  let polls = 0;
+  while (status === 'pending' && Date.now() < deadline) {
+    const current: RefundOutcome | null = latest();
+    if (current && current.status === 'succeeded') {
+      gatewayTransactionId = current.refundId;
+      await finish('success');
+      break;
+    }
+    if (current && current.status === 'rejected') {
+      failureCode = current.failureCode;
+      await finish('canceled');
+      break;
+    }
+    if (current && current.status === 'pending') gatewayRefundId = current.refundId;
+    pushed = null;
+    outcome = null;
+    const wait = Math.min(pollDelayMs(polls), deadline - Date.now());
+    if (await condition(() => pushed !== null, Math.max(0, wait))) continue;
+    if (gatewayRefundId && Date.now() < deadline) {
+      polls += 1;
+      outcome = await gateway.refundStatus({ tenantId: input.tenantId, connectorId: input.connector, refundId: gatewayRefundId });
+    }
+  }
+
+  if (status === 'pending') {
+    // The SLA passed: cancel, give the amount back to the payment, and tell the merchant.
+    failureCode = 'sla_timeout';
+    await finish('canceled');
+    // Keep listening for a while: a late success is money that left, and operators must see it.
+    const until = Date.now() + LATE_OUTCOME_WINDOW_SECONDS * 1000;
+    let lastPoll = 0;
+    while (Date.now() < until && lateOutcome === null) {
+      const got = await condition(() => pushed !== null, Math.min(pollDelayMs(4 + lastPoll), until - Date.now()));
+      let late: RefundOutcome | null = got ? latest() : null;
+      if (!late && gatewayRefundId) {
+        lastPoll += 1;
+        late = await gateway.refundStatus({ tenantId: input.tenantId, connectorId: input.connector, refundId: gatewayRefundId });
+      }
+      pushed = null;
+      if (late && late.status !== 'pending') {
+        lateOutcome = {
+          status: late.status,
+          at: new Date().toISOString(),
+          ...(late.status === 'succeeded' ? { gateway_transaction_id: late.refundId } : {}),
+        };
+        log.warn('gateway outcome arrived after the refund was canceled', { refund: input.id, outcome: late.status });
+        describe();
+        await persist();
+      }
+    }
+  }
+  void submitted.catch(() => undefined);
+  await writes;
+  return {
+    refund: input.id,
+    status,
+    amount: input.amount,
+    currency: input.currency,
+    gateway_transaction_id: gatewayTransactionId,
+    sla_expires_at: new Date(deadline).toISOString(),
+    late_outcome: lateOutcome?.status ?? null,
+  };
+}
+
+function refundIdOf(o: RefundOutcome): string | null {
+  return 'refundId' in o && o.refundId ? o.refundId : null;
+}
