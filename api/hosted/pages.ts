@@ -245,22 +245,29 @@ ${securedFooter}
   return shell({ title: `${copy.title} · ${view.merchantName}`, assets: opts.assets, bodyClass: 'layout-hosted', withScript: false }, body);
 }
 
-/** One page for every "you may not see this" case: unknown intent, wrong or missing secret or key. */
-export function notFoundPage(assets: PageAssets): string {
+/** A page that only says something: the "not found" answer and the "unavailable" one. */
+export function messagePage(assets: PageAssets, copy: { title: string; message: string }): string {
   const body = html`<div class="page">
 <main class="checkout">
 <div class="panel">
 <section class="outcome tone-neutral" aria-labelledby="outcome-title">
   <div class="outcome-icon"><span class="oi oi-neutral">${ICONS.alert}</span></div>
-  <h1 id="outcome-title" class="outcome-title">Payment not found</h1>
-  <p class="outcome-message">This payment link is invalid or incomplete. Check the link you were given, or contact the merchant.</p>
+  <h1 id="outcome-title" class="outcome-title">${copy.title}</h1>
+  <p class="outcome-message">${copy.message}</p>
 </section>
 </div>
 ${securedFooter}
 </main>
 </div>`;
-  return shell({ title: 'Payment not found', assets, bodyClass: 'layout-hosted', withScript: false }, body);
+  return shell({ title: copy.title, assets, bodyClass: 'layout-hosted', withScript: false }, body);
 }
+
+/** One page for every "you may not see this" case: unknown intent, wrong or missing secret or key. */
+export const NOT_FOUND_COPY = {
+  title: 'Payment not found',
+  message: 'This payment link is invalid or incomplete. Check the link you were given, or contact the merchant.',
+};
+export const UNAVAILABLE_COPY = { title: 'Temporarily unavailable', message: 'We cannot load this payment right now. Please try again in a moment.' };
 
 /** A pretend shop page that embeds the form the way a merchant would (GET /demo/embedded). */
 export function demoShopPage(opts: { assets: PageAssets; paymentIntent: string; publishableKey: string }): string {

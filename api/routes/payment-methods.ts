@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import { publicBaseUrl } from '../hosted/public-url';
+import { publicBaseUrl } from '../payment-intents/service';
 import { serveAsset, staticAsset, type StaticAsset } from '../hosted/static-asset';
 import { LOGO_PATH, PAYMENT_METHOD_NAMES, paymentMethodEntry, paymentMethodEntrySchema } from '../payment-methods/catalog';
 import { logoSvg } from '../payment-methods/logos';
@@ -22,16 +22,16 @@ function listingBody(listing: MethodListing, baseUrl: string) {
 
 // The version history names the listing both /payment-methods and /payment-forms; both are served by the
 // same handler so a merchant on either spelling gets the same answer.
-const listDefault = async ({ deps, auth, ctx }: RouteInput<unknown, unknown, unknown>) => ({
+const listDefault = async ({ deps, auth }: RouteInput<unknown, unknown, unknown>) => ({
   status: 200,
-  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), publicBaseUrl(deps.config, ctx)),
+  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), publicBaseUrl(deps)),
 });
 
-const listForm = async ({ deps, auth, ctx, params }: RouteInput<z.infer<typeof formParams>, unknown, unknown>) => {
+const listForm = async ({ deps, auth, params }: RouteInput<z.infer<typeof formParams>, unknown, unknown>) => {
   const listing = await formPaymentMethods(deps.mongo, auth.tenantId, params.payment_form);
   // Another tenant's form is answered exactly like an unknown one: ids of others are never confirmed.
   if (!listing) throw notFound('payment form', params.payment_form, 'payment_form');
-  return { status: 200, body: listingBody(listing, publicBaseUrl(deps.config, ctx)) };
+  return { status: 200, body: listingBody(listing, publicBaseUrl(deps)) };
 };
 
 const common = { versions: ['v202607'] as const, auth: 'secret' as const, tags: ['Payment methods'] };

@@ -12,7 +12,7 @@ export default async function globalSetup(): Promise<void> {
     dataDir: path.join(dir, 'data'),
     logDir: path.join(dir, 'logs'),
     temporalDb: 'fast',
-    env: { WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s', LOG_LEVEL: 'info' },
+    env: { WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s', LOG_LEVEL: 'info', REGIONS: 'eu,us' },
   });
   const info = {
     dir,

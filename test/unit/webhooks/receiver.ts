@@ -1,0 +1,42 @@
+// A real HTTP receiver on 127.0.0.1 for the webhook tests: records what arrives and answers as told.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface Receiver {
+  port: number;
+  url(path?: string, host?: string): string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer: (req: Received, res: ServerResponse) => void = (_r, res) => res.end('ok')): Promise<Receiver> {
+  const received: Received[] = [];
+  const server: Server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const r = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(r);
+      answer(r, res);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: (path = '/hook', host = '127.0.0.1') => `http://${host}:${port}${path}`,
+    received,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
