@@ -43,6 +43,10 @@ export function parseInstant(raw: string): { at: Date; precisionMs: number } | n
   if (/^\d{1,11}$/.test(s)) return { at: new Date(Number(s) * 1000), precisionMs: 1000 };
   const m = ISO_RE.exec(s);
   if (!m) return null;
+  // Date.parse rolls 2026-02-30 over to March; a date that is not on the calendar is refused instead.
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
   const hasTime = m[4] !== undefined;
   // A date-time without a zone is read as UTC, so the answer does not depend on the server's zone.
   const text = hasTime && !m[8] ? `${s}Z` : s;

@@ -100,7 +100,7 @@ function summary(view: CheckoutView) {
   <dl class="summary-details">
     <div><dt>Reference</dt><dd class="mono">${view.intent._id}</dd></div>
     ${view.intent.status === 'pending'
-      ? html`<div><dt>Pay before</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${expires.toISOString().slice(11, 16)} UTC</time></dd></div>`
+      ? html`<div id="pay-before"><dt>Pay before</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${expires.toISOString().slice(11, 16)} UTC</time></dd></div>`
       : null}
   </dl>
 </section>`;
@@ -148,7 +148,7 @@ function cardForm(view: CheckoutView) {
       <label for="card-cvc">CVC</label>
       <input id="card-cvc" type="text" inputmode="numeric" autocomplete="cc-csc" autocorrect="off" spellcheck="false"
         placeholder="123" maxlength="4" required aria-describedby="card-cvc-hint card-cvc-error">
-      <p class="field-hint" id="card-cvc-hint">3 digits on the back, 4 on the front for Amex</p>
+      <p class="visually-hidden" id="card-cvc-hint">3 digits on the back, 4 on the front for Amex</p>
       <p class="field-error" id="card-cvc-error"></p>
     </div>
   </div>

@@ -277,6 +277,7 @@
     if (ended) return;
     ended = true;
     var c = config.copy[kind];
+    if ($('pay-before')) $('pay-before').hidden = true;
     showOutcome(c.tone, c.title, c.message);
     setStatus(c.title);
     announce({ status: kind });

@@ -1,0 +1,54 @@
+import { api, createMerchant, type Merchant } from './harness';
+
+let m: Merchant;
+beforeAll(async () => {
+  m = await createMerchant();
+});
+
+test('upsert by reference creates, then partially updates', async () => {
+  const ref = `c-${Date.now()}`;
+  const a = await api.post('/v202607/customers', { reference: ref, first_name: 'Ada', email: 'ada@example.com' }, m.secretKey);
+  expect(a.status).toBe(201);
+  expect(a.body).toMatchObject({ customer: expect.stringMatching(/^cus_eu_/), reference: ref, first_name: 'Ada', resource_created: true });
+  const b = await api.post('/v202607/customers', { reference: ref, last_name: 'Lovelace' }, m.secretKey);
+  expect(b.status).toBe(200);
+  expect(b.body).toMatchObject({ customer: a.body.customer, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', resource_created: false });
+});
+
+test('no reference always creates', async () => {
+  const a = await api.post('/v202607/customers', { first_name: 'X' }, m.secretKey);
+  const b = await api.post('/v202607/customers', { first_name: 'X' }, m.secretKey);
+  expect(a.body.customer).not.toBe(b.body.customer);
+});
+
+test('retrieve, update, list, delete', async () => {
+  const c = (await api.post('/v202607/customers', { reference: `r-${Date.now()}`, email: 'z@example.com' }, m.secretKey)).body;
+  expect((await api.get(`/v202607/customers/${c.customer}`, m.secretKey)).body).toMatchObject({ customer: c.customer, email: 'z@example.com' });
+  const u = await api.post(`/v202607/customers/${c.customer}`, { phone_number: '+4915112345678' }, m.secretKey);
+  expect(u.body).toMatchObject({ email: 'z@example.com', phone_number: '+4915112345678' });
+  const byEmail = await api.get('/v202607/customers?email=z@example.com', m.secretKey);
+  expect(byEmail.body.data.map((x: any) => x.customer)).toContain(c.customer);
+  const pi = await api.post('/v202607/payment-intents', { amount: 100, currency: 'EUR', customer: c.customer }, m.secretKey);
+  expect(pi.body.customer).toBe(c.customer);
+  expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
+  expect((await api.get(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
+  expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.customer).toBe(c.customer);
+  expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
+});
+
+test('inline customer on intent create is reconciled by reference', async () => {
+  const ref = `inline-${Date.now()}`;
+  const a = await api.post('/v202607/payment-intents', { amount: 1, currency: 'EUR', customer: { reference: ref, first_name: 'A' } }, m.secretKey);
+  const b = await api.post('/v202607/payment-intents', { amount: 1, currency: 'EUR', customer: { reference: ref, email: 'a@example.com' } }, m.secretKey);
+  expect(b.body.customer).toBe(a.body.customer);
+  expect((await api.get(`/v202607/customers/${a.body.customer}`, m.secretKey)).body).toMatchObject({ first_name: 'A', email: 'a@example.com' });
+});
+
+test("another tenant's customer is a 404 everywhere", async () => {
+  const other = await createMerchant();
+  const c = (await api.post('/v202607/customers', { first_name: 'Hidden' }, other.secretKey)).body;
+  expect((await api.get(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
+  expect((await api.post(`/v202607/customers/${c.customer}`, { first_name: 'x' }, m.secretKey)).status).toBe(404);
+  expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
+  expect((await api.post('/v202607/payment-intents', { amount: 1, currency: 'EUR', customer: c.customer }, m.secretKey)).status).toBe(400);
+});

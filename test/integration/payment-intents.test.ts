@@ -1,0 +1,216 @@
+import { admin, api, createMerchant, eventually, pay, type Merchant } from './harness';
+
+let m: Merchant;
+beforeAll(async () => {
+  m = await createMerchant();
+});
+
+const create = (body: Record<string, unknown>, key = m.secretKey, version = 'v202607') => api.post(`/${version}/payment-intents`, body, key);
+
+describe('create', () => {
+  test('answers the spec fields, with the hosted page url and expires_at = creation + timeout', async () => {
+    const before = Date.now();
+    const r = await create({ amount: 10025, currency: 'EUR', timeout: 600, return_url: 'https://shop.example/done' });
+    expect(r.status).toBe(201);
+    expect(Object.keys(r.body).sort()).toEqual(['amount', 'currency', 'expires_at', 'payment_intent', 'resource_created', 'status', 'url'].sort());
+    expect(r.body.url).toMatch(new RegExp(`/pay/${r.body.payment_intent}\\?client_secret=pics_`));
+    const expires = new Date(r.body.expires_at).getTime();
+    expect(expires).toBeGreaterThanOrEqual(before + 600_000 - 1000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 600_000);
+  });
+  test('defaults timeout to 1800 s', async () => {
+    const r = await create({ amount: 1, currency: 'EUR' });
+    const got = await api.get(`/v202607/payment-intents/${r.body.payment_intent}`, m.secretKey);
+    expect(new Date(r.body.expires_at).getTime() - new Date(got.body.created_at).getTime()).toBe(1800_000);
+  });
+  test.each([
+    [{ amount: -1, currency: 'EUR' }, 'amount'],
+    [{ amount: 1.5, currency: 'EUR' }, 'amount'],
+    [{ amount: 1, currency: 'EURO' }, 'currency'],
+    [{ amount: 1, currency: 'XXY' }, 'currency'],
+    [{ amount: 1, currency: 'EUR', timeout: 0 }, 'timeout'],
+    [{ amount: 1, currency: 'EUR', metadata: { k: 1 } }, 'metadata[k]'],
+    [{ amount: 1, currency: 'EUR', customer: 'cus_eu_doesnotexist0000' }, 'customer'],
+    [{ amount: 1, currency: 'EUR', webhooks: [{ url: 'https://x.example', events: ['nope'] }] }, 'webhooks[0][events][0]'],
+  ])('refuses %j naming %s', async (body, param) => {
+    const r = await create(body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe(param);
+  });
+  test('zero is a valid amount', async () => expect((await create({ amount: 0, currency: 'EUR' })).status).toBe(201));
+});
+
+describe('idempotency', () => {
+  test('the same key returns the same intent with resource_created false', async () => {
+    const a = await create({ amount: 500, currency: 'EUR', idempotency_key: 'order-1' });
+    const b = await create({ amount: 500, currency: 'EUR', idempotency_key: 'order-1' });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual({ ...a.body, resource_created: false });
+  });
+  test('50 concurrent identical creates make exactly one intent and one workflow', async () => {
+    const key = `burst-${Date.now()}`;
+    const replies = await Promise.all(Array.from({ length: 50 }, () => create({ amount: 700, currency: 'EUR', idempotency_key: key })));
+    expect(replies.every((r) => r.status === 200 || r.status === 201)).toBe(true);
+    const ids = new Set(replies.map((r) => r.body.payment_intent));
+    expect(ids.size).toBe(1);
+    expect(replies.filter((r) => r.body.resource_created === true)).toHaveLength(1);
+    const list = await api.get('/v202607/payment-intents?limit=100&currency=EUR', m.secretKey);
+    expect(list.body.data.filter((d: any) => d.payment_intent === [...ids][0])).toHaveLength(1);
+    // and the one workflow runs: the intent is payable
+    expect((await pay([...ids][0]!, m.publishableKey)).body.status).toBe('success');
+  });
+  test('keys are per tenant', async () => {
+    const other = await createMerchant();
+    const a = await create({ amount: 1, currency: 'EUR', idempotency_key: 'shared-key' });
+    const b = await create({ amount: 1, currency: 'EUR', idempotency_key: 'shared-key' }, other.secretKey);
+    expect(b.status).toBe(201);
+    expect(b.body.payment_intent).not.toBe(a.body.payment_intent);
+  });
+});
+
+describe('cancel', () => {
+  test('a pending intent is canceled: 200 with the retrieve shape', async () => {
+    const pi = await create({ amount: 300, currency: 'EUR' });
+    const r = await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/cancel`, undefined, m.secretKey);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ payment_intent: pi.body.payment_intent, status: 'canceled', amount: 300, created_at: expect.any(String) });
+    await eventually(async () => ((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.status === 'canceled' ? true : undefined));
+  });
+  test('canceling twice, or a paid intent, is 409', async () => {
+    const pi = await create({ amount: 300, currency: 'EUR' });
+    await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/cancel`, undefined, m.secretKey);
+    expect((await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/cancel`, undefined, m.secretKey)).status).toBe(409);
+    const paid = await create({ amount: 300, currency: 'EUR' });
+    await pay(paid.body.payment_intent, m.publishableKey);
+    const r = await api.post(`/v202607/payment-intents/${paid.body.payment_intent}/cancel`, undefined, m.secretKey);
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('payment_intent_unexpected_state');
+  });
+  test('an unknown intent is 404', async () => {
+    expect((await api.post('/v202607/payment-intents/pi_eu_unknown0000000000000/cancel', undefined, m.secretKey)).status).toBe(404);
+  });
+  test('an intent expires by itself after its timeout and cannot be paid then', async () => {
+    const pi = await create({ amount: 300, currency: 'EUR', timeout: 1 });
+    await eventually(async () => ((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.status === 'canceled' ? true : undefined), 10_000);
+    expect((await pay(pi.body.payment_intent, m.publishableKey)).status).toBe(409);
+  });
+});
+
+describe('attempts', () => {
+  test('a declined card keeps the intent pending; a good one then succeeds', async () => {
+    const pi = await create({ amount: 900, currency: 'EUR' });
+    const failed = await pay(pi.body.payment_intent, m.publishableKey, 'tok_insufficient_funds');
+    expect(failed.body).toEqual({ payment_intent: pi.body.payment_intent, status: 'failed', failure_code: 'insufficient_funds' });
+    expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.status).toBe('pending');
+    expect((await pay(pi.body.payment_intent, m.publishableKey)).body.status).toBe('success');
+  });
+  test('3DS returns a redirect to the challenge', async () => {
+    const pi = await create({ amount: 900, currency: 'EUR' });
+    const r = await pay(pi.body.payment_intent, m.publishableKey, 'tok_3ds');
+    expect(r.body).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', url: expect.stringContaining('/3ds/') } });
+  });
+  test('an async charge settles by the gateway callback', async () => {
+    const pi = await create({ amount: 900, currency: 'EUR' });
+    expect((await pay(pi.body.payment_intent, m.publishableKey, 'tok_async')).body.status).toBe('pending');
+    await eventually(async () => ((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.status === 'success' ? true : undefined), 10_000);
+  });
+  test('save_payment_method stores a saved card', async () => {
+    const pi = await create({ amount: 900, currency: 'EUR', customer: { reference: `saver-${Date.now()}` } });
+    const r = await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+    expect(r.body).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+  });
+  test('the client secret in url authorizes attempts for that intent only', async () => {
+    const a = await create({ amount: 900, currency: 'EUR' });
+    const b = await create({ amount: 900, currency: 'EUR' });
+    const secretA = new URL(a.body.url).searchParams.get('client_secret')!;
+    const onB = await api.post(`/v202607/payment-intents/${b.body.payment_intent}/attempts`, { token: 'tok_success' }, secretA);
+    expect(onB.status).toBe(401);
+    const onA = await api.post(`/v202607/payment-intents/${a.body.payment_intent}/attempts`, { token: 'tok_success' }, secretA);
+    expect(onA.body.status).toBe('success');
+  });
+  test("another tenant's publishable key cannot pay this intent", async () => {
+    const other = await createMerchant();
+    const pi = await create({ amount: 900, currency: 'EUR' });
+    expect((await pay(pi.body.payment_intent, other.publishableKey)).status).toBe(404);
+  });
+});
+
+describe('list', () => {
+  let shop: Merchant;
+  const ids: string[] = [];
+  beforeAll(async () => {
+    shop = await createMerchant();
+    for (let i = 0; i < 7; i += 1) ids.push((await create({ amount: 100 + i, currency: i % 2 ? 'USD' : 'EUR' }, shop.secretKey)).body.payment_intent);
+  });
+  const list = (q: string) => api.get(`/v202607/payment-intents${q}`, shop.secretKey);
+  test('newest first with has_more', async () => {
+    const r = await list('?limit=3');
+    expect(r.body.data.map((d: any) => d.payment_intent)).toEqual(ids.slice(-3).reverse());
+    expect(r.body.has_more).toBe(true);
+    expect(Object.keys(r.body.data[0]).sort()).toEqual(['amount', 'created_at', 'currency', 'payment_intent', 'status']);
+  });
+  test('starting_after and ending_before walk the pages both ways', async () => {
+    const first = await list('?limit=3');
+    const second = await list(`?limit=3&starting_after=${first.body.data[2].payment_intent}`);
+    expect(second.body.data.map((d: any) => d.payment_intent)).toEqual(ids.slice(1, 4).reverse());
+    const back = await list(`?limit=3&ending_before=${second.body.data[0].payment_intent}`);
+    expect(back.body.data.map((d: any) => d.payment_intent)).toEqual(first.body.data.map((d: any) => d.payment_intent));
+    const last = await list(`?limit=3&starting_after=${ids[1]}`);
+    expect(last.body).toEqual({ data: [expect.objectContaining({ payment_intent: ids[0] })], has_more: false });
+  });
+  test('an empty page', async () => {
+    expect((await list(`?starting_after=${ids[0]}`)).body).toEqual({ data: [], has_more: false });
+  });
+  test('filters by currency and status', async () => {
+    expect((await list('?currency=usd')).body.data).toHaveLength(3);
+    expect((await list('?status=success')).body.data).toHaveLength(0);
+  });
+  test('filters by created range in Unix seconds and ISO 8601', async () => {
+    const all = (await list('?limit=100')).body.data;
+    const oldest = all[all.length - 1].created_at;
+    const sec = Math.floor(new Date(oldest).getTime() / 1000);
+    expect((await list(`?created[gte]=${sec}&limit=100`)).body.data).toHaveLength(7);
+    expect((await list(`?created[lt]=${encodeURIComponent(new Date(new Date(oldest).getTime() - 60_000).toISOString())}`)).body.data).toHaveLength(0);
+  });
+  test.each(['?limit=0', '?limit=101', '?limit=abc', '?status=paid', '?created[foo]=1'])('refuses %s', async (q) => {
+    expect((await list(q)).status).toBe(400);
+  });
+  test("a foreign cursor is refused like an unknown one", async () => {
+    const r = await api.get(`/v202607/payment-intents?starting_after=${ids[0]}`, m.secretKey);
+    expect(r.status).toBe(400);
+  });
+});
+
+describe('v202608', () => {
+  test('pins to a live connector of the tenant', async () => {
+    const r = await create({ amount: 100, currency: 'EUR', connector: m.connector }, m.secretKey, 'v202608');
+    expect(r.status).toBe(201);
+  });
+  test("a pin to another tenant's target is 400 and reads like an unknown one", async () => {
+    const other = await createMerchant();
+    const foreign = await create({ amount: 100, currency: 'EUR', connector: other.connector }, m.secretKey, 'v202608');
+    const unknown = await create({ amount: 100, currency: 'EUR', connector: 'con_eu_unknown0000000000000' }, m.secretKey, 'v202608');
+    expect(foreign.status).toBe(400);
+    expect(unknown.status).toBe(400);
+    expect(foreign.body.error.code).toBe(unknown.body.error.code);
+  });
+  test('a pin to a connector that is not live is 400', async () => {
+    const test = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: false });
+    expect((await create({ amount: 100, currency: 'EUR', connector: test.body.connector }, m.secretKey, 'v202608')).status).toBe(400);
+  });
+  test('at most one pin', async () => {
+    const orc = await admin.post(`/admin/tenants/${m.tenant}/orchestrators`, { connectors: [m.connector] });
+    const r = await create({ amount: 100, currency: 'EUR', connector: m.connector, orchestrator: orc.body.orchestrator }, m.secretKey, 'v202608');
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('pin_conflict');
+  });
+  test('inline customer address is accepted on v202608 only', async () => {
+    const customer = { reference: `addr-${Date.now()}`, address: { line1: '1 Main St', city: 'Berlin', country: 'DE' } };
+    expect((await create({ amount: 100, currency: 'EUR', customer }, m.secretKey, 'v202608')).status).toBe(201);
+    expect((await create({ amount: 100, currency: 'EUR', customer }, m.secretKey, 'v202607')).status).toBe(400);
+  });
+  test('GET on v202608 falls back to v202607', async () => {
+    expect((await api.get('/v202608/payment-intents', m.secretKey)).status).toBe(200);
+  });
+});

@@ -1,0 +1,192 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { DeliveryAttemptInput, DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
+import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
+import { SA, WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/definitions';
+import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+
+// The delivery workflow in virtual time. Activities are scripted here: this layer pins down the schedule
+// (each attempt's time, to the second), when it stops, and what it records. The activities themselves are
+// tested against real HTTP receivers in test/unit/webhooks.
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await createWorkflowTestEnv();
+}, 60_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+type Answer = Partial<SendWebhookResult> | (() => never);
+
+const ok = (statusCode = 200): Answer => ({ outcome: 'delivered', statusCode, error: null });
+const fail = (statusCode = 500, retryAfterMs: number | null = null): Answer => ({ outcome: 'failed', statusCode, error: `http_${statusCode}`, retryAfterMs });
+
+interface Run {
+  result: WebhookDeliveryResult;
+  /** Start of each attempt, in whole seconds after the first one. */
+  offsets: number[];
+  sends: SendWebhookInput[];
+  records: DeliveryAttemptInput[];
+  status: unknown;
+  details: string;
+  history: Awaited<ReturnType<ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>['fetchHistory']>>;
+}
+
+let n = 0;
+
+/** Runs one delivery whose nth attempt gets answers[n] (the last answer repeats). */
+async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Promise<Run> {
+  const times: number[] = [];
+  const sends: SendWebhookInput[] = [];
+  const records: DeliveryAttemptInput[] = [];
+  const activities = {
+    async deliveryPlan(): Promise<DeliveryPlan> {
+      return { waitsMs: opts.waitsMs ?? [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 };
+    },
+    async sendWebhook(i: SendWebhookInput): Promise<SendWebhookResult> {
+      const now = await env.currentTimeMs();
+      times.push(now);
+      sends.push(i);
+      const a = answers[Math.min(sends.length - 1, answers.length - 1)]!;
+      if (typeof a === 'function') a();
+      return { attemptedAt: new Date(now).toISOString(), statusCode: null, latencyMs: 40, error: null, outcome: 'failed', permanent: false, retryAfterMs: null, ...a };
+    },
+    async recordDeliveryAttempt(r: DeliveryAttemptInput): Promise<void> {
+      records.push(r);
+    },
+  };
+  const taskQueue = `webhooks-${++n}`;
+  const input: WebhookDeliveryInput = {
+    eventId: `evt_eu_test${n}`,
+    eventType: 'payment.success',
+    tenantId: 'ten_eu_test',
+    url: 'https://hooks.example.com/payorch',
+    endpointIndex: 0,
+    secretRef: 'whs_eu_test#0',
+    source: { kind: 'payment_intent', id: 'pi_eu_test' },
+    body: `{"id":"evt_eu_test${n}","type":"payment.success","created_at":"2026-01-01T00:00:00.000Z","data":{"amount":2500}}`,
+    format: 'envelope',
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  return worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+      workflowId: `${input.eventId}-0`,
+      taskQueue,
+      args: [input],
+      typedSearchAttributes: [
+        { key: SA.TenantId, value: input.tenantId },
+        { key: SA.DeliveryStatus, value: 'pending' },
+      ],
+    });
+    const result = await handle.result();
+    const status = (await handle.describe()).typedSearchAttributes.get(SA.DeliveryStatus);
+    const meta = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    const offsets = times.map((t) => Math.round((t - times[0]!) / 1000));
+    for (const s of sends) {
+      // At-least-once: every attempt carries the same event id and the same bytes.
+      expect(s).toMatchObject({ eventId: input.eventId, body: input.body, url: input.url, secretRef: input.secretRef, deliveryId: `${input.eventId}-0` });
+    }
+    return { result, offsets, sends, records, status, details: meta.currentDetails ?? '', history: await handle.fetchHistory() };
+  });
+}
+
+const S = 1;
+const M = 60;
+const H = 3600;
+
+test('a receiver that never answers 2xx gets the whole default schedule, to the second, then the delivery fails at 3 days', async () => {
+  const run = await deliver([fail(500)]);
+  expect(run.offsets).toEqual([
+    0,
+    5 * S,
+    5 * M + 5 * S,
+    35 * M + 5 * S,
+    2 * H + 35 * M + 5 * S,
+    7 * H + 35 * M + 5 * S,
+    17 * H + 35 * M + 5 * S,
+    31 * H + 35 * M + 5 * S,
+    51 * H + 35 * M + 5 * S,
+    72 * H,
+  ]);
+  expect(run.result).toEqual({ status: 'failed', attempts: 10 });
+  expect(run.status).toBe('failed');
+  expect(run.records.map((r) => r.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  expect(run.records.map((r) => r.final)).toEqual([null, null, null, null, null, null, null, null, null, 'failed']);
+  expect(run.records[0]).toMatchObject({ statusCode: 500, error: 'http_500', outcome: 'failed', latencyMs: 40, url: 'https://hooks.example.com/payorch' });
+  expect(run.details).toContain('failed: no retry left within the window after 10 attempts');
+  expect(run.details).toContain('| 10 |');
+});
+
+test('success on the fourth attempt ends the delivery as delivered', async () => {
+  const run = await deliver([fail(502), fail(504), { outcome: 'failed', statusCode: null, error: 'timeout: no response within 10000 ms' }, ok(204)]);
+  expect(run.offsets).toEqual([0, 5, 305, 2105]);
+  expect(run.result).toEqual({ status: 'delivered', attempts: 4 });
+  expect(run.status).toBe('delivered');
+  expect(run.records.map((r) => [r.attempt, r.outcome, r.final])).toEqual([
+    [1, 'failed', null],
+    [2, 'failed', null],
+    [3, 'failed', null],
+    [4, 'delivered', 'delivered'],
+  ]);
+  expect(run.details).toContain('delivered on attempt 4 (204)');
+});
+
+test('an immediate 2xx is one attempt', async () => {
+  const run = await deliver([ok()]);
+  expect(run.result).toEqual({ status: 'delivered', attempts: 1 });
+  expect(run.records).toHaveLength(1);
+});
+
+test('410 Gone stops retrying that endpoint', async () => {
+  const run = await deliver([fail(500), { outcome: 'gone', statusCode: 410, error: 'http_410' }, ok()]);
+  expect(run.offsets).toEqual([0, 5]);
+  expect(run.result).toEqual({ status: 'gone', attempts: 2 });
+  expect(run.status).toBe('gone');
+  expect(run.records.at(-1)).toMatchObject({ outcome: 'gone', final: 'gone' });
+});
+
+test('Retry-After on 429/503 is a floor on the wait, never a shortcut', async () => {
+  const run = await deliver([fail(503, 10 * M * 1000), fail(429, 1000), ok()]);
+  // 10 min asked instead of 5 s; then 1 s asked but the schedule's 5 min wins.
+  expect(run.offsets).toEqual([0, 10 * M, 15 * M]);
+  expect(run.result).toEqual({ status: 'delivered', attempts: 3 });
+});
+
+test('a Retry-After that reaches past the 3-day window ends the delivery', async () => {
+  const run = await deliver([fail(503, 4 * 24 * H * 1000)]);
+  expect(run.result).toEqual({ status: 'failed', attempts: 1 });
+  expect(run.records).toEqual([expect.objectContaining({ final: 'failed' })]);
+});
+
+test('a permanent error (address refused) fails the delivery at once', async () => {
+  const run = await deliver([{ outcome: 'failed', permanent: true, error: 'ssrf_refused: hooks.example.com resolves to 10.0.0.7, a private address' }]);
+  expect(run.result).toEqual({ status: 'failed', attempts: 1 });
+  expect(run.records[0]).toMatchObject({ error: expect.stringMatching(/^ssrf_refused/), final: 'failed' });
+  expect(run.details).toContain('permanent error: ssrf_refused');
+});
+
+test('an attempt activity that fails outright is a failed attempt on the same schedule, not a Temporal retry', async () => {
+  const run = await deliver([
+    () => {
+      throw ApplicationFailure.create({ message: 'secret store unreachable', nonRetryable: false });
+    },
+    ok(),
+  ]);
+  expect(run.sends).toHaveLength(2);
+  expect(run.offsets).toEqual([0, 5]);
+  expect(run.records[0]).toMatchObject({ outcome: 'failed', statusCode: null, error: 'attempt_failed: secret store unreachable' });
+  expect(run.result).toEqual({ status: 'delivered', attempts: 2 });
+});
+
+test('WEBHOOK_RETRY_SCHEDULE replaces the waits', async () => {
+  const run = await deliver([fail(500)], { waitsMs: [1000, 2000] });
+  expect(run.offsets).toEqual([0, 1, 3]);
+  expect(run.result).toEqual({ status: 'failed', attempts: 3 });
+});
+
+test('a finished delivery replays from its history without non-determinism (the schedule lives in history)', async () => {
+  const run = await deliver([fail(503, 90_000), fail(500), ok()]);
+  await expect(Worker.runReplayHistory({ workflowBundle: getWorkflowBundle() }, run.history, 'webhook-delivery-replay')).resolves.toBeUndefined();
+});
