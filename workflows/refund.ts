@@ -6,6 +6,8 @@ import { LATE_OUTCOME_WINDOW_SECONDS, pollDelayMs, type RefundStatus } from '../
 import { emitEvent } from './emit-event';
 import { refundOutcomeSignal, refundSettledSignal, refundStateQuery, SA, type RefundInput, type RefundState } from './definitions';
 
+const LATE_POLL_MS = 3_600_000;
+
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
 const gateway = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumInterval: '1m' } });
 
@@ -61,7 +63,12 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     describe();
     await persist();
     // The payment's workflow owns the balance: tell it whether the reserved amount is spent or free again.
-    await getExternalWorkflowHandle(input.paymentIntent).signal(refundSettledSignal, { refundId: input.id, status: next });
+    try {
+      await getExternalWorkflowHandle(input.paymentIntent).signal(refundSettledSignal, { refundId: input.id, status: next });
+    } catch (err) {
+      // Its refund window has closed: there is no balance left to settle. The refund's own record stands.
+      log.warn('payment intent workflow is gone; balance not updated', { paymentIntent: input.paymentIntent, error: String(err) });
+    }
     const retrieved = {
       refund: input.id,
       payment_intent: input.paymentIntent,
@@ -132,12 +139,11 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     await finish('canceled');
     // Keep listening for a while: a late success is money that left, and operators must see it.
     const until = Date.now() + LATE_OUTCOME_WINDOW_SECONDS * 1000;
-    let lastPoll = 0;
     while (Date.now() < until && lateOutcome === null) {
-      const got = await condition(() => pushed !== null, Math.min(pollDelayMs(4 + lastPoll), until - Date.now()));
+      // Hourly: this is bookkeeping for operators, not a customer waiting.
+      const got = await condition(() => pushed !== null, Math.min(LATE_POLL_MS, until - Date.now()));
       let late: RefundOutcome | null = got ? latest() : null;
       if (!late && gatewayRefundId) {
-        lastPoll += 1;
         late = await gateway.refundStatus({ tenantId: input.tenantId, connectorId: input.connector, refundId: gatewayRefundId });
       }
       pushed = null;

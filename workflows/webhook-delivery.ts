@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { SendWebhookResult } from '../activities/webhooks';
+import type { SendWebhookInput, SendWebhookResult } from '../activities/webhooks';
 import { formatDuration, nextRetryDelay, type RetryPlan } from '../domain/webhook-schedule';
 import { SA, type WebhookDeliveryInput, type WebhookDeliveryResult } from './definitions';
 
@@ -23,6 +23,8 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
 
 /** The attempt activity's own bound: the HTTP exchange's, plus room to look up the secret. */
 const ACTIVITY_MARGIN_MS = 5000;
+
+type Status = WebhookDeliveryResult['status'];
 
 interface AttemptLine {
   attempt: number;
@@ -49,74 +51,84 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         (rows.length ? `| # | at | status | latency | error |\n|---|---|---|---|---|\n${rows.join('\n')}` : ''),
     );
   };
-  const end = (status: WebhookDeliveryResult['status'], attempts: number, headline: string): WebhookDeliveryResult => {
+  const end = (status: Status, headline: string): WebhookDeliveryResult => {
     upsertSearchAttributes([{ key: SA.DeliveryStatus, value: status }]);
     describe(headline);
-    return { status, attempts };
+    return { status, attempts: lines.length };
   };
 
-  const firstAttemptAt = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    describe(`attempt ${attempt} in progress`);
+  const send = async (attempt: number): Promise<SendWebhookResult> => {
+    const req: SendWebhookInput = {
+      deliveryId,
+      attempt,
+      eventId: input.eventId,
+      tenantId: input.tenantId,
+      url: input.url,
+      ...(input.secretRef ? { secretRef: input.secretRef } : {}),
+      body: input.body,
+    };
     const startedAt = Date.now();
-    let r: SendWebhookResult;
     try {
-      r = await http.sendWebhook({
-        deliveryId,
-        attempt,
-        eventId: input.eventId,
-        tenantId: input.tenantId,
-        url: input.url,
-        ...(input.secretRef ? { secretRef: input.secretRef } : {}),
-        body: input.body,
-      });
+      return await http.sendWebhook(req);
     } catch (err) {
       if (isCancellation(err)) throw err;
       // The attempt activity itself failed (worker lost, timed out, secret store down): a failed attempt
       // like a refused connection, retried on the same schedule.
-      r = {
+      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error) : (err as Error);
+      return {
         attemptedAt: new Date(startedAt).toISOString(),
         statusCode: null,
         latencyMs: Date.now() - startedAt,
-        error: `attempt_failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+        error: `attempt_failed: ${cause.message}`,
         outcome: 'failed',
         permanent: false,
         retryAfterMs: null,
       };
     }
-    lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error });
+  };
 
-    const wait = r.outcome === 'failed' && !r.permanent ? nextRetryDelay(schedule, { attempt, elapsedMs: Date.now() - firstAttemptAt, retryAfterMs: r.retryAfterMs }) : null;
-    const final: WebhookDeliveryResult['status'] | null = r.outcome === 'delivered' ? 'delivered' : r.outcome === 'gone' ? 'gone' : wait === null ? 'failed' : null;
-    await store.recordDeliveryAttempt({
-      deliveryId,
-      tenantId: input.tenantId,
-      eventId: input.eventId,
-      url: input.url,
-      attempt,
-      attemptedAt: r.attemptedAt,
-      statusCode: r.statusCode,
-      latencyMs: r.latencyMs,
-      error: r.error,
-      outcome: r.outcome,
-      final,
-    });
+  const run = async (): Promise<WebhookDeliveryResult> => {
+    const firstAttemptAt = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      describe(`attempt ${attempt} in progress`);
+      const r = await send(attempt);
+      lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error });
 
-    if (final === 'delivered') return end('delivered', attempt, `delivered on attempt ${attempt} (${r.statusCode})`);
-    if (final === 'gone') return end('gone', attempt, `gone: the endpoint answered 410 on attempt ${attempt}; not retried`);
-    if (final === 'failed') {
-      const why = r.permanent ? `permanent error: ${r.error}` : `no retry left within the window after ${attempt} attempts`;
-      log.warn('webhook delivery failed', { deliveryId, eventId: input.eventId, attempts: attempt, error: r.error });
-      return end('failed', attempt, `failed: ${why}`);
-    }
+      const wait =
+        r.outcome === 'failed' && !r.permanent
+          ? nextRetryDelay(schedule, { attempt, elapsedMs: Date.now() - firstAttemptAt, retryAfterMs: r.retryAfterMs })
+          : null;
+      const final: Status | null = r.outcome !== 'failed' ? r.outcome : wait === null ? 'failed' : null;
+      await store.recordDeliveryAttempt({
+        deliveryId,
+        tenantId: input.tenantId,
+        eventId: input.eventId,
+        url: input.url,
+        attempt,
+        attemptedAt: r.attemptedAt,
+        statusCode: r.statusCode,
+        latencyMs: r.latencyMs,
+        error: r.error,
+        outcome: r.outcome,
+        final,
+      });
 
-    describe(`attempt ${attempt} failed; attempt ${attempt + 1} in ${formatDuration(wait!)} (at ${new Date(Date.now() + wait!).toISOString()})`);
-    try {
+      if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
+      if (final === 'gone') return end('gone', `gone: the endpoint answered 410 on attempt ${attempt}; not retried`);
+      if (final === 'failed') {
+        log.warn('webhook delivery failed', { deliveryId, eventId: input.eventId, attempts: attempt, error: r.error });
+        return end('failed', r.permanent ? `failed: permanent error: ${r.error}` : `failed: no retry left within the window after ${attempt} attempts`);
+      }
+      describe(`attempt ${attempt} failed; attempt ${attempt + 1} in ${formatDuration(wait!)} (at ${new Date(Date.now() + wait!).toISOString()})`);
       await sleep(wait!);
-    } catch (err) {
-      // Cancelled from the UI or CLI: the delivery is over and should not read as pending forever.
-      if (isCancellation(err)) end('failed', attempt, `canceled by an operator after ${attempt} attempts`);
-      throw err;
     }
+  };
+
+  try {
+    return await run();
+  } catch (err) {
+    // Canceled from the UI or CLI: the delivery is over and must not read as pending forever.
+    if (isCancellation(err)) end('failed', `canceled by an operator after ${lines.length} attempts`);
+    throw err;
   }
 }

@@ -10,5 +10,6 @@ export const ICONS = {
   success: icon('<circle cx="12" cy="12" r="10"/><path d="m7.5 12.5 3 3 6-6.5"/>', 'icon icon-outcome'),
   failure: icon('<circle cx="12" cy="12" r="10"/><path d="m15 9-6 6M9 9l6 6"/>', 'icon icon-outcome'),
   clock: icon('<circle cx="12" cy="12" r="10"/><path d="M12 7v5l3 2"/>', 'icon icon-outcome'),
+  shield: icon('<path d="M12 3 4.5 6v5.5c0 4.6 3.2 8.3 7.5 9.5 4.3-1.2 7.5-4.9 7.5-9.5V6z"/><path d="m8.8 12.2 2.3 2.3 4.2-4.6"/>', 'icon icon-outcome'),
   alert: icon('<circle cx="12" cy="12" r="10"/><path d="M12 8v5M12 16.5v.01"/>', 'icon icon-alert'),
 };

@@ -100,7 +100,7 @@ function summary(view: CheckoutView) {
   <dl class="summary-details">
     <div><dt>Reference</dt><dd class="mono">${view.intent._id}</dd></div>
     ${view.intent.status === 'pending'
-      ? html`<div id="pay-before"><dt>Pay before</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${expires.toISOString().slice(11, 16)} UTC</time></dd></div>`
+      ? html`<div id="pay-before"><dt>Pay before</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${expires.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></dd></div>`
       : null}
   </dl>
 </section>`;
@@ -108,7 +108,7 @@ function summary(view: CheckoutView) {
 
 function methodList(view: CheckoutView) {
   // Only worth a list when there is something besides the card to mention.
-  if (view.methods.length < 2 && view.card) return null;
+  if (view.methods.length === 0 || (view.methods.length < 2 && view.card)) return null;
   return html`<section class="methods" aria-labelledby="methods-heading">
   <h2 id="methods-heading" class="section-title">Payment method</h2>
   <ul class="method-list">
@@ -172,7 +172,7 @@ function outcomePanel(copy: OutcomeCopy | null, link: { href: string; label: str
   return html`<section id="outcome" class="outcome tone-${copy?.tone ?? 'progress'}" tabindex="-1" aria-labelledby="outcome-title" ${copy ? null : html`hidden`}>
   <div class="outcome-icon">
     <span class="oi oi-success">${ICONS.success}</span><span class="oi oi-failure">${ICONS.failure}</span>
-    <span class="oi oi-neutral">${ICONS.clock}</span><span class="oi oi-progress"><span class="spinner spinner-large"></span></span>
+    <span class="oi oi-neutral">${ICONS.clock}</span><span class="oi oi-action">${ICONS.shield}</span><span class="oi oi-progress"><span class="spinner spinner-large"></span></span>
   </div>
   <h2 id="outcome-title" class="outcome-title">${copy?.title ?? ''}</h2>
   <p id="outcome-message" class="outcome-message">${copy?.message ?? ''}</p>

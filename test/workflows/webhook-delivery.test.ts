@@ -92,6 +92,14 @@ async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Pr
   });
 }
 
+async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const S = 1;
 const M = 60;
 const H = 3600;
@@ -189,4 +197,44 @@ test('WEBHOOK_RETRY_SCHEDULE replaces the waits', async () => {
 test('a finished delivery replays from its history without non-determinism (the schedule lives in history)', async () => {
   const run = await deliver([fail(503, 90_000), fail(500), ok()]);
   await expect(Worker.runReplayHistory({ workflowBundle: getWorkflowBundle() }, run.history, 'webhook-delivery-replay')).resolves.toBeUndefined();
+});
+
+test('an operator canceling a delivery between attempts leaves it marked failed, not pending', async () => {
+  const taskQueue = `webhooks-${++n}`;
+  let sends = 0;
+  const activities = {
+    deliveryPlan: async (): Promise<DeliveryPlan> => ({ waitsMs: [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 }),
+    sendWebhook: async (): Promise<SendWebhookResult> => {
+      sends += 1;
+      return { attemptedAt: new Date().toISOString(), statusCode: 500, latencyMs: 1, error: 'http_500', outcome: 'failed', permanent: false, retryAfterMs: null };
+    },
+    recordDeliveryAttempt: async () => undefined,
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+      workflowId: `evt_eu_cancel${n}-0`,
+      taskQueue,
+      args: [
+        {
+          eventId: `evt_eu_cancel${n}`,
+          eventType: 'refund.success',
+          tenantId: 'ten_eu_test',
+          url: 'https://hooks.example.com/x',
+          endpointIndex: 0,
+          source: { kind: 'refund', id: 're_eu_test' },
+          body: '{}',
+          format: 'envelope',
+        } satisfies WebhookDeliveryInput,
+      ],
+      typedSearchAttributes: [{ key: SA.DeliveryStatus, value: 'pending' }],
+    });
+    // Cancel once the first attempt is behind us and the workflow waits on its 5 s timer. (Virtual time
+    // does not skip while nobody awaits a result, so the timer cannot fire meanwhile.)
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    expect(sends).toBe(1);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    expect((await handle.describe()).typedSearchAttributes.get(SA.DeliveryStatus)).toBe('failed');
+  });
 });

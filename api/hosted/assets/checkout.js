@@ -4,6 +4,7 @@
 // receives the token. Then the token is submitted as a payment attempt, and the page follows the
 // attempt to its end: success, a decline (the customer may try again), a 3-D Secure challenge (the
 // gateway sends the browser back here with `attempt=<n>`), or the intent ending (expired, canceled).
+/* global window, document, ResizeObserver -- browser script, served as is (no build step) */
 (function () {
   'use strict';
 
@@ -55,10 +56,18 @@
   var isChallengePopup = (function () {
     try {
       return !isEmbed && !!window.opener && window.opener.location.origin === window.location.origin && config.attempt !== null;
-    } catch (e) {
+    } catch {
       return false; // a cross-origin opener (a merchant's window.open) is not ours
     }
   })();
+
+  function tellOpener() {
+    try {
+      window.opener.postMessage({ type: 'payorch:challenge-done' }, window.location.origin);
+    } catch {
+      // the form that opened the popup is gone; it would have polled anyway
+    }
+  }
 
   // ---- small helpers ----------------------------------------------------------------------------
 
@@ -66,15 +75,12 @@
     if (statusMessage) statusMessage.textContent = text;
   }
 
-  function delay(ms) {
-    return new Promise(function (resolve) { setTimeout(resolve, ms); });
-  }
-
   function safeUrl(raw) {
+    if (!raw) return null;
     try {
       var u = new URL(raw, window.location.href);
       return u.protocol === 'https:' || u.protocol === 'http:' ? u.toString() : null;
-    } catch (e) {
+    } catch {
       return null;
     }
   }
@@ -84,10 +90,13 @@
     return 'Payment failed: ' + reason + ', try another card.';
   }
 
-  // Times are rendered in UTC on the server; show them in the customer's own time zone.
+  // Times are rendered in UTC on the server; show them in the customer's own time zone, with the date
+  // when it is not today.
   Array.prototype.forEach.call(document.querySelectorAll('time[data-local-time]'), function (el) {
     var d = new Date(el.getAttribute('datetime'));
-    if (!isNaN(d.getTime())) el.textContent = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    if (isNaN(d.getTime())) return;
+    var time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    el.textContent = d.toDateString() === new Date().toDateString() ? time : d.toLocaleDateString([], { day: 'numeric', month: 'short' }) + ', ' + time;
   });
 
   // ---- card input formatting and validation --------------------------------------------------------
@@ -137,16 +146,24 @@
     return digits.length > 2 ? digits.slice(0, 2) + ' / ' + digits.slice(2) : digits;
   }
 
-  /** Reformats an input in place, keeping the caret after the same number of digits. */
+  /**
+   * Reformats an input in place. Typing at the end (the usual case) keeps the caret at the end, even when
+   * the format adds characters ("4" becomes "04"); an edit in the middle keeps it after the same number
+   * of digits.
+   */
   function reformat(input, format, maxDigits) {
     var caret = input.selectionStart === null ? input.value.length : input.selectionStart;
+    var atEnd = caret >= input.value.length;
     var digitsBeforeCaret = digitsOf(input.value.slice(0, caret)).length;
     var formatted = format(digitsOf(input.value).slice(0, maxDigits));
     if (formatted === input.value) return;
     input.value = formatted;
     var pos = 0;
-    for (var seen = 0; pos < formatted.length && seen < digitsBeforeCaret; pos++) {
-      if (/\d/.test(formatted[pos])) seen++;
+    if (atEnd) pos = formatted.length;
+    else {
+      for (var seen = 0; pos < formatted.length && seen < digitsBeforeCaret; pos++) {
+        if (/\d/.test(formatted[pos])) seen++;
+      }
     }
     if (document.activeElement === input) input.setSelectionRange(pos, pos);
   }
@@ -226,9 +243,13 @@
       reformat(fields.cvc, function (d) { return d; }, 4);
       if (fields.cvc.getAttribute('aria-invalid')) validateField('cvc');
     });
+    // Checked when the customer moves on to another field. Not when focus goes to the Pay button: an
+    // error appearing then would move the button under the pointer and swallow the click (the submit
+    // checks every field anyway).
     ['number', 'expiry', 'cvc'].forEach(function (key) {
-      fields[key].addEventListener('blur', function () {
-        if (fields[key].value.trim()) validateField(key);
+      fields[key].addEventListener('blur', function (e) {
+        var next = e.relatedTarget;
+        if (fields[key].value.trim() && next && next.tagName === 'INPUT') validateField(key);
       });
     });
     form.addEventListener('submit', onSubmit);
@@ -282,7 +303,7 @@
     setStatus(c.title);
     announce({ status: kind });
     if (isChallengePopup) {
-      try { window.opener.postMessage({ type: 'payorch:challenge-done' }, window.location.origin); } catch (e) { /* opener gone */ }
+      tellOpener();
       $('outcome-redirect').textContent = 'You can close this window.';
       setTimeout(function () { window.close(); }, 1500);
       return;
@@ -308,8 +329,9 @@
     setFormError(text);
     announce({ status: 'failed', failure_code: code });
     if (isChallengePopup) {
-      try { window.opener.postMessage({ type: 'payorch:challenge-done' }, window.location.origin); } catch (e) { /* opener gone */ }
-      showOutcome('failure', 'Payment failed', text.replace(/^Payment failed: /, '').replace(/^./, function (c) { return c.toUpperCase(); }) + ' You can close this window.');
+      tellOpener();
+      showOutcome('failure', 'Payment not completed', text);
+      $('outcome-redirect').textContent = 'You can close this window.';
       setTimeout(function () { window.close(); }, 2500);
       return;
     }
@@ -483,7 +505,7 @@
     }
     // In a merchant's page we must not navigate it away: the challenge opens in a popup, from a click
     // (browsers only allow popups from a user gesture), and this form waits for the outcome.
-    showOutcome('progress', 'Confirm with your bank', 'Your bank needs you to confirm this payment in a new window.');
+    showOutcome('action', 'Confirm with your bank', 'Your bank needs you to confirm this payment in a new window.');
     var link = $('outcome-link');
     link.href = url;
     link.textContent = 'Open your bank’s page';
@@ -512,10 +534,10 @@
     // Back from the bank's page: follow that attempt to its end. The URL loses `attempt` so a reload
     // after a retry does not ask about an old attempt.
     showProcessing();
-    if (!isChallengePopup && window.history && history.replaceState) {
+    if (!isChallengePopup && window.history && window.history.replaceState) {
       var u = new URL(window.location.href);
       u.searchParams.delete('attempt');
-      history.replaceState(null, '', u.toString());
+      window.history.replaceState(null, '', u.toString());
     }
     pollOutcome(config.attempt);
   }

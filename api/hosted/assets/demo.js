@@ -1,4 +1,5 @@
 // The demo shop's own script: it listens for the embedded form's outcome, as a merchant's page would.
+/* global document -- browser script, served as is (no build step) */
 (function () {
   'use strict';
   var slot = document.getElementById('pay');

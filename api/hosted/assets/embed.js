@@ -13,6 +13,7 @@
 //
 // The event is a convenience for the page; the merchant's server confirms the outcome by retrieving
 // the intent (or by webhook), since anything in a browser can be forged.
+/* global window, document, CustomEvent -- browser script, served as is (no build step) */
 (function () {
   'use strict';
 

@@ -1,0 +1,171 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { api, createMerchant, eventually, getStack, type Merchant } from './harness';
+
+// The hosted payment page and the embedded form, driven in headless Chromium against the real stack:
+// card details go to the gateway sandbox from the browser, the attempt goes through our API and the
+// payment workflow, 3-D Secure happens on the sandbox's page, and the customer ends where the merchant
+// asked. Screenshots land in test/artifacts/ (git-ignored) for a human look.
+
+const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+let browser: Browser;
+let shop: { server: Server; url: string; hits: string[] };
+
+/** The merchant's return page: records every visit. */
+async function startShop() {
+  const hits: string[] = [];
+  const server = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Shop</title><h1>Thanks for your order</h1>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, hits, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  shop = await startShop();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => shop?.server.close(resolve));
+});
+
+async function createIntent(m: Merchant, body: Record<string, unknown>) {
+  const r = await api.post('/v202607/payment-intents', { currency: 'EUR', ...body }, m.secretKey);
+  expect(r.status).toBe(201);
+  return r.body as { payment_intent: string; url: string };
+}
+
+const scriptErrors: string[] = [];
+
+async function newPage(): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
+  page.on('pageerror', (err) => scriptErrors.push(err.message));
+  return page;
+}
+
+// A script error on our pages fails the test that caused it instead of passing unnoticed.
+afterEach(() => {
+  expect(scriptErrors.splice(0)).toEqual([]);
+});
+
+async function fillCard(page: Pick<Page, 'getByLabel'>, number: string) {
+  await page.getByLabel('Card number').fill(number);
+  await page.getByLabel('Expiry date').fill('12 / 34');
+  await page.getByLabel('CVC').fill('123');
+}
+
+const intentStatus = async (m: Merchant, id: string) => (await api.get(`/v202607/payment-intents/${id}`, m.secretKey)).body.status as string;
+
+test('a 3-D Secure card pays on the hosted page and the customer lands on return_url', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const intent = await createIntent(m, { amount: 2500, return_url: `${shop.url}/orders/42/done?ref=abc` });
+  const page = await newPage();
+
+  await page.goto(intent.url);
+  await expect(page.getByText('Brew & Bean Coffee').first().isVisible()).resolves.toBe(true);
+  await expect(page.locator('.summary-amount').textContent()).resolves.toBe('25.00 EUR');
+  const pay = page.getByRole('button', { name: 'Pay 25.00 EUR' });
+  await pay.waitFor();
+  await fillCard(page, '4000 0000 0000 3220');
+  await expect(page.getByLabel('Card number').inputValue()).resolves.toBe('4000 0000 0000 3220');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-1-form.png'), fullPage: true });
+
+  await pay.click();
+  const complete = page.getByRole('button', { name: 'Complete authentication' });
+  await complete.waitFor({ timeout: 20_000 });
+  expect(new URL(page.url()).origin).toBe(new URL(getStack().sandboxUrl).origin);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-2-3ds.png'), fullPage: true });
+
+  await complete.click();
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-3-success.png'), fullPage: true });
+
+  await page.waitForURL(`${shop.url}/orders/42/done?ref=abc`, { timeout: 15_000 });
+  await eventually(async () => (shop.hits.includes('/orders/42/done?ref=abc') ? true : undefined), 5_000, 'the return_url visit');
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
+  await page.close();
+});
+
+test('a declined card shows the reason and another card can pay', async () => {
+  const m = await createMerchant('Declines Ltd');
+  const intent = await createIntent(m, { amount: 1999 });
+  const page = await newPage();
+  await page.goto(intent.url);
+
+  await fillCard(page, '4000 0000 0000 0002');
+  await page.getByRole('button', { name: 'Pay 19.99 EUR' }).click();
+  const alert = page.getByRole('alert').filter({ hasText: 'Payment failed' });
+  await alert.waitFor({ timeout: 20_000 });
+  await expect(alert.textContent()).resolves.toBe('Payment failed: your card was declined, try another card.');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-4-declined.png'), fullPage: true });
+  // The customer is put back on the card number, and the intent stays open for them.
+  await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('card-number');
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('pending');
+
+  await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+  await page.getByRole('button', { name: 'Pay 19.99 EUR' }).click();
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  // Without a return_url the flow ends on our generic result page.
+  await page.waitForURL(/\/pay\/[^/]+\/result\?client_secret=pics_/, { timeout: 15_000 });
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-5-result.png'), fullPage: true });
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
+  await page.close();
+});
+
+test('the embedded form pays inside the merchant page, 3-D Secure in a popup, and tells the page with a DOM event', async () => {
+  const m = await createMerchant('Embedded Goods');
+  const intent = await createIntent(m, { amount: 8900 });
+  const page = await newPage();
+  await page.goto(`${getStack().apiUrl}/demo/embedded?payment_intent=${intent.payment_intent}&key=${m.publishableKey}`);
+
+  const form = page.frameLocator('iframe[title="Secure payment form"]');
+  await fillCard(form, '4000 0000 0000 3220');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-1-form.png'), fullPage: true });
+  await form.getByRole('button', { name: 'Pay 89.00 EUR' }).click();
+
+  // The merchant's page must not be navigated away: the bank's page opens in a popup from a click.
+  const openBank = form.getByRole('link', { name: /Open your bank/ });
+  await openBank.waitFor({ timeout: 20_000 });
+  const [popup] = await Promise.all([page.context().waitForEvent('page'), openBank.click()]);
+  popup.on('pageerror', (err) => scriptErrors.push(err.message));
+  await popup.getByRole('button', { name: 'Complete authentication' }).click();
+
+  await page.waitForSelector('body[data-last-payment-status="succeeded"]', { timeout: 20_000 });
+  await form.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-2-success.png'), fullPage: true });
+  expect(page.url()).toContain('/demo/embedded');
+  await expect(page.locator('#event-log pre').textContent()).resolves.toContain(intent.payment_intent);
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
+  // Back on our page, the popup hands over to the form that opened it and closes itself.
+  await popup.waitForEvent('close', { timeout: 10_000 });
+  await page.close();
+});
+
+test('a wrong client secret or another tenant’s key shows a plain not-found page', async () => {
+  const m = await createMerchant();
+  const other = await createMerchant();
+  const intent = await createIntent(m, { amount: 500 });
+  const base = intent.url.split('?')[0]!;
+  for (const url of [base, `${base}?client_secret=pics_${'0'.repeat(64)}`, `${base}/embed?key=${other.publishableKey}`]) {
+    const res = await fetch(url);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toContain('Payment not found');
+    expect(html).not.toContain('5.00 EUR');
+  }
+  const embed = await fetch(`${base}/embed?key=${m.publishableKey}`);
+  expect(embed.status).toBe(200);
+  expect(embed.headers.get('content-security-policy')).toContain('frame-ancestors *');
+});

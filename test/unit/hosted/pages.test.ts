@@ -1,0 +1,187 @@
+import type { CheckoutView } from '../../../api/hosted/checkout-view';
+import { failureMessage } from '../../../api/hosted/copy';
+import { contentSecurityPolicy, pageHeaders } from '../../../api/hosted/csp';
+import { checkoutPage, clientDefaults, messagePage, NOT_FOUND_COPY, outcomeCopies, resultPage, type CheckoutClientConfig, type PageAssets } from '../../../api/hosted/pages';
+import type { PaymentIntentRecord } from '../../../platform/records';
+
+const ASSETS: PageAssets = {
+  css: '/assets/hosted/checkout.css?v=1',
+  js: '/assets/hosted/checkout.js?v=1',
+  favicon: '/assets/hosted/favicon.svg?v=1',
+  demoCss: '/assets/hosted/demo.css?v=1',
+  demoJs: '/assets/hosted/demo.js?v=1',
+  embedJs: '/js/v1/embed.js',
+};
+const HOSTILE = `Evil "Shop" <script>alert(1)</script>`;
+
+function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
+  const now = new Date('2026-03-01T12:00:00Z');
+  return {
+    _id: 'pi_eu_page0000000000000001',
+    tenant_id: 'ten_eu_x',
+    region: 'eu',
+    status: 'pending',
+    amount: 2500,
+    currency: 'EUR',
+    customer: null,
+    metadata: {},
+    webhooks: [],
+    return_url: null,
+    pin: null,
+    connectors: ['con_a'],
+    timeout_seconds: 1800,
+    idempotency_key: null,
+    idempotency_scope: 'pi_eu_page0000000000000001',
+    api_version: 'v202607',
+    expires_at: new Date('2026-03-01T12:30:00Z'),
+    created_at: now,
+    updated_at: now,
+    version: 0,
+    ...over,
+  };
+}
+
+function view(over: Partial<CheckoutView> = {}): CheckoutView {
+  return {
+    intent: intent(),
+    merchantName: HOSTILE,
+    amountLabel: '25.00 EUR',
+    methods: [
+      { name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true },
+      { name: 'sepa_debit', title: 'SEPA Direct Debit', category: 'bank', logoUrl: '/assets/payment-methods/sepa_debit.svg', available: false },
+    ],
+    card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
+    ...over,
+  };
+}
+
+function config(v: CheckoutView, over: Partial<CheckoutClientConfig> = {}): CheckoutClientConfig {
+  return {
+    mode: 'hosted',
+    paymentIntent: v.intent._id,
+    amountLabel: v.amountLabel,
+    merchantName: v.merchantName,
+    bearer: 'pics_x',
+    attemptsUrl: `/v202607/payment-intents/${v.intent._id}/attempts`,
+    statusUrl: `/pay/${v.intent._id}/status?client_secret=pics_x`,
+    resultUrl: `/pay/${v.intent._id}/result?client_secret=pics_x`,
+    returnUrl: null,
+    tokenUrl: v.card?.tokenUrl ?? null,
+    connector: v.card?.connector ?? null,
+    expiresAt: v.intent.expires_at.toISOString(),
+    attempt: null,
+    outcome: null,
+    copy: outcomeCopies(v.merchantName, v.amountLabel),
+    ...clientDefaults(),
+    ...over,
+  };
+}
+
+const render = (v = view(), over: Partial<CheckoutClientConfig> = {}, layout: 'hosted' | 'embed' = 'hosted') =>
+  checkoutPage(v, { layout, assets: ASSETS, config: config(v, { mode: layout, ...over }), exitLink: { href: '/pay/x/result', label: 'Continue' } });
+
+/** The page's HTML without its JSON data block (which holds the values as JSON, escaped separately). */
+const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
+
+describe('hosted payment page', () => {
+  test('shows the merchant, the amount and a Pay button with the amount', () => {
+    const page = render();
+    expect(page).toContain('Pay Evil &quot;Shop&quot; &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain('<p class="summary-amount">25.00 EUR</p>');
+    expect(page).toMatch(/<span class="pay-label">Pay 25\.00 EUR<\/span>/);
+  });
+
+  test('renders no value unescaped: the only scripts are our file and the JSON data block', () => {
+    const page = render();
+    expect(markup(page)).not.toContain('<script>alert');
+    expect(page.match(/<script/g)).toHaveLength(2);
+    const json = /<script type="application\/json" id="checkout-config">([\s\S]*?)<\/script>/.exec(page)![1]!;
+    expect(json).not.toContain('<');
+    expect(JSON.parse(json).merchantName).toBe(HOSTILE);
+  });
+
+  test('every card field has a visible label bound to its input', () => {
+    const page = render();
+    for (const [id, text] of [
+      ['card-number', 'Card number'],
+      ['card-expiry', 'Expiry date'],
+      ['card-cvc', 'CVC'],
+      ['card-name', 'Name on card'],
+    ]) {
+      expect(page).toMatch(new RegExp(`<label for="${id}">${text}`));
+      expect(page).toContain(`<input id="${id}"`);
+    }
+    expect(page).toContain('autocomplete="cc-number"');
+    expect(page).toContain('role="alert"');
+    expect(page).toContain('aria-live="polite"');
+  });
+
+  test('lists the other methods as not available in the sandbox', () => {
+    expect(render()).toMatch(/SEPA Direct Debit<\/span>\s*<span class="method-note">Not available in the sandbox/);
+  });
+
+  test('an intent that is already paid shows the outcome instead of the form', () => {
+    const paid = view({ intent: intent({ status: 'success' }) });
+    const page = render(paid, { outcome: 'succeeded' });
+    expect(page).not.toContain('id="card-form"');
+    expect(page).toContain('Payment successful');
+    expect(page).toMatch(/<a id="outcome-link" class="button-secondary" href="\/pay\/x\/result" >Continue<\/a>/);
+  });
+
+  test('without a card connector the page says card payments are unavailable', () => {
+    const page = render(view({ card: null, methods: [{ name: 'sepa_debit', title: 'SEPA Direct Debit', category: 'bank', logoUrl: '/x.svg', available: false }] }));
+    expect(page).not.toContain('id="card-form"');
+    expect(page).toContain('Card payments are not available for this payment');
+  });
+
+  test('the embedded layout has the form but not the merchant header', () => {
+    const page = render(view(), {}, 'embed');
+    expect(page).toContain('id="card-form"');
+    expect(page).not.toContain('merchant-bar');
+    expect(page).toContain('class="layout-embed"');
+  });
+
+  test('the result page states the outcome and offers the way back to pay while pending', () => {
+    const pending = resultPage(view(), { assets: ASSETS, payAgainHref: '/pay/pi_x?client_secret=pics_x' });
+    expect(pending).toContain('This payment is not complete yet');
+    expect(pending).toContain('href="/pay/pi_x?client_secret=pics_x"');
+    const expired = resultPage(view({ intent: intent({ status: 'canceled', cancellation_reason: 'expired' }) }), { assets: ASSETS, payAgainHref: '/x' });
+    expect(expired).toContain('This payment has expired');
+    expect(expired).not.toContain('<script');
+  });
+
+  test('the not-found page reveals nothing about the intent', () => {
+    const page = messagePage(ASSETS, NOT_FOUND_COPY);
+    expect(page).toContain('Payment not found');
+    expect(page).not.toMatch(/pi_|EUR/);
+  });
+
+  test('a decline reads as the reason and an invitation to use another card', () => {
+    expect(failureMessage('card_declined')).toBe('Payment failed: your card was declined, try another card.');
+    expect(failureMessage('insufficient_funds')).toBe('Payment failed: your card has insufficient funds, try another card.');
+    expect(failureMessage('something_new')).toBe('Payment failed: the payment was declined, try another card.');
+  });
+});
+
+describe('content security policy', () => {
+  const csp = contentSecurityPolicy({ connect: ['http://sandbox.test:4010'], frameAncestors: 'none' });
+
+  test('only our origin and the sandbox may receive data', () => {
+    expect(csp).toContain("connect-src 'self' http://sandbox.test:4010");
+    expect(csp).toContain("form-action 'self' http://sandbox.test:4010");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+
+  test('the hosted page cannot be framed, the embedded form can', () => {
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(contentSecurityPolicy({ frameAncestors: 'any' })).toContain('frame-ancestors *');
+    expect(pageHeaders(csp)['X-Frame-Options']).toBe('DENY');
+    expect(pageHeaders(csp, { framable: true })['X-Frame-Options']).toBeUndefined();
+  });
+
+  test('pages keep the client secret out of caches and Referer headers', () => {
+    expect(pageHeaders(csp)).toMatchObject({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' });
+  });
+});
