@@ -106,7 +106,7 @@ const H = 3600;
 
 test('a receiver that never answers 2xx gets the whole default schedule, to the second, then the delivery fails at 3 days', async () => {
   const run = await deliver([fail(500)]);
-  expect(run.offsets).toEqual([
+  expectOffsets(run.offsets, [
     0,
     5 * S,
     5 * M + 5 * S,
@@ -129,7 +129,7 @@ test('a receiver that never answers 2xx gets the whole default schedule, to the 
 
 test('success on the fourth attempt ends the delivery as delivered', async () => {
   const run = await deliver([fail(502), fail(504), { outcome: 'failed', statusCode: null, error: 'timeout: no response within 10000 ms' }, ok(204)]);
-  expect(run.offsets).toEqual([0, 5, 305, 2105]);
+  expectOffsets(run.offsets, [0, 5, 305, 2105]);
   expect(run.result).toEqual({ status: 'delivered', attempts: 4 });
   expect(run.status).toBe('delivered');
   expect(run.records.map((r) => [r.attempt, r.outcome, r.final])).toEqual([
@@ -149,7 +149,7 @@ test('an immediate 2xx is one attempt', async () => {
 
 test('410 Gone stops retrying that endpoint', async () => {
   const run = await deliver([fail(500), { outcome: 'gone', statusCode: 410, error: 'http_410' }, ok()]);
-  expect(run.offsets).toEqual([0, 5]);
+  expectOffsets(run.offsets, [0, 5]);
   expect(run.result).toEqual({ status: 'gone', attempts: 2 });
   expect(run.status).toBe('gone');
   expect(run.records.at(-1)).toMatchObject({ outcome: 'gone', final: 'gone' });
@@ -158,7 +158,7 @@ test('410 Gone stops retrying that endpoint', async () => {
 test('Retry-After on 429/503 is a floor on the wait, never a shortcut', async () => {
   const run = await deliver([fail(503, 10 * M * 1000), fail(429, 1000), ok()]);
   // 10 min asked instead of 5 s; then 1 s asked but the schedule's 5 min wins.
-  expect(run.offsets).toEqual([0, 10 * M, 15 * M]);
+  expectOffsets(run.offsets, [0, 10 * M, 15 * M]);
   expect(run.result).toEqual({ status: 'delivered', attempts: 3 });
 });
 
@@ -183,14 +183,14 @@ test('an attempt activity that fails outright is a failed attempt on the same sc
     ok(),
   ]);
   expect(run.sends).toHaveLength(2);
-  expect(run.offsets).toEqual([0, 5]);
+  expectOffsets(run.offsets, [0, 5]);
   expect(run.records[0]).toMatchObject({ outcome: 'failed', statusCode: null, error: 'attempt_failed: secret store unreachable' });
   expect(run.result).toEqual({ status: 'delivered', attempts: 2 });
 });
 
 test('WEBHOOK_RETRY_SCHEDULE replaces the waits', async () => {
   const run = await deliver([fail(500)], { waitsMs: [1000, 2000] });
-  expect(run.offsets).toEqual([0, 1, 3]);
+  expectOffsets(run.offsets, [0, 1, 3]);
   expect(run.result).toEqual({ status: 'failed', attempts: 3 });
 });
 
@@ -238,3 +238,12 @@ test('an operator canceling a delivery between attempts leaves it marked failed,
     expect((await handle.describe()).typedSearchAttributes.get(SA.DeliveryStatus)).toBe('failed');
   });
 });
+
+/**
+ * Attempt times in whole seconds from the first attempt. Each wait starts when the previous attempt ends, so
+ * a loaded machine's attempt latency can carry a value across a second boundary: to the second, within one.
+ */
+function expectOffsets(actual: number[], expected: number[]) {
+  expect(actual).toHaveLength(expected.length);
+  actual.forEach((a, i) => expect(Math.abs(a - expected[i]!)).toBeLessThanOrEqual(1));
+}
