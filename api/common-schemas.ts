@@ -32,7 +32,8 @@ export const EVENT_TYPES = [
 export const webhookEndpointSchema = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2048),
-    secret: z.string().min(1).max(256).optional(),
+    // Sent back in an HTTP header, which carries only visible ASCII.
+    secret: z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only').optional(),
     events: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length),
   })
   .strict();

@@ -252,6 +252,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     attemptUpdate,
     async (req): Promise<AttemptResult> => {
       attemptsMade += 1;
+      // The abandoned challenge may still be completed at the gateway: a late capture of it is refunded.
+      if (attempt?.chargeId) lateAttempts.set(attempt.chargeId, attempt);
       const a: Attempt = {
         number: attemptsMade,
         phase: 'charging',
@@ -286,7 +288,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       validator: (req) => {
         if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
         if (Date.now() >= expiresAt) throw ApplicationFailure.nonRetryable('This payment intent has expired', 'not_mutable');
-        if (attempt) throw ApplicationFailure.nonRetryable('Another payment attempt is in progress', 'attempt_in_progress');
+        // A 3DS challenge the customer walked away from must not lock the intent: a new attempt replaces it.
+        if (attempt && attempt.phase !== 'awaiting_action')
+          throw ApplicationFailure.nonRetryable('Another payment attempt is in progress', 'attempt_in_progress');
         if (req.connector && !input.connectors.includes(req.connector))
           throw ApplicationFailure.nonRetryable('This connector cannot be used for this payment intent', 'connector_not_allowed');
         if (input.connectors.length === 0)

@@ -218,3 +218,23 @@ function expectToTheSecond(actual: string, deadline: string) {
   expect(lateBy).toBeGreaterThanOrEqual(0);
   expect(lateBy).toBeLessThan(1000);
 }
+
+test('a 3DS challenge the customer abandons does not lock the intent: a new attempt replaces it', async () => {
+  const outcomes: ChargeOutcome[] = [
+    { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
+    { status: 'succeeded', chargeId: 'ch_second' },
+  ];
+  const { rec, activities } = recorders(async () => outcomes.shift()!);
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+    // the abandoned challenge is completed after all: that capture is given back
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
+    await waitUntil(async () => rec.voids.length === 1);
+    await handle.terminate('test done');
+  });
+  expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: 2500 }]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
