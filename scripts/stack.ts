@@ -111,6 +111,13 @@ export interface Stack {
   procs: Record<string, Proc>;
   startWorker(extraEnv?: Record<string, string>): Promise<Proc>;
   startApi(extraEnv?: Record<string, string>): Promise<Proc>;
+  /**
+   * Starts the stack's Temporal dev server again on the same port and database file (after its process
+   * stopped or was killed). Only for a stack that started its own Temporal.
+   */
+  restartTemporal(): Promise<Proc>;
+  /** Starts the stack's FerretDB again on the same port and data directory. Only for a stack that started its own. */
+  restartFerret(): Promise<Proc>;
   stop(): Promise<void>;
 }
 
@@ -239,6 +246,28 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
   await Promise.all([startWorker(), startApi()]);
 
+  const restartTemporal = async () => {
+    if (!temporal) throw new Error('this stack uses an external Temporal (temporalAddress); it cannot restart it');
+    if (!procs.temporal!.exited) throw new Error('Temporal is still running: stop it first');
+    const again = await startTemporal({
+      dataDir: opts.dataDir,
+      logDir: opts.logDir,
+      fast: opts.temporalDb === 'fast',
+      uiPort: opts.temporalUiPort ?? null,
+      echo,
+      port: temporal.port,
+    });
+    procs.temporal = again.proc;
+    return again.proc;
+  };
+  const restartFerret = async () => {
+    if (!ferret) throw new Error('this stack uses an external MongoDB (mongoUri); it cannot restart it');
+    if (!procs.ferretdb!.exited) throw new Error('FerretDB is still running: stop it first');
+    const again = await startFerret({ dataDir: opts.dataDir, logDir: opts.logDir, echo, port: ferret.port });
+    procs.ferretdb = again.proc;
+    return again.proc;
+  };
+
   return {
     temporalAddress,
     temporalUiUrl: opts.temporalUiPort ? `http://localhost:${opts.temporalUiPort}` : null,
@@ -251,6 +280,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     procs,
     startWorker,
     startApi,
+    restartTemporal,
+    restartFerret,
     // Application processes first, so they drain against servers that are still up.
     stop: async () => {
       const order = ['api', 'worker', 'sandbox', 'temporal', 'ferretdb'];
