@@ -109,7 +109,10 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       createdAt: string;
       data: Record<string, unknown>;
       objectId: string;
-      endpoints: string[];
+      body: string;
+      format: 'envelope' | 'legacy';
+      source: { kind: 'payment_intent' | 'refund' | 'payout'; id: string };
+      endpoints: { url: string; index: number; secretRef?: string }[];
     }): Promise<void> {
       try {
         await c.events.insertOne({
@@ -119,7 +122,15 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
           created_at: new Date(e.createdAt),
           data: e.data,
           object_id: e.objectId,
-          endpoints: e.endpoints.map((url) => ({ url, has_secret: false })),
+          body: e.body,
+          format: e.format,
+          source: e.source,
+          endpoints: e.endpoints.map((ep) => ({
+            url: ep.url,
+            index: ep.index,
+            has_secret: Boolean(ep.secretRef),
+            ...(ep.secretRef ? { secret_ref: ep.secretRef } : {}),
+          })),
         });
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;

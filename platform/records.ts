@@ -145,8 +145,12 @@ export interface EventRecord {
   /** The object as its retrieve endpoint returns it at the time of the event (plus intent metadata). */
   data: Record<string, unknown>;
   object_id: string;
-  /** Endpoints this event is delivered to, frozen at emission. */
-  endpoints: { url: string; has_secret: boolean }[];
+  /** The exact body delivered, so a redelivery sends the same bytes long after workflow history is gone. */
+  body: string;
+  format: 'envelope' | 'legacy';
+  source: { kind: 'payment_intent' | 'refund' | 'payout'; id: string };
+  /** Endpoints this event is delivered to, frozen at emission; secrets stay in webhook_secrets. */
+  endpoints: { url: string; has_secret: boolean; index: number; secret_ref?: string }[];
 }
 
 export interface DeliveryAttemptRecord {

@@ -39,7 +39,10 @@ export async function emitEvent(e: EmittedEvent): Promise<string> {
     createdAt,
     data: e.data,
     objectId: e.objectId,
-    endpoints: targets.map(({ endpoint }) => endpoint.url),
+    body,
+    format,
+    source: e.source,
+    endpoints: targets.map(({ endpoint, index }) => ({ url: endpoint.url, index, ...(endpoint.secretRef ? { secretRef: endpoint.secretRef } : {}) })),
   });
   for (const { endpoint, index } of targets) {
     const input: WebhookDeliveryInput = {

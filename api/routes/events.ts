@@ -1,9 +1,8 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { fromPayloadsAtIndex } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
-import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import { invalidRequest, notFound } from '../../domain/errors';
 import type { DeliveryAttemptRecord, EventRecord } from '../../platform/records';
-import { SA, WEBHOOK_DELIVERY_WORKFLOW, type EventSource, type WebhookDeliveryInput } from '../../workflows/definitions';
+import { SA, WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../../workflows/definitions';
 import type { AppDeps } from '../deps';
 import { listQuerySchema, paginate } from '../pagination';
 import { route, type RouteDef } from '../route';
@@ -40,19 +39,7 @@ const eventWithDeliveries = eventView.extend({
 const redeliverBody = z.object({ url: z.string().min(1).max(2048).optional() }).strict();
 const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.string()) });
 
-/**
- * Fields an event record may carry so that a redelivery needs nothing but MongoDB (see the report: the
- * lead extends EventRecord and recordEvent with them). Until then, the original delivery's input is read
- * back from its Temporal history.
- */
-interface RedeliveryFields {
-  body?: string;
-  format?: 'envelope' | 'legacy';
-  source?: EventSource;
-  endpoints: { url: string; has_secret: boolean; index?: number; secret_ref?: string }[];
-}
-
-type StoredEvent = Omit<EventRecord, 'endpoints'> & RedeliveryFields;
+type StoredEvent = EventRecord;
 
 function view(e: StoredEvent) {
   return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.data };
@@ -77,69 +64,23 @@ async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<S
   return e as StoredEvent;
 }
 
-/** Original deliveries are `<event>-<index>`; redeliveries `<event>-<index>-redeliver-<n>`. */
-function endpointIndexOf(eventId: string, deliveryId: string): number | null {
-  const m = /^-(\d+)(?:-|$)/.exec(deliveryId.slice(eventId.length));
-  return deliveryId.startsWith(eventId) && m ? Number(m[1]) : null;
-}
-
-/** The input a delivery workflow was started with, from its history's first event. */
-async function startedInput(temporal: Client, workflowId: string): Promise<WebhookDeliveryInput | null> {
-  try {
-    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
-    const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
-    return payloads ? fromPayloadsAtIndex<WebhookDeliveryInput>(temporal.options.loadedDataConverter.payloadConverter, 0, payloads) : null;
-  } catch {
-    return null; // unknown, or closed and past the namespace's retention
-  }
-}
-
 /** What to send again to each endpoint at `url` (all endpoints when url is undefined). */
-async function deliveryTemplates(deps: AppDeps, e: StoredEvent, url: string | undefined): Promise<WebhookDeliveryInput[]> {
+function deliveryTemplates(e: StoredEvent, url: string | undefined): WebhookDeliveryInput[] {
   const targets = e.endpoints.filter((ep) => url === undefined || ep.url === url);
   if (url !== undefined && targets.length === 0) throw invalidRequest('parameter_invalid', `'${url}' is not an endpoint of event ${e._id}`, 'url');
 
-  if (e.body !== undefined && e.format && e.source && targets.every((t) => t.index !== undefined)) {
-    return targets.map((t) => ({
-      eventId: e._id,
-      eventType: e.type,
-      tenantId: e.tenant_id,
-      url: t.url,
-      endpointIndex: t.index!,
-      ...(t.secret_ref ? { secretRef: t.secret_ref } : {}),
-      source: e.source!,
-      body: e.body!,
-      format: e.format!,
-    }));
-  }
-
-  // Fallback: the inputs of this event's earlier deliveries, found through their recorded attempts.
-  const attempts = await deps.mongo.c.deliveryAttempts
-    .find({ event_id: e._id, tenant_id: e.tenant_id }, { projection: { delivery_id: 1, endpoint_url: 1 } })
-    .toArray();
-  const byIndex = new Map<number, string>();
-  for (const a of attempts) {
-    if (!targets.some((t) => t.url === a.endpoint_url)) continue;
-    const index = endpointIndexOf(e._id, a.delivery_id);
-    // Prefer the original delivery (`<event>-<index>`), whose history lives longest.
-    if (index !== null && (!byIndex.has(index) || a.delivery_id === `${e._id}-${index}`)) byIndex.set(index, a.delivery_id);
-  }
-  const inputs: WebhookDeliveryInput[] = [];
-  for (const [, deliveryId] of [...byIndex].sort(([a], [b]) => a - b)) {
-    const input = await startedInput(deps.temporal, deliveryId);
-    if (input) {
-      const { redelivery: _r, ...original } = input;
-      inputs.push(original);
-    }
-  }
-  const covered = new Set(inputs.map((i) => i.url));
-  const missing = targets.filter((t) => !covered.has(t.url));
-  if (missing.length > 0)
-    throw conflict(
-      'event_not_redeliverable',
-      `Event ${e._id} cannot be redelivered to ${missing.map((m) => m.url).join(', ')} yet: its first delivery has not made an attempt, or its record has expired`,
-    );
-  return inputs;
+  // The event record keeps the exact body and each endpoint's index and secret reference.
+  return targets.map((t) => ({
+    eventId: e._id,
+    eventType: e.type,
+    tenantId: e.tenant_id,
+    url: t.url,
+    endpointIndex: t.index,
+    ...(t.secret_ref ? { secretRef: t.secret_ref } : {}),
+    source: e.source,
+    body: e.body,
+    format: e.format,
+  }));
 }
 
 async function startRedelivery(deps: AppDeps, input: WebhookDeliveryInput): Promise<string> {
@@ -228,7 +169,7 @@ export const eventRoutes: RouteDef[] = [
     },
     handler: async ({ params: p, body, auth, deps }) => {
       const e = await findEvent(deps, auth.tenantId, p.event);
-      const inputs = await deliveryTemplates(deps, e, body.url);
+      const inputs = deliveryTemplates(e, body.url);
       const deliveries: string[] = [];
       for (const input of inputs) deliveries.push(await startRedelivery(deps, input));
       return { status: 202, body: { event: e._id, deliveries } };
