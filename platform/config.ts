@@ -40,6 +40,8 @@ export const configSchema = z
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     PUBLIC_BASE_URL: z.url().optional(),
+    /** Where gateways post callbacks, when it differs from PUBLIC_BASE_URL (e.g. a private network name). */
+    GATEWAY_CALLBACK_BASE_URL: z.url().optional(),
     REGIONS: z
       .string()
       .default('eu')

@@ -23,6 +23,11 @@ export function publicBaseUrl(deps: AppDeps): string {
   return deps.config.PUBLIC_BASE_URL ?? `http://localhost:${deps.config.PORT}`;
 }
 
+/** Base of the callback URLs we give gateways. */
+export function callbackBaseUrl(deps: AppDeps): string {
+  return (deps.config.GATEWAY_CALLBACK_BASE_URL ?? publicBaseUrl(deps)).replace(/\/$/, '');
+}
+
 export function intentView(r: PaymentIntentRecord, deps: AppDeps) {
   return {
     payment_intent: r._id,
@@ -51,7 +56,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     returnUrl: r.return_url,
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),
-    callbackUrl: `${base}/callbacks/sandbox/${r._id}`,
+    callbackUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox/${r._id}`,
     hostedPageUrl: hostedPageUrl(base, r._id, deps.config.KEY_HASH_SECRET),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
   };

@@ -3,7 +3,7 @@ import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import type { RefundRecord } from '../../platform/records';
 import { admitRefundUpdate, intentStateQuery } from '../../workflows/definitions';
 import type { AppDeps, AuthContext } from '../deps';
-import { getPaymentIntent, publicBaseUrl } from '../payment-intents/service';
+import { callbackBaseUrl, getPaymentIntent } from '../payment-intents/service';
 import { storeWebhookEndpoints } from '../webhook-endpoints';
 import { runUpdate } from '../workflow-calls';
 import type { RefundCreateBody } from './schemas';
@@ -52,7 +52,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
             idempotencyKey: body.idempotency_key ?? null,
             webhooks,
             slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
-            callbackBaseUrl: `${publicBaseUrl(deps)}/callbacks/sandbox`,
+            callbackBaseUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox`,
           },
         ],
       }),
