@@ -25,14 +25,9 @@ RUN npm ci --no-audit --no-fund --loglevel=error
 # running webpack.
 FROM deps AS build
 COPY . .
-RUN npm run build
-# Files next to the sources that tsc does not emit (hosted-page HTML/CSS/JS, templates, ...) go to the same
-# relative place under dist/, so code that finds them from __dirname works from the compiled output too.
-RUN for dir in api worker sandbox workflows activities domain platform; do \
-      if [ -d "$dir" ]; then \
-        find "$dir" -type f ! -name '*.ts' ! -name '*.map' -exec cp --parents {} dist/ \; ; \
-      fi; \
-    done \
+# `npm run build` also copies the files tsc does not emit (hosted-page assets) next to the compiled output.
+RUN npm run build \
+ && test -f dist/api/hosted/assets/checkout.js \
  && test -f dist/api/main.js \
  && test -f dist/worker/main.js \
  && test -f dist/sandbox/main.js \

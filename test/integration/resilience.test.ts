@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal as temporalProto } from '@temporalio/proto';
 import { startStack, type Proc, type Stack } from '../../scripts/stack';
 
 // A crash or restart of any process loses nothing. This file runs its OWN stack (killing processes of the
@@ -199,13 +201,41 @@ test('Temporal SIGKILLed and restarted on the same port and database: timers tha
   expect((await pay(m, fresh.body.payment_intent)).body.status).toBe('success');
 }, 90_000);
 
-test('SIGTERM drains the worker: exit 0, "worker stopped cleanly"', async () => {
-  const worker = stack.procs.worker!;
-  const closed = new Promise<void>((resolve) => worker.child.once('close', () => resolve()));
-  await timed('worker drain', () => worker.stop('SIGTERM', 30_000));
-  await closed; // stdout fully read
-  expect(worker.child.signalCode).toBeNull(); // it exited by itself, was not killed by the stop() fallback
-  expect(worker.exitCode).toBe(0);
-  expect(worker.tail()).toContain('worker stopped cleanly');
-  await eventually('log file flushed', async () => (readFileSync(worker.logFile, 'utf8').includes('worker stopped cleanly') ? true : undefined), 5000);
+test('SIGTERM drains the worker with a charge in flight: exit 0, "worker stopped cleanly", one charge, the payment succeeds', async () => {
+  const pi = await createIntent(m, { amount: 4100, currency: 'EUR' });
+  expect(pi.status).toBe(201);
+  const sandbox = (p: string, body?: unknown) =>
+    fetch(`${stack.sandboxUrl}${p}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+  const chargesBefore = (await sandbox('/v1/effects?kind=charge')).count as number;
+  await sandbox('/v1/admin/settings', { latency_ms: 3000 }); // every gateway call now takes 3 s
+  const temporal = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection: temporal });
+    const paying = pay(m, pi.body.payment_intent); // the API waits on the workflow's attempt update
+    // the charge activity has started on the worker
+    await eventually('charge activity started', async () => {
+      const d = await client.workflow.getHandle(pi.body.payment_intent).describe();
+      return (d.raw.pendingActivities ?? []).some((a) => a.state === temporalProto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) ? true : undefined;
+    }, 10_000);
+
+    const worker = stack.procs.worker!;
+    const closed = new Promise<void>((resolve) => worker.child.once('close', () => resolve()));
+    await timed('worker drain', () => worker.stop('SIGTERM', 30_000));
+    await closed; // stdout fully read
+    expect(worker.child.signalCode).toBeNull(); // it exited by itself, not by the stop() SIGKILL fallback
+    expect(worker.exitCode).toBe(0);
+    expect(worker.tail()).toContain('worker stopped cleanly');
+    await eventually('log file flushed', async () => (readFileSync(worker.logFile, 'utf8').includes('worker stopped cleanly') ? true : undefined), 5000);
+
+    await sandbox('/v1/admin/settings', { latency_ms: 0 });
+    await timed('worker restart after drain', () => stack.startWorker());
+    const r = await paying;
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('success');
+    await statusBecomes(m, pi.body.payment_intent, 'success', 10_000);
+    // the charge happened exactly once, whether the drained activity finished or its retry was deduplicated
+    expect((await sandbox('/v1/effects?kind=charge')).count).toBe(chargesBefore + 1);
+  } finally {
+    await temporal.close();
+  }
 }, 60_000);
