@@ -182,6 +182,29 @@ function cpuDelta(a: CpuSnap & { _t: number }, b: CpuSnap & { _t: number }, ops:
   return { perOpMs, utilPct, seconds };
 }
 
+/**
+ * Waits until the servers and the worker are idle again (the workflow tasks and `persist` activities
+ * queued by the last phase are done), so no phase pays for the backlog of the one before it.
+ */
+async function settle(label: string): Promise<void> {
+  const busy = ['temporal', 'worker', 'ferretdb', 'postgres'].filter((k) => components[k]);
+  if (busy.length === 0) {
+    await new Promise((r) => setTimeout(r, 2000));
+    return;
+  }
+  const t0 = performance.now();
+  let quiet = 0;
+  while (performance.now() - t0 < 60_000) {
+    const a = cpuSnapshot();
+    await new Promise((r) => setTimeout(r, 500));
+    const d = cpuDelta(a, cpuSnapshot(), 1);
+    const util = busy.reduce((sum, k) => sum + (d.utilPct[k] ?? 0), 0);
+    quiet = util < 20 ? quiet + 1 : 0;
+    if (quiet >= 2) break;
+  }
+  console.log(`      (backlog of ${label} drained in ${f1((performance.now() - t0) / 1000 - 1)} s after the phase)`);
+}
+
 function cpuLine(r: Result): string {
   if (!r.cpu) return '';
   const total = Object.values(r.cpu.utilPct).reduce((s, v) => s + v, 0);
@@ -385,7 +408,9 @@ async function main() {
     // Warm-up: JIT, connection pools, the worker's workflow cache, FerretDB's and Temporal's first tables.
     console.log('\n== warm-up (closed loop, concurrency 8)');
     report(await closedLoop('raw start (warm-up)', 8, WARMUP_MS, rawStart));
+    await settle('raw warm-up');
     report(await closedLoop('API create (warm-up)', 8, WARMUP_MS, apiCreate));
+    await settle('API warm-up');
 
     console.log(`\n== max throughput: closed loop, ${PHASE_MS / 1000} s per level, raw and API alternating`);
     let rawBest: Result | null = null;
@@ -394,9 +419,11 @@ async function main() {
     for (const c of LEVELS) {
       const r = await closedLoop(`raw start, ${c} callers`, c, PHASE_MS, rawStart);
       report(r);
+      await settle('raw');
       if (!rawBest || r.rps > rawBest.rps) rawBest = r;
       const a = await closedLoop(`API create, ${c} callers`, c, PHASE_MS, apiCreate);
       report(a);
+      await settle('API');
       if (!apiBest || a.rps > apiBest.rps) {
         apiBest = a;
         apiBestC = c;
@@ -409,13 +436,16 @@ async function main() {
     console.log(`\n== half load: open loop at 50% of each one's max, ${HALF_MS / 1000} s each`);
     const rawHalf = await openLoop(`raw start @ ${f1(rawMax / 2)}/s`, rawMax / 2, HALF_MS, rawStart);
     report(rawHalf);
+    await settle('raw');
     created = [];
     const apiHalf = await openLoop(`API create @ ${f1(apiMax / 2)}/s`, apiMax / 2, HALF_MS, apiCreate);
     report(apiHalf);
+    await settle('API');
     const fresh = created;
     // The same absolute rate for both: the API's half-load rate, given to the raw client too.
     const rawAtApiRate = await openLoop(`raw start @ ${f1(apiMax / 2)}/s (API's rate)`, apiMax / 2, Math.min(HALF_MS, 5000), rawStart);
     report(rawAtApiRate);
+    await settle('raw');
 
     console.log(`\n== Update vs start: executeUpdate(cancelUpdate) on fresh intents (created by the API in the half-load phase) vs start, same open-loop rate, ${UPDATE_MS / 1000} s each`);
     const updRate = Math.max(1, Math.min(rawMax / 4, fresh.length / (UPDATE_MS / 1000)));
@@ -427,8 +457,10 @@ async function main() {
     };
     const upd = await openLoop(`cancel Update @ ${f1(updRate)}/s`, updRate, UPDATE_MS, cancelOne);
     report(upd);
+    await settle('cancel');
     const startAtUpd = await openLoop(`raw start @ ${f1(updRate)}/s`, updRate, UPDATE_MS, rawStart);
     report(startAtUpd);
+    await settle('raw');
 
     const parts: Result[] = [];
     if (BREAKDOWN) {
@@ -439,6 +471,7 @@ async function main() {
         const r = await closedLoop(name, c, PART_MS, op);
         report(r);
         parts.push(r);
+        await settle(name.split(':')[0]!);
         return r;
       };
       await run('HTTP: GET /healthz (Koa, no auth, no I/O)', async () => {

@@ -109,6 +109,7 @@ export interface Stack {
   adminToken: string;
   env: Record<string, string>;
   procs: Record<string, Proc>;
+  workerMetricsUrl: string | null;
   startWorker(extraEnv?: Record<string, string>): Promise<Proc>;
   startApi(extraEnv?: Record<string, string>): Promise<Proc>;
   /**
@@ -232,9 +233,11 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   procs.sandbox = forkTs('sandbox', 'sandbox/main.ts', env, opts.logDir, echo);
   await waitFor('gateway sandbox', () => httpOk(`${sandboxUrl}/healthz`), 30_000, procs.sandbox);
 
+  const workerMetrics: { url: string | null } = { url: null };
   const startWorker = async (extraEnv: Record<string, string> = {}) => {
     const p = forkTs('worker', 'worker/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
-    await waitForMessage(p, 'ready', 90_000);
+    const ready = await waitForMessage(p, 'ready', 90_000);
+    workerMetrics.url = `http://127.0.0.1:${String(ready.metricsPort)}/metrics`;
     procs.worker = p;
     return p;
   };
@@ -278,6 +281,9 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     adminToken,
     env,
     procs,
+    get workerMetricsUrl() {
+      return workerMetrics.url;
+    },
     startWorker,
     startApi,
     restartTemporal,

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { loadConfigOrExit } from '../platform/config';
@@ -12,14 +13,14 @@ async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
   // The SDK's own metrics (task latencies, slots, polls) on a loopback port; /metrics below merges them
-  // with ours so one scrape target serves both.
-  const sdkMetricsPort = config.WORKER_METRICS_PORT === 0 ? 0 : config.WORKER_METRICS_PORT + 1;
-  const sdkMetricsAddress = sdkMetricsPort ? `127.0.0.1:${sdkMetricsPort}` : null;
+  // with ours so one scrape target serves both. WORKER_METRICS_PORT=0 (tests) picks free ports.
+  const sdkMetricsPort = config.WORKER_METRICS_PORT === 0 ? await freeLoopbackPort() : config.WORKER_METRICS_PORT + 1;
+  const sdkMetricsAddress = `127.0.0.1:${sdkMetricsPort}`;
   Runtime.install({
     logger: { log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message), trace: () => undefined, debug: () => undefined, info: (m, meta) => logger.info(meta ?? {}, m), warn: (m, meta) => logger.warn(meta ?? {}, m), error: (m, meta) => logger.error(meta ?? {}, m) },
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
-      ...(sdkMetricsAddress ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } : {}),
+      metrics: { prometheus: { bindAddress: sdkMetricsAddress } },
     },
   });
 
@@ -52,23 +53,30 @@ async function main() {
       res.writeHead(req.url === '/healthz' ? 200 : 404).end(req.url === '/healthz' ? 'ok' : '');
       return;
     }
-    let sdk = '';
-    if (sdkMetricsAddress) sdk = await fetch(`http://${sdkMetricsAddress}/metrics`).then((r) => r.text()).catch(() => '');
+    const sdk = await fetch(`http://${sdkMetricsAddress}/metrics`).then((r) => r.text()).catch(() => '');
     res.writeHead(200, { 'Content-Type': registry.contentType }).end(`${await registry.metrics()}\n${sdk}`);
   });
-  metricsServer.listen(config.WORKER_METRICS_PORT, '0.0.0.0', () => {
-    const addr = metricsServer.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : null, queues: workers.length }, 'worker metrics listening');
-  });
-
-  logger.info({ taskQueues: [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE] }, 'worker running');
-  if (process.send) process.send({ type: 'ready' });
+  const metricsPort = await new Promise<number>((resolve) =>
+    metricsServer.listen(config.WORKER_METRICS_PORT, '0.0.0.0', () => resolve((metricsServer.address() as AddressInfo).port)),
+  );
+  logger.info({ metricsPort, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE] }, 'worker running');
+  if (process.send) process.send({ type: 'ready', metricsPort });
   // SIGTERM/SIGINT: the SDK stops polling, lets running tasks finish (drain), then run() resolves.
   await Promise.all(workers.map((w) => w.run()));
   metricsServer.close();
   await connection.close();
   await mongo.close();
   logger.info('worker stopped cleanly');
+}
+
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 main().catch((err) => {

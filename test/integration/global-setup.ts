@@ -22,6 +22,7 @@ export default async function globalSetup(): Promise<void> {
     mongoUri: stack.mongoUri,
     temporalAddress: stack.temporalAddress,
     env: stack.env,
+    workerMetricsUrl: stack.workerMetricsUrl,
     pids: Object.fromEntries(Object.entries(stack.procs).map(([k, p]) => [k, p.child.pid])),
   };
   const file = path.join(dir, 'stack.json');

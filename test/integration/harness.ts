@@ -12,6 +12,7 @@ export interface StackInfo {
   mongoUri: string;
   temporalAddress: string;
   env: Record<string, string>;
+  workerMetricsUrl: string;
 }
 
 export function getStack(): StackInfo {

@@ -145,6 +145,12 @@ describe('operations', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatch(/http_requests_total/);
   });
+  test("the worker's /metrics carries our metrics and the Temporal SDK's runtime metrics", async () => {
+    await api.post('/v202607/payment-intents', { amount: 1, currency: 'EUR' }, m.secretKey);
+    const text = await (await fetch(getStack().workerMetricsUrl)).text();
+    expect(text).toMatch(/webhook_deliveries_pending/);
+    expect(text).toMatch(/temporal_workflow_task|temporal_request|temporal_num_pollers/);
+  });
   test('/openapi.json is an OpenAPI 3.1 document generated from the schemas', async () => {
     const r = await api.get('/openapi.json');
     expect(r.body.openapi).toBe('3.1.0');

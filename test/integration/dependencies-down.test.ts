@@ -1,0 +1,183 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { startStack, type Proc, type Stack } from '../../scripts/stack';
+
+// With MongoDB (FerretDB) or Temporal down, the API answers 503 in the one error shape, with no database
+// text, readiness says which dependency is down, nothing half-made is left behind, and everything works
+// again once the dependency is back on the same port and data. Own stack: this file kills servers.
+
+let stack: Stack;
+let dir: string;
+
+interface Reply {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+  ms: number;
+}
+
+async function call(method: string, p: string, key?: string, body?: unknown): Promise<Reply> {
+  const started = Date.now();
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${stack.apiUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(50_000) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, body: parsed, text, headers: res.headers, ms: Date.now() - started };
+}
+
+async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface Merchant {
+  tenant: string;
+  secretKey: string;
+  publishableKey: string;
+}
+
+async function createMerchant(): Promise<Merchant> {
+  const t = await call('POST', '/admin/tenants', stack.adminToken, { name: `Deps ${Date.now()}`, region: 'eu' });
+  if (t.status !== 201) throw new Error(`tenant: ${t.status} ${t.text}`);
+  const c = await call('POST', `/admin/tenants/${t.body.tenant}/connectors`, stack.adminToken, { gateway: 'sandbox', live: true, payment_methods: ['card'] });
+  if (c.status !== 201) throw new Error(`connector: ${c.status} ${c.text}`);
+  return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key };
+}
+
+/** The one error shape, a 503 that tells the client to retry, and nothing about the database inside. */
+function expectUnavailable(r: Reply) {
+  expect(r.status).toBe(503);
+  expect(r.body).toEqual({
+    error: { type: 'api_error', code: 'service_unavailable', message: expect.any(String), request_id: expect.any(String) },
+  });
+  expect(r.body.error.request_id).not.toBe('');
+  expect(r.headers.get('retry-after')).toBe('1');
+  expect(r.text).not.toMatch(/mongo|ferret|sqlite|temporal|grpc|ECONNREFUSED|127\.0\.0\.1|server selection|topology|stack|at \w+ \(/i);
+}
+
+async function kill(proc: Proc) {
+  await proc.stop('SIGKILL');
+  expect(proc.exited).toBe(true);
+}
+
+const timings: Record<string, number> = {};
+let m: Merchant;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'payorch-deps-'));
+  const t = Date.now();
+  stack = await startStack({ dataDir: path.join(dir, 'data'), logDir: path.join(dir, 'logs'), temporalDb: 'fast', env: { LOG_LEVEL: 'info' } });
+  timings['stack start'] = Date.now() - t;
+  m = await createMerchant();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  process.stdout.write(`[dependencies-down] timings (ms): ${JSON.stringify(timings)}; logs in ${path.join(dir, 'logs')}\n`);
+}, 60_000);
+
+test('MongoDB down: 503 in the one error shape, /readyz names it; back on the same port and data, nothing lost', async () => {
+  const before = await call('POST', '/v202607/payment-intents', m.secretKey, { amount: 1100, currency: 'EUR' });
+  expect(before.status).toBe(201);
+
+  await kill(stack.procs.ferretdb!);
+
+  const list = await call('GET', '/v202607/payment-intents', m.secretKey);
+  timings['list with mongo down'] = list.ms;
+  expectUnavailable(list);
+  const get = await call('GET', `/v202607/payment-intents/${before.body.payment_intent}`, m.secretKey);
+  timings['get with mongo down'] = get.ms;
+  expectUnavailable(get);
+
+  const ready = await call('GET', '/readyz');
+  timings['readyz with mongo down'] = ready.ms;
+  expect(ready.status).toBe(503);
+  expect(ready.body).toEqual({ status: 'not_ready', checks: { mongodb: false, temporal: true, worker: true } });
+  // liveness is about the process, not its dependencies
+  expect((await call('GET', '/healthz')).status).toBe(200);
+
+  let t = Date.now();
+  await stack.restartFerret();
+  timings['ferret restart'] = Date.now() - t;
+  t = Date.now();
+  await eventually('list 200 after FerretDB restart', async () => ((await call('GET', '/v202607/payment-intents', m.secretKey)).status === 200 ? true : undefined), 30_000);
+  timings['api back after ferret restart'] = Date.now() - t;
+  expect((await call('GET', '/readyz')).status).toBe(200);
+
+  // the intent written before the crash is still there, and the worker (which also lost MongoDB) pays it
+  const listed = await call('GET', '/v202607/payment-intents', m.secretKey);
+  expect(listed.body.data.map((d: any) => d.payment_intent)).toContain(before.body.payment_intent);
+  expect(stack.procs.worker!.exited).toBe(false);
+  const paid = await call('POST', `/v202607/payment-intents/${before.body.payment_intent}/attempts`, m.publishableKey, { token: 'tok_success' });
+  expect(paid.body.status).toBe('success');
+  await eventually('read model success', async () => ((await call('GET', `/v202607/payment-intents/${before.body.payment_intent}`, m.secretKey)).body.status === 'success' ? true : undefined), 15_000);
+}, 60_000);
+
+test('Temporal down: create is 503 (not 500) and leaves no record; /readyz says temporal false; back on restart', async () => {
+  const mongo = new MongoClient(stack.mongoUri);
+  await mongo.connect();
+  try {
+    const intents = mongo.db().collection('payment_intents');
+    const count = () => intents.countDocuments({ tenant_id: m.tenant });
+    const countBefore = await count();
+
+    await kill(stack.procs.temporal!);
+
+    const ready = await eventually('readyz temporal false', async () => {
+      const r = await call('GET', '/readyz');
+      return r.status === 503 && r.body.checks.temporal === false ? r : undefined;
+    }, 15_000);
+    expect(ready.body.checks.mongodb).toBe(true);
+
+    const key = `temporal-down-${Date.now()}`;
+    const create = await call('POST', '/v202607/payment-intents', m.secretKey, { amount: 2200, currency: 'EUR', idempotency_key: key });
+    timings['create with temporal down'] = create.ms;
+    expectUnavailable(create);
+    // compensation: the record inserted before the failed start is gone, so nothing would never expire
+    expect(await count()).toBe(countBefore);
+    expect(await intents.countDocuments({ idempotency_scope: `${m.tenant}:${key}` })).toBe(0);
+    // reads that need only MongoDB keep working
+    expect((await call('GET', '/v202607/payment-intents', m.secretKey)).status).toBe(200);
+
+    const t = Date.now();
+    await stack.restartTemporal();
+    timings['temporal restart'] = Date.now() - t;
+    // How long the API's own connection takes to notice the server is back (gRPC reconnect backoff grows
+    // with the length of the outage): measured and reported, bounded by the deadline.
+    await eventually('readyz temporal true after restart', async () => ((await call('GET', '/readyz')).body.checks.temporal === true ? true : undefined), 60_000);
+    timings['api sees temporal after restart'] = Date.now() - t;
+    // the merchant's retry with the same key now creates the intent, exactly once
+    const retry = await eventually('create 201 after Temporal restart', async () => {
+      const r = await call('POST', '/v202607/payment-intents', m.secretKey, { amount: 2200, currency: 'EUR', idempotency_key: key });
+      return r.status === 201 || r.status === 200 ? r : undefined;
+    }, 30_000);
+    timings['create ok after temporal restart'] = Date.now() - t;
+    expect(retry.status).toBe(201);
+    expect(await count()).toBe(countBefore + 1);
+    const paid = await call('POST', `/v202607/payment-intents/${retry.body.payment_intent}/attempts`, m.publishableKey, { token: 'tok_success' });
+    expect(paid.body.status).toBe('success');
+    await eventually('readyz 200', async () => ((await call('GET', '/readyz')).status === 200 ? true : undefined), 30_000);
+  } finally {
+    await mongo.close();
+  }
+}, 90_000);
