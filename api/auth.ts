@@ -31,8 +31,34 @@ export async function authenticate(ctx: Context, mode: AuthMode, deps: AppDeps):
   return { tenantId: record.tenant_id, region: record.region, keyKind: record.kind, claims: record.claims };
 }
 
+/**
+ * Key records read in the last few seconds, by lookup id. The hash is still compared on every request; the
+ * cache only saves the MongoDB read. A revocation is seen at once by the process that made it and within
+ * KEY_CACHE_MS by the others.
+ */
+export const KEY_CACHE_MS = 5000;
+const KEY_CACHE_MAX = 10_000;
+const keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
+
+export function forgetApiKey(lookupId: string): void {
+  keyCache.delete(lookupId);
+}
+
+type KeyDeps = Pick<AppDeps, 'mongo'> & { config: Pick<AppDeps['config'], 'KEY_HASH_SECRET'> };
+
+async function keyRecord(lookupId: string, deps: KeyDeps): Promise<ApiKeyRecord | null> {
+  const hit = keyCache.get(lookupId);
+  if (hit && Date.now() - hit.at < KEY_CACHE_MS) return hit.record;
+  const record = await deps.mongo.c.apiKeys.findOne({ _id: lookupId });
+  if (record) {
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
+    keyCache.set(lookupId, { record, at: Date.now() });
+  }
+  return record;
+}
+
 /** A live key of the host's region, or an authentication error. */
-export async function verifyApiKey(token: string, hostRegion: string, deps: AppDeps): Promise<ApiKeyRecord> {
+export async function verifyApiKey(token: string, hostRegion: string, deps: KeyDeps): Promise<ApiKeyRecord> {
   const parsed = parseKey(token);
   if (!parsed) throw unauthenticated('Invalid API key provided');
   if (parsed.region !== hostRegion)
@@ -41,7 +67,7 @@ export async function verifyApiKey(token: string, hostRegion: string, deps: AppD
       'wrong_region',
       `This key belongs to region '${parsed.region}'; send requests to that region's host (api-${parsed.region}.<domain>), not the '${hostRegion}' host`,
     );
-  const record = await deps.mongo.c.apiKeys.findOne({ _id: parsed.lookupId });
+  const record = await keyRecord(parsed.lookupId, deps);
   if (!record || !hashesEqual(record.hash, hashKey(token, deps.config.KEY_HASH_SECRET)))
     throw unauthenticated('Invalid API key provided');
   if (record.revoked_at) throw new DomainError('authentication', 'api_key_revoked', 'This API key has been revoked');

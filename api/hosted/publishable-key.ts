@@ -1,5 +1,6 @@
-import { hashesEqual, hashKey, parseKey } from '../../platform/keys';
+import { DomainError } from '../../domain/errors';
 import type { Mongo } from '../../platform/mongo';
+import { verifyApiKey } from '../auth';
 
 /**
  * Does `key` authorize showing and paying an intent of `tenantId` in `region` (the embedded form)? The
@@ -13,15 +14,11 @@ export async function publishableKeyAllows(
   intent: { tenantId: string; region: string },
   hostRegion: string,
 ): Promise<boolean> {
-  const parsed = parseKey(key);
-  if (!parsed || parsed.kind !== 'publishable' || parsed.region !== intent.region || parsed.region !== hostRegion) return false;
-  const record = await mongo.c.apiKeys.findOne({ _id: parsed.lookupId });
-  return (
-    record !== null &&
-    hashesEqual(record.hash, hashKey(key, pepper)) &&
-    record.kind === 'publishable' &&
-    !record.revoked_at &&
-    record.region === intent.region &&
-    record.tenant_id === intent.tenantId
-  );
+  try {
+    const record = await verifyApiKey(key, hostRegion, { mongo, config: { KEY_HASH_SECRET: pepper } });
+    return record.kind === 'publishable' && record.region === intent.region && record.tenant_id === intent.tenantId;
+  } catch (err) {
+    if (err instanceof DomainError) return false;
+    throw err;
+  }
 }

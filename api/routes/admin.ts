@@ -6,6 +6,7 @@ import { route, type RouteDef } from '../route';
 import { createConnector, createTenant, issueKey } from '../tenants/provisioning';
 import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
 import type { AppDeps } from '../deps';
+import { forgetApiKey } from '../auth';
 
 const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
@@ -106,6 +107,7 @@ export const adminRoutes: RouteDef[] = [
         { $set: { revoked_at: new Date() } },
       );
       if (res.matchedCount === 0) throw notFound('api key', params.api_key, 'api_key');
+      forgetApiKey(params.api_key);
       return { status: 200, body: { api_key: params.api_key, revoked: true } };
     },
   }),
