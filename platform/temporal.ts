@@ -4,7 +4,12 @@ import type { Config } from './config';
 
 export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
   // One connection per process, shared by every request: a connection per call costs a TLS/HTTP2 setup.
-  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS, connectTimeout: '5s' });
+  const connection = await Connection.connect({
+    address: config.TEMPORAL_ADDRESS,
+    connectTimeout: '5s',
+    // After an outage, come back within seconds: gRPC's default reconnect backoff grows to 120 s.
+    channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5000 },
+  });
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
 
@@ -17,3 +22,6 @@ export async function hasPollers(client: Client, namespace: string, taskQueue: s
   });
   return (res.pollers ?? []).length > 0;
 }
+
+/** Merchant-facing calls answer within this, or fail as "dependency unavailable" (the client retries otherwise for ~20 s). */
+export const START_DEADLINE_MS = 5000;

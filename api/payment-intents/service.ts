@@ -11,6 +11,7 @@ import {
   type PaymentIntentInput,
 } from '../../workflows/definitions';
 import { formatMoney } from '../../domain/money';
+import { START_DEADLINE_MS } from '../../platform/temporal';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, upsertCustomer } from '../customers/service';
 import { hostedPageUrl } from '../hosted/client-secret';
@@ -63,6 +64,11 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
 }
 
 async function startWorkflow(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
+  // A merchant's HTTP client will not wait out the Temporal client's own retries when the server is down.
+  await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => startOnce(r, deps));
+}
+
+async function startOnce(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
   await deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, {
     workflowId: r._id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,

@@ -83,6 +83,7 @@ async function kill(proc: Proc) {
 }
 
 const timings: Record<string, number> = {};
+const observed: Record<string, unknown> = {};
 async function timed<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const t = Date.now();
   try {
@@ -104,7 +105,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  process.stdout.write(`[resilience] timings (ms): ${JSON.stringify(timings)}; logs in ${path.join(dir, 'logs')}\n`);
+  process.stdout.write(`[resilience] timings (ms): ${JSON.stringify(timings)}; observed: ${JSON.stringify(observed)}; logs in ${path.join(dir, 'logs')}\n`);
 }, 60_000);
 
 test('worker SIGKILLed: the API keeps accepting intents; a restarted worker processes them and fires the timers', async () => {
@@ -118,10 +119,12 @@ test('worker SIGKILLed: the API keeps accepting intents; a restarted worker proc
   const during = await createIntent(m, { amount: 1400, currency: 'EUR' });
   expect(during.status).toBe(201);
   expect((await getIntent(m, during.body.payment_intent)).body.status).toBe('pending');
-  // readiness tells the truth: no worker is polling (Temporal keeps a poller listed for about a minute, so
-  // this is only checked loosely: it never claims a dependency is down)
+  // MongoDB and Temporal are fine. (The worker check reads describeTaskQueue's pollers, which Temporal keeps
+  // listing for a while after the last poll, so it cannot be asserted false right after the kill; the value
+  // seen is recorded with the timings.)
   const r = await ready();
   expect(r.body.checks).toMatchObject({ mongodb: true, temporal: true });
+  observed['readyz worker check right after worker SIGKILL'] = r.body.checks.worker;
 
   // The 2 s deadline passes while no worker runs: nothing can act on it yet.
   await until(expiring.body.expires_at);
