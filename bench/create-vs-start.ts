@@ -16,15 +16,14 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import type { AppDeps } from '../api/deps';
-import { workflowInput } from '../api/payment-intents/service';
+import { startOptions } from '../api/payment-intents/service';
 import { DEFAULT_TIMEOUT_SECONDS } from '../domain/payment-intent';
-import { formatMoney } from '../domain/money';
 import { loadConfig, type Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import { parseKey } from '../platform/keys';
 import type { PaymentIntentRecord } from '../platform/records';
 import { startStack, type Stack } from '../scripts/stack';
-import { cancelUpdate, PAYMENT_INTENT_WORKFLOW, SA } from '../workflows/definitions';
+import { cancelUpdate, PAYMENT_INTENT_WORKFLOW } from '../workflows/definitions';
 import { startPgFerret, type PgFerret } from './postgres';
 
 const env = process.env;
@@ -294,7 +293,7 @@ async function main() {
     `settings: concurrency levels ${LEVELS.join('/')}; warm-up ${WARMUP_MS / 1000} s each; max-throughput phases ${PHASE_MS / 1000} s each; ` +
       `half-load open loop ${HALF_MS / 1000} s each; update phase ${UPDATE_MS / 1000} s at ${UPDATE_RATE}/s; breakdown parts ${BREAKDOWN ? `${PART_MS / 1000} s each` : 'off'}`,
   );
-  console.log(`request: POST /v202607/payment-intents {"amount":${AMOUNT},"currency":"${CURRENCY}"} with a secret key; keep-alive http.Agent; raw: client.workflow.start(${PAYMENT_INTENT_WORKFLOW}) with workflowInput(), typedSearchAttributes, USE_EXISTING`);
+  console.log(`request: POST /v202607/payment-intents {"amount":${AMOUNT},"currency":"${CURRENCY}"} with a secret key; keep-alive http.Agent; raw: client.workflow.start(${PAYMENT_INTENT_WORKFLOW}, startOptions()), the options the API uses`);
 
   const stopAll = async () => {
     agent.destroy();
@@ -385,21 +384,7 @@ async function main() {
     };
     const rawStart: Op = async () => {
       const r = record();
-      await client.workflow.start(PAYMENT_INTENT_WORKFLOW, {
-        workflowId: r._id,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args: [workflowInput(r, deps)],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        typedSearchAttributes: [
-          { key: SA.TenantId, value: r.tenant_id },
-          { key: SA.PaymentStatus, value: r.status },
-          { key: SA.AmountMinor, value: r.amount },
-          { key: SA.Currency, value: r.currency },
-          { key: SA.ExpiresAt, value: r.expires_at },
-          ...(r.connectors.length === 1 ? [{ key: SA.Connector, value: r.connectors[0]! }] : []),
-        ],
-        staticSummary: `Payment ${formatMoney(r.amount, r.currency)} for ${r.tenant_id}`,
-      });
+      await client.workflow.start(PAYMENT_INTENT_WORKFLOW, startOptions(r, deps));
     };
     let created: string[] = [];
     const apiCreate: Op = async () => {

@@ -68,14 +68,15 @@ async function startWorkflow(r: PaymentIntentRecord, deps: AppDeps): Promise<voi
   await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => startOnce(r, deps));
 }
 
-async function startOnce(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
-  await deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, {
+/** The start options of an intent's workflow: the API's start, and the benchmark's raw start, use the same. */
+export function startOptions(r: PaymentIntentRecord, deps: AppDeps) {
+  return {
     workflowId: r._id,
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [workflowInput(r, deps)],
+    args: [workflowInput(r, deps)] as [PaymentIntentInput],
     // A second start for the same id (a concurrent create with the same idempotency key, or a retry after
     // a crash between insert and start) attaches to the running workflow instead of failing.
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
     typedSearchAttributes: [
       { key: SA.TenantId, value: r.tenant_id },
       { key: SA.PaymentStatus, value: r.status },
@@ -86,7 +87,11 @@ async function startOnce(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
       ...(r.connectors.length === 1 ? [{ key: SA.Connector, value: r.connectors[0]! }] : []),
     ],
     staticSummary: `Payment ${formatMoney(r.amount, r.currency)} for ${r.tenant_id}`,
-  });
+  };
+}
+
+async function startOnce(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
+  await deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, startOptions(r, deps));
 }
 
 function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {

@@ -97,6 +97,28 @@ export function checkoutMethods(connectorIds: readonly string[], connectors: rea
 
 // ---- MongoDB lookups ----------------------------------------------------------------------------------
 
+/**
+ * A tenant's checkout configuration (connectors, default form) changes rarely and is read on every intent
+ * create: keep it a few seconds. Admin changes in this process drop the entry at once (forgetCheckoutConfig);
+ * other API processes see them within CHECKOUT_CONFIG_CACHE_MS.
+ */
+export const CHECKOUT_CONFIG_CACHE_MS = 5000;
+const checkoutConfigCache = new Map<string, { at: number; value: Promise<{ connectors: ConnectorRecord[]; form: PaymentFormRecord | null }> }>();
+
+export function forgetCheckoutConfig(tenantId: string): void {
+  checkoutConfigCache.delete(tenantId);
+}
+
+function checkoutConfig(mongo: Mongo, tenantId: string) {
+  const hit = checkoutConfigCache.get(tenantId);
+  if (hit && Date.now() - hit.at < CHECKOUT_CONFIG_CACHE_MS) return hit.value;
+  const value = Promise.all([tenantConnectors(mongo, tenantId), defaultForm(mongo, tenantId)]).then(([connectors, form]) => ({ connectors, form }));
+  if (checkoutConfigCache.size > 10_000) checkoutConfigCache.clear();
+  checkoutConfigCache.set(tenantId, { at: Date.now(), value });
+  value.catch(() => checkoutConfigCache.delete(tenantId)); // a failed read is not remembered
+  return value;
+}
+
 async function tenantConnectors(mongo: Mongo, tenantId: string): Promise<ConnectorRecord[]> {
   return mongo.c.connectors.find({ tenant_id: tenantId }).toArray();
 }
@@ -130,12 +152,12 @@ async function pinTarget(mongo: Mongo, tenantId: string, pin: CheckoutPin): Prom
  * an orchestrator's order), or `pin_invalid`. Unpinned: the default form's, else all live connectors.
  */
 export async function resolveCheckoutConnectors(mongo: Mongo, tenantId: string, pin: CheckoutPin | null): Promise<string[]> {
-  // Both reads at once: this is on the create path, where every round trip shows in latency.
+  // On the create path every round trip shows in latency: cached config, and the pin read beside it.
   if (pin) {
-    const [connectors, target] = await Promise.all([tenantConnectors(mongo, tenantId), pinTarget(mongo, tenantId, pin)]);
+    const [{ connectors }, target] = await Promise.all([checkoutConfig(mongo, tenantId), pinTarget(mongo, tenantId, pin)]);
     return pinnedConnectorIds(pin, target, connectors, tenantId);
   }
-  const [connectors, form] = await Promise.all([tenantConnectors(mongo, tenantId), defaultForm(mongo, tenantId)]);
+  const { connectors, form } = await checkoutConfig(mongo, tenantId);
   return defaultConnectorIds(form, connectors, tenantId);
 }
 

@@ -7,6 +7,7 @@ import { createConnector, createTenant, issueKey } from '../tenants/provisioning
 import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
 import type { AppDeps } from '../deps';
 import { forgetApiKey } from '../auth';
+import { forgetCheckoutConfig } from '../payment-methods/resolve';
 
 const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
@@ -131,6 +132,7 @@ export const adminRoutes: RouteDef[] = [
       if (!deps.gateways.names().includes(body.gateway))
         throw invalidRequest('gateway_invalid', `Unknown gateway '${body.gateway}'; known: ${deps.gateways.names().join(', ')}`, 'gateway');
       const id = await createConnector(deps.mongo, t._id, t.region, body);
+      forgetCheckoutConfig(t._id);
       return { status: 201, body: { connector: id } };
     },
   }),
@@ -159,6 +161,7 @@ export const adminRoutes: RouteDef[] = [
         live: body.live,
         created_at: new Date(),
       });
+      forgetCheckoutConfig(t._id); // after the write, so no read in between caches the old config
       return { status: 201, body: { payment_form: id } };
     },
   }),

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { call as harnessCall, createMerchant as harnessCreateMerchant, eventually as harnessEventually, type Merchant } from './harness';
 import { startStack, type Proc, type Stack } from '../../scripts/stack';
 
 // With MongoDB (FerretDB) or Temporal down, the API answers 503 in the one error shape, with no database
@@ -11,58 +12,17 @@ import { startStack, type Proc, type Stack } from '../../scripts/stack';
 let stack: Stack;
 let dir: string;
 
-interface Reply {
-  status: number;
-  body: any;
-  text: string;
-  headers: Headers;
-  ms: number;
-}
-
-async function call(method: string, p: string, key?: string, body?: unknown): Promise<Reply> {
+// The shared harness, pointed at this file's own stack.
+// Each reply also carries its raw text (to look for leaked internals) and how long it took.
+const call = async (method: string, p: string, key?: string, body?: unknown) => {
   const started = Date.now();
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${stack.apiUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(50_000) });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    /* keep text */
-  }
-  return { status: res.status, body: parsed, text, headers: res.headers, ms: Date.now() - started };
-}
+  const r = await harnessCall(method, p, { baseUrl: stack.apiUrl, timeoutMs: 50_000, ...(key ? { key } : {}), ...(body !== undefined ? { body } : {}) });
+  return { ...r, text: typeof r.body === 'string' ? r.body : JSON.stringify(r.body), ms: Date.now() - started };
+};
+type Reply = Awaited<ReturnType<typeof call>>;
+const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number) => harnessEventually(check, timeoutMs, what);
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-interface Merchant {
-  tenant: string;
-  secretKey: string;
-  publishableKey: string;
-}
-
-async function createMerchant(): Promise<Merchant> {
-  const t = await call('POST', '/admin/tenants', stack.adminToken, { name: `Deps ${Date.now()}`, region: 'eu' });
-  if (t.status !== 201) throw new Error(`tenant: ${t.status} ${t.text}`);
-  const c = await call('POST', `/admin/tenants/${t.body.tenant}/connectors`, stack.adminToken, { gateway: 'sandbox', live: true, payment_methods: ['card'] });
-  if (c.status !== 201) throw new Error(`connector: ${c.status} ${c.text}`);
-  return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key };
-}
+const createMerchant = () => harnessCreateMerchant(`Deps ${Date.now()}`, stack);
 
 /** The one error shape, a 503 that tells the client to retry, and nothing about the database inside. */
 function expectUnavailable(r: Reply) {

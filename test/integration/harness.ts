@@ -30,15 +30,16 @@ export interface Reply<T = any> {
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; host?: string } = {},
+  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; host?: string; baseUrl?: string; timeoutMs?: number } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
   if (opts.host) headers.host = opts.host;
-  const res = await fetch(`${getStack().apiUrl}${path}`, {
+  const res = await fetch(`${opts.baseUrl ?? getStack().apiUrl}${path}`, {
     method,
     headers,
+    ...(opts.timeoutMs ? { signal: AbortSignal.timeout(opts.timeoutMs) } : {}),
     body: opts.rawBody ?? (opts.body !== undefined ? JSON.stringify(opts.body) : undefined),
   });
   const text = await res.text();
@@ -70,11 +71,16 @@ export interface Merchant {
 }
 
 let counter = 0;
-/** A fresh tenant with a live sandbox card connector: each test gets its own, so tests never collide. */
-export async function createMerchant(name = `Test shop ${++counter}`): Promise<Merchant> {
-  const t = await admin.post('/admin/tenants', { name, region: 'eu' });
+/**
+ * A fresh tenant with a live sandbox card connector: each test gets its own, so tests never collide.
+ * `stack` names another stack than the shared one (tests that kill processes run their own).
+ */
+export async function createMerchant(name = `Test shop ${++counter}`, stack?: { apiUrl: string; adminToken: string }): Promise<Merchant> {
+  const adminCall = (path: string, body: unknown) =>
+    call('POST', path, { body, key: stack?.adminToken ?? getStack().adminToken, ...(stack ? { baseUrl: stack.apiUrl } : {}) });
+  const t = await adminCall('/admin/tenants', { name, region: 'eu' });
   if (t.status !== 201) throw new Error(`tenant create failed: ${t.status} ${JSON.stringify(t.body)}`);
-  const c = await admin.post(`/admin/tenants/${t.body.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'] });
+  const c = await adminCall(`/admin/tenants/${t.body.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'] });
   if (c.status !== 201) throw new Error(`connector create failed: ${c.status} ${JSON.stringify(c.body)}`);
   return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key, connector: c.body.connector };
 }

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as temporalProto } from '@temporalio/proto';
+import { call as harnessCall, createMerchant as harnessCreateMerchant, eventually as harnessEventually, type Merchant } from './harness';
 import { startStack, type Proc, type Stack } from '../../scripts/stack';
 
 // A crash or restart of any process loses nothing. This file runs its OWN stack (killing processes of the
@@ -12,40 +13,10 @@ import { startStack, type Proc, type Stack } from '../../scripts/stack';
 let stack: Stack;
 let dir: string;
 
-interface Reply {
-  status: number;
-  body: any;
-}
-
-async function call(method: string, p: string, key?: string, body?: unknown): Promise<Reply> {
-  const headers: Record<string, string> = {};
-  if (key) headers.authorization = `Bearer ${key}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${stack.apiUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(45_000) });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    /* keep text */
-  }
-  return { status: res.status, body: parsed };
-}
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+// The shared harness, pointed at this file's own stack.
+const call = (method: string, p: string, key?: string, body?: unknown) =>
+  harnessCall(method, p, { baseUrl: stack.apiUrl, timeoutMs: 45_000, ...(key ? { key } : {}), ...(body !== undefined ? { body } : {}) });
+const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number) => harnessEventually(check, timeoutMs, what);
 
 /** Waits until the wall clock passes `at` (an intent's expires_at): a deadline, not a guessed sleep. */
 async function until(at: string | Date) {
@@ -53,19 +24,7 @@ async function until(at: string | Date) {
   await eventually(`clock past ${new Date(t).toISOString()}`, async () => (Date.now() > t + 200 ? true : undefined), 30_000);
 }
 
-interface Merchant {
-  tenant: string;
-  secretKey: string;
-  publishableKey: string;
-}
-
-async function createMerchant(): Promise<Merchant> {
-  const t = await call('POST', '/admin/tenants', stack.adminToken, { name: `Resilience ${Date.now()}`, region: 'eu' });
-  if (t.status !== 201) throw new Error(`tenant: ${t.status} ${JSON.stringify(t.body)}`);
-  const c = await call('POST', `/admin/tenants/${t.body.tenant}/connectors`, stack.adminToken, { gateway: 'sandbox', live: true, payment_methods: ['card'] });
-  if (c.status !== 201) throw new Error(`connector: ${c.status} ${JSON.stringify(c.body)}`);
-  return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key };
-}
+const createMerchant = () => harnessCreateMerchant(`Resilience ${Date.now()}`, stack);
 
 const createIntent = (m: Merchant, body: Record<string, unknown>) => call('POST', '/v202607/payment-intents', m.secretKey, body);
 const getIntent = (m: Merchant, id: string) => call('GET', `/v202607/payment-intents/${id}`, m.secretKey);
