@@ -47,3 +47,22 @@ export function getWorkflowBundle(): { code: string } {
   if (!file) throw new Error('PAYORCH_WORKFLOW_BUNDLE is not set: run workflow tests through jest');
   return { code: readFileSync(file, 'utf8') };
 }
+
+/**
+ * Registers Jest hooks that give each test file (or, with `perTest`, each test) its own test server.
+ * Returns a getter: the environment exists only once the hooks have run.
+ */
+export function useWorkflowTestEnv(opts: { perTest?: boolean } = {}): () => TestWorkflowEnvironment {
+  let env: TestWorkflowEnvironment | undefined;
+  const [before, after] = opts.perTest ? [beforeEach, afterEach] : [beforeAll, afterAll];
+  before(async () => {
+    env = await createWorkflowTestEnv();
+  }, 60_000);
+  after(async () => {
+    await env?.teardown();
+  });
+  return () => {
+    if (!env) throw new Error('the workflow test environment is not up yet');
+    return env;
+  };
+}

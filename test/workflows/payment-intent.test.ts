@@ -1,5 +1,4 @@
 import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ChargeOutcome } from '../../activities/gateway/types';
 import type { PaymentIntentPatch } from '../../activities/store';
@@ -11,19 +10,13 @@ import {
   PAYMENT_INTENT_WORKFLOW,
   type PaymentIntentInput,
 } from '../../workflows/definitions';
-import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // The payment-intent workflow in virtual time. Activities are recorders here: this layer pins down the
 // workflow's decisions (timers, races, what it writes and emits); the activities themselves are tested
 // against the real gateway sandbox and MongoDB in the integration layer.
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createWorkflowTestEnv();
-}, 60_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const testEnv = useWorkflowTestEnv();
 
 interface Recorded {
   patches: PaymentIntentPatch[];
@@ -58,7 +51,7 @@ function recorders(charge: () => Promise<ChargeOutcome>) {
 
 let n = 0;
 async function input(timeoutSeconds: number): Promise<PaymentIntentInput> {
-  const now = new Date(await env.currentTimeMs());
+  const now = new Date(await testEnv().currentTimeMs());
   const id = `pi_eu_test${++n}${Date.now()}`;
   return {
     id,
@@ -81,7 +74,7 @@ async function input(timeoutSeconds: number): Promise<PaymentIntentInput> {
 
 async function withWorker<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `pi-${++n}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   return worker.runUntil(fn(taskQueue));
 }
 
@@ -89,7 +82,7 @@ test('an unpaid intent is canceled exactly at the default timeout of 1800 s', as
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const view = await handle.result();
     expect(view.status).toBe('canceled');
   });
@@ -104,7 +97,7 @@ test('a short custom timeout is honoured to the second', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
   const inp = await input(7);
   await withWorker(activities, async (taskQueue) => {
-    await env.client.workflow.execute(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await testEnv().client.workflow.execute(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
   });
   const cancel = rec.patches.find((p) => p.status === 'canceled')!;
   expectToTheSecond(cancel.canceled_at!, new Date(new Date(inp.createdAt).getTime() + 7000).toISOString());
@@ -114,10 +107,10 @@ test('a paid intent does not expire, and stays open to own its refundable balanc
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     expect(result).toEqual({ payment_intent: inp.id, status: 'success' });
-    await env.sleep('2 days');
+    await testEnv().sleep('2 days');
     const state = await handle.query(intentStateQuery);
     expect(state).toMatchObject({ status: 'success', amount_paid: 2500, refundable_amount_left: 2500 });
     expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -131,7 +124,7 @@ test('a declined attempt keeps the intent pending and emits payment.attempt_fail
   const { rec, activities } = recorders(async () => ({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' }));
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
     expect(result).toEqual({ payment_intent: inp.id, status: 'failed', failure_code: 'card_declined' });
     expect((await handle.query(intentStateQuery)).status).toBe('pending');
@@ -150,7 +143,7 @@ test('cancel during a charge on the wire is refused; the charge decides, and the
   });
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     await expect(handle.executeUpdate(cancelUpdate)).rejects.toMatchObject({ cause: { type: 'attempt_in_progress' } });
@@ -173,10 +166,10 @@ test('a charge in flight when the deadline passes: its late success wins', async
   });
   const inp = await input(1);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
-    await env.sleep('2 seconds'); // past the deadline while the charge is still on the wire
+    await testEnv().sleep('2 seconds'); // past the deadline while the charge is still on the wire
     expect((await handle.query(intentStateQuery)).status).toBe('pending');
     release();
     expect((await attempt).status).toBe('success');
@@ -191,10 +184,10 @@ test('a 3DS challenge completed after the deadline: the intent is canceled and t
   const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
   const inp = await input(60);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const res = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
     expect(res).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', url: 'http://sandbox/3ds/ch_3ds' } });
-    await env.sleep('61 seconds');
+    await testEnv().sleep('61 seconds');
     expect((await handle.query(intentStateQuery)).status).toBe('canceled');
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_3ds', outcome: { status: 'succeeded', chargeId: 'ch_3ds' } });
     const view = await handle.result();
@@ -227,7 +220,7 @@ test('a 3DS challenge the customer abandons does not lock the intent: a new atte
   const { rec, activities } = recorders(async () => outcomes.shift()!);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
     // the abandoned challenge is completed after all: that capture is given back

@@ -1,19 +1,12 @@
 import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { loadWorkflowBundle } from '../../worker/bundle';
 import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type PaymentIntentInput } from '../../workflows/definitions';
-import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // Production workers load a bundle built ahead of time (WORKFLOW_BUNDLE_PATH); and a recorded history must
 // replay against the current code without non-determinism.
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createWorkflowTestEnv();
-}, 60_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const testEnv = useWorkflowTestEnv();
 
 const activities = {
   savePaymentIntent: async () => 'applied',
@@ -24,7 +17,7 @@ const activities = {
 test('a worker started from a prebuilt bundle file runs the payment-intent workflow, and its history replays', async () => {
   const bundle = await loadWorkflowBundle(process.env.PAYORCH_WORKFLOW_BUNDLE);
   expect(bundle.code).toBe(getWorkflowBundle().code);
-  const now = new Date(await env.currentTimeMs());
+  const now = new Date(await testEnv().currentTimeMs());
   const input: PaymentIntentInput = {
     id: `pi_eu_replay${Date.now()}`,
     tenantId: 'ten_eu_t',
@@ -42,9 +35,9 @@ test('a worker started from a prebuilt bundle file runs the payment-intent workf
     hostedPageUrl: 'http://127.0.0.1:1/pay',
     webhookTaskQueue: 'webhooks-test',
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: 'prebuilt', workflowBundle: bundle, activities });
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue: 'prebuilt', workflowBundle: bundle, activities });
   const history = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: input.id, taskQueue: 'prebuilt', args: [input] });
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: input.id, taskQueue: 'prebuilt', args: [input] });
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
     await handle.terminate('recorded');
     return handle.fetchHistory();

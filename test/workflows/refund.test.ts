@@ -1,21 +1,14 @@
 import { Worker } from '@temporalio/worker';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { RefundOutcome } from '../../activities/gateway/types';
 import type { RefundPatch } from '../../activities/store';
 import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/definitions';
-import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // The refund workflow in virtual time: its SLA timer to the second, success before it, and a gateway's
 // word that comes after the cancel. The parent intent is stood in for by a workflow that records signals.
 
 // A fresh test server per case: one whose clock a previous case moved days ahead does not skip reliably.
-let env: TestWorkflowEnvironment;
-beforeEach(async () => {
-  env = await createWorkflowTestEnv();
-}, 60_000);
-afterEach(async () => {
-  await env?.teardown();
-});
+const testEnv = useWorkflowTestEnv({ perTest: true });
 
 let n = 0;
 function recorders(submit: RefundOutcome, status: () => RefundOutcome) {
@@ -39,7 +32,7 @@ function recorders(submit: RefundOutcome, status: () => RefundOutcome) {
 
 async function run(slaSeconds: number, activities: object, during: (h: any, inp: RefundInput) => Promise<void>) {
   const taskQueue = `re-${++n}`;
-  const now = new Date(await env.currentTimeMs());
+  const now = new Date(await testEnv().currentTimeMs());
   const parentId = `pi_eu_parent${n}${Date.now()}`;
   const inp: RefundInput = {
     id: `re_eu_test${n}${Date.now()}`,
@@ -57,11 +50,11 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
     callbackUrl: 'http://127.0.0.1:1/cb',
     webhookTaskQueue: 'webhooks-test',
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   const settledSignals: unknown[] = [];
   await worker.runUntil(async () => {
     // The parent: a paymentIntentWorkflow would take this signal; a bare handle records it via describe.
-    const parent = await env.client.workflow.start('paymentIntentWorkflow', {
+    const parent = await testEnv().client.workflow.start('paymentIntentWorkflow', {
       workflowId: parentId,
       taskQueue,
       args: [
@@ -72,7 +65,7 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
         },
       ],
     });
-    const handle = await env.client.workflow.start(REFUND_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const handle = await testEnv().client.workflow.start(REFUND_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     // Awaiting the result is what lets the test server skip time; `during` acts meanwhile.
     const result = handle.result();
     await during(handle, inp);

@@ -4,19 +4,13 @@ import { Worker } from '@temporalio/worker';
 import type { DeliveryAttemptInput, DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import { SA, WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/definitions';
-import { createWorkflowTestEnv, getWorkflowBundle } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // The delivery workflow in virtual time. Activities are scripted here: this layer pins down the schedule
 // (each attempt's time, to the second), when it stops, and what it records. The activities themselves are
 // tested against real HTTP receivers in test/unit/webhooks.
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await createWorkflowTestEnv();
-}, 60_000);
-afterAll(async () => {
-  await env?.teardown();
-});
+const testEnv = useWorkflowTestEnv();
 
 type Answer = Partial<SendWebhookResult> | (() => never);
 
@@ -46,7 +40,7 @@ async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Pr
       return { waitsMs: opts.waitsMs ?? [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 };
     },
     async sendWebhook(i: SendWebhookInput): Promise<SendWebhookResult> {
-      const now = await env.currentTimeMs();
+      const now = await testEnv().currentTimeMs();
       times.push(now);
       sends.push(i);
       const a = answers[Math.min(sends.length - 1, answers.length - 1)]!;
@@ -69,9 +63,9 @@ async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Pr
     body: `{"id":"evt_eu_test${n}","type":"payment.success","created_at":"2026-01-01T00:00:00.000Z","data":{"amount":2500}}`,
     format: 'envelope',
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+    const handle = await testEnv().client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
       workflowId: `${input.eventId}-0`,
       taskQueue,
       args: [input],
@@ -210,9 +204,9 @@ test('an operator canceling a delivery between attempts leaves it marked failed,
     },
     recordDeliveryAttempt: async () => undefined,
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+    const handle = await testEnv().client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
       workflowId: `evt_eu_cancel${n}-0`,
       taskQueue,
       args: [

@@ -4,7 +4,7 @@ import { verify } from '../../../activities/webhooks/signing';
 import { createLogger } from '../../../platform/logger';
 import type { Mongo } from '../../../platform/mongo';
 import type { DeliveryAttemptRecord, WebhookSecretsRecord } from '../../../platform/records';
-import { startReceiver, type Receiver } from './receiver';
+import { receiverPool } from './receiver';
 
 // The delivery activities against a real HTTP receiver. MongoDB is an in-memory stand-in holding the two
 // collections these activities touch (lookups by _id and inserts with a unique _id); the real database is
@@ -55,16 +55,7 @@ const input = (url: string, extra: Partial<SendWebhookInput> = {}): SendWebhookI
   ...extra,
 });
 
-let receivers: Receiver[] = [];
-const receiver = async (...args: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-};
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  receivers = [];
-});
+const receiver = receiverPool();
 
 describe('sendWebhook', () => {
   it('sends the exact body with the secret header and a Standard Webhooks signature that verifies', async () => {

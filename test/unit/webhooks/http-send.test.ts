@@ -1,22 +1,13 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { MAX_RESPONSE_BYTES, postWebhook } from '../../../activities/webhooks/http-send';
-import { startReceiver, type Receiver } from './receiver';
+import { receiverPool } from './receiver';
 
 const BODY = '{"id":"evt_eu_1","type":"payment.success","created_at":"2026-01-01T00:00:00.000Z","data":{"amount":2500}}';
 const send = (url: string, allowPrivateHosts: boolean, extra: { timeoutMs?: number } = {}) =>
   postWebhook({ url, body: BODY, headers: { 'Content-Type': 'application/json' }, timeoutMs: extra.timeoutMs ?? 5000, allowPrivateHosts });
 
-let receivers: Receiver[] = [];
-const receiver = async (...args: Parameters<typeof startReceiver>) => {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-};
-afterEach(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  receivers = [];
-});
+const receiver = receiverPool();
 
 describe('SSRF guard on a real socket', () => {
   it('refuses a literal loopback address before connecting', async () => {

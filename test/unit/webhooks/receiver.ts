@@ -40,3 +40,17 @@ export async function startReceiver(answer: (req: Received, res: ServerResponse)
     },
   };
 }
+
+/** Receivers for one test file, all closed after each test. */
+export function receiverPool() {
+  let open: Receiver[] = [];
+  afterEach(async () => {
+    await Promise.all(open.map((r) => r.close()));
+    open = [];
+  });
+  return async (...args: Parameters<typeof startReceiver>): Promise<Receiver> => {
+    const r = await startReceiver(...args);
+    open.push(r);
+    return r;
+  };
+}
