@@ -86,6 +86,11 @@ describe('the one error shape', () => {
     expectError(r, 405, 'method_not_allowed');
     expect(r.headers.get('allow')).toMatch(/GET/);
   });
+  test('a query that tries to pollute prototypes changes nothing for the next request', async () => {
+    expect((await api.get('/healthz?__proto__[_bsontype]=x&constructor[prototype][x]=1')).status).toBe(400); // unknown params
+    expect((await api.get('/v202607/payment-intents?__proto__[_bsontype]=x', m.secretKey)).status).toBe(400);
+    expect((await api.get('/v202607/payment-intents', m.secretKey)).status).toBe(200);
+  });
   test('every response carries a request id', async () => {
     const r = await api.get('/healthz');
     expect(r.headers.get('request-id')).toMatch(/^req_/);

@@ -14,8 +14,15 @@ test.each([
   ['api-mars.example.com', null],
 ])('host %s serves region %s', (host, region) => expect(regionOfHost(host, config)).toBe(region));
 
+test('prototype keys in a query never reach Object.prototype', () => {
+  const parsed = parseQuery(new URLSearchParams('__proto__[_bsontype]=x&constructor[prototype][polluted]=1&a[__proto__]=y&prototype=z'));
+  expect(({} as Record<string, unknown>)._bsontype).toBeUndefined();
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(Object.keys(parsed)).toEqual(['constructor[prototype][polluted]']); // deeper brackets stay a flat, harmless key
+});
+
 test('bracket query keys become nested objects', () => {
-  expect(parseQuery(new URLSearchParams('limit=3&created[gte]=1700000000&created[lt]=2024-01-01T00:00:00Z&status=pending'))).toEqual({
+  expect({ ...parseQuery(new URLSearchParams('limit=3&created[gte]=1700000000&created[lt]=2024-01-01T00:00:00Z&status=pending'))).toEqual({
     limit: '3',
     created: { gte: '1700000000', lt: '2024-01-01T00:00:00Z' },
     status: 'pending',
