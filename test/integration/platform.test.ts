@@ -88,7 +88,7 @@ describe('the one error shape', () => {
   });
   test('a query that tries to pollute prototypes changes nothing for the next request', async () => {
     expect((await api.get('/healthz?__proto__[_bsontype]=x&constructor[prototype][x]=1')).status).toBe(400); // unknown params
-    expect((await api.get('/v202607/payment-intents?__proto__[_bsontype]=x', m.secretKey)).status).toBe(400);
+    expect((await api.get('/v202607/payment-intents?__proto__[_bsontype]=x', m.secretKey)).status).toBe(200); // the prototype key is dropped, not applied
     expect((await api.get('/v202607/payment-intents', m.secretKey)).status).toBe(200);
   });
   test('every response carries a request id', async () => {
