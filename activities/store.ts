@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import { isDuplicateKeyError } from '../platform/mongo';
 import type { RefundInput } from '../workflows/definitions';
@@ -81,7 +82,11 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
           version: 1,
         });
       } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err; // a retried activity: the record is already there
+        if (!isDuplicateKeyError(err)) throw err;
+        // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
+        const existing = await c.refunds.findOne({ idempotency_scope: r.idempotencyKey ? `${r.tenantId}:${r.idempotencyKey}` : r.id });
+        if (existing && existing._id !== r.id)
+          throw ApplicationFailure.nonRetryable(`idempotency_key '${r.idempotencyKey}' is already used by refund ${existing._id}`, 'idempotency_key_in_use');
       }
     },
 
@@ -164,10 +169,11 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       }
     },
 
-    async recordVoidedCharge(v: { id: string; chargeId: string; attempt: number; at: string }): Promise<void> {
+    /** Kept on the intent for operators: a late capture we refunded, or failed to. */
+    async recordVoidedCharge(v: { id: string; chargeId: string; attempt: number; at: string; outcome: 'refunded' | 'failed'; error: string | null }): Promise<void> {
       await c.paymentIntents.updateOne(
         { _id: v.id },
-        { $addToSet: { voided_charges: { charge_id: v.chargeId, attempt: v.attempt, at: new Date(v.at) } } } as never,
+        { $addToSet: { voided_charges: { charge_id: v.chargeId, attempt: v.attempt, at: new Date(v.at), outcome: v.outcome, error: v.error } } } as never,
       );
     },
   };

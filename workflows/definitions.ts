@@ -59,6 +59,10 @@ export interface CarriedState {
   refundKeys: Record<string, string>;
   refundStarted: string[];
   refundSettled: string[];
+  /** Refunds canceled at their SLA that the gateway executed after all (taken back out of the balance). */
+  lateRefunds?: string[];
+  /** Charges no longer waited on whose late capture must still be refunded. */
+  lateCharges?: { chargeId: string; connector: string; number: number }[];
   succeededAt: string | null;
   canceledAt: string | null;
   cancellationReason: 'requested' | 'expired' | null;
@@ -169,7 +173,7 @@ export const cancelUpdate = defineUpdate<IntentView, []>('cancel');
 export const attemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('attempt');
 export const admitRefundUpdate = defineUpdate<RefundAdmission, [RefundAdmissionInput]>('admitRefund');
 export const chargeOutcomeSignal = defineSignal<[{ chargeId: string; outcome: ChargeOutcome }]>('chargeOutcome');
-export const refundSettledSignal = defineSignal<[{ refundId: string; status: 'success' | 'canceled' }]>('refundSettled');
+export const refundSettledSignal = defineSignal<[{ refundId: string; status: 'success' | 'canceled' | 'late_success'; amount?: number }]>('refundSettled');
 export const intentStateQuery = defineQuery<IntentState>('state');
 
 export const refundOutcomeSignal = defineSignal<[{ outcome: RefundOutcome }]>('refundOutcome');

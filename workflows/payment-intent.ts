@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -54,6 +55,10 @@ const gatewayPatient = proxyActivities<Activities>({
 
 /** After a deadline passes, how long we keep listening for a gateway's late word on an open attempt. */
 const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
+/** While a charge is open (3DS, async), how often we ask the gateway in case its callback was lost. */
+const OPEN_CHARGE_POLL_MS = 60 * 1000;
+/** After that, for charges we no longer wait on, how often we ask within the grace period. */
+const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
 /** How long a successful payment stays refundable. */
 export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
 
@@ -136,7 +141,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     );
   };
 
-  const emit = (type: string) =>
+  const emit = (type: string, data: Record<string, unknown>) =>
     emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
       tenantId: input.tenantId,
@@ -144,7 +149,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       type,
       objectId: input.id,
       source: { kind: 'payment_intent', id: input.id },
-      data: { ...view(), metadata: input.metadata },
+      data,
       endpoints: input.webhooks,
     });
 
@@ -157,13 +162,19 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       upsertSearchAttributes([{ key: SA.PaymentStatus, value: status }]);
       describe();
     }
-    // Persist before emitting, so an event never describes a state the read model has not reached.
+    // The event describes the state this transition committed, not whatever a later handler changes in
+    // the meantime; it is persisted before it is emitted, so the read model is never behind an event.
+    const data = { ...view(), metadata: input.metadata };
     await persist();
-    for (const type of t.events) await emit(type);
+    for (const type of t.events) await emit(type, data);
     return true;
   };
 
   const cancel = async (reason: 'requested' | 'expired') => {
+    // A 3DS challenge or an async charge still open may be confirmed by the gateway later: watch it, and
+    // give the money back if it is captured.
+    if (attempt?.chargeId) lateAttempts.set(attempt.chargeId, attempt);
+    attempt = null;
     canceledAt = new Date().toISOString();
     cancellationReason = reason;
     await apply({ type: reason === 'requested' ? 'cancel_requested' : 'expired' });
@@ -172,17 +183,26 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   /** A charge that succeeded after the intent was already canceled: give the money back, never keep it. */
   const voidLateCharge = async (a: Attempt, chargeId: string) => {
     log.warn('charge succeeded after the intent was final; refunding it', { chargeId, attempt: a.number });
-    await gatewayPatient.refundCharge({
-      tenantId: input.tenantId,
-      connectorId: a.connector,
-      chargeId,
-      amount: input.amount,
-      currency: input.currency,
-      idempotencyKey: `${input.id}:void:${a.number}`,
-      callbackUrl: input.callbackUrl,
-      reference: input.id,
-    });
-    await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString() });
+    let outcome: 'refunded' | 'failed' = 'refunded';
+    let error: string | null = null;
+    try {
+      const r = await gatewayPatient.refundCharge({
+        tenantId: input.tenantId,
+        connectorId: a.connector,
+        chargeId,
+        amount: input.amount,
+        currency: input.currency,
+        idempotencyKey: `${input.id}:void:${a.number}`,
+        callbackUrl: input.callbackUrl,
+        reference: input.id,
+      });
+      if (r.status === 'rejected') [outcome, error] = ['failed', r.failureCode];
+    } catch (err) {
+      // The gateway refused the refund outright: an operator must act. Never fail the intent's workflow for it.
+      [outcome, error] = ['failed', String(err)];
+      log.error('voiding a late capture failed; operator action needed', { chargeId, error });
+    }
+    await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString(), outcome, error });
   };
 
   const settle = async (a: Attempt, outcome: ChargeOutcome): Promise<AttemptResult> => {
@@ -198,6 +218,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
         balance = { paid: input.amount, currency: input.currency, reserved: {} };
         succeededAt = new Date().toISOString();
         upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
+        // The status flips before the first await below, so no cancel can slip in between capture and success.
+        const applied = apply({ type: 'payment_succeeded' });
         let pmId: string | undefined;
         if (a.saveMethod) {
           pmId = typedIdFromUuid('pm', input.region, uuid4());
@@ -211,7 +233,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
             createdAt: new Date().toISOString(),
           });
         }
-        await apply({ type: 'payment_succeeded' });
+        await applied;
         return { ...base, status: 'success', ...(pmId ? { payment_method_uuid: pmId } : {}) };
       }
       case 'declined':
@@ -223,29 +245,60 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       case 'requires_action':
         a.phase = 'awaiting_action';
         a.chargeId = outcome.chargeId;
+        if (earlyOutcomes.has(outcome.chargeId)) return settleEarly(a, outcome.chargeId);
         describe();
         return { ...base, status: 'requires_action', next_action: { type: 'redirect_to_url', url: outcome.challengeUrl } };
       case 'pending':
         a.phase = 'awaiting_callback';
         a.chargeId = outcome.chargeId;
+        if (earlyOutcomes.has(outcome.chargeId)) return settleEarly(a, outcome.chargeId);
         describe();
         return { ...base, status: 'pending' };
+    }
+  };
+  /** A callback that overtook the charge's own answer: apply it now that we know the charge. */
+  const settleEarly = (a: Attempt, chargeId: string) => {
+    const early = earlyOutcomes.get(chargeId)!;
+    earlyOutcomes.delete(chargeId);
+    return settle(a, early);
+  };
+
+  /** The gateway's current word on an open charge, for when its callback is lost. */
+  const pollCharge = async (a: Attempt): Promise<ChargeOutcome | null> => {
+    try {
+      return await gatewayPatient.chargeStatus({ tenantId: input.tenantId, connectorId: a.connector, chargeId: a.chargeId! });
+    } catch (err) {
+      log.warn('charge status poll failed', { chargeId: a.chargeId, error: String(err) });
+      return null;
     }
   };
 
   // Outcomes of a charge the gateway finished later (3DS, async). A late word on an attempt we no longer
   // track (the intent was canceled meanwhile) still has to be honoured: a capture is refunded.
-  const lateAttempts = new Map<string, Attempt>();
+  const lateAttempts = new Map<string, Attempt>(
+    (carried.lateCharges ?? []).map((c) => [c.chargeId, { number: c.number, phase: 'awaiting_callback', connector: c.connector, chargeId: c.chargeId, saveMethod: false }]),
+  );
+  const earlyOutcomes = new Map<string, ChargeOutcome>();
+  const settleLate = async (late: Attempt, chargeId: string, outcome: ChargeOutcome) => {
+    if (outcome.status === 'succeeded') {
+      lateAttempts.delete(chargeId);
+      await voidLateCharge(late, chargeId);
+    } else if (outcome.status === 'declined') {
+      lateAttempts.delete(chargeId);
+    }
+  };
   setHandler(chargeOutcomeSignal, async ({ chargeId, outcome }) => {
     if (attempt && attempt.chargeId === chargeId && attempt.phase !== 'charging') {
       await settle(attempt, outcome);
       return;
     }
     const late = lateAttempts.get(chargeId);
-    if (late && outcome.status === 'succeeded') {
-      lateAttempts.delete(chargeId);
-      await voidLateCharge(late, chargeId);
+    if (late) {
+      await settleLate(late, chargeId, outcome);
+      return;
     }
+    // The callback overtook the charge call's own answer: keep it until that answer names the charge.
+    if (attempt?.phase === 'charging') earlyOutcomes.set(chargeId, outcome);
   });
 
   setHandler(
@@ -347,9 +400,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
         callbackUrl: `${req.callbackBaseUrl}/${refundId}`,
         webhookTaskQueue: input.webhookTaskQueue,
       };
-      // The refund's record exists before we answer, so a retrieve right after create finds it.
-      await store.createRefundRecord(refundInput);
-      await startChild(refundWorkflow, {
+      try {
+        // The refund's record exists before we answer, so a retrieve right after create finds it.
+        await store.createRefundRecord(refundInput);
+        await startChild(refundWorkflow, {
         workflowId: refundId,
         args: [refundInput],
         parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -361,7 +415,17 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
           { key: SA.PaymentIntentId, value: input.id },
         ],
         staticSummary: `Refund ${formatMoney(req.amount, req.currency)} of ${input.id}`,
-      });
+        });
+      } catch (err) {
+        // Nothing was started: give the reservation and the key back, so a retry is admitted afresh.
+        balance = release(balance!, refundId);
+        if (req.idempotencyKey) delete refundKeys[req.idempotencyKey];
+        describe();
+        const cause = err instanceof ActivityFailure ? err.cause : err;
+        if (cause instanceof ApplicationFailure && cause.type === 'idempotency_key_in_use')
+          return { ok: false, code: 'idempotency_key_in_use', message: cause.message };
+        throw err;
+      }
       startedRefunds.add(refundId);
       return { ok: true, refund: refundId, created: true, refundable_amount_left: decision.left };
     },
@@ -374,8 +438,22 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   const startedRefunds = new Set<string>(carried.refundStarted);
   const settledRefunds = new Set<string>(carried.refundSettled);
 
-  setHandler(refundSettledSignal, async ({ refundId, status: refundStatus }) => {
-    if (!balance || !(refundId in balance.reserved)) return;
+  setHandler(refundSettledSignal, async ({ refundId, status: refundStatus, amount }) => {
+    if (!balance) return;
+    if (refundStatus === 'late_success') {
+      // A refund canceled at its SLA that the gateway executed after all: the money left, so the balance
+      // takes it back out, once. If it was already refunded again meanwhile, operators are told.
+      if (lateRefunds.has(refundId) || refundId in balance.reserved || amount === undefined) return;
+      lateRefunds.add(refundId);
+      balance = { ...balance, reserved: { ...balance.reserved, [refundId]: amount } };
+      amountRefunded += amount;
+      if (refundableLeft(balance) < 0)
+        log.error('a late gateway refund overdrew the payment; operator action needed', { refundId, overdrawnBy: -refundableLeft(balance) });
+      describe();
+      await persist();
+      return;
+    }
+    if (!(refundId in balance.reserved)) return;
     if (settledRefunds.has(refundId)) return; // a repeated or late word changes nothing
     settledRefunds.add(refundId);
     if (refundStatus === 'canceled') balance = release(balance, refundId);
@@ -383,6 +461,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     describe();
     await persist();
   });
+  const lateRefunds = new Set<string>(carried.lateRefunds ?? []);
 
   setHandler(intentStateQuery, () => ({
     ...view(),
@@ -411,23 +490,45 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       }
       const remaining = expiresAt - Date.now();
       if (remaining > 0) {
-        await condition(() => status !== 'pending' || current()?.phase === 'charging', remaining);
+        // An open 3DS or async charge: ask the gateway now and then, in case its callback is lost.
+        const open = current();
+        const pollable = open !== null && open.phase !== 'charging' && open.chargeId !== null;
+        const woke = await condition(
+          () => status !== 'pending' || current() !== open || current()?.phase === 'charging',
+          pollable ? Math.min(remaining, OPEN_CHARGE_POLL_MS) : remaining,
+        );
+        if (!woke && pollable && current() === open && status === 'pending') {
+          const polled = await pollCharge(open);
+          if (polled && (polled.status === 'succeeded' || polled.status === 'declined') && current() === open && status === 'pending')
+            await settle(open, polled);
+        }
         continue;
       }
-      const open = current();
-      if (open?.chargeId) lateAttempts.set(open.chargeId, open);
-      attempt = null;
       await cancel('expired');
     }
   }
 
+  // Charges we no longer wait on (abandoned or cut off by a cancel) may still be confirmed by the gateway:
+  // listen for their callbacks and ask now and then, for a day; a capture among them is refunded.
+  const watchLateCharges = async () => {
+    const until = Date.now() + LATE_OUTCOME_GRACE_MS;
+    while (lateAttempts.size > 0 && Date.now() < until) {
+      if (await condition(() => lateAttempts.size === 0, Math.min(LATE_CHARGE_POLL_MS, until - Date.now()))) break;
+      for (const [chargeId, late] of [...lateAttempts]) {
+        const polled = await pollCharge(late);
+        if (polled && lateAttempts.get(chargeId) === late) await settleLate(late, chargeId, polled);
+      }
+    }
+  };
+
   if (status === 'canceled') {
-    // Anything the customer started before the cancel may still be confirmed by the gateway.
-    if (lateAttempts.size > 0) await condition(() => lateAttempts.size === 0, LATE_OUTCOME_GRACE_MS);
+    await watchLateCharges();
     await condition(allHandlersFinished);
     await writes;
     return view();
   }
+  // Success: a superseded challenge may still be completed; watch it beside the refund window.
+  void watchLateCharges();
 
   // Success: the workflow now owns the refundable balance for the refund window.
   const refundDeadline = new Date(succeededAt!).getTime() + REFUND_WINDOW_MS;
@@ -446,6 +547,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
         refundKeys,
         refundStarted: [...startedRefunds],
         refundSettled: [...settledRefunds],
+        lateRefunds: [...lateRefunds],
+        lateCharges: [...lateAttempts.values()].map((a) => ({ chargeId: a.chargeId!, connector: a.connector, number: a.number })),
         succeededAt,
         canceledAt,
         cancellationReason,

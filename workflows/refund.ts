@@ -1,4 +1,14 @@
-import { condition, getExternalWorkflowHandle, log, proxyActivities, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RefundOutcome } from '../activities/gateway/types';
 import { formatMoney } from '../domain/money';
@@ -57,18 +67,22 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     return writes;
   };
 
+  const tellPayment = async (word: 'success' | 'canceled' | 'late_success') => {
+    try {
+      await getExternalWorkflowHandle(input.paymentIntent).signal(refundSettledSignal, { refundId: input.id, status: word, amount: input.amount });
+    } catch (err) {
+      // Its refund window has closed: there is no balance left to settle. The refund's own record stands.
+      log.warn('payment intent workflow is gone; balance not updated', { paymentIntent: input.paymentIntent, error: String(err) });
+    }
+  };
+
   const finish = async (next: 'success' | 'canceled') => {
     status = next;
     upsertSearchAttributes([{ key: SA.RefundStatus, value: status }]);
     describe();
     await persist();
     // The payment's workflow owns the balance: tell it whether the reserved amount is spent or free again.
-    try {
-      await getExternalWorkflowHandle(input.paymentIntent).signal(refundSettledSignal, { refundId: input.id, status: next });
-    } catch (err) {
-      // Its refund window has closed: there is no balance left to settle. The refund's own record stands.
-      log.warn('payment intent workflow is gone; balance not updated', { paymentIntent: input.paymentIntent, error: String(err) });
-    }
+    await tellPayment(next);
     const retrieved = {
       refund: input.id,
       payment_intent: input.paymentIntent,
@@ -103,7 +117,18 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
 
   // Submit, then wait for the outcome: the callback when it comes, a status poll when it does not.
   let outcome: RefundOutcome | null = null;
-  const submitted = gateway.refundCharge(request).then((o: RefundOutcome) => (outcome = o));
+  // The submission may still be retrying when the SLA passes: it runs in its own scope, canceled then, so
+  // nothing reaches the gateway after the refund was declared canceled.
+  const submitScope = new CancellationScope();
+  const submitted = submitScope
+    .run(() => gateway.refundCharge(request))
+    .then(
+      (o: RefundOutcome) => (outcome = o),
+      (err: unknown) => {
+        // A gateway that refuses the request outright (a non-retryable failure) has rejected the refund.
+        if (!isCancellation(err)) outcome = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: String(err) };
+      },
+    );
   await condition(() => outcome !== null || pushed !== null, Math.max(0, deadline - Date.now()));
   // Signals and the submit promise change these between awaits: read them through a function.
   const latest = (): RefundOutcome | null => pushed ?? outcome;
@@ -134,7 +159,8 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   }
 
   if (status === 'pending') {
-    // The SLA passed: cancel, give the amount back to the payment, and tell the merchant.
+    // The SLA passed: stop submitting, cancel, give the amount back to the payment, tell the merchant.
+    submitScope.cancel();
     failureCode = 'sla_timeout';
     await finish('canceled');
     // Keep listening for a while: a late success is money that left, and operators must see it.
@@ -156,10 +182,13 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
         log.warn('gateway outcome arrived after the refund was canceled', { refund: input.id, outcome: late.status });
         describe();
         await persist();
+        // The money left after all: the payment takes the amount back out of its balance, exactly once.
+        if (late.status === 'succeeded') await tellPayment('late_success');
       }
     }
   }
-  void submitted.catch(() => undefined);
+  submitScope.cancel(); // a submission still retrying has nothing left to do
+  await submitted;
   await writes;
   return {
     refund: input.id,

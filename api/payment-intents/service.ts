@@ -161,10 +161,22 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     await startWorkflow(record, deps);
   } catch (err) {
     // Without its workflow the intent would never expire: take the record back so a retry starts clean.
+    // But a start that timed out on our side may have happened on the server: then the intent stands.
+    if (await workflowExists(deps, id)) return { status: 201, body: createView(record, deps, true) };
     await mongo.c.paymentIntents.deleteOne({ _id: id, version: 0 }).catch(() => undefined);
     throw err;
   }
   return { status: 201, body: createView(record, deps, true) };
+}
+
+/** Whether the server has the workflow; unknown (Temporal unreachable) counts as no. */
+async function workflowExists(deps: AppDeps, id: string): Promise<boolean> {
+  try {
+    await deps.temporal.connection.withDeadline(Date.now() + 2000, () => deps.temporal.workflow.getHandle(id).describe());
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A create repeated with a known idempotency key: the same intent, `resource_created` false. */

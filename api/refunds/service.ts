@@ -20,6 +20,12 @@ export function refundView(r: RefundRecord) {
   };
 }
 
+const PARAM_OF_REJECTION: Record<string, string> = {
+  REFUND_CCY_MISMATCH: 'currency',
+  REFUND_RQST_AMT_GREATER_THAN_TX_AMT: 'amount',
+  idempotency_key_in_use: 'idempotency_key',
+};
+
 const notRefundable = () => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', 'payment_intent');
 
 /**
@@ -59,7 +65,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
     // The intent's workflow has ended: it was canceled (or never paid), so there is nothing to refund.
     notRefundable,
   );
-  if (!admission.ok) throw invalidRequest(admission.code, admission.message, admission.code === 'REFUND_CCY_MISMATCH' ? 'currency' : admission.code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT' ? 'amount' : 'payment_intent');
+  if (!admission.ok) throw invalidRequest(admission.code, admission.message, PARAM_OF_REJECTION[admission.code] ?? 'payment_intent');
   const record = await deps.mongo.c.refunds.findOne({ _id: admission.refund, tenant_id: auth.tenantId });
   if (!record) throw new DomainError('unavailable', 'service_unavailable', 'The refund was admitted but its record is not readable yet; retry with the same idempotency_key');
   return {

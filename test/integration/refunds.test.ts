@@ -124,3 +124,18 @@ test('list filters and validation', async () => {
   expect((await refund({ payment_intent: pi, amount: 0, currency: 'EUR' })).status).toBe(400);
   expect((await refund({ payment_intent: pi, amount: 10, currency: 'EUR', refund_sla_timeout: 0 })).status).toBe(400);
 });
+
+test('one idempotency_key sent for two different intents at once: one refund, one clear refusal', async () => {
+  const [a, b] = await Promise.all([paidIntent(1000), paidIntent(1000)]);
+  const key = `shared-${Date.now()}`;
+  const replies = await Promise.all([
+    refund({ payment_intent: a, amount: 100, currency: 'EUR', idempotency_key: key }),
+    refund({ payment_intent: b, amount: 100, currency: 'EUR', idempotency_key: key }),
+  ]);
+  expect(replies.map((r) => r.status).sort()).toEqual([201, 400]);
+  const refused = replies.find((r) => r.status === 400)!;
+  expect(refused.body.error).toMatchObject({ code: 'idempotency_key_in_use', param: 'idempotency_key' });
+  // the refused intent's balance is whole again
+  const loser = replies[0]!.status === 400 ? a : b;
+  expect((await refund({ payment_intent: loser, amount: 1000, currency: 'EUR' })).body.refundable_amount_left).toBe(0);
+});

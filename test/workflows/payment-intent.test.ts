@@ -23,10 +23,11 @@ interface Recorded {
   events: { type: string; createdAt: string }[];
   charges: number;
   voids: { chargeId: string; amount: number }[];
+  polls: number;
 }
 
-function recorders(charge: () => Promise<ChargeOutcome>) {
-  const rec: Recorded = { patches: [], events: [], charges: 0, voids: [] };
+function recorders(charge: () => Promise<ChargeOutcome>, chargeStatus: () => Promise<ChargeOutcome> = async () => ({ status: 'pending', chargeId: 'unused' })) {
+  const rec: Recorded = { patches: [], events: [], charges: 0, voids: [], polls: 0 };
   const activities = {
     savePaymentIntent: async (p: PaymentIntentPatch) => {
       rec.patches.push(p);
@@ -44,6 +45,10 @@ function recorders(charge: () => Promise<ChargeOutcome>) {
       return { status: 'succeeded', refundId: 'rf_void' };
     },
     recordVoidedCharge: async () => undefined,
+    chargeStatus: async () => {
+      rec.polls += 1;
+      return chargeStatus();
+    },
     savePaymentMethod: async () => undefined,
   };
   return { rec, activities };
@@ -229,5 +234,55 @@ test('a 3DS challenge the customer abandons does not lock the intent: a new atte
     await handle.terminate('test done');
   });
   expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: 2500 }]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
+test('a merchant cancel while a 3DS challenge is open: a capture that follows is refunded', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
+    expect((await handle.executeUpdate(cancelUpdate)).status).toBe('canceled');
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
+    expect((await handle.result()).status).toBe('canceled');
+  });
+  expect(rec.voids).toEqual([{ chargeId: 'ch_open', amount: 2500 }]);
+});
+
+test('a callback that overtakes the charge call is applied when the call returns', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { rec, activities } = recorders(async () => {
+    await gate;
+    return { status: 'pending', chargeId: 'ch_fast' };
+  });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] });
+    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_fast', outcome: { status: 'succeeded', chargeId: 'ch_fast' } });
+    release();
+    expect((await attempt).status).toBe('success');
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
+test('an async charge whose callback is lost is found by polling the gateway', async () => {
+  const { rec, activities } = recorders(
+    async () => ({ status: 'pending', chargeId: 'ch_lost' }),
+    async () => ({ status: 'succeeded', chargeId: 'ch_lost' }),
+  );
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] })).status).toBe('pending');
+    await testEnv().sleep('61 seconds');
+    await waitUntil(async () => (await handle.query(intentStateQuery)).status === 'success');
+    await handle.terminate('test done');
+  });
+  expect(rec.polls).toBeGreaterThanOrEqual(1);
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
 });

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { RefundOutcome } from '../../activities/gateway/types';
 import type { RefundPatch } from '../../activities/store';
@@ -133,3 +134,18 @@ async function waitFor(check: () => boolean, timeoutMs = 20_000) {
   }
 }
 
+
+test('a gateway that refuses the refund request outright cancels the refund at once', async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const refusing = {
+    ...activities,
+    savePaymentIntent: async () => 'applied',
+    refundCharge: async () => {
+      throw ApplicationFailure.nonRetryable('charge not refundable', 'GatewayRequestRejected');
+    },
+  };
+  const { result } = await run(259_200, refusing, async () => undefined);
+  expect(result.status).toBe('canceled');
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', failure_code: 'gateway_rejected' });
+  expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
+});

@@ -22,7 +22,7 @@ test('prototype keys in a query never reach Object.prototype', () => {
 });
 
 test('bracket query keys become nested objects', () => {
-  expect({ ...parseQuery(new URLSearchParams('limit=3&created[gte]=1700000000&created[lt]=2024-01-01T00:00:00Z&status=pending'))).toEqual({
+  expect({ ...parseQuery(new URLSearchParams('limit=3&created[gte]=1700000000&created[lt]=2024-01-01T00:00:00Z&status=pending')) }).toEqual({
     limit: '3',
     created: { gte: '1700000000', lt: '2024-01-01T00:00:00Z' },
     status: 'pending',
