@@ -1,16 +1,14 @@
-import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ChargeOutcome } from '../../activities/gateway/types';
-import type { PaymentIntentPatch } from '../../activities/store';
 import {
   attemptUpdate,
   cancelUpdate,
   chargeOutcomeSignal,
   intentStateQuery,
   PAYMENT_INTENT_WORKFLOW,
-  type PaymentIntentInput,
 } from '../../workflows/definitions';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { useWorkflowTestEnv } from './env';
+import { intentFixtures } from './payment-intent-fixtures';
 
 // The payment-intent workflow in virtual time. Activities are recorders here: this layer pins down the
 // workflow's decisions (timers, races, what it writes and emits); the activities themselves are tested
@@ -18,70 +16,7 @@ import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 const testEnv = useWorkflowTestEnv();
 
-interface Recorded {
-  patches: PaymentIntentPatch[];
-  events: { type: string; createdAt: string }[];
-  charges: number;
-  voids: { chargeId: string; amount: number }[];
-  polls: number;
-}
-
-function recorders(charge: () => Promise<ChargeOutcome>, chargeStatus: () => Promise<ChargeOutcome> = async () => ({ status: 'pending', chargeId: 'unused' })) {
-  const rec: Recorded = { patches: [], events: [], charges: 0, voids: [], polls: 0 };
-  const activities = {
-    savePaymentIntent: async (p: PaymentIntentPatch) => {
-      rec.patches.push(p);
-      return 'applied';
-    },
-    recordEvent: async (e: { type: string; createdAt: string }) => {
-      rec.events.push({ type: e.type, createdAt: e.createdAt });
-    },
-    charge: async () => {
-      rec.charges += 1;
-      return charge();
-    },
-    refundCharge: async (r: { chargeId: string; amount: number }) => {
-      rec.voids.push({ chargeId: r.chargeId, amount: r.amount });
-      return { status: 'succeeded', refundId: 'rf_void' };
-    },
-    recordVoidedCharge: async () => undefined,
-    chargeStatus: async () => {
-      rec.polls += 1;
-      return chargeStatus();
-    },
-    savePaymentMethod: async () => undefined,
-  };
-  return { rec, activities };
-}
-
-let n = 0;
-async function input(timeoutSeconds: number): Promise<PaymentIntentInput> {
-  const now = new Date(await testEnv().currentTimeMs());
-  const id = `pi_eu_test${++n}${Date.now()}`;
-  return {
-    id,
-    tenantId: 'ten_eu_test',
-    region: 'eu',
-    amount: 2500,
-    currency: 'EUR',
-    customer: null,
-    metadata: {},
-    webhooks: [],
-    connectors: ['con_eu_test'],
-    returnUrl: null,
-    createdAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + timeoutSeconds * 1000).toISOString(),
-    callbackUrl: 'http://127.0.0.1:1/callbacks/sandbox/' + id,
-    hostedPageUrl: 'http://127.0.0.1:1/pay/' + id,
-    webhookTaskQueue: 'webhooks-test',
-  };
-}
-
-async function withWorker<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `pi-${++n}`;
-  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
-  return worker.runUntil(fn(taskQueue));
-}
+const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
 
 test('an unpaid intent is canceled exactly at the default timeout of 1800 s', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
@@ -202,14 +137,6 @@ test('a 3DS challenge completed after the deadline: the intent is canceled and t
   expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
 });
 
-async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The timer fires at the deadline; what it writes carries the time of that workflow task, a few ms on. */
 function expectToTheSecond(actual: string, deadline: string) {
   const lateBy = new Date(actual).getTime() - new Date(deadline).getTime();
@@ -270,19 +197,3 @@ test('a callback that overtakes the charge call is applied when the call returns
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
 });
 
-test('an async charge whose callback is lost is found by polling the gateway', async () => {
-  const { rec, activities } = recorders(
-    async () => ({ status: 'pending', chargeId: 'ch_lost' }),
-    async () => ({ status: 'succeeded', chargeId: 'ch_lost' }),
-  );
-  const inp = await input(1800);
-  await withWorker(activities, async (taskQueue) => {
-    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
-    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] })).status).toBe('pending');
-    await testEnv().sleep('61 seconds');
-    await waitUntil(async () => (await handle.query(intentStateQuery)).status === 'success');
-    await handle.terminate('test done');
-  });
-  expect(rec.polls).toBeGreaterThanOrEqual(1);
-  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
-});
