@@ -32,6 +32,15 @@ export function admit(
   return { ok: true, balance, left: left - req.amount };
 }
 
+/**
+ * A refund canceled (and released) that the gateway executed after all: its amount is spent again, even if
+ * that leaves the balance negative; the money has left, and the balance must say so.
+ */
+export function restore(b: RefundBalance, refundId: string, amount: number): RefundBalance {
+  if (refundId in b.reserved) return b;
+  return { ...b, reserved: { ...b.reserved, [refundId]: amount } };
+}
+
 /** A canceled refund gives its amount back; releasing twice (a late outcome) changes nothing. */
 export function release(b: RefundBalance, refundId: string): RefundBalance {
   if (!(refundId in b.reserved)) return b;

@@ -2,6 +2,7 @@ import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../platform/free-port';
 import { searchAttributeFlags } from '../platform/search-attributes';
 
 // Starts the real stack as child processes on loopback: Temporal dev server, FerretDB, the gateway
@@ -10,17 +11,7 @@ import { searchAttributeFlags } from '../platform/search-attributes';
 export const ROOT = path.join(__dirname, '..');
 export const TOOLS = path.join(ROOT, '.tools', 'bin');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: Proc): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -156,7 +147,7 @@ export async function startFerret(opts: { dataDir: string; logDir: string; echo?
   mkdirSync(dir, { recursive: true });
   const child = spawn(
     path.join(TOOLS, 'ferretdb'),
-    ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--listen-addr=127.0.0.1:${port}`, '--telemetry=disable', '--debug-addr=-', '--log-level=warn'],
+    ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--state-dir=${dir}`, `--listen-addr=127.0.0.1:${port}`, '--telemetry=disable', '--debug-addr=-', '--log-level=warn'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const proc = track('ferretdb', child, path.join(opts.logDir, 'ferretdb.log'), opts.echo ?? false);

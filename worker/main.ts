@@ -1,8 +1,9 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { loadConfigOrExit } from '../platform/config';
+import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createActivities } from '../activities';
@@ -14,10 +15,10 @@ async function main() {
   const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
   // The SDK's own metrics (task latencies, slots, polls) on a loopback port; /metrics below merges them
   // with ours so one scrape target serves both. WORKER_METRICS_PORT=0 (tests) picks free ports.
-  const sdkMetricsPort = config.WORKER_METRICS_PORT === 0 ? await freeLoopbackPort() : config.WORKER_METRICS_PORT + 1;
+  const sdkMetricsPort = config.WORKER_METRICS_PORT === 0 ? await freePort() : config.WORKER_METRICS_PORT + 1;
   const sdkMetricsAddress = `127.0.0.1:${sdkMetricsPort}`;
   Runtime.install({
-    logger: { log: (level, message, meta) => logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')]({ ...meta }, message), trace: () => undefined, debug: () => undefined, info: (m, meta) => logger.info(meta ?? {}, m), warn: (m, meta) => logger.warn(meta ?? {}, m), error: (m, meta) => logger.error(meta ?? {}, m) },
+    logger: sdkLogger(logger),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
       metrics: { prometheus: { bindAddress: sdkMetricsAddress } },
@@ -69,14 +70,19 @@ async function main() {
   logger.info('worker stopped cleanly');
 }
 
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
+
+/** The SDK's logger interface over our pino logger: one JSON log stream per process. */
+function sdkLogger(logger: ReturnType<typeof createLogger>) {
+  const at = (level: 'trace' | 'debug' | 'info' | 'warn' | 'error') => (message: string, meta?: Record<string, unknown>) =>
+    logger[level](meta ?? {}, message);
+  return {
+    log: (level: string, message: string, meta?: Record<string, unknown>) => at(level.toLowerCase() as 'info')(message, meta),
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+  };
 }
 
 main().catch((err) => {

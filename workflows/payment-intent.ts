@@ -17,7 +17,7 @@ import {
 import type { Activities } from '../activities';
 import type { ChargeOutcome } from '../activities/gateway/types';
 import { transition, type IntentStatus, type IntentTrigger } from '../domain/payment-intent';
-import { admit, refundableLeft, release, type RefundBalance } from '../domain/refund-balance';
+import { admit, refundableLeft, release, restore, type RefundBalance } from '../domain/refund-balance';
 import { formatMoney } from '../domain/money';
 import { typedIdFromUuid } from '../domain/ids';
 import {
@@ -37,6 +37,7 @@ import {
 } from './definitions';
 import { emitEvent } from './emit-event';
 import { refundWorkflow } from './refund';
+import { serialWriter } from './serial-writer';
 
 const store = proxyActivities<Activities>({
   startToCloseTimeout: '10s',
@@ -85,7 +86,6 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     amountRefunded: 0,
   };
   let status: IntentStatus = carried.status;
-  let version = carried.version;
   let paid = carried.paid;
   let balance: RefundBalance | null = paid ? { paid: paid.amount, currency: paid.currency, reserved: carried.reserved } : null;
   const refundKeys = carried.refundKeys;
@@ -97,6 +97,15 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   let attemptsMade = 0;
   let lastFailureCode: string | null = null;
   const expiresAt = new Date(input.expiresAt).getTime();
+  // Charges no longer waited on (their late capture is refunded), and callbacks that overtook a charge call.
+  const lateAttempts = new Map<string, Attempt>(
+    (carried.lateCharges ?? []).map((c) => [c.chargeId, { number: c.number, phase: 'awaiting_callback', connector: c.connector, chargeId: c.chargeId, saveMethod: false }]),
+  );
+  const earlyOutcomes = new Map<string, ChargeOutcome>();
+  // Refunds this payment started, those settled, and those the gateway executed after their SLA cancel.
+  const startedRefunds = new Set<string>(carried.refundStarted);
+  const settledRefunds = new Set<string>(carried.refundSettled);
+  const lateRefunds = new Set<string>(carried.lateRefunds ?? []);
 
   const view = (): IntentView => ({
     payment_intent: input.id,
@@ -109,14 +118,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     created_at: input.createdAt,
   });
 
-  // Every write of the record goes through this chain: one at a time, each with a higher version, so the
-  // read model never moves backwards even on a server that does not make concurrent updates atomic.
-  let writes: Promise<unknown> = Promise.resolve();
-  const persist = (): Promise<unknown> => {
-    version += 1;
-    const patch = {
+  const writer = serialWriter(carried.version, store.savePaymentIntent);
+  const persist = (): Promise<unknown> =>
+    writer.write({
       id: input.id,
-      version,
       status,
       succeeded_at: succeededAt,
       canceled_at: canceledAt,
@@ -127,10 +132,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       gateway_charge_id: paid?.chargeId ?? null,
       last_failure_code: lastFailureCode,
       updated_at: new Date().toISOString(),
-    };
-    writes = writes.then(() => store.savePaymentIntent(patch));
-    return writes;
-  };
+    });
 
   const describe = () => {
     setCurrentDetails(
@@ -275,10 +277,6 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
 
   // Outcomes of a charge the gateway finished later (3DS, async). A late word on an attempt we no longer
   // track (the intent was canceled meanwhile) still has to be honoured: a capture is refunded.
-  const lateAttempts = new Map<string, Attempt>(
-    (carried.lateCharges ?? []).map((c) => [c.chargeId, { number: c.number, phase: 'awaiting_callback', connector: c.connector, chargeId: c.chargeId, saveMethod: false }]),
-  );
-  const earlyOutcomes = new Map<string, ChargeOutcome>();
   const settleLate = async (late: Attempt, chargeId: string, outcome: ChargeOutcome) => {
     if (outcome.status === 'succeeded') {
       lateAttempts.delete(chargeId);
@@ -435,8 +433,6 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       },
     },
   );
-  const startedRefunds = new Set<string>(carried.refundStarted);
-  const settledRefunds = new Set<string>(carried.refundSettled);
 
   setHandler(refundSettledSignal, async ({ refundId, status: refundStatus, amount }) => {
     if (!balance) return;
@@ -445,7 +441,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       // takes it back out, once. If it was already refunded again meanwhile, operators are told.
       if (lateRefunds.has(refundId) || refundId in balance.reserved || amount === undefined) return;
       lateRefunds.add(refundId);
-      balance = { ...balance, reserved: { ...balance.reserved, [refundId]: amount } };
+      balance = restore(balance, refundId, amount);
       amountRefunded += amount;
       if (refundableLeft(balance) < 0)
         log.error('a late gateway refund overdrew the payment; operator action needed', { refundId, overdrawnBy: -refundableLeft(balance) });
@@ -461,11 +457,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     describe();
     await persist();
   });
-  const lateRefunds = new Set<string>(carried.lateRefunds ?? []);
 
   setHandler(intentStateQuery, () => ({
     ...view(),
-    version,
+    version: writer.version(),
     attempt: attempt ? { number: attempt.number, phase: attempt.phase, connector: attempt.connector } : null,
     attempts: attemptsMade,
     amount_paid: paid?.amount ?? 0,
@@ -479,7 +474,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   // Handlers change `attempt` between awaits; read it through a function so the compiler does not narrow it.
   const current = (): Attempt | null => attempt;
   if (status === 'pending') {
-    if (version === 0) await persist(); // the workflow has taken the record over from the API's create
+    if (writer.version() === 0) await persist(); // the workflow has taken the record over from the API's create
     // The deadline is a durable timer: exact, and it survives restarts of every process.
     await condition(() => status !== 'pending' || current()?.phase === 'charging', Math.max(0, expiresAt - Date.now()));
     while (status === 'pending') {
@@ -524,7 +519,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   if (status === 'canceled') {
     await watchLateCharges();
     await condition(allHandlersFinished);
-    await writes;
+    await writer.flushed();
     return view();
   }
   // Success: a superseded challenge may still be completed; watch it beside the refund window.
@@ -536,12 +531,12 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     const timedOut = !(await condition(() => workflowInfo().continueAsNewSuggested, refundDeadline - Date.now()));
     if (timedOut) break;
     await condition(allHandlersFinished);
-    await writes;
+    await writer.flushed();
     await continueAsNew<typeof paymentIntentWorkflow>({
       ...input,
       carried: {
         status,
-        version,
+        version: writer.version(),
         paid,
         reserved: balance!.reserved,
         refundKeys,
@@ -557,6 +552,6 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     });
   }
   await condition(allHandlersFinished);
-  await writes;
+  await writer.flushed();
   return view();
 }

@@ -14,6 +14,7 @@ import type { RefundOutcome } from '../activities/gateway/types';
 import { formatMoney } from '../domain/money';
 import { LATE_OUTCOME_WINDOW_SECONDS, pollDelayMs, type RefundStatus } from '../domain/refund';
 import { emitEvent } from './emit-event';
+import { serialWriter } from './serial-writer';
 import { refundOutcomeSignal, refundSettledSignal, refundStateQuery, SA, type RefundInput, type RefundState } from './definitions';
 
 const LATE_POLL_MS = 3_600_000;
@@ -24,7 +25,6 @@ const gateway = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry:
 /** One workflow per refund; its id is the `re_` id. It owns the refund's state and its SLA timer. */
 export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   let status: RefundStatus = 'pending';
-  let version = 1; // version 1 was written by the payment intent's workflow when it admitted the refund
   let gatewayTransactionId: string | null = null;
   let failureCode: string | null = null;
   let lateOutcome: { status: string; at: string; gateway_transaction_id?: string } | null = null;
@@ -34,15 +34,16 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   setHandler(refundOutcomeSignal, ({ outcome }) => {
     pushed = outcome;
   });
-  setHandler(refundStateQuery, () => ({
+  const state = (): RefundState => ({
     refund: input.id,
     status,
     amount: input.amount,
     currency: input.currency,
     gateway_transaction_id: gatewayTransactionId,
     sla_expires_at: new Date(deadline).toISOString(),
-    late_outcome: lateOutcome ? lateOutcome.status : null,
-  }));
+    late_outcome: lateOutcome?.status ?? null,
+  });
+  setHandler(refundStateQuery, state);
   const describe = () =>
     setCurrentDetails(
       `**${formatMoney(input.amount, input.currency)}** refund of ${input.paymentIntent} · ${status}` +
@@ -51,21 +52,17 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     );
   describe();
 
-  let writes: Promise<unknown> = Promise.resolve();
-  const persist = () => {
-    version += 1;
-    const patch = {
+  // Version 1 was written by the payment intent's workflow when it admitted the refund.
+  const writer = serialWriter(1, store.saveRefund);
+  const persist = () =>
+    writer.write({
       id: input.id,
-      version,
       status,
       gateway_transaction_id: gatewayTransactionId,
       failure_code: failureCode,
       late_outcome: lateOutcome,
       updated_at: new Date().toISOString(),
-    };
-    writes = writes.then(() => store.saveRefund(patch));
-    return writes;
-  };
+    });
 
   const tellPayment = async (word: 'success' | 'canceled' | 'late_success') => {
     try {
@@ -189,16 +186,8 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   }
   submitScope.cancel(); // a submission still retrying has nothing left to do
   await submitted;
-  await writes;
-  return {
-    refund: input.id,
-    status,
-    amount: input.amount,
-    currency: input.currency,
-    gateway_transaction_id: gatewayTransactionId,
-    sla_expires_at: new Date(deadline).toISOString(),
-    late_outcome: lateOutcome?.status ?? null,
-  };
+  await writer.flushed();
+  return state();
 }
 
 function refundIdOf(o: RefundOutcome): string | null {

@@ -29,13 +29,18 @@ export function callbackBaseUrl(deps: AppDeps): string {
   return (deps.config.GATEWAY_CALLBACK_BASE_URL ?? publicBaseUrl(deps)).replace(/\/$/, '');
 }
 
+/** The hosted page of an intent, with the client secret that lets it show and pay that intent. */
+function intentUrl(id: string, deps: AppDeps): string {
+  return hostedPageUrl(publicBaseUrl(deps), id, deps.config.KEY_HASH_SECRET);
+}
+
 export function intentView(r: PaymentIntentRecord, deps: AppDeps) {
   return {
     payment_intent: r._id,
     status: r.status,
     amount: r.amount,
     currency: r.currency,
-    url: hostedPageUrl(publicBaseUrl(deps), r._id, deps.config.KEY_HASH_SECRET),
+    url: intentUrl(r._id, deps),
     expires_at: r.expires_at.toISOString(),
     ...(r.customer ? { customer: r.customer } : {}),
     created_at: r.created_at.toISOString(),
@@ -43,7 +48,6 @@ export function intentView(r: PaymentIntentRecord, deps: AppDeps) {
 }
 
 export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentInput {
-  const base = publicBaseUrl(deps);
   return {
     id: r._id,
     tenantId: r.tenant_id,
@@ -58,14 +62,16 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),
     callbackUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox/${r._id}`,
-    hostedPageUrl: hostedPageUrl(base, r._id, deps.config.KEY_HASH_SECRET),
+    hostedPageUrl: intentUrl(r._id, deps),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
   };
 }
 
 async function startWorkflow(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
   // A merchant's HTTP client will not wait out the Temporal client's own retries when the server is down.
-  await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => startOnce(r, deps));
+  await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, startOptions(r, deps)),
+  );
 }
 
 /** The start options of an intent's workflow: the API's start, and the benchmark's raw start, use the same. */
@@ -88,10 +94,6 @@ export function startOptions(r: PaymentIntentRecord, deps: AppDeps) {
     ],
     staticSummary: `Payment ${formatMoney(r.amount, r.currency)} for ${r.tenant_id}`,
   };
-}
-
-async function startOnce(r: PaymentIntentRecord, deps: AppDeps): Promise<void> {
-  await deps.temporal.workflow.start(PAYMENT_INTENT_WORKFLOW, startOptions(r, deps));
 }
 
 function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {

@@ -39,9 +39,8 @@ const eventWithDeliveries = eventView.extend({
 const redeliverBody = z.object({ url: z.string().min(1).max(2048).optional() }).strict();
 const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.string()) });
 
-type StoredEvent = EventRecord;
 
-function view(e: StoredEvent) {
+function view(e: EventRecord) {
   return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.data };
 }
 
@@ -58,14 +57,14 @@ function attemptRow(a: DeliveryAttemptRecord) {
   };
 }
 
-async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<StoredEvent> {
+async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<EventRecord> {
   const e = await deps.mongo.c.events.findOne({ _id: id, tenant_id: tenantId });
   if (!e) throw notFound('event', id, 'event');
-  return e as StoredEvent;
+  return e;
 }
 
 /** What to send again to each endpoint at `url` (all endpoints when url is undefined). */
-function deliveryTemplates(e: StoredEvent, url: string | undefined): WebhookDeliveryInput[] {
+function deliveryTemplates(e: EventRecord, url: string | undefined): WebhookDeliveryInput[] {
   const targets = e.endpoints.filter((ep) => url === undefined || ep.url === url);
   if (url !== undefined && targets.length === 0) throw invalidRequest('parameter_invalid', `'${url}' is not an endpoint of event ${e._id}`, 'url');
 

@@ -115,7 +115,7 @@ test('a callback before the deadline settles it as success', async () => {
   expect(rec.events.map((e) => e.type)).toEqual(['refund.success']);
 });
 
-test('a gateway success after the SLA cancel is recorded for operators and changes no balance', async () => {
+test('a gateway success after the SLA cancel is recorded for operators; the refund stays canceled', async () => {
   const { rec, activities } = recorders(pending, () => pending);
   const { result } = await run(7_200, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
     await waitFor(() => rec.patches.some((p) => p.status === 'canceled'));

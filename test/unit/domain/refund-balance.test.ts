@@ -1,4 +1,4 @@
-import { admit, refundableLeft, release, type RefundBalance } from '../../../domain/refund-balance';
+import { admit, refundableLeft, release, restore, type RefundBalance } from '../../../domain/refund-balance';
 
 const paid: RefundBalance = { paid: 10_000, currency: 'EUR', reserved: {} };
 
@@ -35,4 +35,15 @@ test('a release gives the amount back once; releasing again changes nothing', ()
 });
 test('the exact remaining amount is admitted', () => {
   expect(admit(paid, { refundId: 'all', amount: 10_000, currency: 'EUR' })).toMatchObject({ ok: true, left: 0 });
+});
+
+test('a released refund the gateway executed after all is spent again, once, even past zero', () => {
+  const r = admit(paid, { refundId: 'late', amount: 4000, currency: 'EUR' });
+  if (!r.ok) throw new Error('expected admission');
+  const released = release(r.balance, 'late');
+  const again = admit(released, { refundId: 'next', amount: 10_000, currency: 'EUR' });
+  if (!again.ok) throw new Error('expected admission');
+  const restored = restore(again.balance, 'late', 4000);
+  expect(refundableLeft(restored)).toBe(-4000);
+  expect(restore(restored, 'late', 4000)).toBe(restored);
 });
