@@ -2,8 +2,9 @@
 #   node dist/api/main.js       merchant API, hosted page, admin API (PORT, default 3000)
 #   node dist/worker/main.js    Temporal worker (metrics on WORKER_METRICS_PORT, default 9464)
 #   node dist/sandbox/main.js   gateway sandbox (SANDBOX_PORT, default 4010)
-# Configuration is environment only (platform/config.ts); nothing is baked in but NODE_ENV and the path of
-# the prebuilt workflow bundle. Plain Dockerfile syntax (no BuildKit mounts), so the classic builder that
+# Configuration is environment only (platform/config.ts); nothing is baked in but NODE_ENV=production (what an
+# unset NODE_ENV means anyway: secrets are required, no dev default applies) and the path of the prebuilt
+# workflow bundle. Plain Dockerfile syntax (no BuildKit mounts), so the classic builder that
 # docker-compose v1 drives builds it too.
 
 ARG NODE_IMAGE=node:20-bookworm-slim

@@ -40,6 +40,19 @@ export function createGatewayActivities({ mongo, gateways }: { mongo: Mongo; gat
       return (await adapterFor(req)).chargeStatus(req.chargeId);
     },
 
+    /** The gateway's word on a charge by our idempotency key; `not_found` when it has no such charge. */
+    async findCharge(req: ConnectorRef & { idempotencyKey: string }): Promise<ChargeOutcome | { status: 'not_found' }> {
+      return (await (await adapterFor(req)).findCharge(req.idempotencyKey)) ?? { status: 'not_found' };
+    },
+
+    async findRefund(req: ConnectorRef & { idempotencyKey: string }): Promise<RefundOutcome | { status: 'not_found' }> {
+      return (await (await adapterFor(req)).findRefund(req.idempotencyKey)) ?? { status: 'not_found' };
+    },
+
+    async cancelRefund(req: ConnectorRef & { idempotencyKey: string }): Promise<RefundOutcome> {
+      return (await adapterFor(req)).cancelRefund(req.idempotencyKey);
+    },
+
     /** Refunds (part of) a captured charge: merchant refunds, and voids of a charge that came too late. */
     async refundCharge(
       req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; callbackUrl: string; reference: string },

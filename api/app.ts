@@ -6,13 +6,18 @@ import { base62 } from '../platform/ids';
 import type { AppDeps } from './deps';
 import { errorHandler } from './error-handler';
 import { regionOfHost } from './region';
+import { RateLimiter, rateLimitRules } from './rate-limit';
 import type { RouteDef } from './route';
 import { createVersionedRouter } from './versioned-router';
 import { allRoutes } from './routes';
 
 export const BODY_LIMIT = '1mb';
 
-export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa {
+export function createApp(
+  deps: AppDeps,
+  routes: RouteDef[] = allRoutes(),
+  rateLimiter: RateLimiter = new RateLimiter(rateLimitRules(deps.config)),
+): Koa {
   const app = new Koa({ proxy: true });
   app.silent = true; // errors are logged by errorHandler, once, with the request id
 
@@ -67,6 +72,6 @@ export function createApp(deps: AppDeps, routes: RouteDef[] = allRoutes()): Koa 
     }),
   );
 
-  app.use(createVersionedRouter(routes, deps));
+  app.use(createVersionedRouter(routes, deps, rateLimiter));
   return app;
 }

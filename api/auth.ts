@@ -6,12 +6,19 @@ import type { ApiKeyRecord } from '../platform/records';
 import type { AppDeps, AuthContext } from './deps';
 import type { AuthMode } from './route';
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
 function bearer(ctx: Context): string | null {
   const h = ctx.get('authorization');
   if (!h) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  const m = BEARER.exec(h);
   if (!m) throw unauthenticated('The Authorization header must be "Bearer <API key>"');
   return m[1]!;
+}
+
+/** The bearer token, if the request carries a well-formed one (for checks that run before authentication). */
+export function bearerToken(ctx: Context): string | null {
+  return BEARER.exec(ctx.get('authorization'))?.[1] ?? null;
 }
 
 /** Resolves the caller. The tenant always comes from the key, never from the request. */

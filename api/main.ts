@@ -50,3 +50,10 @@ main().catch((err) => {
   process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
+
+// Forked by a launcher (npm run dev, the tests): when it dies, even by SIGKILL, the IPC channel closes. Stop
+// as on SIGTERM rather than live on as an orphan; unref so the listener alone never keeps the process alive.
+if (process.send) {
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  process.channel?.unref();
+}

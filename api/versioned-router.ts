@@ -6,6 +6,7 @@ import { DomainError } from '../domain/errors';
 import { authenticate } from './auth';
 import type { AppDeps } from './deps';
 import { parseQuery } from './query';
+import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import type { RouteDef } from './route';
 import { parseOrThrow } from './validate';
 
@@ -16,11 +17,11 @@ const EMPTY = z.object({}).strict();
  * requested one that defines that method and path (so /v202609/customers is v202607's). Unprefixed paths
  * are version-neutral.
  */
-export function createVersionedRouter(routes: RouteDef[], deps: AppDeps): Middleware {
+export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter?: RateLimiter): Middleware {
   const byVersion = new Map<ApiVersion, Router>(API_VERSIONS.map((v) => [v, new Router()]));
   const unversioned = new Router();
   for (const def of routes) {
-    const handler = (version: ApiVersion | null) => async (ctx: Context) => run(def, ctx, deps, version);
+    const handler = (version: ApiVersion | null) => async (ctx: Context) => run(def, ctx, deps, version, limiter);
     if (def.versions === 'unversioned') unversioned[def.method](def.path, handler(null));
     else for (const v of def.versions) byVersion.get(v)![def.method](def.path, handler(v));
   }
@@ -65,14 +66,17 @@ function methodNotAllowed(ctx: Context, layers: { methods: string[] }[]): Domain
   return new DomainError('method_not_allowed', 'method_not_allowed', `${ctx.method} is not allowed here; use ${allowed.join(' or ')}`);
 }
 
-async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersion | null): Promise<void> {
+async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersion | null, limiter?: RateLimiter): Promise<void> {
+  // Before authentication: a refused request costs no key lookup.
+  if (limiter) enforceRateLimit(ctx, limiter, def);
   const auth = await authenticate(ctx, def.auth, deps);
   if (auth) ctx.state.tenantId = auth.tenantId;
   const params = parseOrThrow(def.params ?? z.record(z.string(), z.string()), (ctx as unknown as { params: unknown }).params ?? {}, 'path');
   const query = parseOrThrow(def.query ?? EMPTY, parseQuery(new URLSearchParams(ctx.querystring)), 'query');
   const rawBody = (ctx.request as { body?: unknown }).body;
-  const bodyInput = rawBody === undefined || rawBody === null || (typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
-  if (def.body && (typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
+  // A literal JSON `null` is a body, and not an object: refused below like any other non-object.
+  const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
+  if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
     throw new DomainError('invalid_request', 'parameter_invalid', 'The request body must be a JSON object');
   const body = parseOrThrow(def.body ?? EMPTY, bodyInput, 'body');
   const result = await def.handler({

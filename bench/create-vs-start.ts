@@ -308,7 +308,7 @@ async function main() {
       apiUrl = env.BENCH_API_URL!;
       temporalAddress = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
       mongoUri = env.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/payorch';
-      config = loadConfig(env);
+      config = loadConfig({ NODE_ENV: 'development', ...env });
       mongoDescribe = `running server at ${mongoUri.replace(/\/\/[^@/]*@/, '//***@')} (as given by MONGODB_URI)`;
       temporalDescribe = `running server at ${temporalAddress} (as given by TEMPORAL_ADDRESS)`;
     } else {
@@ -334,7 +334,8 @@ async function main() {
         temporalUiPort: null,
         ...(env.TEMPORAL_ADDRESS ? { temporalAddress: env.TEMPORAL_ADDRESS } : {}),
         ...(pg ? { mongoUri: pg.uri } : env.MONGODB_URI ? { mongoUri: env.MONGODB_URI } : {}),
-        env: { LOG_LEVEL, ...(env.ADMIN_API_TOKEN ? { ADMIN_API_TOKEN: env.ADMIN_API_TOKEN } : {}) },
+        // The per-key rate limit would cap the create rate being measured.
+        env: { LOG_LEVEL, RATE_LIMIT_SECRET_PER_SEC: '0', ...(env.ADMIN_API_TOKEN ? { ADMIN_API_TOKEN: env.ADMIN_API_TOKEN } : {}) },
       });
       for (const [name, p] of Object.entries(stack.procs)) if (p.child.pid) components[name] = p.child.pid;
       if (stack.procs.ferretdb) mongoDescribe = 'FerretDB 1.24.2 --handler=sqlite (startStack default; FALLBACK: not the PostgreSQL handler)';

@@ -1,14 +1,30 @@
+import { backoffMs, openPollDelayMs } from './polling';
+
 // Refund lifecycle rules, pure.
 export type RefundStatus = 'pending' | 'success' | 'canceled';
 
 export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
 /** A year: longer than any gateway's settlement, bounded so a typo does not park a refund for decades. */
 export const MAX_REFUND_SLA_SECONDS = 365 * 24 * 3600;
-/** After an SLA cancel, how long we keep listening for the gateway's late word, for operators. */
-export const LATE_OUTCOME_WINDOW_SECONDS = 7 * 24 * 3600;
-
-/** Polling fallback when no callback arrives: quick at first, then every 10 minutes. */
-export function pollDelayMs(pollNumber: number): number {
-  const steps = [2_000, 5_000, 15_000, 60_000, 300_000];
-  return steps[pollNumber] ?? 600_000;
+/**
+ * Polling fallback when no callback arrives: quick at first (most gateways settle in seconds), then from a
+ * minute doubling to the cap for the SLA's length (an hour for the default 3 days; a day for a year).
+ */
+export function pollDelayMs(pollNumber: number, slaMs: number): number {
+  const quick = [2_000, 5_000, 15_000];
+  return quick[pollNumber] ?? openPollDelayMs(pollNumber - quick.length, slaMs);
 }
+
+/** Asking the gateway to cancel at the SLA until it answers: 1 s doubling to an hour. */
+export function cancelRetryDelayMs(tries: number): number {
+  return backoffMs(tries, 1000, 3_600_000);
+}
+
+/**
+ * How the visible status relates to the money reserved on the payment's balance:
+ * - `pending`: reserved.
+ * - `success`: spent (also when the gateway executed the refund at or after the SLA).
+ * - `canceled`: released once the gateway confirmed it will not execute the refund (or rejected it); while
+ *   the gateway's answer is unknown the amount stays reserved, so money can never leave twice.
+ */
+export type Reservation = 'held' | 'spent' | 'released';

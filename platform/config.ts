@@ -27,9 +27,33 @@ const durationList = z.string().transform((raw, ctx) => {
 
 const regionName = z.string().regex(/^[a-z]{2,8}$/, 'regions are 2-8 lowercase letters');
 
+/**
+ * Values a developer's machine may run with and production never may: a process in production refuses to
+ * start while any of these variables is unset or holds its value here.
+ */
+export const DEV_DEFAULTS = {
+  KEY_HASH_SECRET: 'dev-only-key-hash-secret-change-me',
+  /** Equal to sandbox/config.ts DEV_CALLBACK_SECRET: the dev sandbox and the dev API must agree. */
+  SANDBOX_CALLBACK_SECRET: 'sandbox-dev-callback-secret',
+} as const;
+
+/**
+ * The secret each gateway adapter verifies its callbacks with. A new adapter's secret joins this list (and
+ * DEV_DEFAULTS, if it has a dev value), so production cannot start with it missing or left at its default.
+ */
+export const GATEWAY_CALLBACK_SECRETS = ['SANDBOX_CALLBACK_SECRET'] as const;
+
+/** What production must be given: no dev value stands in for these. */
+export const REQUIRED_IN_PRODUCTION = ['ADMIN_API_TOKEN', 'KEY_HASH_SECRET', 'PUBLIC_BASE_URL', ...GATEWAY_CALLBACK_SECRETS] as const;
+
+/** Requests per second refilled into a token bucket; 0 turns that limit off (e.g. for a benchmark). */
+const perSecond = z.coerce.number({ error: 'must be a number of requests per second' }).min(0).max(1_000_000);
+const burst = z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1).max(1_000_000);
+
 export const configSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    // Unset means production: dev defaults are for a process told it runs on a developer's machine.
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
@@ -66,27 +90,47 @@ export const configSchema = z
     SANDBOX_URL: z.url().default('http://127.0.0.1:4010'),
     /** The sandbox as the customer's browser reaches it (tokenization); defaults to SANDBOX_URL. */
     SANDBOX_PUBLIC_URL: z.url().optional(),
-    SANDBOX_CALLBACK_SECRET: z.string().min(8).default('sandbox-dev-callback-secret'),
+    SANDBOX_CALLBACK_SECRET: z.string().min(8, 'must be at least 8 characters').optional(),
     WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
     WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** Per gateway call (charge, refund, status); past it the outcome is unknown and reconciled by key. */
+    GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** Payment attempts one intent accepts (a card-testing brake); each is a charge at the gateway. */
+    MAX_ATTEMPTS_PER_INTENT: z.coerce.number().int().min(1).max(1000).default(20),
+    /** How long the API waits for a workflow to answer an Update before it answers 503. */
+    WORKFLOW_UPDATE_DEADLINE_MS: z.coerce.number().int().min(1000).max(120_000).default(45_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKFLOW_BUNDLE_PATH: z.string().optional(),
+    // Token buckets per API key and per client secret, in each API process (api/rate-limit.ts).
+    RATE_LIMIT_SECRET_PER_SEC: perSecond.default(100),
+    RATE_LIMIT_SECRET_BURST: burst.default(200),
+    RATE_LIMIT_PUBLISHABLE_PER_SEC: perSecond.default(20),
+    RATE_LIMIT_PUBLISHABLE_BURST: burst.default(40),
+    /** Card submissions (payment attempts) per publishable key, on top of its general bucket: slows card testing. */
+    RATE_LIMIT_ATTEMPTS_PER_SEC: perSecond.default(5),
+    RATE_LIMIT_ATTEMPTS_BURST: burst.default(20),
+    /** Requests per client secret (`pics_...`, one per payment intent, held by the hosted page). */
+    RATE_LIMIT_CLIENT_SECRET_PER_SEC: perSecond.default(1),
+    RATE_LIMIT_CLIENT_SECRET_BURST: burst.default(10),
   })
   .superRefine((c, ctx) => {
-    if (c.NODE_ENV === 'production') {
-      if (c.WEBHOOK_ALLOW_PRIVATE_HOSTS)
-        ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_HOSTS'], message: 'must be false in production (SSRF guard)' });
-      if (!c.ADMIN_API_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_API_TOKEN'], message: 'is required in production' });
-      if (!c.KEY_HASH_SECRET) ctx.addIssue({ code: 'custom', path: ['KEY_HASH_SECRET'], message: 'is required in production' });
-      if (!c.PUBLIC_BASE_URL) ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URL'], message: 'is required in production' });
+    if (c.NODE_ENV !== 'production') return;
+    if (c.WEBHOOK_ALLOW_PRIVATE_HOSTS)
+      ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_HOSTS'], message: 'must be false in production (SSRF guard)' });
+    for (const name of REQUIRED_IN_PRODUCTION) {
+      const value = c[name];
+      if (!value) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production' });
+      else if (value === (DEV_DEFAULTS as Record<string, string>)[name])
+        ctx.addIssue({ code: 'custom', path: [name], message: 'must not be the development default in production' });
     }
   });
 
 export type RawConfig = z.infer<typeof configSchema>;
 export interface Config extends RawConfig {
   KEY_HASH_SECRET: string;
+  SANDBOX_CALLBACK_SECRET: string;
   DEFAULT_REGION: string;
 }
 
@@ -103,8 +147,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const c = parsed.data;
   return {
     ...c,
-    // Dev and tests get a fixed pepper so keys survive restarts; production must set its own.
-    KEY_HASH_SECRET: c.KEY_HASH_SECRET ?? 'dev-only-key-hash-secret-change-me',
+    // Development and tests get fixed values (keys survive restarts, the dev sandbox's callbacks verify);
+    // production has been refused above unless it set its own.
+    KEY_HASH_SECRET: c.KEY_HASH_SECRET ?? DEV_DEFAULTS.KEY_HASH_SECRET,
+    SANDBOX_CALLBACK_SECRET: c.SANDBOX_CALLBACK_SECRET ?? DEV_DEFAULTS.SANDBOX_CALLBACK_SECRET,
     DEFAULT_REGION: c.REGIONS[0]!,
   };
 }
@@ -120,6 +166,14 @@ export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
     }
     throw err;
   }
+}
+
+/**
+ * What a webhook target must be, for the check at create time and before each send: production sends only
+ * over https (the body and the secret header travel to the merchant); development and tests may use http.
+ */
+export function webhookTargetPolicy(config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>): { allowPrivateHosts: boolean; httpsOnly: boolean } {
+  return { allowPrivateHosts: config.WEBHOOK_ALLOW_PRIVATE_HOSTS, httpsOnly: config.NODE_ENV === 'production' };
 }
 
 export function webhookSchedule(config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>): number[] | undefined {

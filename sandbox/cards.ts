@@ -1,7 +1,15 @@
 // Test cards and magic tokens. Like card networks' test modes, the outcome of a charge is decided by the
 // card alone, so tests and drills can pick a behaviour deterministically.
 
-export type CardBehaviour = 'success' | 'decline' | 'insufficient_funds' | 'three_ds' | 'async' | 'timeout';
+export type CardBehaviour =
+  | 'success'
+  | 'decline'
+  | 'insufficient_funds'
+  | 'three_ds'
+  | 'async'
+  | 'timeout'
+  | 'capture_no_answer'
+  | 'late_arrival';
 
 /** Fixed tokens that work without tokenization (server-side tests, the worker's own drills). */
 export const FIXED_TOKENS: Readonly<Record<string, CardBehaviour>> = {
@@ -11,6 +19,10 @@ export const FIXED_TOKENS: Readonly<Record<string, CardBehaviour>> = {
   tok_3ds: 'three_ds',
   tok_async: 'async',
   tok_timeout: 'timeout',
+  // Lost-answer drills (unknown outcomes): the charge is captured but its HTTP answer never arrives; or the
+  // request reaches the gateway only later (a status query by its key finds nothing until then).
+  tok_capture_no_answer: 'capture_no_answer',
+  tok_late_arrival: 'late_arrival',
 };
 
 /** Test card numbers (digits only) for the hosted payment page; any other valid number succeeds. */

@@ -19,7 +19,7 @@ export const AUTHENTICATION_FAILED = {
   message: 'The cardholder failed 3D Secure authentication.',
 };
 
-function behaviourOf(deps: SandboxDeps, token: string): CardBehaviour | 'unknown_token' {
+export function behaviourOf(deps: SandboxDeps, token: string): CardBehaviour | 'unknown_token' {
   return FIXED_TOKENS[token] ?? deps.store.tokens.get(token)?.behaviour ?? 'unknown_token';
 }
 
@@ -71,6 +71,12 @@ export function chargeOnce(deps: SandboxDeps, input: ChargeInput): { record: Cha
             (err) => deps.log.error({ err, chargeId: charge.id }, 'async charge completion failed'),
           );
           break;
+        case 'capture_no_answer':
+        case 'late_arrival':
+          // Captured at once; the route never answers (see gateway-routes.ts). For late_arrival this record
+          // is made only once the delayed request "arrives".
+          charge.status = 'succeeded';
+          break;
         case 'timeout':
           // Recorded (the gateway took the request) but never answered nor completed: the caller only ever
           // sees its own timeout, and a retry with the same key must not create a second charge.
@@ -96,4 +102,30 @@ export function settleCharge(
   }
   charge.updatedAt = new Date();
   return deps.callbacks.send(charge.callbackUrl, 'charge', chargeJson(charge));
+}
+
+/** How long a `tok_late_arrival` request takes to "reach" the gateway after it was sent. */
+export function lateArrivalDelayMs(deps: SandboxDeps): number {
+  return deps.callbackDelayMs * 15; // past a caller's two timed-out tries, so its question by key finds nothing
+}
+
+/** The charge made under an idempotency key, if the gateway has one: how a caller that lost the answer asks. */
+export function chargeByKey(deps: SandboxDeps, idempotencyKey: string): ChargeRecord | undefined {
+  const effect = deps.store.effectByKey(idempotencyKey);
+  return effect?.kind === 'charge' ? deps.store.charges.get(effect.id) : undefined;
+}
+
+/**
+ * `tok_late_arrival`: the request is applied only after a delay, as if the network held it, and then the
+ * capture is announced by callback (as gateways announce captures). Until then a query by key finds nothing.
+ */
+export function chargeLater(deps: SandboxDeps, input: ChargeInput): void {
+  deps.scheduler.after(
+    lateArrivalDelayMs(deps),
+    () => {
+      const { record, replayed } = chargeOnce(deps, input);
+      if (!replayed) void deps.callbacks.send(record.callbackUrl, 'charge', chargeJson(record));
+    },
+    (err) => deps.log.error({ err, key: input.idempotency_key }, 'late-arrival charge failed'),
+  );
 }

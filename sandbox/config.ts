@@ -7,7 +7,8 @@ export const DEV_CALLBACK_SECRET = 'sandbox-dev-callback-secret';
 
 export const sandboxEnvSchema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    // Unset means production: dev defaults are for a process told it runs on a developer's machine.
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
     SANDBOX_PORT: z.coerce.number({ error: 'must be a port number' }).int().min(0).max(65535).default(4010),
     SANDBOX_HOST: z.string().min(1).default('127.0.0.1'),
     SANDBOX_CALLBACK_SECRET: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -17,9 +18,13 @@ export const sandboxEnvSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && !env.SANDBOX_CALLBACK_SECRET) {
-      ctx.addIssue({ code: 'custom', path: ['SANDBOX_CALLBACK_SECRET'], message: 'is required in production' });
-    }
+    // The same rule platform/config.ts applies to the API and the worker: anyone who knows the dev secret
+    // could sign callbacks, so production sets its own.
+    if (env.NODE_ENV !== 'production') return;
+    const path = ['SANDBOX_CALLBACK_SECRET'];
+    if (!env.SANDBOX_CALLBACK_SECRET) ctx.addIssue({ code: 'custom', path, message: 'is required in production' });
+    else if (env.SANDBOX_CALLBACK_SECRET === DEV_CALLBACK_SECRET)
+      ctx.addIssue({ code: 'custom', path, message: 'must not be the development default in production' });
   });
 
 export interface SandboxConfig {

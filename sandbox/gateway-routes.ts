@@ -4,13 +4,15 @@
 
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { chargeOnce } from './charges';
+import { behaviourOf, chargeByKey, chargeLater, chargeOnce } from './charges';
 import type { SandboxDeps } from './deps';
 import { notFound, parseInput } from './http-errors';
 import { payoutOnce, recipientOnce } from './payouts';
-import { refundOnce } from './refunds';
+import { cancelRefundByKey, isSlowRefund, refundByKey, refundOnce, SLOW_REFUND_ANSWER_MS } from './refunds';
 import {
+  byKeyQuerySchema,
   chargeRequestSchema,
+  refundCancelSchema,
   payoutRequestSchema,
   recipientRequestSchema,
   refundRequestSchema,
@@ -34,18 +36,32 @@ function clientGone(ctx: Context): AbortSignal {
 export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
   const router = new Router();
 
+  /** Never answers: drops the socket once the client gave up or the sandbox closes, writing nothing. */
+  const hangUp = async (ctx: Context) => {
+    await deps.scheduler.hang(clientGone(ctx));
+    ctx.respond = false;
+    ctx.req.socket.destroy();
+  };
+
   router.post('/v1/charges', drill, async (ctx) => {
     const input = parseInput(chargeRequestSchema, ctx.request.body);
-    const { record, replayed } = chargeOnce(deps, input);
-    if (record.behaviour === 'timeout') {
-      // tok_timeout: never answer, on the first try or any retry. Drop the socket once the client gave up
-      // or the sandbox closes, without writing a response.
-      await deps.scheduler.hang(clientGone(ctx));
-      ctx.respond = false;
-      ctx.req.socket.destroy();
-      return;
+    if (behaviourOf(deps, input.token) === 'late_arrival' && !chargeByKey(deps, input.idempotency_key)) {
+      chargeLater(deps, input);
+      return hangUp(ctx);
     }
+    const { record, replayed } = chargeOnce(deps, input);
+    if (record.behaviour === 'capture_no_answer' || record.behaviour === 'late_arrival') return hangUp(ctx);
+    // tok_timeout: never answer, on the first try or any retry.
+    if (record.behaviour === 'timeout') return hangUp(ctx);
     answer(ctx, replayed, chargeJson(record));
+  });
+
+  // A caller that lost a charge's answer asks by its idempotency key: 404 means the gateway has no such charge.
+  router.get('/v1/charges', drill, (ctx) => {
+    const { idempotency_key } = parseInput(byKeyQuerySchema, ctx.query);
+    const charge = chargeByKey(deps, idempotency_key);
+    if (!charge) throw notFound('charge with idempotency_key', idempotency_key);
+    ctx.body = chargeJson(charge);
   });
 
   router.get('/v1/charges/:id', drill, (ctx) => {
@@ -54,9 +70,24 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
     ctx.body = chargeJson(charge);
   });
 
-  router.post('/v1/refunds', drill, (ctx) => {
-    const { record, replayed } = refundOnce(deps, parseInput(refundRequestSchema, ctx.request.body));
+  router.post('/v1/refunds', drill, async (ctx) => {
+    const input = parseInput(refundRequestSchema, ctx.request.body);
+    const { record, replayed } = refundOnce(deps, input);
+    // A slow gateway: the refund is taken at once, its answer comes late (the caller may time out first).
+    if (isSlowRefund(input.amount) && !replayed) await deps.scheduler.sleep(SLOW_REFUND_ANSWER_MS).catch(() => undefined);
     answer(ctx, replayed, refundJson(record));
+  });
+
+  router.get('/v1/refunds', drill, (ctx) => {
+    const { idempotency_key } = parseInput(byKeyQuerySchema, ctx.query);
+    const refund = refundByKey(deps, idempotency_key);
+    if (!refund) throw notFound('refund with idempotency_key', idempotency_key);
+    ctx.body = refundJson(refund);
+  });
+
+  router.post('/v1/refunds/cancel', drill, (ctx) => {
+    const { idempotency_key } = parseInput(refundCancelSchema, ctx.request.body);
+    ctx.body = refundJson(cancelRefundByKey(deps, idempotency_key));
   });
 
   router.get('/v1/refunds/:id', drill, (ctx) => {

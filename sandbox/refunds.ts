@@ -1,5 +1,8 @@
 // What the sandbox does with a refund: magic amounts (minor units) pick the outcome, like test cards do.
-//   ...99 -> stays pending forever; ...98 -> rejected; otherwise pending, then succeeded after a delay.
+//   ...99 -> stays pending forever; ...98 -> rejected; ...97 -> answered slowly (SLOW_REFUND_ANSWER_MS after it
+//   was taken), then succeeded after the usual delay; otherwise pending, then succeeded after a delay.
+// A pending refund can be canceled by its idempotency key; canceling a key the gateway has not seen yet
+// leaves a canceled refund under it, so a request that arrives later changes nothing.
 
 import type { SandboxDeps } from './deps';
 import { notFound } from './http-errors';
@@ -27,8 +30,17 @@ function rejection(deps: SandboxDeps, input: RefundInput): { code: string; messa
   return undefined;
 }
 
+/** How long the answer to a ...97 refund takes. */
+export const SLOW_REFUND_ANSWER_MS = 3000;
+
+export function isSlowRefund(amount: number): boolean {
+  return amount % 100 === 97;
+}
+
 export function refundOnce(deps: SandboxDeps, input: RefundInput): { record: RefundRecord; replayed: boolean } {
   const { store } = deps;
+  const canceledEarlier = refundByKey(deps, input.idempotency_key);
+  if (canceledEarlier?.status === 'canceled' && canceledEarlier.amount === 0) return { record: canceledEarlier, replayed: true };
   return applyOnce(
     store,
     'refund',
@@ -56,6 +68,7 @@ export function refundOnce(deps: SandboxDeps, input: RefundInput): { record: Ref
         deps.scheduler.after(
           deps.callbackDelayMs,
           () => {
+            if (refund.status !== 'pending') return; // canceled meanwhile
             refund.status = 'succeeded';
             refund.updatedAt = new Date();
             void deps.callbacks.send(refund.callbackUrl, 'refund', refundJson(refund));
@@ -67,4 +80,39 @@ export function refundOnce(deps: SandboxDeps, input: RefundInput): { record: Ref
       return refund;
     },
   );
+}
+
+export function refundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRecord | undefined {
+  const effect = deps.store.effectByKey(idempotencyKey);
+  return effect?.kind === 'refund' ? deps.store.refunds.get(effect.id) : undefined;
+}
+
+/**
+ * Cancels the refund made under a key: a pending one is canceled (no money moves), a final one answers its
+ * final state. A key never seen gets a canceled refund of 0 under it, so a late request with it is void.
+ */
+export function cancelRefundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRecord {
+  const existing = refundByKey(deps, idempotencyKey);
+  if (existing) {
+    if (existing.status === 'pending') {
+      existing.status = 'canceled';
+      existing.updatedAt = new Date();
+    }
+    return existing;
+  }
+  const now = new Date();
+  const tombstone: RefundRecord = {
+    id: newId('rf'),
+    idempotencyKey,
+    createdAt: now,
+    updatedAt: now,
+    status: 'canceled',
+    chargeId: '',
+    amount: 0,
+    currency: '',
+    callbackUrl: '',
+  };
+  deps.store.refunds.set(tombstone.id, tombstone);
+  deps.store.recordEffect('refund', tombstone.id, idempotencyKey, 'canceled-before-arrival', now);
+  return tombstone;
 }

@@ -97,6 +97,10 @@ export const payoutRequestSchema = z
   });
 export type PayoutInput = z.output<typeof payoutRequestSchema>;
 
+export const byKeyQuerySchema = z.strictObject({ idempotency_key: idempotencyKey });
+
+export const refundCancelSchema = z.strictObject({ idempotency_key: idempotencyKey });
+
 export const effectsQuerySchema = z.strictObject({
   idempotency_key: z.string().min(1).optional(),
   kind: z.enum(['charge', 'refund', 'payout', 'recipient']).optional(),

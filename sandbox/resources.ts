@@ -6,7 +6,7 @@ import type { CardBehaviour } from './cards';
 export type EffectKind = 'charge' | 'refund' | 'payout' | 'recipient';
 
 export type ChargeStatus = 'succeeded' | 'declined' | 'requires_action' | 'pending';
-export type RefundStatus = 'pending' | 'succeeded' | 'rejected';
+export type RefundStatus = 'pending' | 'succeeded' | 'rejected' | 'canceled';
 export type PayoutStatus = 'pending' | 'succeeded' | 'rejected' | 'failed';
 export type RecipientStatus = 'registered' | 'rejected';
 

@@ -75,6 +75,11 @@ export class SandboxStore {
     this.effectLog.push(effect);
   }
 
+  /** The effect recorded under a key, without counting a replay (status queries by key). */
+  effectByKey(idempotencyKey: string): EffectEntry | undefined {
+    return this.effectsByKey.get(idempotencyKey);
+  }
+
   effects(filter: { idempotencyKey?: string; kind?: EffectKind } = {}): EffectEntry[] {
     return this.effectLog.filter(
       (e) =>
@@ -112,7 +117,7 @@ export class SandboxStore {
   refundableAmount(charge: ChargeRecord): number {
     let held = 0;
     for (const r of this.refunds.values()) {
-      if (r.chargeId === charge.id && r.status !== 'rejected') held += r.amount;
+      if (r.chargeId === charge.id && r.status !== 'rejected' && r.status !== 'canceled') held += r.amount;
     }
     return charge.amount - held;
   }

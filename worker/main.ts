@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadConfigOrExit } from '../platform/config';
+import { loadConfigOrExit, webhookTargetPolicy } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
@@ -33,9 +33,13 @@ async function main() {
     mongo,
     logger,
     registry,
-    gateways: createGatewayRegistry({ sandboxUrl: config.SANDBOX_URL, sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET }),
+    gateways: createGatewayRegistry({
+      sandboxUrl: config.SANDBOX_URL,
+      sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
+      timeoutMs: config.GATEWAY_TIMEOUT_MS,
+    }),
     webhooks: {
-      allowPrivateHosts: config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+      ...webhookTargetPolicy(config),
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       ...(config.WEBHOOK_RETRY_SCHEDULE ? { retrySchedule: config.WEBHOOK_RETRY_SCHEDULE } : {}),
     },
@@ -89,3 +93,10 @@ main().catch((err) => {
   process.stderr.write(`worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });
+
+// Forked by a launcher (npm run dev, the tests): when it dies, even by SIGKILL, the IPC channel closes. Stop
+// as on SIGTERM rather than live on as an orphan; unref so the listener alone never keeps the process alive.
+if (process.send) {
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
+  process.channel?.unref();
+}

@@ -47,8 +47,21 @@ export interface PaymentIntentInput {
   callbackUrl: string;
   hostedPageUrl: string;
   webhookTaskQueue: string;
-  /** Carried across continue-as-new. */
+  /** Attempts a customer may make before the intent refuses more (card-testing brake). Default 20. */
+  maxAttempts?: number;
+  /** Carried across continue-as-new (and into a run reopened for a refund after the workflow closed). */
   carried?: CarriedState;
+}
+
+/** An attempt as it crosses continue-as-new. */
+export interface CarriedAttempt {
+  number: number;
+  phase: AttemptPhase;
+  connector: string;
+  chargeId: string | null;
+  idempotencyKey: string;
+  saveMethod: boolean;
+  checks: number;
 }
 
 export interface CarriedState {
@@ -56,13 +69,20 @@ export interface CarriedState {
   version: number;
   paid: { amount: number; currency: string; connector: string; chargeId: string } | null;
   reserved: Record<string, number>;
-  refundKeys: Record<string, string>;
+  /** Refund idempotency keys and their refunds. Older runs carried a plain object; newer ones carry pairs. */
+  refundKeys: Record<string, string> | [string, string][];
   refundStarted: string[];
   refundSettled: string[];
   /** Refunds canceled at their SLA that the gateway executed after all (taken back out of the balance). */
   lateRefunds?: string[];
-  /** Charges no longer waited on whose late capture must still be refunded. */
-  lateCharges?: { chargeId: string; connector: string; number: number }[];
+  /** Charges no longer waited on whose late capture must still be refunded (older runs: no key). */
+  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string }[];
+  /** While pending: the open attempt, the attempts made, the last failure and unanswered callback hints. */
+  pending?: { attempt: CarriedAttempt | null; attemptsMade: number; lastFailureCode: string | null; hints: [string, string][] };
+  /** Until when the attempts in lateCharges are watched. */
+  lateWatchUntil?: string;
+  /** When the workflow may close once nothing is open any more (refund window; shorter for a reopened run). */
+  closeAt?: string;
   succeededAt: string | null;
   canceledAt: string | null;
   cancellationReason: 'requested' | 'expired' | null;
@@ -90,7 +110,12 @@ export interface IntentState extends IntentView {
   refunds_pending: string[];
 }
 
-export type AttemptPhase = 'charging' | 'awaiting_action' | 'awaiting_callback';
+/**
+ * `charging`: the charge call is on the wire. `unknown`: it ended without an answer; the gateway is asked by
+ * the attempt's idempotency key until it says. `awaiting_action` (3DS) and `awaiting_callback` (async): the
+ * gateway has the charge and will finish it.
+ */
+export type AttemptPhase = 'charging' | 'unknown' | 'awaiting_action' | 'awaiting_callback';
 
 export interface AttemptInput {
   token: string;
@@ -134,6 +159,22 @@ export interface RefundInput {
   createdAt: string;
   callbackUrl: string;
   webhookTaskQueue: string;
+  /** Carried across continue-as-new. */
+  carried?: RefundCarried;
+}
+
+export interface RefundCarried {
+  status: 'pending' | 'success' | 'canceled';
+  /** `submitting`/`waiting` before the SLA; `canceling` after it until the gateway says; `done`. */
+  phase: 'waiting' | 'canceling' | 'done';
+  version: number;
+  submitted: boolean;
+  gatewayRefundId: string | null;
+  gatewayTransactionId: string | null;
+  failureCode: string | null;
+  lateOutcome: { status: string; at: string; gateway_transaction_id?: string } | null;
+  polls: number;
+  canceledAnnounced: boolean;
 }
 
 export interface RefundState {
@@ -172,10 +213,12 @@ export interface WebhookDeliveryResult {
 export const cancelUpdate = defineUpdate<IntentView, []>('cancel');
 export const attemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('attempt');
 export const admitRefundUpdate = defineUpdate<RefundAdmission, [RefundAdmissionInput]>('admitRefund');
-export const chargeOutcomeSignal = defineSignal<[{ chargeId: string; outcome: ChargeOutcome }]>('chargeOutcome');
+/** A gateway callback about a charge: a hint that makes the workflow ask the gateway, never a verdict. */
+export const chargeOutcomeSignal = defineSignal<[{ chargeId: string; idempotencyKey?: string; outcome: ChargeOutcome }]>('chargeOutcome');
 export const refundSettledSignal = defineSignal<[{ refundId: string; status: 'success' | 'canceled' | 'late_success'; amount?: number }]>('refundSettled');
 export const intentStateQuery = defineQuery<IntentState>('state');
 
+/** A gateway callback about a refund: a hint that makes the refund workflow ask the gateway. */
 export const refundOutcomeSignal = defineSignal<[{ outcome: RefundOutcome }]>('refundOutcome');
 export const refundStateQuery = defineQuery<RefundState>('state');
 

@@ -20,6 +20,7 @@ import { transition, type IntentStatus, type IntentTrigger } from '../domain/pay
 import { admit, refundableLeft, release, restore, type RefundBalance } from '../domain/refund-balance';
 import { formatMoney } from '../domain/money';
 import { typedIdFromUuid } from '../domain/ids';
+import { HISTORY_EVENT_BOUND, openPollDelayMs, unknownOutcomeDelayMs } from '../domain/polling';
 import {
   admitRefundUpdate,
   attemptUpdate,
@@ -28,8 +29,8 @@ import {
   intentStateQuery,
   refundSettledSignal,
   SA,
-  type AttemptPhase,
   type AttemptResult,
+  type CarriedAttempt,
   type CarriedState,
   type IntentView,
   type PaymentIntentInput,
@@ -49,27 +50,32 @@ const gateway = proxyActivities<Activities>({
   startToCloseTimeout: '15s',
   retry: { initialInterval: '500ms', maximumAttempts: 2 },
 });
+// Status questions: a few quick tries, then the workflow's own backoff decides when to ask again, so a
+// gateway that is down never holds the loop (or its timers) inside one activity.
+const gatewayCheck = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
+// The one question asked inside a payment attempt whose charge call lost its answer: the customer waits.
+const gatewayQuick = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
 const gatewayPatient = proxyActivities<Activities>({
   startToCloseTimeout: '15s',
   retry: { initialInterval: '1s', maximumInterval: '1m' },
 });
 
-/** After a deadline passes, how long we keep listening for a gateway's late word on an open attempt. */
+/** After a deadline passes, how long we keep watching an open attempt for a late capture to give back. */
 const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
-/** While a charge is open (3DS, async), how often we ask the gateway in case its callback was lost. */
-const OPEN_CHARGE_POLL_MS = 60 * 1000;
-/** After that, for charges we no longer wait on, how often we ask within the grace period. */
+/** How often, at most, a charge we no longer wait on is asked about within the grace period. */
 const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
-/** How long a successful payment stays refundable. */
+/** How long a cancel waits for a charge on the wire (or one being reconciled) to be decided. */
+const CANCEL_WAITS_FOR_CHARGE_MS = 20_000;
+/** How long a successful payment's workflow stays open to own its refundable balance. */
 export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
+export const DEFAULT_MAX_ATTEMPTS = 20;
 
-interface Attempt {
-  number: number;
-  phase: AttemptPhase;
-  connector: string;
-  chargeId: string | null;
-  saveMethod: boolean;
-}
+type Attempt = CarriedAttempt;
+/** The gateway's answer about a charge: an outcome, `not_found` (it has none), or null (no answer). */
+type GatewayWord = ChargeOutcome | 'not_found' | null;
 
 export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<IntentView> {
   const carried: CarriedState = input.carried ?? {
@@ -77,7 +83,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     version: 0,
     paid: null,
     reserved: {},
-    refundKeys: {},
+    refundKeys: [],
     refundStarted: [],
     refundSettled: [],
     succeededAt: null,
@@ -88,24 +94,37 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   let status: IntentStatus = carried.status;
   let paid = carried.paid;
   let balance: RefundBalance | null = paid ? { paid: paid.amount, currency: paid.currency, reserved: carried.reserved } : null;
-  const refundKeys = carried.refundKeys;
+  // Keys come from merchants: a Map, so `constructor` or `__proto__` is a key like any other.
+  const refundKeys = new Map<string, string>(Array.isArray(carried.refundKeys) ? carried.refundKeys : Object.entries(carried.refundKeys));
   let amountRefunded = carried.amountRefunded;
   let succeededAt = carried.succeededAt;
   let canceledAt = carried.canceledAt;
   let cancellationReason = carried.cancellationReason;
-  let attempt: Attempt | null = null;
-  let attemptsMade = 0;
-  let lastFailureCode: string | null = null;
+  let attempt: Attempt | null = carried.pending?.attempt ?? null;
+  let attemptsMade = carried.pending?.attemptsMade ?? 0;
+  let lastFailureCode: string | null = carried.pending?.lastFailureCode ?? null;
   const expiresAt = new Date(input.expiresAt).getTime();
-  // Charges no longer waited on (their late capture is refunded), and callbacks that overtook a charge call.
+  const lifetimeMs = expiresAt - new Date(input.createdAt).getTime();
+  const maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  // Attempts no longer waited on (abandoned, superseded, cut off by a cancel, or given up as never made),
+  // by idempotency key: a capture among them is refunded.
   const lateAttempts = new Map<string, Attempt>(
-    (carried.lateCharges ?? []).map((c) => [c.chargeId, { number: c.number, phase: 'awaiting_callback', connector: c.connector, chargeId: c.chargeId, saveMethod: false }]),
+    (carried.lateCharges ?? []).map((c) => {
+      const key = c.idempotencyKey ?? `${input.id}:attempt:${c.number}`;
+      return [key, { number: c.number, phase: 'awaiting_callback', connector: c.connector, chargeId: c.chargeId, idempotencyKey: key, saveMethod: false, checks: 0 }];
+    }),
   );
-  const earlyOutcomes = new Map<string, ChargeOutcome>();
+  // Callbacks are hints: charge ids and idempotency keys the gateway said something about (and what it
+  // claimed), not yet confirmed by asking it.
+  const hints = new Map<string, string>(carried.pending?.hints ?? []);
+  // Until when attempts we let go are watched for a late capture.
+  let lateWatchUntil = carried.lateWatchUntil ? new Date(carried.lateWatchUntil).getTime() : Date.now() + LATE_OUTCOME_GRACE_MS;
+  const voided = new Set<string>();
   // Refunds this payment started, those settled, and those the gateway executed after their SLA cancel.
   const startedRefunds = new Set<string>(carried.refundStarted);
   const settledRefunds = new Set<string>(carried.refundSettled);
   const lateRefunds = new Set<string>(carried.lateRefunds ?? []);
+  let closeAt = carried.closeAt ? new Date(carried.closeAt).getTime() : succeededAt ? new Date(succeededAt).getTime() + REFUND_WINDOW_MS : 0;
 
   const view = (): IntentView => ({
     payment_intent: input.id,
@@ -139,7 +158,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       `**${formatMoney(input.amount, input.currency)}** · ${status}` +
         (attempt ? ` · attempt ${attempt.number} ${attempt.phase}` : '') +
         `\n\ntenant ${input.tenantId}${input.customer ? ` · customer ${input.customer}` : ''} · expires ${input.expiresAt}` +
-        (paid ? `\n\nrefunded ${formatMoney(amountRefunded, input.currency)}, left ${formatMoney(refundableLeft(balance!), input.currency)}` : ''),
+        (paid ? `\n\nrefunded ${formatMoney(amountRefunded, input.currency)}, left ${formatMoney(refundableLeft(balance!), input.currency)}` : '') +
+        (lateAttempts.size ? `\n\nwatching ${lateAttempts.size} abandoned charge(s) for a late capture` : '') +
+        (voided.size ? `\n\nrefunded ${voided.size} capture(s) that matched no live attempt` : ''),
     );
   };
 
@@ -172,19 +193,33 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     return true;
   };
 
+  /** The open attempt stops being waited on; a capture of it later is refunded. */
+  const letGo = (a: Attempt) => {
+    if (attempt === a) attempt = null;
+    a.checks = 0;
+    if (lateAttempts.size === 0) lateWatchUntil = Date.now() + LATE_OUTCOME_GRACE_MS;
+    else lateWatchUntil = Math.max(lateWatchUntil, Date.now() + LATE_OUTCOME_GRACE_MS);
+    lateAttempts.set(a.idempotencyKey, a);
+  };
+
   const cancel = async (reason: 'requested' | 'expired') => {
-    // A 3DS challenge or an async charge still open may be confirmed by the gateway later: watch it, and
-    // give the money back if it is captured.
-    if (attempt?.chargeId) lateAttempts.set(attempt.chargeId, attempt);
-    attempt = null;
+    if (attempt) letGo(attempt);
     canceledAt = new Date().toISOString();
     cancellationReason = reason;
     await apply({ type: reason === 'requested' ? 'cancel_requested' : 'expired' });
   };
 
-  /** A charge that succeeded after the intent was already canceled: give the money back, never keep it. */
-  const voidLateCharge = async (a: Attempt, chargeId: string) => {
-    log.warn('charge succeeded after the intent was final; refunding it', { chargeId, attempt: a.number });
+  /** A capture that matches no live attempt: give the money back, once. Never keep it. */
+  const voidCapture = async (a: Attempt, chargeId: string) => {
+    if (voided.has(chargeId)) return;
+    voided.add(chargeId);
+    log.error('a capture matches no live attempt of this payment intent; refunding it (operator alert)', {
+      paymentIntent: input.id,
+      chargeId,
+      attempt: a.number,
+      intentStatus: status,
+    });
+    describe();
     let outcome: 'refunded' | 'failed' = 'refunded';
     let error: string | null = null;
     try {
@@ -202,101 +237,127 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     } catch (err) {
       // The gateway refused the refund outright: an operator must act. Never fail the intent's workflow for it.
       [outcome, error] = ['failed', String(err)];
-      log.error('voiding a late capture failed; operator action needed', { chargeId, error });
+      log.error('refunding an unowned capture failed; operator action needed', { chargeId, error });
     }
     await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString(), outcome, error });
   };
 
-  const settle = async (a: Attempt, outcome: ChargeOutcome): Promise<AttemptResult> => {
-    const base = { payment_intent: input.id };
-    switch (outcome.status) {
-      case 'succeeded': {
-        if (attempt === a) attempt = null;
-        if (status !== 'pending') {
-          await voidLateCharge(a, outcome.chargeId);
-          return { ...base, status: 'failed', failure_code: 'payment_intent_canceled' };
-        }
-        paid = { amount: input.amount, currency: input.currency, connector: a.connector, chargeId: outcome.chargeId };
-        balance = { paid: input.amount, currency: input.currency, reserved: {} };
-        succeededAt = new Date().toISOString();
-        upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
-        // The status flips before the first await below, so no cancel can slip in between capture and success.
-        const applied = apply({ type: 'payment_succeeded' });
-        let pmId: string | undefined;
-        if (a.saveMethod) {
-          pmId = typedIdFromUuid('pm', input.region, uuid4());
-          await store.savePaymentMethod({
-            id: pmId,
-            tenantId: input.tenantId,
-            customer: input.customer,
-            paymentIntent: input.id,
-            connectorId: a.connector,
-            chargeId: outcome.chargeId,
-            createdAt: new Date().toISOString(),
-          });
-        }
-        await applied;
-        return { ...base, status: 'success', ...(pmId ? { payment_method_uuid: pmId } : {}) };
-      }
-      case 'declined':
-        if (attempt === a) attempt = null;
-        lastFailureCode = outcome.failureCode;
-        describe();
-        if (status === 'pending') await apply({ type: 'attempt_failed' });
-        return { ...base, status: 'failed', failure_code: outcome.failureCode };
-      case 'requires_action':
-        a.phase = 'awaiting_action';
-        a.chargeId = outcome.chargeId;
-        if (earlyOutcomes.has(outcome.chargeId)) return settleEarly(a, outcome.chargeId);
-        describe();
-        return { ...base, status: 'requires_action', next_action: { type: 'redirect_to_url', url: outcome.challengeUrl } };
-      case 'pending':
-        a.phase = 'awaiting_callback';
-        a.chargeId = outcome.chargeId;
-        if (earlyOutcomes.has(outcome.chargeId)) return settleEarly(a, outcome.chargeId);
-        describe();
-        return { ...base, status: 'pending' };
+  const succeed = async (a: Attempt, chargeId: string): Promise<AttemptResult> => {
+    attempt = null;
+    paid = { amount: input.amount, currency: input.currency, connector: a.connector, chargeId };
+    balance = { paid: input.amount, currency: input.currency, reserved: {} };
+    succeededAt = new Date().toISOString();
+    closeAt = new Date(succeededAt).getTime() + REFUND_WINDOW_MS;
+    upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
+    // The status flips before the first await below, so no cancel can slip in between capture and success.
+    const applied = apply({ type: 'payment_succeeded' });
+    let pmId: string | undefined;
+    if (a.saveMethod) {
+      pmId = typedIdFromUuid('pm', input.region, uuid4());
+      await store.savePaymentMethod({
+        id: pmId,
+        tenantId: input.tenantId,
+        customer: input.customer,
+        paymentIntent: input.id,
+        connectorId: a.connector,
+        chargeId,
+        createdAt: new Date().toISOString(),
+      });
     }
-  };
-  /** A callback that overtook the charge's own answer: apply it now that we know the charge. */
-  const settleEarly = (a: Attempt, chargeId: string) => {
-    const early = earlyOutcomes.get(chargeId)!;
-    earlyOutcomes.delete(chargeId);
-    return settle(a, early);
+    await applied;
+    return { payment_intent: input.id, status: 'success', ...(pmId ? { payment_method_uuid: pmId } : {}) };
   };
 
-  /** The gateway's current word on an open charge, for when its callback is lost. */
-  const pollCharge = async (a: Attempt): Promise<ChargeOutcome | null> => {
+  const failAttempt = async (a: Attempt, failureCode: string): Promise<AttemptResult> => {
+    if (attempt === a) attempt = null;
+    lastFailureCode = failureCode;
+    describe();
+    if (status === 'pending') await apply({ type: 'attempt_failed' });
+    return { payment_intent: input.id, status: 'failed', failure_code: failureCode };
+  };
+
+  /**
+   * What the gateway said about an attempt, applied. Only the open attempt of a pending intent can pay it;
+   * a capture of anything else (a superseded challenge, an attempt given up on, a second capture) is
+   * refunded. A word about an attempt already settled changes nothing.
+   */
+  const resolve = async (a: Attempt, word: ChargeOutcome | 'not_found'): Promise<AttemptResult | null> => {
+    const base = { payment_intent: input.id };
+    if (attempt === a && status === 'pending') {
+      if (word === 'not_found') {
+        // The gateway never took this charge. Watch its key for a while: a request held up in the network
+        // may still arrive, and its capture would then be refunded.
+        letGo(a);
+        return failAttempt(a, 'processing_error');
+      }
+      switch (word.status) {
+        case 'succeeded':
+          return succeed(a, word.chargeId);
+        case 'declined':
+          return failAttempt(a, word.failureCode);
+        case 'requires_action':
+          a.phase = 'awaiting_action';
+          a.chargeId = word.chargeId;
+          describe();
+          return { ...base, status: 'requires_action', next_action: { type: 'redirect_to_url', url: word.challengeUrl } };
+        case 'pending':
+          a.phase = 'awaiting_callback';
+          a.chargeId = word.chargeId;
+          describe();
+          return { ...base, status: 'pending' };
+      }
+    }
+    if (word === 'not_found') return null;
+    if (attempt === a) {
+      // The intent was final before this attempt's word came (it cannot be: a final intent has no attempt).
+      attempt = null;
+    }
+    if (word.status === 'succeeded') {
+      lateAttempts.delete(a.idempotencyKey);
+      if (paid?.chargeId !== word.chargeId) await voidCapture(a, word.chargeId);
+      return { ...base, status: 'failed', failure_code: 'payment_intent_canceled' };
+    }
+    if (word.status === 'declined') lateAttempts.delete(a.idempotencyKey);
+    else if (word.chargeId) a.chargeId = word.chargeId;
+    return null;
+  };
+
+  /** The gateway's own word on an attempt: by charge id when we know it, else by idempotency key. */
+  const ask = async (a: Attempt, quick = false): Promise<GatewayWord> => {
+    const ref = { tenantId: input.tenantId, connectorId: a.connector };
+    const asker = quick ? gatewayQuick : gatewayCheck;
     try {
-      return await gatewayPatient.chargeStatus({ tenantId: input.tenantId, connectorId: a.connector, chargeId: a.chargeId! });
+      if (a.chargeId) return await asker.chargeStatus({ ...ref, chargeId: a.chargeId });
+      const found = await asker.findCharge({ ...ref, idempotencyKey: a.idempotencyKey });
+      return found.status === 'not_found' ? 'not_found' : found;
     } catch (err) {
-      log.warn('charge status poll failed', { chargeId: a.chargeId, error: String(err) });
+      log.warn('the gateway did not answer a status question', { attempt: a.number, chargeId: a.chargeId, error: String(err) });
       return null;
     }
   };
-
-  // Outcomes of a charge the gateway finished later (3DS, async). A late word on an attempt we no longer
-  // track (the intent was canceled meanwhile) still has to be honoured: a capture is refunded.
-  const settleLate = async (late: Attempt, chargeId: string, outcome: ChargeOutcome) => {
-    if (outcome.status === 'succeeded') {
-      lateAttempts.delete(chargeId);
-      await voidLateCharge(late, chargeId);
-    } else if (outcome.status === 'declined') {
-      lateAttempts.delete(chargeId);
-    }
+  const isHinted = (a: Attempt) => hints.has(a.idempotencyKey) || (a.chargeId !== null && hints.has(a.chargeId));
+  const clearHints = (a: Attempt) => {
+    hints.delete(a.idempotencyKey);
+    if (a.chargeId) hints.delete(a.chargeId);
   };
-  setHandler(chargeOutcomeSignal, async ({ chargeId, outcome }) => {
-    if (attempt && attempt.chargeId === chargeId && attempt.phase !== 'charging') {
-      await settle(attempt, outcome);
-      return;
-    }
-    const late = lateAttempts.get(chargeId);
-    if (late) {
-      await settleLate(late, chargeId, outcome);
-      return;
-    }
-    // The callback overtook the charge call's own answer: keep it until that answer names the charge.
-    if (attempt?.phase === 'charging') earlyOutcomes.set(chargeId, outcome);
+  /** Asks about an attempt and applies the answer; a null answer leaves everything as it was. */
+  const check = async (a: Attempt): Promise<void> => {
+    const claimed = hints.get(a.idempotencyKey) ?? (a.chargeId !== null ? hints.get(a.chargeId) : undefined);
+    clearHints(a);
+    a.checks += 1;
+    const word = await ask(a);
+    if (claimed !== undefined && word !== null && (word === 'not_found' || word.status !== claimed))
+      log.warn('a gateway callback was not confirmed by the gateway; it changed nothing', { attempt: a.number, claimed, gateway: word === 'not_found' ? word : word.status });
+    if (word !== null && (word !== 'not_found' || attempt === a)) await resolve(a, word);
+  };
+
+  setHandler(chargeOutcomeSignal, ({ chargeId, idempotencyKey, outcome }) => {
+    // A signed callback is a hint, never a verdict: a leaked or default secret must not move money. The
+    // loops below ask the gateway about the charge before anything changes.
+    if (hints.size >= 50) hints.delete(hints.keys().next().value!); // a flood of forged hints stays bounded
+    hints.set(chargeId, outcome.status);
+    if (idempotencyKey) hints.set(idempotencyKey, outcome.status);
+    log.info('gateway callback received; confirming with the gateway', { chargeId, claimed: outcome.status });
   });
 
   setHandler(
@@ -304,44 +365,64 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     async (req): Promise<AttemptResult> => {
       attemptsMade += 1;
       // The abandoned challenge may still be completed at the gateway: a late capture of it is refunded.
-      if (attempt?.chargeId) lateAttempts.set(attempt.chargeId, attempt);
+      if (attempt) letGo(attempt);
       const a: Attempt = {
         number: attemptsMade,
         phase: 'charging',
         connector: req.connector ?? input.connectors[0]!,
         chargeId: null,
+        idempotencyKey: `${input.id}:attempt:${attemptsMade}`,
         saveMethod: req.save_payment_method === true,
+        checks: 0,
       };
       attempt = a;
       describe();
-      let outcome: ChargeOutcome;
+      let word: GatewayWord;
       try {
-        outcome = await gateway.charge({
+        word = await gateway.charge({
           tenantId: input.tenantId,
           connectorId: a.connector,
           token: req.token,
           amount: input.amount,
           currency: input.currency,
-          idempotencyKey: `${input.id}:attempt:${a.number}`,
+          idempotencyKey: a.idempotencyKey,
           callbackUrl: input.callbackUrl,
           returnUrl: `${input.hostedPageUrl}${input.hostedPageUrl.includes('?') ? '&' : '?'}attempt=${a.number}`,
           reference: input.id,
         });
       } catch (err) {
-        // The gateway did not answer: a failed attempt, not a failed intent. The idempotency key makes a
-        // late success at the gateway findable by operators through the sandbox's effect log.
-        log.warn('charge did not complete', { error: String(err) });
-        outcome = { status: 'declined', failureCode: 'processing_error', failureMessage: 'The gateway did not answer in time' };
+        if (refusedOutright(err)) {
+          // The gateway refused the request itself (4xx, unknown connector): no charge can exist.
+          log.warn('the gateway refused the charge request', { error: String(err) });
+          word = { status: 'declined', failureCode: 'processing_error', failureMessage: String(err) };
+          return (await resolve(a, word)) ?? { payment_intent: input.id, status: 'failed', failure_code: 'payment_intent_canceled' };
+        }
+        // No answer is not a decline: the charge may exist. Ask by its key once now (the customer waits);
+        // if that is not conclusive either, the attempt is `unknown` and the main loop asks until it knows.
+        log.warn('the charge call ended without an answer; reconciling by idempotency key', { attempt: a.number, error: String(err) });
+        a.checks += 1;
+        word = await ask(a, true);
       }
-      return settle(a, outcome);
+      if (word === null) {
+        a.phase = 'unknown';
+        describe();
+        return { payment_intent: input.id, status: 'pending' };
+      }
+      return (await resolve(a, word)) ?? { payment_intent: input.id, status: 'failed', failure_code: 'payment_intent_canceled' };
     },
     {
       validator: (req) => {
         if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
         if (Date.now() >= expiresAt) throw ApplicationFailure.nonRetryable('This payment intent has expired', 'not_mutable');
         // A 3DS challenge the customer walked away from must not lock the intent: a new attempt replaces it.
+        // A charge on the wire, one whose outcome is being reconciled, or an async one decides first.
         if (attempt && attempt.phase !== 'awaiting_action')
-          throw ApplicationFailure.nonRetryable('Another payment attempt is in progress', 'attempt_in_progress');
+          throw ApplicationFailure.nonRetryable(
+            attempt.phase === 'unknown' ? 'The previous payment attempt is being checked with the gateway; retry shortly' : 'Another payment attempt is in progress',
+            'attempt_in_progress',
+          );
+        if (attemptsMade >= maxAttempts)
+          throw ApplicationFailure.nonRetryable(`This payment intent has reached its limit of ${maxAttempts} payment attempts`, 'attempt_limit_reached');
         if (req.connector && !input.connectors.includes(req.connector))
           throw ApplicationFailure.nonRetryable('This connector cannot be used for this payment intent', 'connector_not_allowed');
         if (input.connectors.length === 0)
@@ -353,15 +434,19 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   setHandler(
     cancelUpdate,
     async () => {
+      // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.
+      const deciding = () => attempt?.phase === 'charging' || attempt?.phase === 'unknown';
+      if (deciding()) await condition(() => status !== 'pending' || !deciding(), CANCEL_WAITS_FOR_CHARGE_MS);
+      if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
+      if (attempt?.phase === 'charging')
+        throw ApplicationFailure.nonRetryable('A payment attempt is still being processed; retry shortly', 'attempt_in_progress');
+      // An attempt still unknown is let go: if the gateway captured it, the capture is refunded.
       await cancel('requested');
       return view();
     },
     {
       validator: () => {
         if (status !== 'pending') throw ApplicationFailure.nonRetryable(`This payment intent is ${status}`, 'not_mutable');
-        // A charge is being processed right now: its outcome decides. The customer's money comes first.
-        if (attempt?.phase === 'charging')
-          throw ApplicationFailure.nonRetryable('A payment attempt is being processed', 'attempt_in_progress');
       },
     },
   );
@@ -371,16 +456,16 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     async (req) => {
       // Check and reserve happen here, before the first await: the workflow runs one task at a time, so
       // no other refund can be admitted against the same balance in between.
-      if (req.idempotencyKey && refundKeys[req.idempotencyKey]) {
-        const existing = refundKeys[req.idempotencyKey]!;
-        await condition(() => startedRefunds.has(existing));
-        return { ok: true, refund: existing, created: false, refundable_amount_left: balance ? refundableLeft(balance) : 0 };
+      const known = req.idempotencyKey !== null ? refundKeys.get(req.idempotencyKey) : undefined;
+      if (known !== undefined) {
+        await condition(() => startedRefunds.has(known));
+        return { ok: true, refund: known, created: false, refundable_amount_left: balance ? refundableLeft(balance) : 0 };
       }
       const refundId = typedIdFromUuid('re', input.region, uuid4());
       const decision = status === 'success' ? admit(balance, { refundId, amount: req.amount, currency: req.currency }) : admit(null, { refundId, amount: req.amount, currency: req.currency });
       if (!decision.ok) return { ok: false, code: decision.code, message: decision.message };
       balance = decision.balance;
-      if (req.idempotencyKey) refundKeys[req.idempotencyKey] = refundId;
+      if (req.idempotencyKey !== null) refundKeys.set(req.idempotencyKey, refundId);
       describe();
       const refundInput: RefundInput = {
         id: refundId,
@@ -402,22 +487,22 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
         // The refund's record exists before we answer, so a retrieve right after create finds it.
         await store.createRefundRecord(refundInput);
         await startChild(refundWorkflow, {
-        workflowId: refundId,
-        args: [refundInput],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: [
-          { key: SA.TenantId, value: input.tenantId },
-          { key: SA.RefundStatus, value: 'pending' },
-          { key: SA.AmountMinor, value: req.amount },
-          { key: SA.Currency, value: req.currency },
-          { key: SA.PaymentIntentId, value: input.id },
-        ],
-        staticSummary: `Refund ${formatMoney(req.amount, req.currency)} of ${input.id}`,
+          workflowId: refundId,
+          args: [refundInput],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          typedSearchAttributes: [
+            { key: SA.TenantId, value: input.tenantId },
+            { key: SA.RefundStatus, value: 'pending' },
+            { key: SA.AmountMinor, value: req.amount },
+            { key: SA.Currency, value: req.currency },
+            { key: SA.PaymentIntentId, value: input.id },
+          ],
+          staticSummary: `Refund ${formatMoney(req.amount, req.currency)} of ${input.id}`,
         });
       } catch (err) {
         // Nothing was started: give the reservation and the key back, so a retry is admitted afresh.
         balance = release(balance!, refundId);
-        if (req.idempotencyKey) delete refundKeys[req.idempotencyKey];
+        if (req.idempotencyKey !== null) refundKeys.delete(req.idempotencyKey);
         describe();
         const cause = err instanceof ActivityFailure ? err.cause : err;
         if (cause instanceof ApplicationFailure && cause.type === 'idempotency_key_in_use')
@@ -458,6 +543,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     await persist();
   });
 
+  const unsettledRefunds = () => (balance ? Object.keys(balance.reserved).filter((id) => !settledRefunds.has(id)) : []);
+
   setHandler(intentStateQuery, () => ({
     ...view(),
     version: writer.version(),
@@ -466,92 +553,120 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     amount_paid: paid?.amount ?? 0,
     amount_refunded: amountRefunded,
     refundable_amount_left: balance ? refundableLeft(balance) : 0,
-    refunds_pending: balance ? Object.keys(balance.reserved).filter((id) => !settledRefunds.has(id)) : [],
+    refunds_pending: unsettledRefunds(),
   }));
 
   describe();
 
+  const historyIsLong = () => workflowInfo().historyLength > HISTORY_EVENT_BOUND || workflowInfo().continueAsNewSuggested;
+  const carry = (): CarriedState => ({
+    status,
+    version: writer.version(),
+    paid,
+    reserved: balance?.reserved ?? {},
+    refundKeys: [...refundKeys],
+    refundStarted: [...startedRefunds],
+    refundSettled: [...settledRefunds],
+    lateRefunds: [...lateRefunds],
+    lateCharges: [...lateAttempts.values()].map((a) => ({ chargeId: a.chargeId, connector: a.connector, number: a.number, idempotencyKey: a.idempotencyKey })),
+    ...(status === 'pending' ? { pending: { attempt, attemptsMade, lastFailureCode, hints: [...hints] } } : {}),
+    ...(lateAttempts.size ? { lateWatchUntil: new Date(lateWatchUntil).toISOString() } : {}),
+    ...(closeAt ? { closeAt: new Date(closeAt).toISOString() } : {}),
+    succeededAt,
+    canceledAt,
+    cancellationReason,
+    amountRefunded,
+  });
+  /** Continues as new when the history is long and nothing is mid-flight (no Update, no charge on the wire). */
+  const continueIfLong = async () => {
+    if (!historyIsLong() || !allHandlersFinished() || attempt?.phase === 'charging') return;
+    await writer.flushed();
+    await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: carry() });
+  };
+
   // Handlers change `attempt` between awaits; read it through a function so the compiler does not narrow it.
   const current = (): Attempt | null => attempt;
+  const charging = (a: Attempt) => a.phase === 'charging';
   if (status === 'pending') {
     if (writer.version() === 0) await persist(); // the workflow has taken the record over from the API's create
-    // The deadline is a durable timer: exact, and it survives restarts of every process.
-    await condition(() => status !== 'pending' || current()?.phase === 'charging', Math.max(0, expiresAt - Date.now()));
     while (status === 'pending') {
-      if (current()?.phase === 'charging') {
+      await continueIfLong();
+      const open = current();
+      if (open?.phase === 'charging') {
         // A charge is on the wire: its outcome wins over the clock (late success is kept).
-        await condition(() => current()?.phase !== 'charging' || status !== 'pending');
+        await condition(() => current() !== open || open.phase !== 'charging' || status !== 'pending');
         continue;
       }
+      // The deadline is a durable timer: exact, and it survives restarts of every process.
       const remaining = expiresAt - Date.now();
-      if (remaining > 0) {
-        // An open 3DS or async charge: ask the gateway now and then, in case its callback is lost.
-        const open = current();
-        const pollable = open !== null && open.phase !== 'charging' && open.chargeId !== null;
-        const woke = await condition(
-          () => status !== 'pending' || current() !== open || current()?.phase === 'charging',
-          pollable ? Math.min(remaining, OPEN_CHARGE_POLL_MS) : remaining,
-        );
-        if (!woke && pollable && current() === open && status === 'pending') {
-          const polled = await pollCharge(open);
-          if (polled && (polled.status === 'succeeded' || polled.status === 'declined') && current() === open && status === 'pending')
-            await settle(open, polled);
-        }
+      if (remaining <= 0) {
+        await cancel('expired');
+        break;
+      }
+      if (!open) {
+        await condition(() => status !== 'pending' || current() !== null, remaining);
         continue;
       }
-      await cancel('expired');
+      // An open attempt (3DS, async, or a lost answer): ask the gateway on a callback hint, else on a
+      // backoff clock, in case the callback is lost. Only the gateway's answer moves money.
+      const delay = open.phase === 'unknown' ? unknownOutcomeDelayMs(open.checks) : openPollDelayMs(open.checks, lifetimeMs);
+      await condition(() => status !== 'pending' || current() !== open || charging(open) || isHinted(open), Math.min(remaining, delay));
+      if (status !== 'pending' || current() !== open || charging(open)) continue;
+      if (Date.now() >= expiresAt && !isHinted(open)) continue;
+      await check(open);
     }
   }
 
-  // Charges we no longer wait on (abandoned or cut off by a cancel) may still be confirmed by the gateway:
-  // listen for their callbacks and ask now and then, for a day; a capture among them is refunded.
-  const watchLateCharges = async () => {
-    const until = Date.now() + LATE_OUTCOME_GRACE_MS;
-    while (lateAttempts.size > 0 && Date.now() < until) {
-      if (await condition(() => lateAttempts.size === 0, Math.min(LATE_CHARGE_POLL_MS, until - Date.now()))) break;
-      for (const [chargeId, late] of [...lateAttempts]) {
-        const polled = await pollCharge(late);
-        if (polled && lateAttempts.get(chargeId) === late) await settleLate(late, chargeId, polled);
+  // Attempts we no longer wait on (abandoned, cut off by a cancel, given up as never made) may still be
+  // captured at the gateway: ask about them on hints and now and then for a day; a capture is refunded.
+  // `mayContinue`: only the workflow's main path may continue as new (a floating promise must not).
+  const watchLateAttempts = async (mayContinue: boolean) => {
+    const hinted = () => [...lateAttempts.values()].some(isHinted);
+    while (lateAttempts.size > 0 && Date.now() < lateWatchUntil) {
+      if (mayContinue) await continueIfLong();
+      const checks = Math.min(...[...lateAttempts.values()].map((a) => a.checks));
+      const delay = Math.min(LATE_CHARGE_POLL_MS, openPollDelayMs(checks, lifetimeMs), lateWatchUntil - Date.now());
+      await condition(() => lateAttempts.size === 0 || hinted(), delay);
+      for (const late of [...lateAttempts.values()]) {
+        if (lateAttempts.get(late.idempotencyKey) === late) await check(late);
       }
+    }
+    if (lateAttempts.size > 0) {
+      log.warn('stopped watching abandoned charges after the grace period', { keys: [...lateAttempts.keys()] });
+      lateAttempts.clear();
     }
   };
 
   if (status === 'canceled') {
-    await watchLateCharges();
+    await watchLateAttempts(true);
     await condition(allHandlersFinished);
     await writer.flushed();
     return view();
   }
   // Success: a superseded challenge may still be completed; watch it beside the refund window.
-  void watchLateCharges();
+  const watching = watchLateAttempts(false);
 
-  // Success: the workflow now owns the refundable balance for the refund window.
-  const refundDeadline = new Date(succeededAt!).getTime() + REFUND_WINDOW_MS;
-  while (Date.now() < refundDeadline) {
-    const timedOut = !(await condition(() => workflowInfo().continueAsNewSuggested, refundDeadline - Date.now()));
-    if (timedOut) break;
-    await condition(allHandlersFinished);
-    await writer.flushed();
-    await continueAsNew<typeof paymentIntentWorkflow>({
-      ...input,
-      carried: {
-        status,
-        version: writer.version(),
-        paid,
-        reserved: balance!.reserved,
-        refundKeys,
-        refundStarted: [...startedRefunds],
-        refundSettled: [...settledRefunds],
-        lateRefunds: [...lateRefunds],
-        lateCharges: [...lateAttempts.values()].map((a) => ({ chargeId: a.chargeId!, connector: a.connector, number: a.number })),
-        succeededAt,
-        canceledAt,
-        cancellationReason,
-        amountRefunded,
-      },
-    });
+  // Success: the workflow owns the refundable balance for the refund window, and past it for as long as a
+  // refund it started is unsettled. It continues as new when its history grows.
+  const done = () => Date.now() >= closeAt && unsettledRefunds().length === 0 && lateAttempts.size === 0;
+  while (!done()) {
+    const left = closeAt - Date.now();
+    if (left > 0) await condition(() => historyIsLong() || done(), left);
+    else await condition(() => historyIsLong() || done());
+    if (historyIsLong()) {
+      await condition(allHandlersFinished);
+      await writer.flushed();
+      await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: carry() });
+    }
   }
+  await watching;
   await condition(allHandlersFinished);
   await writer.flushed();
   return view();
+}
+
+/** A non-retryable failure (a 4xx, an unknown connector): the gateway never took the request. */
+function refusedOutright(err: unknown): boolean {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof ApplicationFailure && cause.nonRetryable === true;
 }

@@ -8,6 +8,8 @@ import type { GatewayAdapter } from './types';
 export interface GatewayRegistryConfig {
   sandboxUrl: string;
   sandboxCallbackSecret: string;
+  /** Per gateway call; past it the call's outcome is unknown and reconciled by idempotency key. */
+  timeoutMs?: number;
 }
 
 export interface GatewayRegistry {
@@ -20,7 +22,7 @@ export function createGatewayRegistry(config: GatewayRegistryConfig): GatewayReg
   const adapters = new Map<string, GatewayAdapter>();
   const register = (adapter: GatewayAdapter) => adapters.set(adapter.name, adapter);
 
-  register(new SandboxGateway({ baseUrl: config.sandboxUrl, callbackSecret: config.sandboxCallbackSecret }));
+  register(new SandboxGateway({ baseUrl: config.sandboxUrl, callbackSecret: config.sandboxCallbackSecret, timeoutMs: config.timeoutMs }));
 
   return {
     get(name) {

@@ -46,12 +46,13 @@ const chargeSchema = z.object({
   id: z.string(),
   status: z.enum(['succeeded', 'declined', 'requires_action', 'pending']),
   challenge_url: z.string().nullish(),
+  idempotency_key: z.string().nullish(),
   ...failureFields,
 });
 const refundSchema = z.object({
   object: z.literal('refund'),
   id: z.string(),
-  status: z.enum(['pending', 'succeeded', 'rejected']),
+  status: z.enum(['pending', 'succeeded', 'rejected', 'canceled']),
   ...failureFields,
 });
 const payoutSchema = z.object({
@@ -116,6 +117,8 @@ function toRefundOutcome(r: RefundJson): RefundOutcome {
       return { status: 'pending', refundId: r.id };
     case 'rejected':
       return { status: 'rejected', refundId: r.id, ...failure(r, 'refund_rejected') };
+    case 'canceled':
+      return { status: 'canceled', refundId: r.id };
   }
 }
 
@@ -178,6 +181,21 @@ export class SandboxGateway implements GatewayAdapter {
   async chargeStatus(chargeId: string): Promise<ChargeOutcome> {
     const json = await this.call('GET', `/v1/charges/${encodeURIComponent(chargeId)}`);
     return toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
+  }
+
+  async findCharge(idempotencyKey: string): Promise<ChargeOutcome | null> {
+    const json = await this.call('GET', `/v1/charges?idempotency_key=${encodeURIComponent(idempotencyKey)}`, undefined, { notFoundIsNull: true });
+    return json === null ? null : toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
+  }
+
+  async findRefund(idempotencyKey: string): Promise<RefundOutcome | null> {
+    const json = await this.call('GET', `/v1/refunds?idempotency_key=${encodeURIComponent(idempotencyKey)}`, undefined, { notFoundIsNull: true });
+    return json === null ? null : toRefundOutcome(this.parse(refundSchema, json, 'refund'));
+  }
+
+  async cancelRefund(idempotencyKey: string): Promise<RefundOutcome> {
+    const json = await this.call('POST', '/v1/refunds/cancel', { idempotency_key: idempotencyKey });
+    return toRefundOutcome(this.parse(refundSchema, json, 'refund'));
   }
 
   async refund(req: RefundRequest): Promise<RefundOutcome> {
@@ -255,7 +273,13 @@ export class SandboxGateway implements GatewayAdapter {
     try {
       switch (parsed.data.kind) {
         case 'charge':
-          return { kind: 'charge', reference, chargeId: parsed.data.data.id, outcome: toChargeOutcome(parsed.data.data) };
+          return {
+            kind: 'charge',
+            reference,
+            chargeId: parsed.data.data.id,
+            ...(parsed.data.data.idempotency_key ? { idempotencyKey: parsed.data.data.idempotency_key } : {}),
+            outcome: toChargeOutcome(parsed.data.data),
+          };
         case 'refund':
           return { kind: 'refund', reference, refundId: parsed.data.data.id, outcome: toRefundOutcome(parsed.data.data) };
         case 'payout':
@@ -299,7 +323,7 @@ export class SandboxGateway implements GatewayAdapter {
     return parsed.data;
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>): Promise<unknown> {
+  private async call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>, opts: { notFoundIsNull?: boolean } = {}): Promise<unknown> {
     const what = `sandbox ${method} ${path}`;
     let status: number;
     let text: string;
@@ -327,6 +351,7 @@ export class SandboxGateway implements GatewayAdapter {
         throw unavailable(`${what} answered ${status} with a body that is not JSON`);
       }
     }
+    if (status === 404 && opts.notFoundIsNull) return null;
     const error = (() => {
       try {
         const parsed = errorBodySchema.safeParse(JSON.parse(text));

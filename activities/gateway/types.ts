@@ -43,6 +43,8 @@ export interface RefundRequest {
 export type RefundOutcome =
   | { status: 'succeeded'; refundId: string }
   | { status: 'pending'; refundId: string }
+  /** Canceled at our request before the gateway executed it: no money moved. */
+  | { status: 'canceled'; refundId: string }
   | { status: 'rejected'; refundId?: string; failureCode: string; failureMessage: string };
 
 export interface RecipientRequest {
@@ -84,7 +86,7 @@ export type PayoutOutcome =
 
 /** An asynchronous outcome a gateway pushed to our callback ingress, after its signature was verified. */
 export type GatewayCallback =
-  | { kind: 'charge'; reference: string; chargeId: string; outcome: ChargeOutcome }
+  | { kind: 'charge'; reference: string; chargeId: string; idempotencyKey?: string; outcome: ChargeOutcome }
   | { kind: 'refund'; reference: string; refundId: string; outcome: RefundOutcome }
   | { kind: 'payout'; reference: string; payoutId: string; outcome: PayoutOutcome };
 
@@ -93,8 +95,20 @@ export interface GatewayAdapter {
   charge(req: ChargeRequest): Promise<ChargeOutcome>;
   /** Current state of a charge, e.g. after a 3DS challenge or when a callback is late. */
   chargeStatus(chargeId: string): Promise<ChargeOutcome>;
+  /**
+   * The charge made under our idempotency key, or null when the gateway has none: how a charge whose answer
+   * was lost (timeout, dropped connection) is reconciled. Never guess from silence.
+   */
+  findCharge(idempotencyKey: string): Promise<ChargeOutcome | null>;
   refund(req: RefundRequest): Promise<RefundOutcome>;
   refundStatus(refundId: string): Promise<RefundOutcome>;
+  /** The refund made under our idempotency key, or null when the gateway has none. */
+  findRefund(idempotencyKey: string): Promise<RefundOutcome | null>;
+  /**
+   * Asks the gateway not to execute the refund made (or still to be made) under this key. Answers the
+   * refund's final state: `canceled` when no money will move, or what it already became.
+   */
+  cancelRefund(idempotencyKey: string): Promise<RefundOutcome>;
   registerRecipient(req: RecipientRequest): Promise<RecipientOutcome>;
   payout(req: PayoutRequest): Promise<PayoutOutcome>;
   payoutStatus(payoutId: string): Promise<PayoutOutcome>;

@@ -18,6 +18,8 @@ import { checkWebhookUrl } from './ssrf';
 
 export interface WebhookActivityConfig {
   allowPrivateHosts: boolean;
+  /** Production: webhook targets must be https (checked again at every send). */
+  httpsOnly?: boolean;
   timeoutMs: number;
   /** WEBHOOK_RETRY_SCHEDULE: replaces the default waits (local testing). */
   retrySchedule?: number[];
@@ -134,7 +136,7 @@ export function createWebhookMetrics(registry: Registry) {
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { mongo, webhooks: config, logger } = deps;
   const metrics = createWebhookMetrics(deps.registry);
-  const ssrf = { allowPrivateHosts: config.allowPrivateHosts };
+  const ssrf = { allowPrivateHosts: config.allowPrivateHosts, httpsOnly: config.httpsOnly ?? false };
 
   const resolveSecret = async (tenantId: string, ref: string): Promise<string | null> => {
     const parsed = parseSecretRef(ref);

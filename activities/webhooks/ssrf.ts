@@ -11,6 +11,8 @@ import ipaddr from 'ipaddr.js';
 export interface SsrfOptions {
   /** Local development only (config refuses it in production): loopback and private ranges allowed. */
   allowPrivateHosts: boolean;
+  /** Production (platform/config.ts webhookTargetPolicy): the body and the secret header never travel in clear. */
+  httpsOnly?: boolean;
 }
 
 export type Check = { ok: true } | { ok: false; reason: string };
@@ -84,6 +86,7 @@ export function checkWebhookUrl(url: string, opts: SsrfOptions): Check {
     return { ok: false, reason: 'not a valid absolute URL' };
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') return { ok: false, reason: `scheme ${u.protocol.replace(/:$/, '')} is not allowed; use https` };
+  if (u.protocol === 'http:' && opts.httpsOnly) return { ok: false, reason: 'http is not allowed; use https' };
   // Credentials in the URL would travel in logs, search attributes and the Temporal UI; use the secret instead.
   if (u.username || u.password) return { ok: false, reason: 'credentials in the URL are not allowed' };
   const host = u.hostname; // WHATWG normalises 0x7f.1, 2130706433 and friends to dotted IPv4

@@ -17,7 +17,8 @@ export const customerFields = {
   reference: text(200).min(1).optional(),
   first_name: text().optional(),
   last_name: text().optional(),
-  email: z.email().max(320).optional(),
+  // What a browser's email field accepts: the document says `format: email`, and so should we.
+  email: z.email({ pattern: z.regexes.html5Email }).max(320).optional(),
   phone_number: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'a phone number such as +4915112345678').optional(),
 };
 
@@ -25,12 +26,21 @@ export const customerUpsertBody = z.object(customerFields).strict();
 export const customerInlineV202608 = z.object({ ...customerFields, address: addressSchema.optional() }).strict();
 export type CustomerInput = z.infer<typeof customerInlineV202608>;
 
-export const customerView = z.object({
-  customer: z.string(),
-  reference: z.string().nullable(),
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
-  email: z.string().nullable(),
-  phone_number: z.string().nullable(),
-  created_at: z.string(),
-});
+/**
+ * The customer object as v202607 documents it, and nothing more: `address` is a v202608 field, answered only
+ * to requests for v202608 or later (the customer endpoints themselves fall back to v202607's).
+ */
+export const customerView = z
+  .object({
+    customer: z.string(),
+    reference: z.string().nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    email: z.string().nullable(),
+    phone_number: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .strict();
+
+/** The first version whose customer objects carry `address`. */
+export const ADDRESS_SINCE = 'v202608';

@@ -2,9 +2,11 @@ import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
 import type { CustomerRecord } from '../../platform/records';
-import type { CustomerInput } from './schemas';
+import { ADDRESS_SINCE, type CustomerInput } from './schemas';
 
-export function customerView(c: CustomerRecord) {
+/** The customer as the requested API version shows it: `address` from v202608 on. */
+export function customerView(c: CustomerRecord, requestedVersion: string | null) {
+  const withAddress = requestedVersion !== null && requestedVersion >= ADDRESS_SINCE;
   return {
     customer: c._id,
     reference: c.reference,
@@ -12,7 +14,7 @@ export function customerView(c: CustomerRecord) {
     last_name: c.last_name,
     email: c.email,
     phone_number: c.phone_number,
-    ...(c.address ? { address: c.address } : {}),
+    ...(withAddress && c.address ? { address: c.address } : {}),
     created_at: c.created_at.toISOString(),
   };
 }
@@ -26,22 +28,45 @@ function suppliedFields(input: CustomerInput): Partial<CustomerRecord> {
   return out as Partial<CustomerRecord>;
 }
 
+export interface UpsertedCustomer {
+  record: CustomerRecord;
+  created: boolean;
+  /** Takes the write back (a create that failed after it): unless someone changed the customer since. */
+  undo(): Promise<void>;
+}
+
+/**
+ * The id an upsert of `input` will most likely answer, read without writing: the customer holding its
+ * reference, else a fresh id for `upsertCustomer` to create it under. A create that must write nothing
+ * before its guard decides puts this id in its record and upserts after.
+ */
+export async function predictCustomerId(mongo: Mongo, tenantId: string, region: string, input: CustomerInput): Promise<string> {
+  const holder = input.reference ? await mongo.c.customers.findOne({ reference_scope: `${tenantId}:${input.reference}` }, { projection: { _id: 1 } }) : null;
+  return holder?._id ?? newId('cus', region);
+}
+
 /**
  * The spec's reconciliation: a known `reference` updates that customer (partially), a new or missing one
- * creates a customer. Two concurrent creates with one reference: the unique reference_scope lets one insert
- * win; the other retries as an update of the winner.
+ * creates a customer (under `idForNew` when given). Two concurrent creates with one reference: the unique
+ * reference_scope lets one insert win; the other retries as an update of the winner.
  */
-export async function upsertCustomer(mongo: Mongo, tenantId: string, region: string, input: CustomerInput): Promise<{ record: CustomerRecord; created: boolean }> {
+export async function upsertCustomer(
+  mongo: Mongo,
+  tenantId: string,
+  region: string,
+  input: CustomerInput,
+  idForNew?: string,
+): Promise<UpsertedCustomer> {
   const now = new Date();
   for (let tries = 0; tries < 3; tries += 1) {
     if (input.reference) {
       const existing = await mongo.c.customers.findOne({ reference_scope: `${tenantId}:${input.reference}` });
       if (existing) {
-        const record = await updateCustomer(mongo, tenantId, existing._id, input);
-        return { record, created: false };
+        const { record, undo } = await applyUpdate(mongo, tenantId, existing._id, input);
+        return { record, created: false, undo };
       }
     }
-    const id = newId('cus', region);
+    const id = tries === 0 && idForNew ? idForNew : newId('cus', region);
     const record: CustomerRecord = {
       _id: id,
       tenant_id: tenantId,
@@ -58,7 +83,8 @@ export async function upsertCustomer(mongo: Mongo, tenantId: string, region: str
     };
     try {
       await mongo.c.customers.insertOne(record);
-      return { record, created: true };
+      const undo = async () => void (await mongo.c.customers.deleteOne({ _id: id, updated_at: now }));
+      return { record, created: true, undo };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err; // lost a race on the reference: update the winner
     }
@@ -71,19 +97,35 @@ export async function findCustomer(mongo: Mongo, tenantId: string, id: string): 
 }
 
 export async function updateCustomer(mongo: Mongo, tenantId: string, id: string, input: CustomerInput): Promise<CustomerRecord> {
+  return (await applyUpdate(mongo, tenantId, id, input)).record;
+}
+
+async function applyUpdate(mongo: Mongo, tenantId: string, id: string, input: CustomerInput): Promise<{ record: CustomerRecord; undo(): Promise<void> }> {
   const current = await findCustomer(mongo, tenantId, id);
   if (!current) throw notFound('customer', id, 'customer');
   const set: Partial<CustomerRecord> = { ...suppliedFields(input), updated_at: new Date() };
-  if (input.reference !== undefined && input.reference !== current.reference) set.reference_scope = `${tenantId}:${input.reference}`;
+  const newScope = input.reference !== undefined && input.reference !== current.reference ? `${tenantId}:${input.reference}` : null;
+  if (newScope) set.reference_scope = newScope;
   if (input.address) set.address = { ...(current.address ?? {}), ...input.address };
+  const referenceInUse = () => invalidRequest('reference_in_use', `Another customer already has reference '${input.reference}'`, 'reference');
+  // An update that breaks the unique reference index is E11000 on MongoDB but a generic error on the local
+  // FerretDB: look first, so the usual case is a clear 400 on either.
+  if (newScope && (await referenceHolder(mongo, newScope, id))) throw referenceInUse();
   try {
     await mongo.c.customers.updateOne({ _id: id, tenant_id: tenantId }, { $set: set });
   } catch (err) {
-    if (isDuplicateKeyError(err))
-      throw invalidRequest('reference_in_use', `Another customer already has reference '${input.reference}'`, 'reference');
+    // A concurrent update took the reference between our look and our write.
+    if (isDuplicateKeyError(err) || (newScope && (await referenceHolder(mongo, newScope, id)))) throw referenceInUse();
     throw err;
   }
-  return { ...current, ...set } as CustomerRecord;
+  const previous = Object.fromEntries(Object.keys(set).map((k) => [k, current[k as keyof CustomerRecord]]));
+  const undo = async () => void (await mongo.c.customers.updateOne({ _id: id, updated_at: set.updated_at }, { $set: previous }));
+  return { record: { ...current, ...set } as CustomerRecord, undo };
+}
+
+/** Another customer holding this reference scope, if any. */
+async function referenceHolder(mongo: Mongo, scope: string, exceptId: string): Promise<boolean> {
+  return (await mongo.c.customers.countDocuments({ reference_scope: scope, _id: { $ne: exceptId } }, { limit: 1 })) > 0;
 }
 
 /** Deleting detaches the record: its reference is freed; intents and refunds made before keep their id. */

@@ -42,6 +42,7 @@ export function outcomeCopy(outcome: FinalOutcome | 'processing', merchantName: 
     case 'canceled':
       return { tone: 'neutral', title: 'This payment was canceled', message: `${merchantName} canceled this payment. Nothing was charged.` };
     case 'processing':
-      return { tone: 'progress', title: 'Confirming your payment…', message: 'This usually takes a few seconds. Please keep this page open.' };
+      // Also what a customer reads while a charge whose answer was lost is reconciled: never "declined".
+      return { tone: 'progress', title: 'Checking your payment…', message: 'This usually takes a few seconds. Please keep this page open; you will not be charged twice.' };
   }
 }

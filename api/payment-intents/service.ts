@@ -13,10 +13,11 @@ import {
 import { formatMoney } from '../../domain/money';
 import { START_DEADLINE_MS } from '../../platform/temporal';
 import type { AppDeps, AuthContext } from '../deps';
-import { findCustomer, upsertCustomer } from '../customers/service';
+import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
+import type { CustomerInput } from '../customers/schemas';
 import { hostedPageUrl } from '../hosted/client-secret';
 import { resolveCheckoutConnectors } from '../payment-methods/resolve';
-import { storeWebhookEndpoints } from '../webhook-endpoints';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../webhook-endpoints';
 import { runUpdate } from '../workflow-calls';
 import type { CreateBody } from './schemas';
 
@@ -64,6 +65,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     callbackUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox/${r._id}`,
     hostedPageUrl: intentUrl(r._id, deps),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+    maxAttempts: deps.config.MAX_ATTEMPTS_PER_INTENT,
   };
 }
 
@@ -105,6 +107,10 @@ function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
 /**
  * Create costs one MongoDB write and one workflow start. The insert is the idempotency guard (unique
  * `idempotency_scope`); after it, only the intent's workflow writes the record.
+ *
+ * A refused create writes nothing: everything that can refuse it (pin, customer id, webhook URLs) is
+ * decided by reads first; the side writes (inline customer, webhook secrets) come after the guard is won,
+ * so a concurrent duplicate never makes them, and are taken back when the workflow cannot be started.
  */
 export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
   const { mongo } = deps;
@@ -116,15 +122,8 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
   }
   const pin = pinOf(body);
   const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
-  let customer: string | null = null;
-  if (typeof body.customer === 'string') {
-    if (!(await findCustomer(mongo, auth.tenantId, body.customer)))
-      throw new DomainError('invalid_request', 'resource_missing', `No such customer: '${body.customer}'`, 'customer');
-    customer = body.customer;
-  } else if (body.customer) {
-    customer = (await upsertCustomer(mongo, auth.tenantId, auth.region, body.customer)).record._id;
-  }
-  const webhooks = await storeWebhookEndpoints(mongo, auth.tenantId, auth.region, body.webhooks, {
+  const customer = await customerOf(deps, auth, body.customer);
+  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, {
     allowPrivateHosts: deps.config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
   });
   const id = newId('pi', auth.region);
@@ -136,9 +135,9 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     status: 'pending',
     amount: body.amount,
     currency: body.currency,
-    customer,
+    customer: customer?.id ?? null,
     metadata: body.metadata ?? {},
-    webhooks,
+    webhooks: webhooks.endpoints,
     return_url: body.return_url ?? null,
     pin,
     connectors,
@@ -159,16 +158,52 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     if (!winner) throw err;
     return replay(winner, deps);
   }
+  // The guard is won: this request alone makes the side writes.
+  const undo: (() => Promise<void>)[] = [];
+  // Without its workflow the intent would never expire: take it all back so a retry starts clean.
+  const takeBack = async () => {
+    await mongo.c.paymentIntents.deleteOne({ _id: id, version: 0 }).catch(() => undefined);
+    for (const step of undo) await step().catch(() => undefined);
+  };
+  try {
+    await storeWebhookSecrets(mongo, webhooks);
+    undo.push(() => discardWebhookSecrets(mongo, webhooks));
+    if (customer?.input) {
+      const upserted = await upsertCustomer(mongo, auth.tenantId, auth.region, customer.input, customer.id);
+      undo.push(upserted.undo);
+      if (upserted.record._id !== customer.id) {
+        // Another request created this reference since we looked: the intent belongs to that customer.
+        record.customer = upserted.record._id;
+        await mongo.c.paymentIntents.updateOne({ _id: id, version: 0 }, { $set: { customer: record.customer } });
+      }
+    }
+  } catch (err) {
+    await takeBack();
+    throw err;
+  }
   try {
     await startWorkflow(record, deps);
   } catch (err) {
-    // Without its workflow the intent would never expire: take the record back so a retry starts clean.
-    // But a start that timed out on our side may have happened on the server: then the intent stands.
+    // A start that timed out on our side may have happened on the server: then the intent stands.
     if (await workflowExists(deps, id)) return { status: 201, body: createView(record, deps, true) };
-    await mongo.c.paymentIntents.deleteOne({ _id: id, version: 0 }).catch(() => undefined);
+    await takeBack();
     throw err;
   }
   return { status: 201, body: createView(record, deps, true) };
+}
+
+/**
+ * The intent's customer, read without writing: a `cus_...` id must name one of the tenant's customers; an
+ * inline object is upserted after the guard, under the id predicted here.
+ */
+async function customerOf(deps: AppDeps, auth: AuthContext, given: CreateBody['customer']): Promise<{ id: string; input?: CustomerInput } | null> {
+  if (given === undefined) return null;
+  if (typeof given === 'string') {
+    if (!(await findCustomer(deps.mongo, auth.tenantId, given)))
+      throw new DomainError('invalid_request', 'resource_missing', `No such customer: '${given}'`, 'customer');
+    return { id: given };
+  }
+  return { id: await predictCustomerId(deps.mongo, auth.tenantId, auth.region, given), input: given };
 }
 
 /** Whether the server has the workflow; unknown (Temporal unreachable) counts as no. */
@@ -203,6 +238,7 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
   const r = await getPaymentIntent(deps, tenantId, id);
   const handle = deps.temporal.workflow.getHandle(id);
   const view = await runUpdate(
+    deps,
     () => handle.executeUpdate(cancelUpdate),
     () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status} and can no longer be canceled`),
   );
@@ -212,6 +248,7 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
 export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input: AttemptInput) {
   const handle = deps.temporal.workflow.getHandle(r._id);
   return runUpdate(
+    deps,
     () => handle.executeUpdate(attemptUpdate, { args: [input] }),
     () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status}`),
   );

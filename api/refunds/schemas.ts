@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
-import { currencySchema, idempotencyKeySchema, typedId, webhooksSchema } from '../common-schemas';
+import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../common-schemas';
 
 export const refundCreateBody = z
   .object({
-    payment_intent: typedId('pi'),
+    // Any string: one that names no payment intent of this tenant (a `pi_` id or not) is the spec's 404.
+    payment_intent: z.string().max(255).describe('The `pi_...` id of a successful payment intent'),
     amount: z.number().int('an integer in minor units').min(1).max(MAX_AMOUNT),
     currency: currencySchema,
     webhooks: webhooksSchema.optional(),

@@ -1,11 +1,22 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
-import type { RefundRecord } from '../../platform/records';
-import { admitRefundUpdate, intentStateQuery } from '../../workflows/definitions';
+import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import {
+  admitRefundUpdate,
+  intentStateQuery,
+  PAYMENT_INTENT_WORKFLOW,
+  SA,
+  type RefundAdmission,
+  type RefundAdmissionInput,
+} from '../../workflows/definitions';
+import type { paymentIntentWorkflow } from '../../workflows/payment-intent';
 import type { AppDeps, AuthContext } from '../deps';
-import { callbackBaseUrl, getPaymentIntent } from '../payment-intents/service';
-import { storeWebhookEndpoints } from '../webhook-endpoints';
-import { runUpdate } from '../workflow-calls';
+import { callbackBaseUrl, getPaymentIntent, startOptions } from '../payment-intents/service';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../webhook-endpoints';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../workflow-calls';
+import { reopenedState } from './reopen';
+import { webhookTargetPolicy } from '../../platform/config';
 import type { RefundCreateBody } from './schemas';
 
 export function refundView(r: RefundRecord) {
@@ -31,7 +42,8 @@ const notRefundable = () => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The 
 /**
  * A refund is admitted by the payment intent's workflow, which owns the refundable balance: its Update
  * handler checks and reserves the amount before its first await, so concurrent refunds can never
- * overdraw it. MongoDB is not the guard here.
+ * overdraw it. MongoDB is not the guard here. When that workflow has closed (its refund window ended), it
+ * is started again from the balance kept in MongoDB, in the same call (Update-with-Start).
  */
 export async function createRefund(deps: AppDeps, auth: AuthContext, body: RefundCreateBody) {
   const intent = await getPaymentIntent(deps, auth.tenantId, body.payment_intent);
@@ -41,30 +53,40 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
     if (existing) {
       if (existing.payment_intent !== intent._id)
         throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for a refund of another payment intent', 'idempotency_key');
-      const left = await handle.query(intentStateQuery).then((s) => s.refundable_amount_left).catch(() => intent.amount - (intent.amount_refunded ?? 0));
+      const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(intentStateQuery))
+        .then((s) => s.refundable_amount_left)
+        .catch(() => intent.amount - (intent.amount_refunded ?? 0));
       return { status: 200, body: { ...createView(existing), refundable_amount_left: left, resource_created: false } };
     }
   }
-  const webhooks = await storeWebhookEndpoints(deps.mongo, auth.tenantId, auth.region, body.webhooks, {
-    allowPrivateHosts: deps.config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
-  });
-  const admission = await runUpdate(
-    () =>
-      handle.executeUpdate(admitRefundUpdate, {
-        args: [
-          {
-            amount: body.amount,
-            currency: body.currency,
-            idempotencyKey: body.idempotency_key ?? null,
-            webhooks,
-            slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
-            callbackBaseUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox`,
-          },
-        ],
-      }),
-    // The intent's workflow has ended: it was canceled (or never paid), so there is nothing to refund.
-    notRefundable,
-  );
+  // Checked before anything is written; the secrets are written before the admission (the refund's first
+  // event may follow it at once) and taken back when it is refused or is a duplicate.
+  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, webhookTargetPolicy(deps.config));
+  const args: [RefundAdmissionInput] = [
+    {
+      amount: body.amount,
+      currency: body.currency,
+      idempotencyKey: body.idempotency_key ?? null,
+      webhooks: webhooks.endpoints,
+      slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
+      callbackBaseUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox`,
+    },
+  ];
+  await storeWebhookSecrets(deps.mongo, webhooks);
+  let admission: RefundAdmission;
+  try {
+    admission = await runUpdate(
+      deps,
+      () => handle.executeUpdate(admitRefundUpdate, { args }),
+      // The intent's workflow has ended: canceled (or never paid), nothing to refund; paid, its refund
+      // window closed, so it is reopened from its stored balance.
+      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args) : notRefundable()),
+    );
+  } catch (err) {
+    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
+    throw err;
+  }
+  if (!admission.ok || !admission.created) await discardWebhookSecrets(deps.mongo, webhooks);
   if (!admission.ok) throw invalidRequest(admission.code, admission.message, PARAM_OF_REJECTION[admission.code] ?? 'payment_intent');
   const record = await deps.mongo.c.refunds.findOne({ _id: admission.refund, tenant_id: auth.tenantId });
   if (!record) throw new DomainError('unavailable', 'service_unavailable', 'The refund was admitted but its record is not readable yet; retry with the same idempotency_key');
@@ -72,6 +94,19 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
     status: admission.created ? 201 : 200,
     body: { ...createView(record), refundable_amount_left: admission.refundable_amount_left, resource_created: admission.created },
   };
+}
+
+/** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
+async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput]): Promise<RefundAdmission> {
+  const refunds = await deps.mongo.c.refunds.find({ tenant_id: intent.tenant_id, payment_intent: intent._id }).toArray();
+  const options = startOptions(intent, deps);
+  const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
+    ...options,
+    args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date()) }],
+    typedSearchAttributes: [...options.typedSearchAttributes.filter((a) => a.key.name !== SA.PaymentStatus.name), { key: SA.PaymentStatus, value: 'success' }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), notRefundable);
 }
 
 function createView(r: RefundRecord) {

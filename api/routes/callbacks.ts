@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { unauthenticated } from '../../domain/errors';
+import { notFound, unauthenticated } from '../../domain/errors';
 import { chargeOutcomeSignal, refundOutcomeSignal } from '../../workflows/definitions';
 import { route, type RouteDef } from '../route';
 
@@ -19,15 +19,22 @@ export const callbackRoutes: RouteDef[] = [
     tags: ['Internal'],
     params: z.object({ gateway: z.string(), reference: z.string() }).strict(),
     body: z.record(z.string(), z.unknown()),
-    responses: { 200: { description: 'Received' }, 401: { description: 'Bad signature' } },
+    responses: { 200: { description: 'Received' }, 401: { description: 'Bad signature' }, 404: { description: 'No such gateway' } },
     handler: async ({ params, deps, ctx }) => {
+      // The registry throws (a workflow failure) for an unknown name: here that is a URL that names nothing.
+      if (!deps.gateways.names().includes(params.gateway)) throw notFound('gateway', params.gateway, 'gateway');
       const adapter = deps.gateways.get(params.gateway);
       const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
       const callback = adapter.parseCallback(ctx.headers, raw);
       if (!callback) throw unauthenticated('Callback signature does not verify');
       const handle = deps.temporal.workflow.getHandle(callback.reference);
       try {
-        if (callback.kind === 'charge') await handle.signal(chargeOutcomeSignal, { chargeId: callback.chargeId, outcome: callback.outcome });
+        if (callback.kind === 'charge')
+          await handle.signal(chargeOutcomeSignal, {
+            chargeId: callback.chargeId,
+            ...(callback.idempotencyKey ? { idempotencyKey: callback.idempotencyKey } : {}),
+            outcome: callback.outcome,
+          });
         else if (callback.kind === 'refund' && callback.reference.startsWith('re_')) await handle.signal(refundOutcomeSignal, { outcome: callback.outcome });
       } catch (err) {
         // The workflow has ended: nothing waits for this word any more. Acknowledge so the gateway stops.

@@ -22,9 +22,9 @@ export const customerRoutes: RouteDef[] = [
       201: { description: 'Created', schema: customerViewSchema.extend({ resource_created: z.literal(true) }) },
       200: { description: 'Updated through its reference', schema: customerViewSchema.extend({ resource_created: z.literal(false) }) },
     },
-    handler: async ({ body, auth, deps }) => {
+    handler: async ({ body, auth, deps, version }) => {
       const { record, created } = await upsertCustomer(deps.mongo, auth.tenantId, auth.region, body);
-      return { status: created ? 201 : 200, body: { ...customerView(record), resource_created: created } };
+      return { status: created ? 201 : 200, body: { ...customerView(record, version.requested), resource_created: created } };
     },
   }),
   route({
@@ -36,13 +36,13 @@ export const customerRoutes: RouteDef[] = [
     tags,
     query: listQuerySchema('cus', { reference: z.string().optional(), email: z.string().optional() }),
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(customerViewSchema), has_more: z.boolean() }) } },
-    handler: async ({ query, auth, deps }) => {
+    handler: async ({ query, auth, deps, version }) => {
       const { reference, email, ...page } = query;
       const filter: Record<string, unknown> = { tenant_id: auth.tenantId, deleted_at: null };
       if (reference) filter.reference = reference;
       if (email) filter.email = email;
       const { data, has_more } = await paginate(deps.mongo.c.customers, filter, page);
-      return { status: 200, body: { data: data.map(customerView), has_more } };
+      return { status: 200, body: { data: data.map((c) => customerView(c, version.requested)), has_more } };
     },
   }),
   route({
@@ -54,10 +54,10 @@ export const customerRoutes: RouteDef[] = [
     tags,
     params,
     responses: { 200: { description: 'The customer', schema: customerViewSchema }, 404: { description: 'Unknown or deleted' } },
-    handler: async ({ params: p, auth, deps }) => {
+    handler: async ({ params: p, auth, deps, version }) => {
       const c = await findCustomer(deps.mongo, auth.tenantId, p.customer);
       if (!c) throw notFound('customer', p.customer, 'customer');
-      return { status: 200, body: customerView(c) };
+      return { status: 200, body: customerView(c, version.requested) };
     },
   }),
   route({
@@ -69,8 +69,15 @@ export const customerRoutes: RouteDef[] = [
     tags,
     params,
     body: customerUpsertBody,
-    responses: { 200: { description: 'The customer', schema: customerViewSchema }, 404: { description: 'Unknown or deleted' } },
-    handler: async ({ params: p, body, auth, deps }) => ({ status: 200, body: customerView(await updateCustomer(deps.mongo, auth.tenantId, p.customer, body)) }),
+    responses: {
+      200: { description: 'The customer', schema: customerViewSchema },
+      400: { description: 'Invalid, or `reference_in_use`: another customer has that reference' },
+      404: { description: 'Unknown or deleted' },
+    },
+    handler: async ({ params: p, body, auth, deps, version }) => ({
+      status: 200,
+      body: customerView(await updateCustomer(deps.mongo, auth.tenantId, p.customer, body), version.requested),
+    }),
   }),
   route({
     method: 'delete',

@@ -4,6 +4,11 @@ import { route, type RouteDef } from '../route';
 const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T> =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
+const readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.object({ mongodb: z.boolean(), temporal: z.boolean(), worker: z.boolean() }),
+});
+
 export const healthRoutes: RouteDef[] = [
   route({
     method: 'get',
@@ -22,7 +27,10 @@ export const healthRoutes: RouteDef[] = [
     auth: 'none',
     summary: 'Readiness: MongoDB, Temporal and a polling worker are reachable',
     tags: ['Operations'],
-    responses: { 200: { description: 'Ready' }, 503: { description: 'A dependency is not reachable' } },
+    responses: {
+      200: { description: 'Ready', schema: readiness },
+      503: { description: 'A dependency is not reachable', schema: readiness },
+    },
     handler: async ({ deps }) => {
       const check = async (fn: () => Promise<unknown>) => {
         try {

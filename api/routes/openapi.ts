@@ -27,6 +27,8 @@ export function buildOpenApi(routes: RouteDef[]) {
           ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
         },
         responses: Object.fromEntries([
+          // Any status a route does not list (400, 401, 404, 429, 503, ...) is an error in the one shape.
+          ['default', { description: 'An error', content: { 'application/json': { schema: errorSchema } } }],
           ...Object.entries(r.responses).map(([status, resp]) => [
             status,
             {

@@ -136,12 +136,21 @@ test('Temporal down: create is 503 (not 500) and leaves no record; /readyz says 
     expect(ready.body.checks.mongodb).toBe(true);
 
     const key = `temporal-down-${Date.now()}`;
-    const create = await call('POST', '/v202607/payment-intents', m.secretKey, { amount: 2200, currency: 'EUR', idempotency_key: key });
+    const create = await call('POST', '/v202607/payment-intents', m.secretKey, {
+      amount: 2200,
+      currency: 'EUR',
+      idempotency_key: key,
+      customer: { reference: key, first_name: 'Down' },
+      webhooks: [{ url: 'https://merchant.example.com/hooks', secret: 'whsec_down', events: ['payment.success'] }],
+    });
     timings['create with temporal down'] = create.ms;
     expectUnavailable(create);
-    // compensation: the record inserted before the failed start is gone, so nothing would never expire
+    // compensation: the record inserted before the failed start is gone, so nothing would never expire, and
+    // so are its side writes (a refused request leaves nothing behind)
     expect(await count()).toBe(countBefore);
     expect(await intents.countDocuments({ idempotency_scope: `${m.tenant}:${key}` })).toBe(0);
+    expect(await mongo.db().collection('customers').countDocuments({ tenant_id: m.tenant, reference: key })).toBe(0);
+    expect(await mongo.db().collection('webhook_secrets').countDocuments({ tenant_id: m.tenant })).toBe(0);
     // reads that need only MongoDB keep working
     expect((await call('GET', '/v202607/payment-intents', m.secretKey)).status).toBe(200);
 

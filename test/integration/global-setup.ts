@@ -12,7 +12,8 @@ export default async function globalSetup(): Promise<void> {
     dataDir: path.join(dir, 'data'),
     logDir: path.join(dir, 'logs'),
     temporalDb: 'fast',
-    env: { WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s', LOG_LEVEL: 'info', REGIONS: 'eu,us' },
+    // Gateway calls time out after 4 s (not 10) so the lost-answer drills run in seconds.
+    env: { WEBHOOK_RETRY_SCHEDULE: '1s,2s,4s', LOG_LEVEL: 'info', REGIONS: 'eu,us', GATEWAY_TIMEOUT_MS: '4000' },
   });
   const info = {
     dir,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal as temporalProto } from '@temporalio/proto';
 import { call as harnessCall, createMerchant as harnessCreateMerchant, eventually as harnessEventually, type Merchant } from './harness';
-import { startStack, type Proc, type Stack } from '../../scripts/stack';
+import { forkTs, freePort, startStack, waitFor, type Proc, type Stack } from '../../scripts/stack';
 
 // A crash or restart of any process loses nothing. This file runs its OWN stack (killing processes of the
 // shared one would break the other files) and kills real processes with SIGKILL, then restarts them on the
@@ -99,6 +99,47 @@ test('worker SIGKILLed: the API keeps accepting intents; a restarted worker proc
   expect((await pay(m, before.body.payment_intent)).body.status).toBe('success');
   await statusBecomes(m, during.body.payment_intent, 'success', 10_000);
 }, 60_000);
+
+test('worker down: Updates answer 503 within their deadline; after restart each happened whole or not at all', async () => {
+  // An API process of its own with a short Update deadline (the stack's API keeps the default 45 s).
+  const port = await freePort();
+  const api = forkTs('api-short-deadline', 'api/main.ts', { ...stack.env, PORT: String(port), WORKFLOW_UPDATE_DEADLINE_MS: '3000' }, path.join(dir, 'logs'));
+  const base = `http://127.0.0.1:${port}`;
+  const short = (method: string, p: string, key: string, body?: unknown) =>
+    harnessCall(method, p, { baseUrl: base, timeoutMs: 30_000, key, ...(body !== undefined ? { body } : {}) });
+  try {
+    await waitFor('short-deadline API', async () => (await fetch(`${base}/healthz`)).ok, 60_000, api);
+    const toCancel = (await createIntent(m, { amount: 1500, currency: 'EUR' })).body.payment_intent as string;
+    const toPay = (await createIntent(m, { amount: 1600, currency: 'EUR' })).body.payment_intent as string;
+    await kill(stack.procs.worker!);
+
+    for (const [what, reply] of [
+      ['cancel', () => short('POST', `/v202607/payment-intents/${toCancel}/cancel`, m.secretKey)],
+      ['attempt', () => short('POST', `/v202607/payment-intents/${toPay}/attempts`, m.publishableKey, { token: 'tok_success' })],
+    ] as const) {
+      const started = Date.now();
+      const r = await reply();
+      timings[`${what} with no worker`] = Date.now() - started;
+      expect(r.status).toBe(503);
+      expect(r.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    }
+
+    await timed('worker restart (deadline test)', () => stack.startWorker());
+    // Temporal may still deliver an Update it had admitted: a retry finds it done, or does it now. Never both.
+    const cancelAgain = await call('POST', `/v202607/payment-intents/${toCancel}/cancel`, m.secretKey);
+    expect([200, 409]).toContain(cancelAgain.status);
+    await statusBecomes(m, toCancel, 'canceled', 15_000);
+    const payAgain = await pay(m, toPay);
+    expect([200, 409]).toContain(payAgain.status);
+    await statusBecomes(m, toPay, 'success', 15_000);
+    const charges = await fetch(`${stack.sandboxUrl}/v1/effects?kind=charge`).then((r) => r.json() as Promise<{ effects: { idempotency_key: string }[] }>);
+    expect(charges.effects.filter((e) => e.idempotency_key.startsWith(`${toPay}:`))).toHaveLength(1);
+  } finally {
+    await api.stop();
+  }
+}, 120_000);
 
 test('API SIGKILLed and restarted on the same port: nothing lost', async () => {
   const key = `api-crash-${Date.now()}`;

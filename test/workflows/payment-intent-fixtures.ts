@@ -14,10 +14,18 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
     charges: number;
     voids: { chargeId: string; amount: number }[];
     polls: number;
+    lookups: string[];
   }
 
-  function recorders(charge: () => Promise<ChargeOutcome>, chargeStatus: () => Promise<ChargeOutcome> = async () => ({ status: 'pending', chargeId: 'unused' })) {
-    const rec: Recorded = { patches: [], events: [], charges: 0, voids: [], polls: 0 };
+  function recorders(
+    charge: () => Promise<ChargeOutcome>,
+    chargeStatus?: (chargeId: string) => Promise<ChargeOutcome>,
+    findCharge: (key: string) => Promise<ChargeOutcome | { status: 'not_found' }> = async () => ({ status: 'not_found' }),
+  ) {
+    const rec: Recorded = { patches: [], events: [], charges: 0, voids: [], polls: 0, lookups: [] };
+    // What the gateway itself says about a charge when asked; tests set it. Unset: still pending.
+    const gateway = new Map<string, ChargeOutcome>();
+    const statusOf = chargeStatus ?? (async (chargeId: string) => gateway.get(chargeId) ?? { status: 'pending', chargeId });
     const activities = {
       savePaymentIntent: async (p: PaymentIntentPatch) => {
         rec.patches.push(p);
@@ -35,17 +43,27 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
         return { status: 'succeeded', refundId: 'rf_void' };
       },
       recordVoidedCharge: async () => undefined,
-      chargeStatus: async () => {
+      chargeStatus: async (r: { chargeId: string }) => {
         rec.polls += 1;
-        return chargeStatus();
+        return statusOf(r.chargeId);
+      },
+      findCharge: async (r: { idempotencyKey: string }) => {
+        rec.lookups.push(r.idempotencyKey);
+        return findCharge(r.idempotencyKey);
       },
       savePaymentMethod: async () => undefined,
+      // What a refund started by the intent needs (its own workflow runs on the same worker).
+      createRefundRecord: async () => undefined,
+      saveRefund: async () => 'applied',
+      refundStatus: async () => ({ status: 'succeeded', refundId: 'rf_x' }),
+      findRefund: async () => ({ status: 'succeeded', refundId: 'rf_x' }),
+      cancelRefund: async () => ({ status: 'canceled', refundId: 'rf_x' }),
     };
-    return { rec, activities };
+    return { rec, activities, gateway };
   }
 
   let n = 0;
-  async function input(timeoutSeconds: number): Promise<PaymentIntentInput> {
+  async function input(timeoutSeconds: number, extra: Partial<PaymentIntentInput> = {}): Promise<PaymentIntentInput> {
     const now = new Date(await testEnv().currentTimeMs());
     const id = `pi_eu_test${++n}${Date.now()}`;
     return {
@@ -64,6 +82,7 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
       callbackUrl: 'http://127.0.0.1:1/callbacks/sandbox/' + id,
       hostedPageUrl: 'http://127.0.0.1:1/pay/' + id,
       webhookTaskQueue: 'webhooks-test',
+      ...extra,
     };
   }
 
@@ -81,5 +100,18 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
     }
   }
 
-  return { recorders, input, withWorker, waitUntil };
+  /** The length of every run of a workflow's continue-as-new chain, first to last. */
+  async function runLengths(workflowId: string, firstRunId: string): Promise<number[]> {
+    const lengths: number[] = [];
+    let runId: string | undefined = firstRunId;
+    while (runId) {
+      const history: { events?: any[] | null } = await testEnv().client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const events: any[] = history.events ?? [];
+      lengths.push(events.length);
+      runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+    }
+    return lengths;
+  }
+
+  return { recorders, input, withWorker, waitUntil, runLengths };
 }

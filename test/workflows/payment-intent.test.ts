@@ -74,7 +74,7 @@ test('a declined attempt keeps the intent pending and emits payment.attempt_fail
   expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', last_failure_code: 'card_declined', cancellation_reason: 'requested' });
 });
 
-test('cancel during a charge on the wire is refused; the charge decides, and then cancel is a conflict', async () => {
+test('cancel during a charge on the wire waits for it: a capture wins and the cancel is a conflict', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const { rec, activities } = recorders(async () => {
@@ -86,15 +86,35 @@ test('cancel during a charge on the wire is refused; the charge decides, and the
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
-    await expect(handle.executeUpdate(cancelUpdate)).rejects.toMatchObject({ cause: { type: 'attempt_in_progress' } });
+    const cancel = handle.executeUpdate(cancelUpdate).catch((e) => e);
     release();
     expect((await attempt).status).toBe('success');
-    const err = await handle.executeUpdate(cancelUpdate).catch((e) => e);
+    const err = await cancel;
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(err.cause.type).toBe('not_mutable');
     await handle.terminate('test done');
   });
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
+test('cancel during a charge on the wire waits for it: after a decline the cancel proceeds', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { rec, activities } = recorders(async () => {
+    await gate;
+    return { status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' };
+  });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
+    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    const cancel = handle.executeUpdate(cancelUpdate);
+    release();
+    expect((await attempt).status).toBe('failed');
+    expect((await cancel).status).toBe('canceled');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
 });
 
 test('a charge in flight when the deadline passes: its late success wins', async () => {
@@ -121,7 +141,7 @@ test('a charge in flight when the deadline passes: its late success wins', async
 });
 
 test('a 3DS challenge completed after the deadline: the intent is canceled and the late capture refunded', async () => {
-  const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
   const inp = await input(60);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
@@ -129,6 +149,7 @@ test('a 3DS challenge completed after the deadline: the intent is canceled and t
     expect(res).toMatchObject({ status: 'requires_action', next_action: { type: 'redirect_to_url', url: 'http://sandbox/3ds/ch_3ds' } });
     await testEnv().sleep('61 seconds');
     expect((await handle.query(intentStateQuery)).status).toBe('canceled');
+    gateway.set('ch_3ds', { status: 'succeeded', chargeId: 'ch_3ds' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_3ds', outcome: { status: 'succeeded', chargeId: 'ch_3ds' } });
     const view = await handle.result();
     expect(view.status).toBe('canceled');
@@ -149,13 +170,14 @@ test('a 3DS challenge the customer abandons does not lock the intent: a new atte
     { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
     { status: 'succeeded', chargeId: 'ch_second' },
   ];
-  const { rec, activities } = recorders(async () => outcomes.shift()!);
+  const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
     // the abandoned challenge is completed after all: that capture is given back
+    gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
     await waitUntil(async () => rec.voids.length === 1);
     await handle.terminate('test done');
@@ -165,22 +187,23 @@ test('a 3DS challenge the customer abandons does not lock the intent: a new atte
 });
 
 test('a merchant cancel while a 3DS challenge is open: a capture that follows is refunded', async () => {
-  const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' }));
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' }));
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
     expect((await handle.executeUpdate(cancelUpdate)).status).toBe('canceled');
+    gateway.set('ch_open', { status: 'succeeded', chargeId: 'ch_open' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
     expect((await handle.result()).status).toBe('canceled');
   });
   expect(rec.voids).toEqual([{ chargeId: 'ch_open', amount: 2500 }]);
 });
 
-test('a callback that overtakes the charge call is applied when the call returns', async () => {
+test('a callback that overtakes the charge call makes the workflow ask the gateway as soon as the call returns', async () => {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
-  const { rec, activities } = recorders(async () => {
+  const { rec, activities, gateway } = recorders(async () => {
     await gate;
     return { status: 'pending', chargeId: 'ch_fast' };
   });
@@ -189,11 +212,13 @@ test('a callback that overtakes the charge call is applied when the call returns
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    gateway.set('ch_fast', { status: 'succeeded', chargeId: 'ch_fast' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_fast', outcome: { status: 'succeeded', chargeId: 'ch_fast' } });
     release();
-    expect((await attempt).status).toBe('success');
+    expect((await attempt).status).toBe('pending');
+    await waitUntil(async () => rec.events.length === 1);
     await handle.terminate('test done');
   });
+  expect(rec.polls).toBe(1); // asked once, on the hint, not on the one-minute clock
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
 });
-

@@ -12,13 +12,21 @@ import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 const testEnv = useWorkflowTestEnv({ perTest: true });
 
 let n = 0;
-function recorders(submit: RefundOutcome, status: () => RefundOutcome) {
-  const rec = { patches: [] as RefundPatch[], events: [] as { type: string; createdAt: string }[], polls: 0 };
+function recorders(submit: RefundOutcome, status: () => RefundOutcome, cancel: () => RefundOutcome = () => ({ status: 'canceled', refundId: 'rf_1' })) {
+  const rec = { patches: [] as RefundPatch[], events: [] as { type: string; createdAt: string }[], polls: 0, cancels: 0 };
   const activities = {
     refundCharge: async () => submit,
     refundStatus: async () => {
       rec.polls += 1;
       return status();
+    },
+    findRefund: async () => {
+      rec.polls += 1;
+      return status();
+    },
+    cancelRefund: async () => {
+      rec.cancels += 1;
+      return cancel();
     },
     saveRefund: async (p: RefundPatch) => {
       rec.patches.push(p);
@@ -52,16 +60,16 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
     webhookTaskQueue: 'webhooks-test',
   };
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
-  const settledSignals: unknown[] = [];
+  const out: { result?: { status: string; late_outcome: string | null }; runs: number[]; settled: string[] } = { runs: [], settled: [] };
   await worker.runUntil(async () => {
-    // The parent: a paymentIntentWorkflow would take this signal; a bare handle records it via describe.
+    // The parent, unpaid: it ignores the settle signals, which the test reads from the refund's history.
     const parent = await testEnv().client.workflow.start('paymentIntentWorkflow', {
       workflowId: parentId,
       taskQueue,
       args: [
         {
           id: parentId, tenantId: 'ten_eu_t', region: 'eu', amount: 1000, currency: 'EUR', customer: null, metadata: {}, webhooks: [],
-          connectors: ['con_eu_t'], returnUrl: null, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 30 * 86400e3).toISOString(),
+          connectors: ['con_eu_t'], returnUrl: null, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 400 * 86400e3).toISOString(),
           callbackUrl: 'http://127.0.0.1:1/cb', hostedPageUrl: 'http://127.0.0.1:1/pay', webhookTaskQueue: 'webhooks-test',
         },
       ],
@@ -70,19 +78,38 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
     // Awaiting the result is what lets the test server skip time; `during` acts meanwhile.
     const result = handle.result();
     await during(handle, inp);
-    settledSignals.push(await result);
-    await parent.terminate('test done');
+    out.result = await result;
+    // Every run of the chain (continue-as-new), its length, and what it told the payment.
+    let runId: string | undefined = handle.firstExecutionRunId;
+    while (runId) {
+      const history: { events?: any[] | null } = await testEnv().client.workflow.getHandle(inp.id, runId).fetchHistory();
+      const events: any[] = history.events ?? [];
+      out.runs.push(events.length);
+      out.settled.push(...settledIn(events));
+      runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+    }
+    await parent.terminate('test done').catch(() => undefined); // a year later it may have expired by itself
   });
-  return { inp, result: settledSignals[0] as { status: string; late_outcome: string | null } };
+  return { inp, result: out.result!, settled: out.settled, runs: out.runs, history: Math.max(...out.runs) };
+}
+
+/** The refundSettled words a run sent to the payment intent's workflow. */
+function settledIn(events: any[]): string[] {
+  return events
+    .map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
+    .filter((a) => a?.signalName === 'refundSettled')
+    .map((a) => JSON.parse(Buffer.from(a.input.payloads[0].data).toString()).status);
+}
+
+async function signalsSent(h: any): Promise<string[]> {
+  return settledIn((await h.fetchHistory()).events ?? []);
 }
 
 const pending: RefundOutcome = { status: 'pending', refundId: 'rf_1' };
 
 test('a refund not finished is canceled exactly at the default SLA of 3 days', async () => {
   const { rec, activities } = recorders(pending, () => pending);
-  const { inp } = await run(259_200, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
-    await waitFor(() => rec.patches.some((p) => p.status === 'canceled'));
-    await h.signal(refundOutcomeSignal, { outcome: { status: 'rejected', refundId: 'rf_1', failureCode: 'x', failureMessage: 'x' } });
+  const { inp } = await run(259_200, { ...activities, savePaymentIntent: async () => 'applied' }, async () => {
   });
   const cancel = rec.patches.find((p) => p.status === 'canceled')!;
   const late = new Date(cancel.updated_at).getTime() - (new Date(inp.createdAt).getTime() + 259_200_000);
@@ -95,9 +122,7 @@ test('a refund not finished is canceled exactly at the default SLA of 3 days', a
 
 test('a custom SLA of one day is honoured to the second', async () => {
   const { rec, activities } = recorders(pending, () => pending);
-  const { inp } = await run(86_400, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
-    await waitFor(() => rec.patches.some((p) => p.status === 'canceled'));
-    await h.signal(refundOutcomeSignal, { outcome: { status: 'rejected', refundId: 'rf_1', failureCode: 'x', failureMessage: 'x' } });
+  const { inp } = await run(86_400, { ...activities, savePaymentIntent: async () => 'applied' }, async () => {
   });
   const cancel = rec.patches.find((p) => p.status === 'canceled')!;
   const late = new Date(cancel.updated_at).getTime() - (new Date(inp.createdAt).getTime() + 86_400_000);
@@ -105,9 +130,11 @@ test('a custom SLA of one day is honoured to the second', async () => {
   expect(late).toBeLessThan(1000);
 });
 
-test('a callback before the deadline settles it as success', async () => {
-  const { rec, activities } = recorders(pending, () => pending);
+test('a callback before the deadline, confirmed by the gateway, settles it as success', async () => {
+  let gatewaySays: RefundOutcome = pending;
+  const { rec, activities } = recorders(pending, () => gatewaySays);
   const { result } = await run(259_200, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
+    gatewaySays = { status: 'succeeded', refundId: 'rf_1' };
     await h.signal(refundOutcomeSignal, { outcome: { status: 'succeeded', refundId: 'rf_1' } });
   });
   expect(result.status).toBe('success');
@@ -115,16 +142,85 @@ test('a callback before the deadline settles it as success', async () => {
   expect(rec.events.map((e) => e.type)).toEqual(['refund.success']);
 });
 
-test('a gateway success after the SLA cancel is recorded for operators; the refund stays canceled', async () => {
+test('a signed callback the gateway does not confirm changes nothing: the refund runs to its SLA', async () => {
   const { rec, activities } = recorders(pending, () => pending);
-  const { result } = await run(7_200, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
-    await waitFor(() => rec.patches.some((p) => p.status === 'canceled'));
+  const { result, settled } = await run(7_200, { ...activities, savePaymentIntent: async () => 'applied' }, async (h) => {
     await h.signal(refundOutcomeSignal, { outcome: { status: 'succeeded', refundId: 'rf_1' } });
   });
-  expect(result).toMatchObject({ status: 'canceled', late_outcome: 'succeeded' });
-  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', late_outcome: expect.objectContaining({ status: 'succeeded', gateway_transaction_id: 'rf_1' }) });
+  expect(result.status).toBe('canceled');
+  expect(rec.patches.some((p) => p.status === 'success')).toBe(false);
+  expect(settled).toEqual(['canceled']);
+});
+
+test('at the SLA the gateway cancels the refund: canceled, and only then is the amount released', async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const { result, settled } = await run(3_600, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined);
+  expect(result).toMatchObject({ status: 'canceled', late_outcome: null });
+  expect(rec.cancels).toBe(1);
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', failure_code: 'sla_timeout' });
+  expect(settled).toEqual(['canceled']);
   expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
 });
+
+test('at the SLA the gateway says it already executed the refund: it stands as success and keeps its amount', async () => {
+  const { rec, activities } = recorders(pending, () => pending, () => ({ status: 'succeeded', refundId: 'rf_1' }));
+  const { result, settled } = await run(7_200, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined);
+  expect(result).toMatchObject({ status: 'success', late_outcome: 'succeeded' });
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'success', gateway_transaction_id: 'rf_1' });
+  expect(settled).toEqual(['success']);
+  expect(rec.events.map((e) => e.type)).toEqual(['refund.success']);
+});
+
+test('while the gateway does not answer the cancel, the refund reads canceled but its amount stays reserved', async () => {
+  let cancelAnswers = false;
+  const { rec, activities } = recorders(pending, () => pending);
+  const flaky = {
+    ...activities,
+    savePaymentIntent: async () => 'applied',
+    cancelRefund: async () => {
+      rec.cancels += 1;
+      if (!cancelAnswers) throw new Error('gateway unreachable');
+      return { status: 'canceled', refundId: 'rf_1' };
+    },
+  };
+  const { result, settled, history } = await run(3_600, flaky, async (h) => {
+    await waitFor(() => rec.patches.some((p) => p.status === 'canceled'));
+    expect(await signalsSent(h)).toEqual([]); // visible as canceled, nothing released yet
+    cancelAnswers = true;
+  });
+  expect(result.status).toBe('canceled');
+  expect(settled).toEqual(['canceled']);
+  expect(history).toBeLessThan(2_100);
+  expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
+});
+
+test('gateway errors while polling never fail the workflow: it retries, then takes the SLA path', async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const failing = {
+    ...activities,
+    savePaymentIntent: async () => 'applied',
+    refundStatus: async () => {
+      rec.polls += 1;
+      throw ApplicationFailure.nonRetryable('sandbox GET /v1/refunds/rf_1 answered 404', 'GatewayRequestRejected');
+    },
+  };
+  const { result, settled } = await run(86_400, failing, async () => undefined);
+  expect(result.status).toBe('canceled');
+  expect(rec.polls).toBeGreaterThan(3);
+  expect(settled).toEqual(['canceled']);
+});
+
+test('a refund pending at the gateway for a 365-day SLA runs to the end with every run under the history bound', async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const { result, settled, runs } = await run(365 * 86_400, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined);
+  expect(result.status).toBe('canceled');
+  expect(settled).toEqual(['canceled']);
+  // Polling backs off to a day for a year-long SLA: a few hundred questions in all, none of them lost.
+  expect(rec.polls).toBeGreaterThan(300);
+  expect(rec.polls).toBeLessThan(500);
+  for (const length of runs) expect(length).toBeLessThan(2_100);
+  process.stdout.write(`365-day refund: ${rec.polls} status polls, runs of ${runs.join(', ')} history events\n`);
+}, 240_000);
 
 async function waitFor(check: () => boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;

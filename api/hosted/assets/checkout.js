@@ -480,8 +480,14 @@
           return pollOutcome(null);
       }
     }
+    if (res.status === 409 && r.error && r.error.code === 'attempt_limit_reached') {
+      setBusy(false);
+      setFormError(r.error.message);
+      return;
+    }
     if (res.status === 409) {
-      // Not pending any more (paid in another tab, expired, canceled) or another attempt is running.
+      // Not pending any more (paid in another tab, expired, canceled), or another attempt is running or being
+      // checked with the gateway: the status check says which.
       showProcessing();
       return pollOutcome(null);
     }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { configSchema, loadConfig } from '../../../platform/config';
+import { configSchema, DEV_DEFAULTS, GATEWAY_CALLBACK_SECRETS, loadConfig } from '../../../platform/config';
 import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
 import { loadSandboxConfig, sandboxEnvSchema } from '../../../sandbox/config';
 import { SA } from '../../../workflows/definitions';
@@ -15,10 +15,14 @@ import { SA } from '../../../workflows/definitions';
 const root = path.resolve(__dirname, '../../..');
 const composeFile = path.join(root, 'docker-compose.yml');
 
+// Every secret the stack needs; each must be given (compose's `${VAR:?...}`), none has a default.
 const secrets = {
   ADMIN_API_TOKEN: 'test-admin-token-0123456789abcdef',
   KEY_HASH_SECRET: 'test-key-hash-secret-0123456789',
+  SANDBOX_CALLBACK_SECRET: 'test-sandbox-callback-secret-0123',
+  TEMPORAL_DB_PASSWORD: 'test-temporal-db-password',
 };
+const composeText = fs.readFileSync(composeFile, 'utf8');
 
 interface ComposeService {
   image?: string;
@@ -108,13 +112,35 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('refuses to render without the production secrets, naming the missing variable', () => {
-    const withoutToken = composeConfig({ KEY_HASH_SECRET: secrets.KEY_HASH_SECRET });
-    expect(withoutToken.status).not.toBe(0);
-    expect(withoutToken.stderr).toMatch(/ADMIN_API_TOKEN/);
-    const withoutPepper = composeConfig({ ADMIN_API_TOKEN: secrets.ADMIN_API_TOKEN });
-    expect(withoutPepper.status).not.toBe(0);
-    expect(withoutPepper.stderr).toMatch(/KEY_HASH_SECRET/);
+  it.each(Object.keys(secrets))('refuses to render without %s, naming it', (name) => {
+    const rest: Record<string, string> = { ...secrets };
+    delete rest[name];
+    const result = composeConfig(rest);
+    expect(result.status).not.toBe(0);
+    // the message given in the file; docker-compose v1 also prints the environment it was interpolating, templates and all
+    const message = result.stderr.replace(/\$\{[^}]*\}/g, '');
+    expect(message).toContain(`set ${name} (`);
+    for (const other of Object.keys(rest)) expect(message).not.toContain(`set ${other} (`);
+  });
+
+  it('takes every secret the code requires in production from a required variable, never a default', () => {
+    for (const name of ['ADMIN_API_TOKEN', 'KEY_HASH_SECRET', ...GATEWAY_CALLBACK_SECRETS]) expect(Object.keys(secrets)).toContain(name);
+    for (const name of Object.keys(secrets)) {
+      const uses = [...composeText.matchAll(new RegExp(`\\$\\{${name}(\\W)`, 'g'))].map((m) => m[1]);
+      expect([name, uses.length > 0]).toEqual([name, true]);
+      expect([name, uses.every((op) => op === ':')]).toEqual([name, true]); // ${NAME:?...}, not ${NAME:-...} or ${NAME}
+      expect(composeText).toMatch(new RegExp(`\\$\\{${name}:\\?`));
+    }
+    expect(composeText).not.toContain(DEV_DEFAULTS.SANDBOX_CALLBACK_SECRET);
+    expect(composeText).not.toContain(DEV_DEFAULTS.KEY_HASH_SECRET);
+  });
+
+  it('names every required variable in its header comment', () => {
+    const header = composeText.slice(0, composeText.search(/^[^#\s]/m));
+    const body = composeText.replace(/^\s*#.*$/gm, '');
+    const required = [...new Set([...body.matchAll(/\$\{(\w+):\?/g)].map((m) => m[1]!))];
+    expect(required.sort()).toEqual(Object.keys(secrets).sort());
+    for (const name of required) expect(header).toMatch(new RegExp(`^#\\s+${name}\\s`, 'm'));
   });
 
   it.each(['api', 'worker'])('%s sets only variables that platform/config.ts reads', (name) => {
@@ -132,6 +158,7 @@ describe('docker-compose.yml', () => {
     expect(config.WEBHOOK_ALLOW_PRIVATE_HOSTS).toBe(false);
     expect(config.ADMIN_API_TOKEN).toBe(secrets.ADMIN_API_TOKEN);
     expect(config.KEY_HASH_SECRET).toBe(secrets.KEY_HASH_SECRET);
+    expect(config.SANDBOX_CALLBACK_SECRET).toBe(secrets.SANDBOX_CALLBACK_SECRET);
     expect(config.MONGODB_URI).toMatch(/replicaSet=/);
   });
 
@@ -143,13 +170,15 @@ describe('docker-compose.yml', () => {
     expect(config.host).toBe('0.0.0.0'); // reachable from the other containers
     expect(publishedPorts(compose.services.sandbox!)).toContainEqual({ published: String(config.port), target: String(config.port) });
     expect(envOf(compose.services.api!).SANDBOX_URL).toBe(`http://sandbox:${config.port}`);
-    expect(config.callbackSecret).toBe(envOf(compose.services.api!).SANDBOX_CALLBACK_SECRET);
+    expect(config.callbackSecret).toBe(secrets.SANDBOX_CALLBACK_SECRET);
+    expect(envOf(compose.services.api!).SANDBOX_CALLBACK_SECRET).toBe(secrets.SANDBOX_CALLBACK_SECRET);
   });
 
   it('gives the api and the worker the same Temporal, MongoDB and sandbox settings', () => {
     const api = envOf(compose.services.api!);
     const worker = envOf(compose.services.worker!);
-    const shared = Object.keys(api).filter((key) => !['HOST', 'PORT'].includes(key));
+    // HOST, PORT and the rate limits are the api's alone
+    const shared = Object.keys(api).filter((key) => !['HOST', 'PORT'].includes(key) && !key.startsWith('RATE_LIMIT_'));
     for (const key of shared) expect([key, worker[key]]).toEqual([key, api[key]]);
   });
 

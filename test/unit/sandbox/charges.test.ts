@@ -81,6 +81,7 @@ describe('charges by magic token', () => {
       kind: 'charge',
       reference: req.reference,
       chargeId: outcome.chargeId,
+      idempotencyKey: req.idempotencyKey,
       outcome: { status: 'succeeded', chargeId: outcome.chargeId },
     });
     expect(await h.adapter.chargeStatus(outcome.chargeId)).toEqual({ status: 'succeeded', chargeId: outcome.chargeId });

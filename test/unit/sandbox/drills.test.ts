@@ -106,7 +106,7 @@ describe('settings from options (env at start)', () => {
 
 describe('sandbox environment', () => {
   it('has defaults for development', () => {
-    expect(loadSandboxConfig({})).toEqual({
+    expect(loadSandboxConfig({ NODE_ENV: 'development' })).toEqual({
       port: 4010,
       host: '127.0.0.1',
       callbackSecret: DEV_CALLBACK_SECRET,
@@ -115,7 +115,7 @@ describe('sandbox environment', () => {
       failureRate: 0,
       logLevel: 'info',
     });
-    expect(loadSandboxConfig({ SANDBOX_PORT: '4100', SANDBOX_LATENCY_MS: '', SANDBOX_FAILURE_RATE: '0.25' })).toMatchObject({
+    expect(loadSandboxConfig({ NODE_ENV: 'development', SANDBOX_PORT: '4100', SANDBOX_LATENCY_MS: '', SANDBOX_FAILURE_RATE: '0.25' })).toMatchObject({
       port: 4100,
       publicUrl: 'http://localhost:4100',
       latencyMs: 0,

@@ -86,6 +86,7 @@ describe('3DS challenge', () => {
       kind: 'charge',
       reference: charge.reference,
       chargeId: charge.chargeId,
+      idempotencyKey: expect.any(String),
       outcome: { status: 'succeeded', chargeId: charge.chargeId },
     });
     expect(await h.adapter.chargeStatus(charge.chargeId)).toEqual({ status: 'succeeded', chargeId: charge.chargeId });
@@ -102,6 +103,7 @@ describe('3DS challenge', () => {
       kind: 'charge',
       reference: charge.reference,
       chargeId: charge.chargeId,
+      idempotencyKey: expect.any(String),
       outcome: {
         status: 'declined',
         chargeId: charge.chargeId,

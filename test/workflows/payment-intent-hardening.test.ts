@@ -1,0 +1,247 @@
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChargeOutcome } from '../../activities/gateway/types';
+import { reopenedState } from '../../api/refunds/reopen';
+import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
+import {
+  admitRefundUpdate,
+  attemptUpdate,
+  cancelUpdate,
+  chargeOutcomeSignal,
+  intentStateQuery,
+  PAYMENT_INTENT_WORKFLOW,
+  type RefundAdmissionInput,
+} from '../../workflows/definitions';
+import { useWorkflowTestEnv } from './env';
+import { intentFixtures } from './payment-intent-fixtures';
+
+// Money paths under faults and hostile input, in virtual time: callbacks are hints the gateway must
+// confirm, a lost answer is reconciled by idempotency key (never guessed), a capture nobody owns is given
+// back, histories stay bounded, and merchant-chosen keys are data.
+
+const testEnv = useWorkflowTestEnv({ perTest: true });
+const { recorders, input, withWorker, waitUntil, runLengths } = intentFixtures(testEnv);
+
+const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
+const refund = (amount: number, idempotencyKey: string | null = null): RefundAdmissionInput => ({
+  amount,
+  currency: 'EUR',
+  idempotencyKey,
+  webhooks: [],
+  slaSeconds: 3600,
+  callbackBaseUrl: 'http://127.0.0.1:1/callbacks/sandbox',
+});
+
+test('a forged but correctly signed "succeeded" callback the gateway does not confirm leaves the intent pending', async () => {
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
+  gateway.set('ch_3ds', { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_3ds', outcome: { status: 'succeeded', chargeId: 'ch_3ds' } });
+    await waitUntil(async () => rec.polls === 1);
+    expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending', attempt: { phase: 'awaiting_action' } });
+    await handle.terminate('test done');
+  });
+  expect(rec.events).toEqual([]);
+  expect(rec.patches.some((p) => p.status === 'success')).toBe(false);
+});
+
+test('a charge whose answer is lost while the gateway captured it: a retry is refused, the capture is found by key, one capture', async () => {
+  let gatewayUp = false;
+  const { rec, activities } = recorders(
+    async () => {
+      throw noAnswer();
+    },
+    undefined,
+    async (key) => {
+      if (!gatewayUp) throw noAnswer();
+      return key.endsWith(':attempt:1') ? { status: 'succeeded', chargeId: 'ch_kept' } : { status: 'not_found' };
+    },
+  );
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    // No answer is not a decline: the customer is told to wait, not that the card failed.
+    expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_capture_no_answer' }] })).toEqual({ payment_intent: inp.id, status: 'pending' });
+    expect((await handle.query(intentStateQuery)).attempt).toMatchObject({ number: 1, phase: 'unknown' });
+    const retry = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] }).catch((e) => e);
+    expect(retry).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(retry.cause.type).toBe('attempt_in_progress');
+    gatewayUp = true;
+    await waitUntil(async () => rec.patches.some((p) => p.status === 'success'));
+    await handle.terminate('test done');
+  });
+  expect(rec.charges).toBe(2); // the one attempt's call and its retry under the same idempotency key
+  expect(rec.voids).toEqual([]);
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'success', gateway_charge_id: 'ch_kept' });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
+test('a charge request that reaches the gateway late: not found, the customer pays with another card, the late capture is refunded', async () => {
+  let firstArrived = false;
+  const outcomes: (() => ChargeOutcome)[] = [
+    () => {
+      throw noAnswer();
+    },
+    () => ({ status: 'succeeded', chargeId: 'ch_second' }),
+  ];
+  const { rec, activities } = recorders(
+    async () => {
+      const next = rec.charges <= 2 ? outcomes[0]! : outcomes[1]!;
+      return next();
+    },
+    undefined,
+    async (key) => (key.endsWith(':attempt:1') && firstArrived ? { status: 'succeeded', chargeId: 'ch_late' } : { status: 'not_found' }),
+  );
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_late_arrival' }] })).toMatchObject({ status: 'failed', failure_code: 'processing_error' });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+    // The first request arrives after all and is captured; the gateway announces it.
+    firstArrived = true;
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_late', idempotencyKey: `${inp.id}:attempt:1`, outcome: { status: 'succeeded', chargeId: 'ch_late' } });
+    await waitUntil(async () => rec.voids.length === 1);
+    await handle.terminate('test done');
+  });
+  expect(rec.voids).toEqual([{ chargeId: 'ch_late', amount: 2500 }]);
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'success', gateway_charge_id: 'ch_second' });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.success']);
+});
+
+test('cancel while an attempt is being reconciled waits for the gateway: not found, and the cancel proceeds', async () => {
+  let asked = 0;
+  const { rec, activities } = recorders(
+    async () => {
+      throw noAnswer();
+    },
+    undefined,
+    async () => {
+      asked += 1;
+      if (asked === 1) throw noAnswer();
+      return { status: 'not_found' };
+    },
+  );
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_timeout' }] })).status).toBe('pending');
+    expect((await handle.executeUpdate(cancelUpdate)).status).toBe('canceled');
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
+});
+
+test('the attempt cap refuses more attempts than allowed with a clear error', async () => {
+  const { activities } = recorders(async () => ({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' }));
+  const inp = await input(1800, { maxAttempts: 3 });
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    for (let i = 0; i < 3; i++) expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
+    const err = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] }).catch((e) => e);
+    expect(err.cause).toMatchObject({ type: 'attempt_limit_reached', message: expect.stringContaining('limit of 3') });
+    await handle.terminate('test done');
+  });
+});
+
+test('refund idempotency keys that are property names work like any other key', async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    const keys = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+    const first = [];
+    for (const key of keys) {
+      const r = await handle.executeUpdate(admitRefundUpdate, { args: [refund(100, key)] });
+      expect(r).toMatchObject({ ok: true, created: true });
+      first.push(r);
+    }
+    for (const [i, key] of keys.entries()) {
+      const again = await handle.executeUpdate(admitRefundUpdate, { args: [refund(100, key)] });
+      expect(again).toMatchObject({ ok: true, created: false, refund: (first[i] as { refund: string }).refund });
+    }
+    expect((await handle.query(intentStateQuery)).refundable_amount_left).toBe(2500 - 5 * 100);
+    await handle.terminate('test done');
+  });
+});
+
+test('a flood of forged callbacks continues the workflow as new while pending; the open 3DS attempt survives and completes', async () => {
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' }));
+  gateway.set('ch_open', { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' });
+  const inp = await input(3600);
+  let lengths: number[] = [];
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
+    // Each forged callback makes the workflow ask the gateway once (about ten history events).
+    for (let i = 1; i <= 230; i++) {
+      await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
+      await waitUntil(async () => rec.polls >= i);
+    }
+    await waitUntil(async () => (await handle.describe()).runId !== handle.firstExecutionRunId, 30_000);
+    expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending', attempts: 1, attempt: { number: 1, phase: 'awaiting_action' } });
+    gateway.set('ch_open', { status: 'succeeded', chargeId: 'ch_open' });
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
+    await waitUntil(async () => rec.patches.some((p) => p.status === 'success'), 30_000);
+    lengths = await runLengths(inp.id, handle.firstExecutionRunId);
+    await handle.terminate('test done');
+  });
+  expect(lengths.length).toBeGreaterThan(1);
+  for (const length of lengths.slice(0, -1)) expect(length).toBeLessThan(2_100);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+  expect(rec.voids).toEqual([]);
+}, 120_000);
+
+test('an intent pending for its whole 90-day timeout with an open 3DS charge ends canceled, with bounded runs', async () => {
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_long', challengeUrl: 'http://sandbox/3ds/ch_long' }));
+  gateway.set('ch_long', { status: 'requires_action', chargeId: 'ch_long', challengeUrl: 'http://sandbox/3ds/ch_long' });
+  const inp = await input(90 * 86_400);
+  let lengths: number[] = [];
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] });
+    expect((await handle.result()).status).toBe('canceled');
+    lengths = await runLengths(inp.id, handle.firstExecutionRunId);
+  });
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', cancellation_reason: 'expired' });
+  for (const length of lengths) expect(length).toBeLessThan(2_100);
+  process.stdout.write(`90-day pending intent: ${rec.polls} status polls, runs of ${lengths.join(', ')} history events\n`);
+}, 180_000);
+
+test('a refund after the 180-day window reopens the payment from its stored balance (Update-with-Start)', async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_old' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    const first = await handle.executeUpdate(admitRefundUpdate, { args: [refund(500, 'early')] });
+    expect(first).toMatchObject({ ok: true, created: true });
+    // The refund window runs out: the workflow closes once its refund has settled.
+    expect((await handle.result()).status).toBe('success');
+    const now = new Date(await testEnv().currentTimeMs());
+    const record = {
+      _id: inp.id, tenant_id: inp.tenantId, region: 'eu', status: 'success', amount: 2500, currency: 'EUR', amount_paid: 2500,
+      connector_used: 'con_eu_test', gateway_charge_id: 'ch_old', succeeded_at: new Date(inp.createdAt), updated_at: now, version: 3,
+    } as unknown as PaymentIntentRecord;
+    const refunds = [
+      { _id: (first as { refund: string }).refund, payment_intent: inp.id, status: 'success', amount: 500, idempotency_key: 'early' },
+    ] as unknown as RefundRecord[];
+    const reopen = () =>
+      new WithStartWorkflowOperation(PAYMENT_INTENT_WORKFLOW, {
+        workflowId: inp.id,
+        taskQueue,
+        args: [{ ...inp, carried: reopenedState(record, refunds, now) }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+    const late = await testEnv().client.workflow.executeUpdateWithStart(admitRefundUpdate, { args: [refund(2000, 'late')], startWorkflowOperation: reopen() });
+    expect(late).toMatchObject({ ok: true, created: true, refundable_amount_left: 0 });
+    const again = await testEnv().client.workflow.executeUpdateWithStart(admitRefundUpdate, { args: [refund(2000, 'early')], startWorkflowOperation: reopen() });
+    expect(again).toMatchObject({ ok: true, created: false, refund: (first as { refund: string }).refund });
+    const over = await testEnv().client.workflow.executeUpdateWithStart(admitRefundUpdate, { args: [refund(1)], startWorkflowOperation: reopen() });
+    expect(over).toMatchObject({ ok: false, code: 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT' });
+    await testEnv().client.workflow.getHandle(inp.id).terminate('test done');
+  });
+}, 120_000);
