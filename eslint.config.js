@@ -76,14 +76,49 @@ module.exports = defineConfig(
     languageOptions: { sourceType: 'module', globals: nodeGlobals },
   },
   {
-    // The pure domain core is imported by workflows, so it obeys the same import rules (DESIGN.md: no
-    // imports from Node, MongoDB or Koa). Activities are not its business either way.
+    // The pure domain core is imported by workflows, so it obeys the same import rules (docs/architecture.md:
+    // no imports from Node, MongoDB or Koa). Activities are not its business either way.
     files: ['domain/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': ['error', pureRestrictions],
     },
   },
+  // Import directions (docs/architecture.md): api -> gateways, domain, platform and the workflows' messages;
+  // workflows -> domain and activity types; activities -> gateways, platform; gateways -> domain only;
+  // sandbox -> nothing of ours but the logger. Type-only imports are erased and allowed where noted.
+  ...[
+    {
+      files: ['api/**/*.ts'],
+      patterns: [
+        { group: ['**/activities', '**/activities/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**'], message: 'The API reaches gateways and storage directly, never through activities, the worker or the sandbox.' },
+        {
+          regex: '(^|/)workflows/(?!([^/]+/messages|events|search-attributes)$)',
+          message: "The API talks to workflows through their messages modules (workflows/<name>/messages), never their code.",
+          allowTypeImports: true,
+        },
+      ],
+    },
+    {
+      files: ['activities/**/*.ts'],
+      patterns: [{ group: ['**/workflows', '**/workflows/**', '**/api', '**/api/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**'], message: 'Activities import gateways and platform; workflows import them, never the other way round.' }],
+    },
+    {
+      files: ['gateways/**/*.ts'],
+      patterns: [{ group: ['**/activities', '**/activities/**', '**/workflows', '**/workflows/**', '**/api', '**/api/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**', '**/platform', '**/platform/**'], message: 'Gateways are a part of their own: the API, the activities and the worker import them; they import neither.' }],
+    },
+    {
+      files: ['sandbox/**/*.ts'],
+      patterns: [{ group: ['../*', '!../platform', '../platform/*', '!../platform/logger'], message: 'The sandbox stands in for an outside gateway: it imports nothing of ours but the logger.' }],
+    },
+    {
+      files: ['platform/**/*.ts'],
+      patterns: [{ group: ['**/api', '**/api/**', '**/activities', '**/activities/**', '**/workflows', '**/workflows/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**'], message: 'platform/ is shared infrastructure: it imports nothing above it.' }],
+    },
+  ].map(({ files, patterns }) => ({
+    files,
+    rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+  })),
   {
     files: ['workflows/**/*.ts'],
     rules: {

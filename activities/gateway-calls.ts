@@ -1,23 +1,25 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
-import type { GatewayAdapter, ChargeOutcome, RefundOutcome } from './gateway/types';
-import type { GatewayRegistry } from './gateway/registry';
+import type { GatewayAdapter, ChargeOutcome, RefundOutcome } from '../gateways/types';
+import type { GatewayRegistry } from '../gateways/registry';
+import { callbackUrl } from '../gateways/callback-url';
 
 // Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
-// gateway; a connector that vanished or belongs to another tenant is a non-retryable failure.
-
+// gateway; a connector that vanished or belongs to another tenant is a non-retryable failure. The callback
+// URL of each effect is built here, from the connector's gateway and the effect's reference.
 
 interface ConnectorRef {
   tenantId: string;
   connectorId: string;
 }
 
-export function createGatewayActivities({ mongo, gateways }: { mongo: Mongo; gateways: GatewayRegistry }) {
-  const adapterFor = async ({ tenantId, connectorId }: ConnectorRef): Promise<GatewayAdapter> => {
+export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { mongo: Mongo; gateways: GatewayRegistry; callbackBaseUrl: string }) {
+  const gatewayOf = async ({ tenantId, connectorId }: ConnectorRef): Promise<{ adapter: GatewayAdapter; gateway: string }> => {
     const connector = await mongo.c.connectors.findOne({ _id: connectorId, tenant_id: tenantId });
     if (!connector) throw ApplicationFailure.nonRetryable(`connector ${connectorId} not found for tenant`, 'ConnectorMissing');
-    return gateways.get(connector.gateway);
+    return { adapter: gateways.get(connector.gateway), gateway: connector.gateway };
   };
+  const adapterFor = async (ref: ConnectorRef): Promise<GatewayAdapter> => (await gatewayOf(ref)).adapter;
 
   return {
     async charge(
@@ -26,14 +28,13 @@ export function createGatewayActivities({ mongo, gateways }: { mongo: Mongo; gat
         amount: number;
         currency: string;
         idempotencyKey: string;
-        callbackUrl: string;
         returnUrl: string;
         reference: string;
         merchantInitiated?: boolean;
       },
     ): Promise<ChargeOutcome> {
-      const adapter = await adapterFor(req);
-      return adapter.charge(req);
+      const { adapter, gateway } = await gatewayOf(req);
+      return adapter.charge({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
     },
 
     async chargeStatus(req: ConnectorRef & { chargeId: string }): Promise<ChargeOutcome> {
@@ -55,9 +56,10 @@ export function createGatewayActivities({ mongo, gateways }: { mongo: Mongo; gat
 
     /** Refunds (part of) a captured charge: merchant refunds, and voids of a charge that came too late. */
     async refundCharge(
-      req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; callbackUrl: string; reference: string },
+      req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; reference: string },
     ): Promise<RefundOutcome> {
-      return (await adapterFor(req)).refund(req);
+      const { adapter, gateway } = await gatewayOf(req);
+      return adapter.refund({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
     },
 
     async refundStatus(req: ConnectorRef & { refundId: string }): Promise<RefundOutcome> {

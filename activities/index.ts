@@ -2,13 +2,15 @@ import type { Mongo } from '../platform/mongo';
 import type { Logger } from '../platform/logger';
 import { createStoreActivities } from './store';
 import { createGatewayActivities } from './gateway-calls';
-import type { GatewayRegistry } from './gateway/registry';
+import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
 
 export interface ActivityDeps {
   mongo: Mongo;
   gateways: GatewayRegistry;
+  /** Base of the callback URLs gateways post to (GATEWAY_CALLBACK_BASE_URL, else PUBLIC_BASE_URL). */
+  callbackBaseUrl: string;
   webhooks: WebhookActivityConfig;
   logger: Logger;
   registry: Registry;

@@ -1,7 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import { isDuplicateKeyError } from '../platform/mongo';
-import type { RefundInput } from '../workflows/definitions';
 
 // MongoDB writes made on behalf of workflows. Every write is idempotent (a retried activity changes
 // nothing twice) and versioned (a late write never overwrites a newer state).
@@ -31,6 +30,19 @@ export interface RefundPatch {
   updated_at: string;
 }
 
+/** What the refund record is created from (the refund workflow's input carries all of it). */
+export interface RefundRecordInput {
+  id: string;
+  tenantId: string;
+  paymentIntent: string;
+  amount: number;
+  currency: string;
+  idempotencyKey: string | null;
+  webhooks: { url: string; events: string[] }[];
+  slaSeconds: number;
+  createdAt: string;
+}
+
 const asDate = (s: string | null) => (s ? new Date(s) : null);
 
 export function createStoreActivities({ mongo }: { mongo: Mongo }) {
@@ -58,7 +70,7 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       return res.matchedCount === 1 ? 'applied' : 'stale';
     },
 
-    async createRefundRecord(r: RefundInput): Promise<void> {
+    async createRefundRecord(r: RefundRecordInput): Promise<void> {
       const createdAt = new Date(r.createdAt);
       try {
         await c.refunds.insertOne({

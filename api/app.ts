@@ -4,11 +4,11 @@ import { bodyParser } from '@koa/bodyparser';
 import { DomainError } from '../domain/errors';
 import { base62 } from '../platform/ids';
 import type { AppDeps } from './deps';
-import { errorHandler } from './error-handler';
-import { regionOfHost } from './region';
-import { RateLimiter, rateLimitRules } from './rate-limit';
-import type { RouteDef } from './route';
-import { createVersionedRouter } from './versioned-router';
+import { errorHandler } from './http/error-handler';
+import { regionOfHost } from './http/region';
+import { RateLimiter, rateLimitRules } from './http/rate-limit';
+import type { RouteDef } from './http/route';
+import { createVersionedRouter } from './http/versioned-router';
 import { allRoutes } from './routes';
 
 export const BODY_LIMIT = '1mb';

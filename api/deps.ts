@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
-import type { ApiMetrics } from './metrics';
-import type { GatewayRegistry } from '../activities/gateway/registry';
+import type { ApiMetrics } from './http/metrics';
+import type { GatewayRegistry } from '../gateways/registry';
 
 /** What request handlers may use. Built once in api/main.ts (or by a test) and shared by every request. */
 export interface AppDeps {

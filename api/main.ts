@@ -2,9 +2,9 @@ import { loadConfigOrExit } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { connectTemporalClient, hasPollers } from '../platform/temporal';
-import { createGatewayRegistry } from '../activities/gateway/registry';
+import { createGatewayRegistry } from '../gateways/registry';
 import { createApp } from './app';
-import { createApiMetrics } from './metrics';
+import { createApiMetrics } from './http/metrics';
 import type { AppDeps } from './deps';
 
 async function main() {

@@ -23,7 +23,7 @@ import { newId } from '../platform/ids';
 import { parseKey } from '../platform/keys';
 import type { PaymentIntentRecord } from '../platform/records';
 import { startStack, type Stack } from '../scripts/stack';
-import { cancelUpdate, PAYMENT_INTENT_WORKFLOW } from '../workflows/definitions';
+import { cancelUpdate, PAYMENT_INTENT_WORKFLOW } from '../workflows/payment-intent/messages';
 import { startPgFerret, type PgFerret } from './postgres';
 
 const env = process.env;

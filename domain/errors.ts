@@ -1,4 +1,4 @@
-// Domain errors say what went wrong in the domain's words; api/error-handler.ts alone maps them to HTTP.
+// Domain errors say what went wrong in the domain's words; api/http/error-handler.ts alone maps them to HTTP.
 
 export type ErrorKind =
   | 'invalid_request'

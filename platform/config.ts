@@ -176,6 +176,16 @@ export function webhookTargetPolicy(config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_A
   return { allowPrivateHosts: config.WEBHOOK_ALLOW_PRIVATE_HOSTS, httpsOnly: config.NODE_ENV === 'production' };
 }
 
+/** Where customers' browsers reach the API (hosted pages, logos). */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+}
+
+/** Where gateways reach the API with callbacks, when it differs from the public base. */
+export function gatewayCallbackBaseUrl(config: Pick<Config, 'GATEWAY_CALLBACK_BASE_URL' | 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return (config.GATEWAY_CALLBACK_BASE_URL ?? publicBaseUrl(config)).replace(/\/+$/, '');
+}
+
 export function webhookSchedule(config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>): number[] | undefined {
   return config.WEBHOOK_RETRY_SCHEDULE;
 }

@@ -61,28 +61,69 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
   return { client, db, c, close: () => client.close() };
 }
 
+/** The order every list is read in (api/http/pagination.ts): newest first, then by id. */
+export const LIST_SORT = { created_at: -1, _id: -1 } as const;
+
 /**
- * Indexes. Unique indexes are the only concurrency guard we ask of MongoDB: they hold on FerretDB too,
- * where concurrent updates of one document are not atomic. FerretDB has no partial indexes and treats
- * missing compound-index fields unlike MongoDB, so each unique key is one always-present string field.
+ * The equality filters of each list the API serves (the query schemas in each api/<resource>/routes.ts), split into those
+ * every query of the list carries and those a merchant may add, in any combination.
  */
+export const LIST_FILTERS = {
+  paymentIntents: { always: [], optional: ['status', 'customer', 'currency'] },
+  refunds: { always: [], optional: ['payment_intent', 'status', 'currency'] },
+  customers: { always: ['deleted_at'], optional: ['reference', 'email'] },
+  events: { always: [], optional: ['type'] },
+} as const satisfies Partial<Record<keyof Collections, { always: readonly string[]; optional: readonly string[] }>>;
+
+export interface IndexDefinition {
+  collection: keyof Collections;
+  key: Record<string, 1 | -1>;
+  unique?: boolean;
+}
+
+/**
+ * One index per list and combination of its filters: tenant_id, the filters, then the sort keys. A page is
+ * then a walk along one index in sort order that stops after `limit + 1` entries, however rare the filtered
+ * value, instead of a scan of the tenant's records or a sort in memory. (Three optional filters make eight
+ * indexes; past four a list should pick its combinations rather than take all of them.)
+ */
+export function listIndexes(): IndexDefinition[] {
+  const defs: IndexDefinition[] = [];
+  for (const [collection, { always, optional }] of Object.entries(LIST_FILTERS) as Array<[keyof Collections, { always: readonly string[]; optional: readonly string[] }]>) {
+    for (let mask = 0; mask < 1 << optional.length; mask++) {
+      const chosen = optional.filter((_, i) => mask & (1 << i));
+      const key: Record<string, 1 | -1> = { tenant_id: 1 };
+      for (const field of [...always, ...chosen]) key[field] = 1;
+      Object.assign(key, LIST_SORT);
+      defs.push({ collection, key });
+    }
+  }
+  return defs;
+}
+
+/**
+ * Every index we ask for. Unique indexes are the only concurrency guard we ask of MongoDB: they hold on
+ * FerretDB too, where concurrent updates of one document are not atomic. FerretDB has no partial indexes and
+ * treats missing compound-index fields unlike MongoDB, so each unique key is one always-present string field.
+ */
+export const INDEXES: readonly IndexDefinition[] = [
+  { collection: 'apiKeys', key: { tenant_id: 1 } },
+  { collection: 'connectors', key: { tenant_id: 1 } },
+  { collection: 'paymentForms', key: { tenant_id: 1 } },
+  { collection: 'orchestrators', key: { tenant_id: 1 } },
+  { collection: 'customers', key: { reference_scope: 1 }, unique: true },
+  { collection: 'paymentIntents', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'refunds', key: { payment_intent: 1 } },
+  { collection: 'refunds', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'deliveryAttempts', key: { event_id: 1, attempted_at: 1 } },
+  { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1 } },
+  ...listIndexes(),
+];
+
 export async function ensureIndexes({ c }: Mongo): Promise<void> {
-  await Promise.all([
-    c.apiKeys.createIndex({ tenant_id: 1 }),
-    c.connectors.createIndex({ tenant_id: 1 }),
-    c.paymentForms.createIndex({ tenant_id: 1 }),
-    c.orchestrators.createIndex({ tenant_id: 1 }),
-    c.customers.createIndex({ tenant_id: 1, created_at: -1, _id: -1 }),
-    c.customers.createIndex({ reference_scope: 1 }, { unique: true }),
-    c.paymentIntents.createIndex({ tenant_id: 1, created_at: -1, _id: -1 }),
-    c.paymentIntents.createIndex({ idempotency_scope: 1 }, { unique: true }),
-    c.refunds.createIndex({ tenant_id: 1, created_at: -1, _id: -1 }),
-    c.refunds.createIndex({ payment_intent: 1 }),
-    c.refunds.createIndex({ idempotency_scope: 1 }, { unique: true }),
-    c.events.createIndex({ tenant_id: 1, created_at: -1, _id: -1 }),
-    c.deliveryAttempts.createIndex({ event_id: 1, attempted_at: 1 }),
-    c.savedPaymentMethods.createIndex({ tenant_id: 1, customer: 1 }),
-  ]);
+  // One createIndex per index. (FerretDB 1.24 panics now and then when two processes, the API and the
+  // worker at start, each send createIndexes with several indexes for one collection at the same time.)
+  await Promise.all(INDEXES.map((d) => (c[d.collection] as unknown as Collection).createIndex(d.key, d.unique ? { unique: true } : {})));
 }
 
 export function isDuplicateKeyError(err: unknown): boolean {

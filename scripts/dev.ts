@@ -1,16 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../platform/config';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
-import { createConnector, createTenant, issueKey } from '../api/tenants/provisioning';
-import { ROOT, startStack } from './stack';
+import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
+import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
 
-// `npm run dev`: the whole stack on this machine, data kept under .data/ (git-ignored), a demo tenant
-// created once, and what you need to make a first payment printed at the end. Ctrl-C stops every child.
+// `npm run dev`: the whole stack on this machine, data kept under .data/ (git-ignored; DEV_DATA_DIR names
+// another directory), a demo tenant created once, and what you need to make a first payment printed at the
+// end. Ctrl-C stops every child. A start that fails stops whatever it had started and exits 1 saying why.
 
-const DATA = path.join(ROOT, '.data');
+const DATA = process.env.DEV_DATA_DIR ? path.resolve(process.env.DEV_DATA_DIR) : path.join(ROOT, '.data');
 const DEMO_FILE = path.join(DATA, 'demo-tenant.json');
+const LOGS = path.join(DATA, 'logs');
+
+// Ctrl-C (or SIGTERM, or the terminal closing) while starting abandons the start; once running, it stops the stack.
+const starting = new AbortController();
+let stack: Stack | null = null;
+let stopping = false;
+async function stop(signal: NodeJS.Signals) {
+  if (!stack) return starting.abort(signal);
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write('\nstopping...\n');
+  await stack.stop();
+  process.exit(0);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
 
 async function main() {
   mkdirSync(DATA, { recursive: true });
@@ -23,24 +40,37 @@ async function main() {
   const passthrough = Object.fromEntries(
     Object.entries(process.env).filter(([k, v]) => v !== undefined && /^(WEBHOOK_|REGIONS|REGION_HOST_ALIASES|LOG_LEVEL|PUBLIC_BASE_URL|TEMPORAL_NAMESPACE|KEY_HASH_SECRET)/.test(k)),
   ) as Record<string, string>;
+  const env: Record<string, string> = {
+    ADMIN_API_TOKEN: adminToken,
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', // local receivers (localhost, LAN) are the point of dev
+    ...passthrough,
+  };
 
-  const stack = await startStack({
+  // What fails for certain is refused before anything starts: a configuration the API and worker would
+  // refuse (they exit 78), and the fixed ports taken (often by a previous `npm run dev` still running).
+  loadConfig({ ...process.env, NODE_ENV: 'development', ...env });
+  await assertPortsFree({ [`API, PORT`]: port, ...(process.env.TEMPORAL_ADDRESS ? {} : { [`Temporal UI, TEMPORAL_UI_PORT`]: uiPort }) });
+
+  stack = await startStack({
     dataDir: DATA,
-    logDir: path.join(DATA, 'logs'),
+    logDir: LOGS,
+    signal: starting.signal,
     temporalDb: 'durable',
     temporalUiPort: process.env.TEMPORAL_ADDRESS ? null : uiPort,
     echo: process.env.DEV_ECHO_LOGS === '1',
     apiPort: port,
     ...(process.env.TEMPORAL_ADDRESS ? { temporalAddress: process.env.TEMPORAL_ADDRESS } : {}),
     ...(process.env.MONGODB_URI ? { mongoUri: process.env.MONGODB_URI } : {}),
-    env: {
-      ADMIN_API_TOKEN: adminToken,
-      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
-      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', // local receivers (localhost, LAN) are the point of dev
-      ...passthrough,
-    },
+    env,
   });
-  const demo = await ensureDemoTenant(stack.mongoUri, stack.env);
+  let demo: Awaited<ReturnType<typeof ensureDemoTenant>>;
+  try {
+    demo = await ensureDemoTenant(stack.mongoUri, stack.env);
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
 
   const line = '─'.repeat(72);
   process.stdout.write(
@@ -64,22 +94,12 @@ async function main() {
       `     -H "Authorization: Bearer ${demo.secretKey}" -H "Content-Type: application/json" \\`,
       `     -d '{"amount": 2500, "currency": "EUR"}'`,
       '',
-      ` Logs in ${path.join(DATA, 'logs')}. Ctrl-C stops everything.`,
+      ` Logs in ${LOGS}. Ctrl-C stops everything.`,
       line,
       '',
     ].join('\n'),
   );
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write('\nstopping...\n');
-    await stack.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
   for (const [name, proc] of Object.entries(stack.procs)) {
     proc.child.on('exit', (code) => {
       if (!stopping) process.stderr.write(`${name} exited (${code}); see ${proc.logFile}\n`);
@@ -109,6 +129,14 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
 }
 
 main().catch((err) => {
-  process.stderr.write(`dev failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  // startStack has stopped whatever it had started by the time it rejects.
+  if (starting.signal.aborted) {
+    const signal = starting.signal.reason as NodeJS.Signals;
+    process.stderr.write(`npm run dev: stopped while starting (${signal}). Nothing it started is left running.\n`);
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = /already in use/.test(message) ? '\nIs another `npm run dev` still running? Stop it, or choose other ports with PORT and TEMPORAL_UI_PORT.' : '';
+  process.stderr.write(`npm run dev could not start: ${message}${hint}\nNothing it started is left running. Logs: ${LOGS}\n`);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -7,20 +7,45 @@ import { searchAttributeFlags } from '../platform/search-attributes';
 
 // Starts the real stack as child processes on loopback: Temporal dev server, FerretDB, the gateway
 // sandbox, the worker and the API. Shared by `npm run dev`, the integration tests and the benchmark.
+//
+// Nothing it starts outlives it by accident: a start that fails stops whatever it had already started
+// (startStack), a launcher that exits sends SIGTERM to the children still running, and a launcher killed
+// outright (SIGKILL) is noticed by the children themselves: the TypeScript processes stop when their IPC
+// channel closes, the Temporal and FerretDB binaries get SIGTERM from the kernel (Linux parent-death signal).
 
 export const ROOT = path.join(__dirname, '..');
 export const TOOLS = path.join(ROOT, '.tools', 'bin');
 
 export { freePort };
 
-export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: Proc): Promise<void> {
+export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: Proc, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (signal?.aborted) throw abandoned(what, signal);
     if (proc?.exited) throw new Error(`${what} exited with ${proc.exitCode} before it was ready; see ${proc.logFile}\n${proc.tail()}`);
     if (await check().catch(() => false)) return;
     if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs} ms; see ${proc?.logFile ?? 'its log'}\n${proc?.tail() ?? ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+function abandoned(what: string, signal: AbortSignal): Error {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+  return new Error(`${what}: start abandoned (${reason.split('\n')[0]})`);
+}
+
+/** Throws a clear error naming each port of `ports` that something already listens on (127.0.0.1). */
+export async function assertPortsFree(ports: Record<string, number>): Promise<void> {
+  const taken: string[] = [];
+  for (const [what, port] of Object.entries(ports)) {
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (!free) taken.push(`${port} (${what})`);
+  }
+  if (taken.length) throw new Error(`port ${taken.join(' and ')} ${taken.length > 1 ? 'are' : 'is'} already in use`);
 }
 
 const tcpOpen = (port: number) =>
@@ -40,6 +65,39 @@ export interface Proc {
   exitCode: number | null;
   tail(): string;
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
+}
+
+// Children of this process that are still running. A launcher that exits without stopping them (an
+// uncaught error, process.exit) sends them SIGTERM on the way out, so none keeps holding its port.
+const running = new Set<Proc>();
+let exitHookInstalled = false;
+function markRunning(proc: Proc): void {
+  running.add(proc);
+  proc.child.once('exit', () => running.delete(proc));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const p of running) p.child.kill('SIGTERM');
+  });
+}
+
+let pdeathsig: boolean | undefined;
+/**
+ * Spawns a server binary that dies with this process, even when this process is killed outright: on Linux
+ * util-linux `setpriv --pdeathsig` sets the parent-death signal and execs the binary (same pid, no wrapper
+ * process). Elsewhere a plain spawn.
+ */
+function spawnServer(bin: string, args: string[]): ChildProcess {
+  if (pdeathsig === undefined) {
+    try {
+      execFileSync('setpriv', ['--pdeathsig', 'SIGTERM', '--', 'true'], { stdio: 'ignore' });
+      pdeathsig = true;
+    } catch {
+      pdeathsig = false;
+    }
+  }
+  const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+  return pdeathsig ? spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', bin, ...args], { stdio }) : spawn(bin, args, { stdio });
 }
 
 function track(name: string, child: ChildProcess, logFile: string, echo: boolean): Proc {
@@ -74,6 +132,7 @@ function track(name: string, child: ChildProcess, logFile: string, echo: boolean
     proc.exitCode = code;
     log.end();
   });
+  markRunning(proc);
   return proc;
 }
 
@@ -88,6 +147,8 @@ export interface StackOptions {
   temporalAddress?: string;
   mongoUri?: string;
   apiPort?: number;
+  /** Abandons the start: startStack stops what it started and rejects (e.g. Ctrl-C while starting). */
+  signal?: AbortSignal;
 }
 
 export interface Stack {
@@ -113,7 +174,26 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startTemporal(opts: { dataDir: string; logDir: string; fast: boolean; uiPort: number | null; echo?: boolean; port?: number }) {
+interface ChildStartOptions {
+  dataDir: string;
+  logDir: string;
+  echo?: boolean;
+  port?: number;
+  signal?: AbortSignal;
+  onSpawn?: (proc: Proc) => void;
+}
+
+/** Waits until `proc` is ready; if it never gets there, stops it before rethrowing: a failed start leaves no process. */
+async function readyOrStopped(proc: Proc, ready: () => Promise<void>): Promise<void> {
+  try {
+    await ready();
+  } catch (err) {
+    await proc.stop('SIGTERM', 5000);
+    throw err;
+  }
+}
+
+export async function startTemporal(opts: ChildStartOptions & { fast: boolean; uiPort: number | null }) {
   const port = opts.port ?? (await freePort());
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
   args.push('--db-filename', path.join(opts.dataDir, 'temporal.sqlite'));
@@ -123,10 +203,11 @@ export async function startTemporal(opts: { dataDir: string; logDir: string; fas
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort), '--ui-ip', '127.0.0.1');
   else args.push('--headless');
   args.push(...searchAttributeFlags());
-  const child = spawn(path.join(TOOLS, 'temporal'), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnServer(path.join(TOOLS, 'temporal'), args);
   const proc = track('temporal', child, path.join(opts.logDir, 'temporal.log'), opts.echo ?? false);
+  opts.onSpawn?.(proc);
   const address = `127.0.0.1:${port}`;
-  await waitFor('Temporal dev server', async () => {
+  await readyOrStopped(proc, () => waitFor('Temporal dev server', async () => {
     if (!(await tcpOpen(port))) return false;
     // The frontend accepts connections a moment before the default namespace is registered.
     const { Connection } = await import('@temporalio/client');
@@ -137,21 +218,26 @@ export async function startTemporal(opts: { dataDir: string; logDir: string; fas
     } finally {
       await conn.close();
     }
-  }, 60_000, proc);
+  }, 60_000, proc, opts.signal));
   return { proc, address, port };
 }
 
-export async function startFerret(opts: { dataDir: string; logDir: string; echo?: boolean; port?: number }) {
+export async function startFerret(opts: ChildStartOptions) {
   const port = opts.port ?? (await freePort());
   const dir = path.join(opts.dataDir, 'ferretdb');
   mkdirSync(dir, { recursive: true });
-  const child = spawn(
-    path.join(TOOLS, 'ferretdb'),
-    ['--handler=sqlite', `--sqlite-url=file:${dir}/`, `--state-dir=${dir}`, `--listen-addr=127.0.0.1:${port}`, '--telemetry=disable', '--debug-addr=-', '--log-level=warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawnServer(path.join(TOOLS, 'ferretdb'), [
+    '--handler=sqlite',
+    `--sqlite-url=file:${dir}/`,
+    `--state-dir=${dir}`,
+    `--listen-addr=127.0.0.1:${port}`,
+    '--telemetry=disable',
+    '--debug-addr=-',
+    '--log-level=warn',
+  ]);
   const proc = track('ferretdb', child, path.join(opts.logDir, 'ferretdb.log'), opts.echo ?? false);
-  await waitFor('FerretDB', () => tcpOpen(port), 30_000, proc);
+  opts.onSpawn?.(proc);
+  await readyOrStopped(proc, () => waitFor('FerretDB', () => tcpOpen(port), 30_000, proc, opts.signal));
   return { proc, uri: `mongodb://127.0.0.1:${port}/payorch`, port };
 }
 
@@ -166,33 +252,92 @@ export function forkTs(name: string, entry: string, env: Record<string, string>,
   return track(name, child, path.join(logDir, `${name}.log`), echo);
 }
 
-function waitForMessage(proc: Proc, type: string, timeoutMs: number): Promise<Record<string, unknown>> {
+function waitForMessage(proc: Proc, type: string, timeoutMs: number, signal?: AbortSignal): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${proc.name} did not report '${type}' within ${timeoutMs} ms; see ${proc.logFile}\n${proc.tail()}`)), timeoutMs);
-    proc.child.on('message', (m: Record<string, unknown>) => {
-      if (m?.type === type) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    proc.child.once('exit', (code) => {
+    const done = () => {
       clearTimeout(timer);
-      reject(new Error(`${proc.name} exited with ${code} during start; see ${proc.logFile}\n${proc.tail()}`));
-    });
+      proc.child.off('message', onMessage);
+      proc.child.off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onMessage = (m: Record<string, unknown>) => {
+      if (m?.type !== type) return;
+      done();
+      resolve(m);
+    };
+    const onExit = (code: number | null) => fail(new Error(`${proc.name} exited with ${code} during start; see ${proc.logFile}\n${proc.tail()}`));
+    const onAbort = () => fail(abandoned(proc.name, signal!));
+    const timer = setTimeout(() => fail(new Error(`${proc.name} did not report '${type}' within ${timeoutMs} ms; see ${proc.logFile}\n${proc.tail()}`)), timeoutMs);
+    proc.child.on('message', onMessage);
+    proc.child.once('exit', onExit);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
 
+/**
+ * Promise.all for starts that run side by side, except that the first failure abandons the others (through
+ * `abort`) and waits until each has settled, so nothing is still being spawned while the caller cleans up.
+ * Rejects with that first failure, the cause, not with the abandonments it led to.
+ */
+async function allOrAbandon<T extends readonly unknown[]>(abort: AbortController, starts: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  let first: { err: unknown } | null = null;
+  const settled = await Promise.allSettled(
+    starts.map((p: Promise<unknown>) =>
+      p.catch((err: unknown) => {
+        first ??= { err };
+        abort.abort(err);
+        throw err;
+      }),
+    ),
+  );
+  if (first) throw (first as { err: unknown }).err;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** Stops processes: the application ones first (they drain against servers still up), then the servers. */
+async function stopAll(procs: Proc[]): Promise<void> {
+  const isServer = (p: Proc) => p.name === 'temporal' || p.name === 'ferretdb';
+  await Promise.all(procs.filter((p) => !isServer(p)).map((p) => p.stop('SIGTERM', 5000)));
+  await Promise.all(procs.filter(isServer).map((p) => p.stop('SIGTERM', 5000)));
+}
+
+/**
+ * Starts the stack. If any part fails to start (or `opts.signal` aborts), every process started so far is
+ * stopped before the returned promise rejects with the first failure.
+ */
 export async function startStack(opts: StackOptions): Promise<Stack> {
+  const started: Proc[] = [];
+  const abort = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, abort.signal]) : abort.signal;
+  const onSpawn = (proc: Proc) => void started.push(proc);
+  try {
+    if (opts.signal?.aborted) throw abandoned('stack', opts.signal);
+    return await launch(opts, { abort, signal, onSpawn });
+  } catch (err) {
+    abort.abort(err);
+    await stopAll(started);
+    throw err;
+  }
+}
+
+async function launch(
+  opts: StackOptions,
+  { abort, signal, onSpawn }: { abort: AbortController; signal: AbortSignal; onSpawn: (proc: Proc) => void },
+): Promise<Stack> {
   mkdirSync(opts.dataDir, { recursive: true });
   mkdirSync(opts.logDir, { recursive: true });
   const procs: Record<string, Proc> = {};
   const echo = opts.echo ?? false;
-  const [temporal, ferret] = await Promise.all([
-    opts.temporalAddress
-      ? Promise.resolve(null)
-      : startTemporal({ dataDir: opts.dataDir, logDir: opts.logDir, fast: opts.temporalDb === 'fast', uiPort: opts.temporalUiPort ?? null, echo }),
-    opts.mongoUri ? Promise.resolve(null) : startFerret({ dataDir: opts.dataDir, logDir: opts.logDir, echo }),
-  ]);
+  const common = { dataDir: opts.dataDir, logDir: opts.logDir, echo, signal, onSpawn };
+  const [temporal, ferret] = await allOrAbandon(abort, [
+    opts.temporalAddress ? Promise.resolve(null) : startTemporal({ ...common, fast: opts.temporalDb === 'fast', uiPort: opts.temporalUiPort ?? null }),
+    opts.mongoUri ? Promise.resolve(null) : startFerret(common),
+  ] as const);
   if (temporal) procs.temporal = temporal.proc;
   if (ferret) procs.ferretdb = ferret.proc;
   const temporalAddress = opts.temporalAddress ?? temporal!.address;
@@ -222,23 +367,30 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
   };
 
   procs.sandbox = forkTs('sandbox', 'sandbox/main.ts', env, opts.logDir, echo);
-  await waitFor('gateway sandbox', () => httpOk(`${sandboxUrl}/healthz`), 30_000, procs.sandbox);
+  onSpawn(procs.sandbox);
+  await waitFor('gateway sandbox', () => httpOk(`${sandboxUrl}/healthz`), 30_000, procs.sandbox, signal);
 
+  // Each start stops its own process if it fails; later restarts (tests) are not tied to the first start's signal.
   const workerMetrics: { url: string | null } = { url: null };
-  const startWorker = async (extraEnv: Record<string, string> = {}) => {
+  const startWorkerWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal) => {
     const p = forkTs('worker', 'worker/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
-    const ready = await waitForMessage(p, 'ready', 90_000);
+    if (startSignal) onSpawn(p);
+    let ready: Record<string, unknown> = {};
+    await readyOrStopped(p, async () => void (ready = await waitForMessage(p, 'ready', 90_000, startSignal)));
     workerMetrics.url = `http://127.0.0.1:${String(ready.metricsPort)}/metrics`;
     procs.worker = p;
     return p;
   };
-  const startApi = async (extraEnv: Record<string, string> = {}) => {
+  const startApiWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal) => {
     const p = forkTs('api', 'api/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
-    await waitForMessage(p, 'listening', 60_000);
+    if (startSignal) onSpawn(p);
+    await readyOrStopped(p, async () => void (await waitForMessage(p, 'listening', 60_000, startSignal)));
     procs.api = p;
     return p;
   };
-  await Promise.all([startWorker(), startApi()]);
+  const startWorker = (extraEnv: Record<string, string> = {}) => startWorkerWith(extraEnv);
+  const startApi = (extraEnv: Record<string, string> = {}) => startApiWith(extraEnv);
+  await allOrAbandon(abort, [startWorkerWith({}, signal), startApiWith({}, signal)] as const);
 
   const restartTemporal = async () => {
     if (!temporal) throw new Error('this stack uses an external Temporal (temporalAddress); it cannot restart it');

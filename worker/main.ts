@@ -2,12 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadConfigOrExit, webhookTargetPolicy } from '../platform/config';
+import { gatewayCallbackBaseUrl, loadConfigOrExit, webhookTargetPolicy } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createActivities } from '../activities';
-import { createGatewayRegistry } from '../activities/gateway/registry';
+import { createGatewayRegistry } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
 
 async function main() {
@@ -38,6 +38,7 @@ async function main() {
       sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
       timeoutMs: config.GATEWAY_TIMEOUT_MS,
     }),
+    callbackBaseUrl: gatewayCallbackBaseUrl(config),
     webhooks: {
       ...webhookTargetPolicy(config),
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -1,7 +1,9 @@
 import { ParentClosePolicy, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { typedIdFromUuid } from '../domain/ids';
-import { SA, WEBHOOK_DELIVERY_WORKFLOW, type EndpointRef, type EventSource, type WebhookDeliveryInput } from './definitions';
+import { SA } from './search-attributes';
+import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from './webhook-delivery/messages';
+import type { EndpointRef, EventSource } from './events';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
 

@@ -1,4 +1,4 @@
 // Every workflow the worker runs. The bundle is built from this file.
-export { paymentIntentWorkflow } from './payment-intent';
-export { refundWorkflow } from './refund';
-export { webhookDeliveryWorkflow } from './webhook-delivery';
+export { paymentIntentWorkflow } from './payment-intent/workflow';
+export { refundWorkflow } from './refund/workflow';
+export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';

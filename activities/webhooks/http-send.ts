@@ -1,7 +1,7 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { checkAddress, guardedLookup, SsrfRefusedError, type SsrfOptions } from './ssrf';
+import { checkAddress, guardedLookup, SsrfRefusedError, type SsrfOptions } from '../../platform/ssrf';
 
 // One HTTP POST to a webhook endpoint, with Node's http/https rather than fetch so we own the two things
 // that matter against SSRF: the DNS lookup (guardedLookup, at connect time) and redirects (never followed:

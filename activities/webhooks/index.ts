@@ -11,7 +11,7 @@ import {
 } from '../../domain/webhook-schedule';
 import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
-import { checkWebhookUrl } from './ssrf';
+import { checkWebhookUrl } from '../../platform/ssrf';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
 // retries: a failed HTTP exchange is a result, not an exception) and record it.

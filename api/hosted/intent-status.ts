@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { PaymentIntentRecord } from '../../platform/records';
-import { intentStateQuery, type IntentState } from '../../workflows/definitions';
+import { intentStateQuery, type IntentState } from '../../workflows/payment-intent/messages';
 
 // What the hosted page needs to know while it waits: has the customer's attempt ended, and how? The
 // record in MongoDB is the read model; the workflow's live state says whether an attempt is still open

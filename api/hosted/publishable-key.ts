@@ -1,6 +1,6 @@
 import { DomainError } from '../../domain/errors';
 import type { Mongo } from '../../platform/mongo';
-import { verifyApiKey } from '../auth';
+import { verifyApiKey } from '../http/auth';
 
 /**
  * Does `key` authorize showing and paying an intent of `tenantId` in `region` (the embedded form)? The

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'koa';
-import type { RouteResult } from '../route';
+import type { RouteResult } from '../http/route';
 
 // Small files the API serves itself (hosted-page script and styles, embed loader, logos). They are read
 // once at start and kept in memory; each has a content hash that pages put in the URL (`?v=<hash>`), so a

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
-import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../common-schemas';
+import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
 
 const base = {

@@ -2,32 +2,22 @@ import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { PaymentIntentRecord, PinKind } from '../../platform/records';
-import {
-  attemptUpdate,
-  cancelUpdate,
-  PAYMENT_INTENT_WORKFLOW,
-  SA,
-  type AttemptInput,
-  type PaymentIntentInput,
-} from '../../workflows/definitions';
+import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput, type PaymentIntentInput } from '../../workflows/payment-intent/messages';
+import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
 import { START_DEADLINE_MS } from '../../platform/temporal';
+import { publicBaseUrl as platformPublicBaseUrl } from '../../platform/config';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
 import { hostedPageUrl } from '../hosted/client-secret';
 import { resolveCheckoutConnectors } from '../payment-methods/resolve';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../webhook-endpoints';
-import { runUpdate } from '../workflow-calls';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
 
 export function publicBaseUrl(deps: AppDeps): string {
-  return deps.config.PUBLIC_BASE_URL ?? `http://localhost:${deps.config.PORT}`;
-}
-
-/** Base of the callback URLs we give gateways. */
-export function callbackBaseUrl(deps: AppDeps): string {
-  return (deps.config.GATEWAY_CALLBACK_BASE_URL ?? publicBaseUrl(deps)).replace(/\/$/, '');
+  return platformPublicBaseUrl(deps.config);
 }
 
 /** The hosted page of an intent, with the client secret that lets it show and pay that intent. */
@@ -62,7 +52,6 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     returnUrl: r.return_url,
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),
-    callbackUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox/${r._id}`,
     hostedPageUrl: intentUrl(r._id, deps),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
     maxAttempts: deps.config.MAX_ATTEMPTS_PER_INTENT,

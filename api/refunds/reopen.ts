@@ -1,5 +1,5 @@
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
-import type { CarriedState } from '../../workflows/definitions';
+import type { CarriedState } from '../../workflows/payment-intent/messages';
 
 /** A payment's workflow reopened for a refund stays open this long after its last refund settles. */
 export const REOPENED_LIFE_MS = 24 * 3600 * 1000;

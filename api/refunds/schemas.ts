@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
-import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../common-schemas';
+import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
 
 export const refundCreateBody = z
   .object({

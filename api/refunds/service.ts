@@ -2,19 +2,13 @@ import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import {
-  admitRefundUpdate,
-  intentStateQuery,
-  PAYMENT_INTENT_WORKFLOW,
-  SA,
-  type RefundAdmission,
-  type RefundAdmissionInput,
-} from '../../workflows/definitions';
-import type { paymentIntentWorkflow } from '../../workflows/payment-intent';
+import { admitRefundUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmission, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
+import { SA } from '../../workflows/search-attributes';
+import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
 import type { AppDeps, AuthContext } from '../deps';
-import { callbackBaseUrl, getPaymentIntent, startOptions } from '../payment-intents/service';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../webhook-endpoints';
-import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../workflow-calls';
+import { getPaymentIntent, startOptions } from '../payment-intents/service';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { reopenedState } from './reopen';
 import { webhookTargetPolicy } from '../../platform/config';
 import type { RefundCreateBody } from './schemas';
@@ -69,7 +63,6 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
       idempotencyKey: body.idempotency_key ?? null,
       webhooks: webhooks.endpoints,
       slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
-      callbackBaseUrl: `${callbackBaseUrl(deps)}/callbacks/sandbox`,
     },
   ];
   await storeWebhookSecrets(deps.mongo, webhooks);

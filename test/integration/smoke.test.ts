@@ -1,5 +1,5 @@
 import { api, createMerchant, eventually, pay, temporalClient } from './harness';
-import { intentStateQuery } from '../../workflows/definitions';
+import { intentStateQuery } from '../../workflows/payment-intent/messages';
 
 // API -> Temporal -> worker -> gateway sandbox -> MongoDB, on the real servers.
 test('a payment intent is created, paid and read back through every layer', async () => {

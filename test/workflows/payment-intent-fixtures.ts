@@ -1,8 +1,8 @@
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { ChargeOutcome } from '../../activities/gateway/types';
+import type { ChargeOutcome } from '../../gateways/types';
 import type { PaymentIntentPatch } from '../../activities/store';
-import type { PaymentIntentInput } from '../../workflows/definitions';
+import type { PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { getWorkflowBundle } from './env';
 
 // What the payment-intent workflow tests share: recording activities, an input, a worker per test.

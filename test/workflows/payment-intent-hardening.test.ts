@@ -1,17 +1,9 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChargeOutcome } from '../../activities/gateway/types';
+import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
-import {
-  admitRefundUpdate,
-  attemptUpdate,
-  cancelUpdate,
-  chargeOutcomeSignal,
-  intentStateQuery,
-  PAYMENT_INTENT_WORKFLOW,
-  type RefundAdmissionInput,
-} from '../../workflows/definitions';
+import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
 import { useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 

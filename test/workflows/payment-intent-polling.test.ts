@@ -1,4 +1,4 @@
-import { attemptUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/definitions';
+import { attemptUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 

@@ -1,12 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ChargeOutcome } from '../../activities/gateway/types';
-import {
-  attemptUpdate,
-  cancelUpdate,
-  chargeOutcomeSignal,
-  intentStateQuery,
-  PAYMENT_INTENT_WORKFLOW,
-} from '../../workflows/definitions';
+import type { ChargeOutcome } from '../../gateways/types';
+import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 

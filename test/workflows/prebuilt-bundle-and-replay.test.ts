@@ -1,6 +1,6 @@
 import { Worker } from '@temporalio/worker';
 import { loadWorkflowBundle } from '../../worker/bundle';
-import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type PaymentIntentInput } from '../../workflows/definitions';
+import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // Production workers load a bundle built ahead of time (WORKFLOW_BUNDLE_PATH); and a recorded history must

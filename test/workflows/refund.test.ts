@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import type { RefundOutcome } from '../../activities/gateway/types';
+import type { RefundOutcome } from '../../gateways/types';
 import type { RefundPatch } from '../../activities/store';
-import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/definitions';
+import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/refund/messages';
 import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // The refund workflow in virtual time: its SLA timer to the second, success before it, and a gateway's

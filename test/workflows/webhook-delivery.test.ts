@@ -3,7 +3,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { DeliveryAttemptInput, DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
-import { SA, WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/definitions';
+import { SA } from '../../workflows/search-attributes';
+import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/webhook-delivery/messages';
 import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
 // The delivery workflow in virtual time. Activities are scripted here: this layer pins down the schedule

@@ -1,9 +1,9 @@
-import { metadataSchema } from '../../../api/common-schemas';
+import { metadataSchema } from '../../../api/http/common-schemas';
 import { customerUpsertBody } from '../../../api/customers/schemas';
 import { createBodyV202607 } from '../../../api/payment-intents/schemas';
-import { buildOpenApi } from '../../../api/routes/openapi';
+import { buildOpenApi } from '../../../api/openapi/routes';
 import { allRoutes } from '../../../api/routes';
-import { parseOrThrow } from '../../../api/validate';
+import { parseOrThrow } from '../../../api/http/validate';
 import { DomainError } from '../../../domain/errors';
 
 function refusal(body: unknown): DomainError {

@@ -1,5 +1,5 @@
-import { regionOfHost } from '../../../api/region';
-import { parseQuery } from '../../../api/query';
+import { regionOfHost } from '../../../api/http/region';
+import { parseQuery } from '../../../api/http/query';
 
 const config = { REGIONS: ['eu', 'us'], DEFAULT_REGION: 'eu', REGION_HOST_ALIASES: { 'payments-europe.example.com': 'eu', 'legacy-us.example.com': 'us' } };
 

@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { configSchema, DEV_DEFAULTS, GATEWAY_CALLBACK_SECRETS, loadConfig } from '../../../platform/config';
 import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
 import { loadSandboxConfig, sandboxEnvSchema } from '../../../sandbox/config';
-import { SA } from '../../../workflows/definitions';
+import { SA } from '../../../workflows/search-attributes';
 
 const root = path.resolve(__dirname, '../../..');
 const composeFile = path.join(root, 'docker-compose.yml');
@@ -235,7 +235,7 @@ describe('docker-compose.yml', () => {
     expect(script).toMatch(/\$\$?SEARCH_ATTRIBUTES/);
   });
 
-  it('registers the search attributes the workflows set (workflows/definitions.ts SA)', () => {
+  it('registers the search attributes the workflows set (workflows/search-attributes.ts SA)', () => {
     const sdkName = (type: string) => type.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(); // KeywordList -> KEYWORD_LIST
     const fromWorkflows = Object.fromEntries(Object.values(SA).map((key) => [key.name, key.type]));
     const fromList = Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, sdkName(type)]));

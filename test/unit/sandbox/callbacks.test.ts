@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { CALLBACK_TOLERANCE_SECONDS, SandboxGateway } from '../../../activities/gateway/sandbox-adapter';
+import { CALLBACK_TOLERANCE_SECONDS, SandboxGateway } from '../../../gateways/sandbox-adapter';
 import type { SandboxLogger } from '../../../sandbox/app';
 import { signatureHeader } from '../../../sandbox/callbacks';
 import {

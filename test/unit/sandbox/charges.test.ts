@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE } from '../../../activities/gateway/sandbox-adapter';
-import type { ChargeRequest } from '../../../activities/gateway/types';
+import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE } from '../../../gateways/sandbox-adapter';
+import type { ChargeRequest } from '../../../gateways/types';
 import {
   type CallbackReceiver,
   type ChargeJson,
@@ -172,7 +172,7 @@ describe('charge errors', () => {
   });
 
   it('throws a retryable failure when the sandbox is unreachable', async () => {
-    const { SandboxGateway } = await import('../../../activities/gateway/sandbox-adapter');
+    const { SandboxGateway } = await import('../../../gateways/sandbox-adapter');
     const closed = new SandboxGateway({ baseUrl: 'http://127.0.0.1:1', callbackSecret: 'x', timeoutMs: 2000 });
     await expect(closed.chargeStatus('ch_1')).rejects.toMatchObject({ type: GATEWAY_UNAVAILABLE, nonRetryable: false });
   });

@@ -1,5 +1,5 @@
-import { GATEWAY_UNAVAILABLE } from '../../../activities/gateway/sandbox-adapter';
-import type { ChargeRequest } from '../../../activities/gateway/types';
+import { GATEWAY_UNAVAILABLE } from '../../../gateways/sandbox-adapter';
+import type { ChargeRequest } from '../../../gateways/types';
 import { DEV_CALLBACK_SECRET, loadSandboxConfig } from '../../../sandbox/config';
 import { type ErrorJson, type Harness, key, RETURN_URL, startSandbox } from './sandbox-harness';
 

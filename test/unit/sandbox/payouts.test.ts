@@ -1,5 +1,5 @@
-import { GATEWAY_REQUEST_REJECTED } from '../../../activities/gateway/sandbox-adapter';
-import type { PayoutRequest } from '../../../activities/gateway/types';
+import { GATEWAY_REQUEST_REJECTED } from '../../../gateways/sandbox-adapter';
+import type { PayoutRequest } from '../../../gateways/types';
 import {
   type CallbackReceiver,
   type ErrorJson,

@@ -1,4 +1,4 @@
-import { GATEWAY_UNAVAILABLE } from '../../../activities/gateway/sandbox-adapter';
+import { GATEWAY_UNAVAILABLE } from '../../../gateways/sandbox-adapter';
 import { type CallbackReceiver, eventually, type Harness, key, RETURN_URL, startCallbackReceiver, startSandbox } from './sandbox-harness';
 
 // What a caller that lost an answer can ask the gateway, over real HTTP: a charge or refund by our

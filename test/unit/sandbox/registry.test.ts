@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { createGatewayRegistry } from '../../../activities/gateway/registry';
-import { SandboxGateway } from '../../../activities/gateway/sandbox-adapter';
+import { createGatewayRegistry } from '../../../gateways/registry';
+import { SandboxGateway } from '../../../gateways/sandbox-adapter';
 
 describe('gateway registry', () => {
   const registry = createGatewayRegistry({ sandboxUrl: 'http://127.0.0.1:4010', sandboxCallbackSecret: 'secret-123' });

@@ -3,7 +3,7 @@
 
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SandboxGateway } from '../../../activities/gateway/sandbox-adapter';
+import { SandboxGateway } from '../../../gateways/sandbox-adapter';
 import { createSandboxApp, type Sandbox, type SandboxOptions } from '../../../sandbox/app';
 import type { CallbackBody } from '../../../sandbox/callbacks';
 import type { chargeJson, payoutJson, recipientJson, refundJson } from '../../../sandbox/resources';

@@ -1,5 +1,5 @@
-import { checkWebhookUrl } from '../../../activities/webhooks/ssrf';
-import { planWebhookEndpoints } from '../../../api/webhook-endpoints';
+import { checkWebhookUrl } from '../../../platform/ssrf';
+import { planWebhookEndpoints } from '../../../api/events/endpoints';
 import { DomainError } from '../../../domain/errors';
 import { loadConfig, webhookTargetPolicy } from '../../../platform/config';
 

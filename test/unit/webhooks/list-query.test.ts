@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { listQuerySchema, parseInstant } from '../../../api/pagination';
-import { parseQuery } from '../../../api/query';
+import { listQuerySchema, parseInstant } from '../../../api/http/pagination';
+import { parseQuery } from '../../../api/http/query';
 
 // The list query shared by events, payment intents, refunds and customers, as the router parses it
 // (api/query.ts turns created[gte]=... into an object first). The cursor walk itself runs against MongoDB

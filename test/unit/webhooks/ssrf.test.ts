@@ -1,5 +1,5 @@
 import type { LookupAddress } from 'node:dns';
-import { checkAddress, checkWebhookUrl, guardedLookup, SsrfRefusedError } from '../../../activities/webhooks/ssrf';
+import { checkAddress, checkWebhookUrl, guardedLookup, SsrfRefusedError } from '../../../platform/ssrf';
 
 const strict = { allowPrivateHosts: false };
 const dev = { allowPrivateHosts: true };

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+import { invalidRequest, notFound } from '../../domain/errors';
+import { newId } from '../../platform/ids';
+import { KNOWN_CLAIMS } from '../../platform/keys';
+import { route, type RouteDef } from '../http/route';
+import { createConnector, createTenant, issueKey } from './provisioning';
+import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
+import type { AppDeps } from '../deps';
+import { forgetApiKey } from '../http/auth';
+import { forgetCheckoutConfig } from '../payment-methods/resolve';
+
+const tenantParam = z.object({ tenant: z.string() }).strict();
+const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
+const methods = z.array(z.enum(PAYMENT_METHOD_NAMES)).min(1);
+
+async function tenantOr404(deps: AppDeps, id: string) {
+  const t = await deps.mongo.c.tenants.findOne({ _id: id });
+  if (!t) throw notFound('tenant', id, 'tenant');
+  return t;
+}
+
+async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]) {
+  const found = await deps.mongo.c.connectors.find({ _id: { $in: ids }, tenant_id: tenantId }).toArray();
+  const missing = ids.find((id) => !found.some((c) => c._id === id));
+  if (missing) throw invalidRequest('connector_invalid', `No connector ${missing} for this tenant`, 'connectors');
+  return found;
+}
+
+const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
+
+export const adminRoutes: RouteDef[] = [
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants',
+    summary: 'Create a tenant with its first secret and publishable keys (shown once)',
+    body: z.object({ name: z.string().min(1).max(200), region: z.string() }).strict(),
+    responses: {
+      201: {
+        description: 'Created',
+        schema: z.object({ tenant: z.string(), secret_key: z.string(), publishable_key: z.string() }),
+      },
+    },
+    handler: async ({ body, deps }) => {
+      if (!deps.config.REGIONS.includes(body.region))
+        throw invalidRequest('region_invalid', `Unknown region '${body.region}'; served: ${deps.config.REGIONS.join(', ')}`, 'region');
+      const { tenant, secretKey, publishableKey } = await createTenant(deps.mongo, deps.config.KEY_HASH_SECRET, body);
+      return { status: 201, body: { tenant: tenant._id, secret_key: secretKey, publishable_key: publishableKey } };
+    },
+  }),
+  route({
+    ...common,
+    method: 'get',
+    path: '/admin/tenants/:tenant',
+    summary: 'A tenant with its connectors, payment forms, orchestrators and key ids',
+    params: tenantParam,
+    responses: { 200: { description: 'The tenant' } },
+    handler: async ({ params, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      const [keys, connectors, forms, orchestrators] = await Promise.all([
+        deps.mongo.c.apiKeys.find({ tenant_id: t._id }).toArray(),
+        deps.mongo.c.connectors.find({ tenant_id: t._id }).toArray(),
+        deps.mongo.c.paymentForms.find({ tenant_id: t._id }).toArray(),
+        deps.mongo.c.orchestrators.find({ tenant_id: t._id }).toArray(),
+      ]);
+      return {
+        status: 200,
+        body: {
+          tenant: t._id,
+          name: t.name,
+          region: t.region,
+          created_at: t.created_at.toISOString(),
+          api_keys: keys.map((k) => ({ api_key: k._id, kind: k.kind, claims: k.claims, revoked: k.revoked_at !== null })),
+          connectors: connectors.map(({ _id, tenant_id: _t, ...rest }) => ({ connector: _id, ...rest })),
+          payment_forms: forms.map(({ _id, tenant_id: _t, ...rest }) => ({ payment_form: _id, ...rest })),
+          orchestrators: orchestrators.map(({ _id, tenant_id: _t, ...rest }) => ({ orchestrator: _id, ...rest })),
+        },
+      };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/api-keys',
+    summary: 'Issue another key (secret by default) with claims',
+    params: tenantParam,
+    body: z
+      .object({ claims: z.array(z.enum(KNOWN_CLAIMS)).max(10).default([]), kind: z.enum(['secret', 'publishable']).default('secret') })
+      .strict(),
+    responses: { 201: { description: 'Created', schema: z.object({ api_key: z.string(), claims: z.array(z.string()) }) } },
+    handler: async ({ params, body, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      const claims = [...new Set(body.claims)];
+      const { key, id } = await issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims);
+      return { status: 201, body: { api_key: id, [body.kind === 'secret' ? 'secret_key' : 'publishable_key']: key, claims } };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/api-keys/:api_key/revoke',
+    summary: 'Revoke a key; it is refused from the next request on',
+    params: z.object({ tenant: z.string(), api_key: z.string() }).strict(),
+    responses: { 200: { description: 'Revoked' } },
+    handler: async ({ params, deps }) => {
+      const res = await deps.mongo.c.apiKeys.updateOne(
+        { _id: params.api_key, tenant_id: params.tenant },
+        { $set: { revoked_at: new Date() } },
+      );
+      if (res.matchedCount === 0) throw notFound('api key', params.api_key, 'api_key');
+      forgetApiKey(params.api_key);
+      return { status: 200, body: { api_key: params.api_key, revoked: true } };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/connectors',
+    summary: 'Connect a gateway to a tenant',
+    params: tenantParam,
+    body: z
+      .object({
+        gateway: z.string(),
+        live: z.boolean(),
+        payment_methods: methods.default(['card']),
+        payouts: z.boolean().default(false),
+      })
+      .strict(),
+    responses: { 201: { description: 'Created', schema: z.object({ connector: z.string() }) } },
+    handler: async ({ params, body, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      if (!deps.gateways.names().includes(body.gateway))
+        throw invalidRequest('gateway_invalid', `Unknown gateway '${body.gateway}'; known: ${deps.gateways.names().join(', ')}`, 'gateway');
+      const id = await createConnector(deps.mongo, t._id, t.region, body);
+      forgetCheckoutConfig(t._id);
+      return { status: 201, body: { connector: id } };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/payment-forms',
+    summary: 'Create a payment form (a checkout over some connectors)',
+    params: tenantParam,
+    body: z
+      .object({ connectors: idList('con'), payment_methods: methods.optional(), default: z.boolean().default(false), live: z.boolean().default(true) })
+      .strict(),
+    responses: { 201: { description: 'Created', schema: z.object({ payment_form: z.string() }) } },
+    handler: async ({ params, body, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      await connectorsOfTenant(deps, t._id, body.connectors);
+      const id = newId('pf', t.region);
+      // One default per tenant: the newest wins.
+      if (body.default) await deps.mongo.c.paymentForms.updateMany({ tenant_id: t._id }, { $set: { default: false } });
+      await deps.mongo.c.paymentForms.insertOne({
+        _id: id,
+        tenant_id: t._id,
+        connectors: body.connectors,
+        payment_methods: body.payment_methods ?? null,
+        default: body.default,
+        live: body.live,
+        created_at: new Date(),
+      });
+      forgetCheckoutConfig(t._id); // after the write, so no read in between caches the old config
+      return { status: 201, body: { payment_form: id } };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/orchestrators',
+    summary: 'Create an orchestrator: an ordered set of connectors tried in turn',
+    params: tenantParam,
+    body: z.object({ connectors: idList('con'), strategy: z.enum(['priority']).default('priority'), live: z.boolean().default(true) }).strict(),
+    responses: { 201: { description: 'Created', schema: z.object({ orchestrator: z.string() }) } },
+    handler: async ({ params, body, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      await connectorsOfTenant(deps, t._id, body.connectors);
+      const id = newId('orc', t.region);
+      await deps.mongo.c.orchestrators.insertOne({ _id: id, tenant_id: t._id, ...body, created_at: new Date() });
+      return { status: 201, body: { orchestrator: id } };
+    },
+  }),
+];

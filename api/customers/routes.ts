@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { customerUpsertBody, customerView as customerViewSchema } from './schemas';
+import { customerView, deleteCustomer, findCustomer, updateCustomer, upsertCustomer } from './service';
+import { notFound } from '../../domain/errors';
+import { listQuerySchema, paginate } from '../http/pagination';
+import { route, type RouteDef } from '../http/route';
+
+const tags = ['Customers'];
+const params = z.object({ customer: z.string() }).strict();
+const versions = ['v202607'] as const;
+
+export const customerRoutes: RouteDef[] = [
+  route({
+    method: 'post',
+    path: '/customers',
+    versions,
+    auth: 'secret',
+    summary: 'Create a customer, or update the one with this reference (partial)',
+    tags,
+    body: customerUpsertBody,
+    responses: {
+      201: { description: 'Created', schema: customerViewSchema.extend({ resource_created: z.literal(true) }) },
+      200: { description: 'Updated through its reference', schema: customerViewSchema.extend({ resource_created: z.literal(false) }) },
+    },
+    handler: async ({ body, auth, deps, version }) => {
+      const { record, created } = await upsertCustomer(deps.mongo, auth.tenantId, auth.region, body);
+      return { status: created ? 201 : 200, body: { ...customerView(record, version.requested), resource_created: created } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/customers',
+    versions,
+    auth: 'secret',
+    summary: 'List customers, newest first',
+    tags,
+    query: listQuerySchema('cus', { reference: z.string().optional(), email: z.string().optional() }),
+    responses: { 200: { description: 'A page', schema: z.object({ data: z.array(customerViewSchema), has_more: z.boolean() }) } },
+    handler: async ({ query, auth, deps, version }) => {
+      const { reference, email, ...page } = query;
+      const filter: Record<string, unknown> = { tenant_id: auth.tenantId, deleted_at: null };
+      if (reference) filter.reference = reference;
+      if (email) filter.email = email;
+      const { data, has_more } = await paginate(deps.mongo.c.customers, filter, page);
+      return { status: 200, body: { data: data.map((c) => customerView(c, version.requested)), has_more } };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/customers/:customer',
+    versions,
+    auth: 'secret',
+    summary: 'Retrieve a customer',
+    tags,
+    params,
+    responses: { 200: { description: 'The customer', schema: customerViewSchema }, 404: { description: 'Unknown or deleted' } },
+    handler: async ({ params: p, auth, deps, version }) => {
+      const c = await findCustomer(deps.mongo, auth.tenantId, p.customer);
+      if (!c) throw notFound('customer', p.customer, 'customer');
+      return { status: 200, body: customerView(c, version.requested) };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/customers/:customer',
+    versions,
+    auth: 'secret',
+    summary: 'Update a customer; omitted fields are untouched',
+    tags,
+    params,
+    body: customerUpsertBody,
+    responses: {
+      200: { description: 'The customer', schema: customerViewSchema },
+      400: { description: 'Invalid, or `reference_in_use`: another customer has that reference' },
+      404: { description: 'Unknown or deleted' },
+    },
+    handler: async ({ params: p, body, auth, deps, version }) => ({
+      status: 200,
+      body: customerView(await updateCustomer(deps.mongo, auth.tenantId, p.customer, body), version.requested),
+    }),
+  }),
+  route({
+    method: 'delete',
+    path: '/customers/:customer',
+    versions,
+    auth: 'secret',
+    summary: 'Delete a customer; intents and refunds made before keep their reference',
+    tags,
+    params,
+    responses: { 200: { description: 'Deleted', schema: z.object({ customer: z.string(), deleted: z.literal(true) }) }, 404: { description: 'Unknown' } },
+    handler: async ({ params: p, auth, deps }) => {
+      await deleteCustomer(deps.mongo, auth.tenantId, p.customer);
+      return { status: 200, body: { customer: p.customer, deleted: true } };
+    },
+  }),
+];

@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import { invalidRequest } from '../../domain/errors';
+import { newId } from '../../platform/ids';
+import type { Mongo } from '../../platform/mongo';
+import type { WebhookSecretsRecord } from '../../platform/records';
+import type { EndpointRef } from '../../workflows/events';
+import { checkWebhookUrl } from '../../platform/ssrf';
+import type { webhooksSchema } from '../http/common-schemas';
+
+// The endpoints a merchant gives keep their secrets in `webhook_secrets`, so that workflows carry only a
+// reference (`whs_...#<index>`) and no secret ever enters workflow history. Checking and naming the secrets
+// record writes nothing; the write comes after the create's guard has decided (a refused request writes
+// nothing).
+
+export interface PlannedWebhooks {
+  endpoints: EndpointRef[];
+  /** The record to write once the create is decided; null when no endpoint has a secret. */
+  secrets: WebhookSecretsRecord | null;
+}
+
+/** Checks the endpoints (400 naming the one refused) and names their secrets' record, without writing. */
+export function planWebhookEndpoints(
+  tenantId: string,
+  region: string,
+  webhooks: z.infer<typeof webhooksSchema> | undefined,
+  opts: { allowPrivateHosts: boolean },
+): PlannedWebhooks {
+  if (!webhooks || webhooks.length === 0) return { endpoints: [], secrets: null };
+  webhooks.forEach((w, i) => {
+    const check = checkWebhookUrl(w.url, opts);
+    if (!check.ok) throw invalidRequest('webhook_url_invalid', `webhooks[${i}][url] is not allowed: ${check.reason}`, `webhooks[${i}][url]`);
+  });
+  const secretsId = webhooks.some((w) => w.secret) ? newId('whs', region) : null;
+  return {
+    endpoints: webhooks.map((w, i) => ({ url: w.url, events: [...w.events], ...(w.secret && secretsId ? { secretRef: `${secretsId}#${i}` } : {}) })),
+    secrets: secretsId ? { _id: secretsId, tenant_id: tenantId, secrets: webhooks.map((w) => w.secret ?? null), created_at: new Date() } : null,
+  };
+}
+
+/** Writes the planned secrets. */
+export async function storeWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
+  if (plan.secrets) await mongo.c.webhookSecrets.insertOne({ ...plan.secrets });
+}
+
+/** Takes back the secrets of a create that did not go through. */
+export async function discardWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
+  if (plan.secrets) await mongo.c.webhookSecrets.deleteOne({ _id: plan.secrets._id });
+}
+
+/** Check and write in one step, for a caller whose guard has already decided. */
+export async function storeWebhookEndpoints(
+  mongo: Mongo,
+  tenantId: string,
+  region: string,
+  webhooks: z.infer<typeof webhooksSchema> | undefined,
+  opts: { allowPrivateHosts: boolean },
+): Promise<EndpointRef[]> {
+  const plan = planWebhookEndpoints(tenantId, region, webhooks, opts);
+  await storeWebhookSecrets(mongo, plan);
+  return plan.endpoints;
+}

@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { ISO_4217, MAX_AMOUNT } from '../../domain/money';
+
+// Field schemas shared by several resources.
+
+export const currencySchema = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/, 'a 3-letter ISO 4217 code')
+  .transform((c) => c.toUpperCase())
+  .refine((c) => ISO_4217.has(c), 'an ISO 4217 currency code')
+  // The document lists the codes (any case is accepted), so what it calls valid is valid.
+  .meta({ enum: [...ISO_4217].sort() });
+
+export const amountSchema = z.number().int('an integer in minor units').min(0).max(MAX_AMOUNT);
+
+/**
+ * Why a key of a free-form object could not be stored, or null. MongoDB reads a `$` prefix as an operator
+ * and a dot as a path, BSON ends a key at NUL, and the driver takes a `_bsontype` key for a type tag: each
+ * fails the write with a server error, after the request's side writes. Refused here instead, with a 400.
+ */
+export function unstorableKeyReason(key: string): string | null {
+  if (key.startsWith('$')) return "a key may not start with '$'";
+  if (key.includes('.')) return "a key may not contain '.'";
+  if (key.includes('\u0000')) return 'a key may not contain a NUL character';
+  if (key === '_bsontype') return "'_bsontype' is a reserved key";
+  return null;
+}
+
+/** The same rule as JSON Schema, so /openapi.json says which keys are refused. */
+const storableKeyJsonSchema = (maxLength: number) => ({
+  type: 'string' as const,
+  minLength: 1,
+  maxLength,
+  pattern: '^[^$.\\u0000][^.\\u0000]*$',
+  not: { const: '_bsontype' },
+});
+
+/**
+ * A free-form object the API stores (metadata, and any like it): string keys MongoDB can store, each
+ * refused one named as `<param>[<key>]`. Every free-form object accepted from a client goes through this.
+ */
+export function storableRecord<V extends z.ZodType>(value: V, limits: { maxKeys: number; maxKeyLength: number }) {
+  return z
+    .record(z.string(), value)
+    .superRefine((obj, ctx) => {
+      const keys = Object.keys(obj);
+      if (keys.length > limits.maxKeys) ctx.addIssue({ code: 'custom', message: `at most ${limits.maxKeys} keys` });
+      for (const key of keys) {
+        let reason = unstorableKeyReason(key);
+        if (key.length === 0) reason = 'a key may not be empty';
+        if (key.length > limits.maxKeyLength) reason = `keys are at most ${limits.maxKeyLength} characters`;
+        if (reason) ctx.addIssue({ code: 'custom', path: [key], message: reason });
+      }
+    })
+    .meta({ maxProperties: limits.maxKeys, propertyNames: storableKeyJsonSchema(limits.maxKeyLength) });
+}
+
+/** Metadata as Stripe bounds it: 50 keys, keys up to 40 characters, values up to 500. */
+export const metadataSchema = storableRecord(z.string().max(500), { maxKeys: 50, maxKeyLength: 40 });
+
+export const EVENT_TYPES = [
+  'payment.success',
+  'payment.canceled',
+  'payment.attempt_failed',
+  'refund.success',
+  'refund.canceled',
+  'subscription.created',
+  'subscription.updated',
+  'subscription.canceled',
+  'invoice.paid',
+  'invoice.payment_failed',
+] as const;
+
+export const webhookEndpointSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2048),
+    // Sent back in an HTTP header, which carries only visible ASCII.
+    secret: z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only').optional(),
+    events: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length),
+  })
+  .strict();
+
+export const webhooksSchema = z.array(webhookEndpointSchema).max(10);
+
+export const idempotencyKeySchema = z.string().min(1).max(255);
+
+export const typedId = (prefix: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `a ${prefix}_... id`);

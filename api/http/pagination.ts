@@ -1,0 +1,166 @@
+import type { Collection, Filter } from 'mongodb';
+import { z } from 'zod';
+import { invalidRequest } from '../../domain/errors';
+
+// Cursor lists, the way Stripe does them: newest first (created_at desc, then _id desc so equal timestamps
+// still have one order), `limit` 1..100, `starting_after` / `ending_before` an object id of the same list,
+// `{ data, has_more }` and no page numbers. Plain find/sort/limit with $and/$or: FerretDB supports these,
+// and the (tenant_id, created_at, _id) index serves them.
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+/** A Mongo condition on `created_at`. */
+export interface CreatedFilter {
+  $gt?: Date;
+  $gte?: Date;
+  $lt?: Date;
+  $lte?: Date;
+}
+
+export interface PageQuery {
+  limit: number;
+  starting_after?: string;
+  ending_before?: string;
+  created?: CreatedFilter;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+const DAY = 86_400_000;
+const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A `created` value: Unix seconds (`1767225600`) or ISO 8601 (`2026-01-01`, `2026-01-01T10:00:00Z`).
+ * Returns the instant and the precision it was written with, so an exact `created` matches the whole
+ * second (or minute, or day) that was named rather than one millisecond of it.
+ */
+export function parseInstant(raw: string): { at: Date; precisionMs: number } | null {
+  const s = raw.trim();
+  if (/^\d{1,11}$/.test(s)) return { at: new Date(Number(s) * 1000), precisionMs: 1000 };
+  const m = ISO_RE.exec(s);
+  if (!m) return null;
+  // Date.parse rolls 2026-02-30 over to March; a date that is not on the calendar is refused instead.
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
+  const hasTime = m[4] !== undefined;
+  // A date-time without a zone is read as UTC, so the answer does not depend on the server's zone.
+  const text = hasTime && !m[8] ? `${s}Z` : s;
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return null;
+  const precisionMs = !hasTime ? DAY : m[6] === undefined ? 60_000 : m[7] === undefined ? 1000 : Math.max(1, 10 ** (3 - m[7].length));
+  return { at: new Date(ms), precisionMs };
+}
+
+const instant = z.string().transform((v, ctx) => {
+  const p = parseInstant(v);
+  if (!p) {
+    ctx.addIssue({ code: 'custom', message: 'must be a Unix timestamp in seconds or an ISO 8601 date-time' });
+    return z.NEVER;
+  }
+  return p;
+});
+
+/**
+ * `created=<t>` (exact), or the bracket form `created[gte]=<t>&created[lt]=<t>` (api/query.ts makes it an
+ * object; a bare value next to brackets arrives as `eq`). Parsed to a condition on `created_at`.
+ */
+export const createdSchema = z
+  .union([
+    instant,
+    z.object({ eq: instant.optional(), gt: instant.optional(), gte: instant.optional(), lt: instant.optional(), lte: instant.optional() }).strict(),
+  ])
+  .transform((v, ctx): CreatedFilter => {
+    if ('at' in v) return exact(v);
+    const { eq, ...range } = v;
+    if (eq) {
+      if (Object.keys(range).length > 0) {
+        ctx.addIssue({ code: 'custom', message: 'give either an exact value or a range, not both' });
+        return z.NEVER;
+      }
+      return exact(eq);
+    }
+    if (Object.keys(range).length === 0) {
+      ctx.addIssue({ code: 'custom', message: 'give one of gt, gte, lt, lte' });
+      return z.NEVER;
+    }
+    const f: CreatedFilter = {};
+    if (range.gt) f.$gt = range.gt.at;
+    if (range.gte) f.$gte = range.gte.at;
+    if (range.lt) f.$lt = range.lt.at;
+    if (range.lte) f.$lte = range.lte.at;
+    return f;
+  });
+
+function exact(p: { at: Date; precisionMs: number }): CreatedFilter {
+  return { $gte: p.at, $lt: new Date(p.at.getTime() + p.precisionMs) };
+}
+
+const cursorId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `must be a ${prefix}_... id`);
+
+/**
+ * The query schema of a list: the common `limit`, `starting_after`, `ending_before` (ids with `prefix`) and
+ * `created`, plus the list's own filters. Unknown parameters are refused (400 parameter_unknown).
+ */
+export function listQuerySchema<S extends z.ZodRawShape>(prefix: string, filters: S) {
+  return z
+    .object({
+      limit: z.coerce.number().int('must be an integer').min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
+      starting_after: cursorId(prefix).optional(),
+      ending_before: cursorId(prefix).optional(),
+      created: createdSchema.optional(),
+      ...filters,
+    })
+    .strict()
+    .superRefine((q, ctx) => {
+      const { starting_after, ending_before } = q as { starting_after?: string; ending_before?: string };
+      if (starting_after !== undefined && ending_before !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['ending_before'], message: 'give only one of starting_after and ending_before' });
+    });
+}
+
+const NOUNS: Record<string, string> = {
+  payment_intents: 'payment intent',
+  refunds: 'refund',
+  customers: 'customer',
+  events: 'event',
+};
+
+type Listed = { _id: string; created_at: Date; tenant_id: string };
+
+/**
+ * One page of `collection` matching `filter` (which must scope the tenant: `tenant_id`), newest first.
+ * A cursor is looked up by id within the same tenant only, so another tenant's id is as unknown as a
+ * made-up one: 400 resource_missing naming the parameter, as Stripe answers.
+ */
+export async function paginate<T extends Listed>(collection: Collection<T>, filter: Record<string, unknown>, page: PageQuery): Promise<Page<T>> {
+  const tenantId = filter.tenant_id;
+  if (typeof tenantId !== 'string' || tenantId === '') throw new Error('paginate: the filter must scope a tenant (tenant_id)');
+  const clauses: Record<string, unknown>[] = [filter];
+  if (page.created) clauses.push({ created_at: page.created });
+
+  const param = page.starting_after !== undefined ? 'starting_after' : page.ending_before !== undefined ? 'ending_before' : null;
+  const forward = param !== 'ending_before';
+  if (param) {
+    const id = (param === 'starting_after' ? page.starting_after : page.ending_before)!;
+    const cursor = await collection.findOne({ _id: id, tenant_id: tenantId } as Filter<T>, { projection: { _id: 1, created_at: 1 } });
+    if (!cursor) throw invalidRequest('resource_missing', `No such ${NOUNS[collection.collectionName] ?? 'object'}: '${id}'`, param);
+    // Strictly after the cursor in (created_at desc, _id desc) order for starting_after; strictly before for ending_before.
+    const op = forward ? '$lt' : '$gt';
+    clauses.push({ $or: [{ created_at: { [op]: cursor.created_at } }, { created_at: cursor.created_at, _id: { [op]: cursor._id } }] });
+  }
+
+  const query = (clauses.length === 1 ? clauses[0] : { $and: clauses }) as Filter<T>;
+  const dir = forward ? -1 : 1;
+  // One extra row tells whether there is more beyond this page.
+  const rows = (await collection.find(query).sort({ created_at: dir, _id: dir }).limit(page.limit + 1).toArray()) as T[];
+  const has_more = rows.length > page.limit;
+  const data = rows.slice(0, page.limit);
+  // ending_before walks towards newer items; the page is still returned newest first.
+  if (!forward) data.reverse();
+  return { data, has_more };
+}

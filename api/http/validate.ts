@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+import { invalidRequest } from '../../domain/errors';
+
+/** zod result -> the first issue as a 400 naming the parameter, in the bracket form clients send. */
+export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path'): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.map(String);
+  let param = path.length ? path[0] + path.slice(1).map((p) => `[${p}]`).join('') : undefined;
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    param = param ? `${param}[${key}]` : key;
+    message = `Received unknown parameter: ${param}`;
+    return (() => {
+      throw invalidRequest('parameter_unknown', message, param);
+    })();
+  }
+  if (issue.code === 'invalid_type' && (issue.input === undefined && /received undefined/.test(issue.message))) {
+    return (() => {
+      throw invalidRequest('parameter_missing', `Missing required parameter: ${param ?? where}`, param);
+    })();
+  }
+  throw invalidRequest('parameter_invalid', param ? `Invalid ${param}: ${message}` : `Invalid ${where}: ${message}`, param);
+}

@@ -1,0 +1,94 @@
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import { z } from 'zod';
+import { API_VERSIONS, isVersionString, resolveVersion, type ApiVersion } from '../../domain/versions';
+import { DomainError } from '../../domain/errors';
+import { authenticate } from './auth';
+import type { AppDeps } from '../deps';
+import { parseQuery } from './query';
+import { enforceRateLimit, type RateLimiter } from './rate-limit';
+import type { RouteDef } from './route';
+import { parseOrThrow } from './validate';
+
+const EMPTY = z.object({}).strict();
+
+/**
+ * Routes are registered per version; `/v<YYYYMM>/<rest>` is served by the nearest version not after the
+ * requested one that defines that method and path (so /v202609/customers is v202607's). Unprefixed paths
+ * are version-neutral.
+ */
+export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter?: RateLimiter): Middleware {
+  const byVersion = new Map<ApiVersion, Router>(API_VERSIONS.map((v) => [v, new Router()]));
+  const unversioned = new Router();
+  for (const def of routes) {
+    const handler = (version: ApiVersion | null) => async (ctx: Context) => run(def, ctx, deps, version, limiter);
+    if (def.versions === 'unversioned') unversioned[def.method](def.path, handler(null));
+    else for (const v of def.versions) byVersion.get(v)![def.method](def.path, handler(v));
+  }
+  const unversionedRoutes = unversioned.routes();
+
+  return async (ctx: Context, next: Next) => {
+    const m = /^\/(v\d{6})(\/.*)?$/.exec(ctx.path);
+    if (!m) {
+      const match = unversioned.match(ctx.path, ctx.method);
+      if (match.path.length > 0 && match.pathAndMethod.length === 0) throw methodNotAllowed(ctx, match.path);
+      return unversionedRoutes(ctx as never, next);
+    }
+    const requested = m[1]!;
+    const rest = m[2] ?? '/';
+    if (!isVersionString(requested)) throw new DomainError('not_found', 'unknown_version', `'${requested}' is not an API version (v<YYYYMM>)`);
+    ctx.state.requestedVersion = requested;
+    const candidates = API_VERSIONS.filter((v) => v <= requested).reverse();
+    let pathOnly: { layers: { methods: string[] }[] } | null = null;
+    for (const v of candidates) {
+      const router = byVersion.get(v)!;
+      const match = router.match(rest, ctx.method);
+      if (match.pathAndMethod.length > 0) {
+        const served = resolveVersion(requested, definingVersions(byVersion, rest, ctx.method));
+        ctx.state.servedVersion = served;
+        (ctx as unknown as { newRouterPath: string }).newRouterPath = rest;
+        return router.routes()(ctx as never, next);
+      }
+      if (match.path.length > 0 && !pathOnly) pathOnly = { layers: match.path };
+    }
+    if (pathOnly) throw methodNotAllowed(ctx, pathOnly.layers);
+    throw new DomainError('not_found', 'route_not_found', `Unrecognized request URL (${ctx.method} ${ctx.path})`);
+  };
+}
+
+function definingVersions(byVersion: Map<ApiVersion, Router>, path: string, method: string): ApiVersion[] {
+  return API_VERSIONS.filter((v) => byVersion.get(v)!.match(path, method).pathAndMethod.length > 0);
+}
+
+function methodNotAllowed(ctx: Context, layers: { methods: string[] }[]): DomainError {
+  const allowed = [...new Set(layers.flatMap((l) => l.methods))].filter((x) => x !== 'HEAD');
+  ctx.set('Allow', allowed.join(', '));
+  return new DomainError('method_not_allowed', 'method_not_allowed', `${ctx.method} is not allowed here; use ${allowed.join(' or ')}`);
+}
+
+async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersion | null, limiter?: RateLimiter): Promise<void> {
+  // Before authentication: a refused request costs no key lookup.
+  if (limiter) enforceRateLimit(ctx, limiter, def);
+  const auth = await authenticate(ctx, def.auth, deps);
+  if (auth) ctx.state.tenantId = auth.tenantId;
+  const params = parseOrThrow(def.params ?? z.record(z.string(), z.string()), (ctx as unknown as { params: unknown }).params ?? {}, 'path');
+  const query = parseOrThrow(def.query ?? EMPTY, parseQuery(new URLSearchParams(ctx.querystring)), 'query');
+  const rawBody = (ctx.request as { body?: unknown }).body;
+  // A literal JSON `null` is a body, and not an object: refused below like any other non-object.
+  const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
+  if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
+    throw new DomainError('invalid_request', 'parameter_invalid', 'The request body must be a JSON object');
+  const body = parseOrThrow(def.body ?? EMPTY, bodyInput, 'body');
+  const result = await def.handler({
+    params,
+    query,
+    body,
+    auth: auth ?? { tenantId: '', region: String(ctx.state.region ?? ''), keyKind: 'secret', claims: [] },
+    deps,
+    ctx,
+    version: { requested: (ctx.state.requestedVersion as string) ?? null, served: version },
+  });
+  ctx.status = result.status;
+  if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+  ctx.body = result.body;
+}

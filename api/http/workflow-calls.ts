@@ -1,0 +1,88 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { conflict, DomainError, invalidRequest } from '../../domain/errors';
+import { isDependencyDown } from './dependency-errors';
+
+/**
+ * How long the API waits for a workflow to answer an Update before it answers 503 (the worker or Temporal
+ * is down or overloaded; WORKFLOW_UPDATE_DEADLINE_MS). The longest Update is a payment attempt: a charge tried twice (15 s each) and one
+ * question by its idempotency key (10 s), so 45 s by default. A request that ran out of time may still be
+ * applied when the worker comes back (Temporal keeps an admitted Update): a retry then finds its effect
+ * (same idempotency key, or a 409 for a state that moved on), never a second one.
+ */
+export const DEFAULT_UPDATE_DEADLINE_MS = 45_000;
+/** Queries answer from the worker's cache; a few seconds without an answer means it is not there. */
+export const QUERY_DEADLINE_MS = 3_000;
+
+/** The workflow did not answer in time: 503 in the error shape, with Retry-After. */
+export const notAnswered = () =>
+  new DomainError('unavailable', 'service_unavailable', 'The payment service did not answer in time; retry the request (with the same idempotency key)');
+
+/** Runs a call to Temporal with a deadline on every gRPC request it makes. */
+export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: number, call: () => Promise<T>): Promise<T> {
+  try {
+    return await temporal.connection.withDeadline(Date.now() + ms, call);
+  } catch (err) {
+    if (err instanceof DomainError || err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw err;
+    if (isDeadlineExceeded(err) || isDependencyDown(err)) throw notAnswered();
+    throw err;
+  }
+}
+
+/**
+ * Runs a Workflow Update with a deadline and turns its rejections into domain errors. A validator's (or
+ * handler's) ApplicationFailure carries a type (`not_mutable`, `attempt_in_progress`, ...); a workflow that
+ * has already completed is no longer mutable either: `onClosed` says what that means here.
+ */
+export async function runUpdate<T>(
+  deps: { temporal: Pick<Client, 'connection'>; config: { WORKFLOW_UPDATE_DEADLINE_MS?: number } },
+  call: () => Promise<T>,
+  onClosed: () => DomainError | Promise<T>,
+): Promise<T> {
+  try {
+    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS ?? DEFAULT_UPDATE_DEADLINE_MS, call);
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause;
+      if (cause instanceof ApplicationFailure) throw failureToDomain(cause);
+      throw conflict('update_rejected', cause?.message ?? 'The request was rejected');
+    }
+    if (err instanceof WorkflowNotFoundError || isCompletedError(err)) {
+      const closed = onClosed();
+      if (closed instanceof DomainError) throw closed;
+      return closed;
+    }
+    throw err;
+  }
+}
+
+function failureToDomain(f: ApplicationFailure): DomainError {
+  switch (f.type) {
+    case 'not_mutable':
+      return conflict('payment_intent_unexpected_state', f.message);
+    case 'attempt_in_progress':
+      return conflict('attempt_in_progress', f.message);
+    case 'attempt_limit_reached':
+      return conflict('attempt_limit_reached', f.message);
+    case 'connector_not_allowed':
+      return invalidRequest('connector_not_allowed', f.message, 'connector');
+    case 'no_connector':
+      return invalidRequest('no_connector', f.message);
+    case 'invalid_amount':
+      return invalidRequest('parameter_invalid', f.message, 'amount');
+    default:
+      return conflict(f.type ?? 'update_rejected', f.message);
+  }
+}
+
+function isDeadlineExceeded(err: unknown, depth = 0): boolean {
+  if (depth > 4 || !err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown };
+  if (e.code === 4 || /DEADLINE_EXCEEDED|deadline exceeded/i.test(String(e.message ?? ''))) return true;
+  return isDeadlineExceeded(e.cause, depth + 1);
+}
+
+function isCompletedError(err: unknown): boolean {
+  const msg = (err as Error)?.message ?? '';
+  return /already completed|workflow execution already|not found/i.test(msg) && (err as { code?: number }).code !== 14;
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { DomainError, forbidden, unauthenticated } from '../../domain/errors';
+import { verifyApiKey } from '../http/auth';
+import { currencySchema, typedId } from '../http/common-schemas';
+import type { AppDeps } from '../deps';
+import { isClientSecretFor } from '../hosted/client-secret';
+import { listQuerySchema, paginate } from '../http/pagination';
+import {
+  attemptBody,
+  attemptResponse,
+  createBodyV202607,
+  createBodyV202608,
+  createResponse,
+  intentParams,
+  intentView as intentViewSchema,
+  listRow,
+} from './schemas';
+import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent, intentView, submitAttempt } from './service';
+import { route, type RouteDef } from '../http/route';
+import type { Context } from 'koa';
+
+const tags = ['Payment intents'];
+const errors = { 400: { description: 'Invalid request' }, 401: { description: 'Missing or invalid key' } };
+
+const listQuery = listQuerySchema('pi', {
+  status: z.enum(['pending', 'success', 'canceled']).optional(),
+  customer: typedId('cus').optional(),
+  currency: currencySchema.optional(),
+});
+
+export const paymentIntentRoutes: RouteDef[] = [
+  route({
+    method: 'post',
+    path: '/payment-intents',
+    versions: ['v202607'],
+    auth: 'secret',
+    summary: 'Create a payment intent',
+    tags,
+    body: createBodyV202607,
+    responses: {
+      201: { description: 'Created', schema: createResponse },
+      200: { description: 'Existing intent returned for this idempotency_key', schema: createResponse },
+      ...errors,
+    },
+    handler: async ({ body, auth, deps, version }) => createPaymentIntent(deps, auth, body, version.served ?? 'v202607'),
+  }),
+  route({
+    method: 'post',
+    path: '/payment-intents',
+    versions: ['v202608'],
+    auth: 'secret',
+    summary: 'Create a payment intent, optionally pinned to a payment form, orchestrator or connector',
+    tags,
+    body: createBodyV202608,
+    responses: {
+      201: { description: 'Created', schema: createResponse },
+      200: { description: 'Existing intent returned for this idempotency_key', schema: createResponse },
+      ...errors,
+    },
+    handler: async ({ body, auth, deps, version }) => createPaymentIntent(deps, auth, body, version.served ?? 'v202608'),
+  }),
+  route({
+    method: 'get',
+    path: '/payment-intents',
+    versions: ['v202607'],
+    auth: 'secret',
+    summary: 'List payment intents, newest first',
+    tags,
+    query: listQuery,
+    responses: { 200: { description: 'A page', schema: z.object({ data: z.array(listRow), has_more: z.boolean() }) }, ...errors },
+    handler: async ({ query, auth, deps }) => {
+      const { status, customer, currency, ...page } = query;
+      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
+      if (status) filter.status = status;
+      if (customer) filter.customer = customer;
+      if (currency) filter.currency = currency;
+      const { data, has_more } = await paginate(deps.mongo.c.paymentIntents, filter, page);
+      return {
+        status: 200,
+        body: {
+          data: data.map((r) => {
+            const v = intentView(r, deps);
+            return { payment_intent: v.payment_intent, status: v.status, amount: v.amount, currency: v.currency, ...(v.customer ? { customer: v.customer } : {}), created_at: v.created_at };
+          }),
+          has_more,
+        },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/payment-intents/:payment_intent',
+    versions: ['v202607'],
+    auth: 'secret',
+    summary: 'Retrieve a payment intent',
+    tags,
+    params: intentParams,
+    responses: { 200: { description: 'The intent', schema: intentViewSchema }, 404: { description: 'Unknown' }, ...errors },
+    handler: async ({ params, auth, deps }) => ({ status: 200, body: intentView(await getPaymentIntent(deps, auth.tenantId, params.payment_intent), deps) }),
+  }),
+  route({
+    method: 'post',
+    path: '/payment-intents/:payment_intent/cancel',
+    versions: ['v202607'],
+    auth: 'secret',
+    summary: 'Cancel a pending payment intent',
+    tags,
+    params: intentParams,
+    responses: {
+      200: { description: 'Canceled', schema: intentViewSchema },
+      404: { description: 'Unknown' },
+      409: { description: 'Not pending' },
+      ...errors,
+    },
+    handler: async ({ params, auth, deps }) => ({ status: 200, body: await cancelPaymentIntent(deps, auth.tenantId, params.payment_intent) }),
+  }),
+  route({
+    method: 'post',
+    path: '/payment-intents/:payment_intent/attempts',
+    versions: ['v202607'],
+    // Authenticated in the handler: a publishable key of the intent's tenant, or the intent's client secret.
+    auth: 'none',
+    summary: 'Submit a payment attempt (hosted page and embedded form; publishable key or client secret)',
+    tags,
+    params: intentParams,
+    body: attemptBody,
+    responses: {
+      200: { description: 'The attempt outcome', schema: attemptResponse },
+      404: { description: 'Unknown' },
+      409: { description: 'Not pending, or another attempt is in progress' },
+      ...errors,
+    },
+    handler: async ({ params, body, deps, ctx }) => {
+      const tenantId = await authenticateAttempt(ctx, deps, params.payment_intent);
+      const record = await getPaymentIntent(deps, tenantId, params.payment_intent);
+      return { status: 200, body: await submitAttempt(deps, record, body) };
+    },
+  }),
+];
+
+/** The tenant whose intent this caller may pay: by publishable key, or by that intent's client secret. */
+async function authenticateAttempt(ctx: Context, deps: AppDeps, intentId: string): Promise<string> {
+  const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
+  if (!m) throw unauthenticated('Send Authorization: Bearer <publishable key or client secret>');
+  const token = m[1]!;
+  if (token.startsWith('pics_')) {
+    if (!isClientSecretFor(intentId, token, deps.config.KEY_HASH_SECRET)) throw unauthenticated('Invalid client secret for this payment intent');
+    const r = await deps.mongo.c.paymentIntents.findOne({ _id: intentId }, { projection: { tenant_id: 1 } });
+    if (!r) throw new DomainError('not_found', 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
+    return r.tenant_id;
+  }
+  const key = await verifyApiKey(token, ctx.state.region as string, deps);
+  if (key.kind !== 'publishable') throw forbidden('publishable_key_required', 'Payment attempts are submitted with a publishable key or the client secret');
+  return key.tenant_id;
+}

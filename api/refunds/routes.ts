@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { currencySchema, typedId } from '../http/common-schemas';
+import { listQuerySchema, paginate } from '../http/pagination';
+import { refundCreateBody, refundCreateResponse, refundView as refundViewSchema } from './schemas';
+import { createRefund, getRefund, refundView } from './service';
+import { route, type RouteDef } from '../http/route';
+
+const tags = ['Refunds'];
+const versions = ['v202607'] as const;
+
+export const refundRoutes: RouteDef[] = [
+  route({
+    method: 'post',
+    path: '/refunds',
+    versions,
+    auth: 'secret',
+    summary: 'Refund a successful payment intent, fully or partly',
+    tags,
+    body: refundCreateBody,
+    responses: {
+      201: { description: 'New refund', schema: refundCreateResponse },
+      200: { description: 'Existing refund for this idempotency_key', schema: refundCreateResponse },
+      400: { description: 'REFUND_TX_MUST_BE_SUCCESSFUL, REFUND_CCY_MISMATCH or REFUND_RQST_AMT_GREATER_THAN_TX_AMT' },
+      404: { description: 'No such payment intent' },
+    },
+    handler: async ({ body, auth, deps }) => createRefund(deps, auth, body),
+  }),
+  route({
+    method: 'get',
+    path: '/refunds',
+    versions,
+    auth: 'secret',
+    summary: 'List refunds, newest first',
+    tags,
+    query: listQuerySchema('re', {
+      payment_intent: typedId('pi').optional(),
+      status: z.enum(['pending', 'success', 'canceled']).optional(),
+      currency: currencySchema.optional(),
+    }),
+    responses: { 200: { description: 'A page', schema: z.object({ data: z.array(refundViewSchema.omit({ gateway_transaction_id: true })), has_more: z.boolean() }) } },
+    handler: async ({ query, auth, deps }) => {
+      const { payment_intent, status, currency, ...page } = query;
+      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
+      if (payment_intent) filter.payment_intent = payment_intent;
+      if (status) filter.status = status;
+      if (currency) filter.currency = currency;
+      const { data, has_more } = await paginate(deps.mongo.c.refunds, filter, page);
+      return {
+        status: 200,
+        body: { data: data.map((r) => { const { gateway_transaction_id: _g, ...row } = refundView(r); return row; }), has_more },
+      };
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/refunds/:refund',
+    versions,
+    auth: 'secret',
+    summary: 'Retrieve a refund',
+    tags,
+    params: z.object({ refund: z.string() }).strict(),
+    responses: { 200: { description: 'The refund', schema: refundViewSchema }, 404: { description: 'Unknown' } },
+    handler: async ({ params, auth, deps }) => ({ status: 200, body: refundView(await getRefund(deps, auth.tenantId, params.refund)) }),
+  }),
+];

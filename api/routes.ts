@@ -1,0 +1,26 @@
+import type { RouteDef } from './http/route';
+import { adminRoutes } from './admin/routes';
+import { callbackRoutes } from './callbacks/routes';
+import { customerRoutes } from './customers/routes';
+import { eventRoutes } from './events/routes';
+import { healthRoutes } from './health/routes';
+import { hostedPageRoutes } from './hosted/routes';
+import { paymentIntentRoutes } from './payment-intents/routes';
+import { paymentMethodRoutes } from './payment-methods/routes';
+import { refundRoutes } from './refunds/routes';
+import { openApiRoutes } from './openapi/routes';
+
+export function allRoutes(): RouteDef[] {
+  const routes = [
+    ...healthRoutes,
+    ...adminRoutes,
+    ...paymentIntentRoutes,
+    ...customerRoutes,
+    ...paymentMethodRoutes,
+    ...refundRoutes,
+    ...eventRoutes,
+    ...hostedPageRoutes,
+    ...callbackRoutes,
+  ];
+  return [...routes, ...openApiRoutes(routes)];
+}

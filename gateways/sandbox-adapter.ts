@@ -1,0 +1,364 @@
+// Adapter for our gateway sandbox (sandbox/app.ts), over real HTTP like any other gateway. Declines and
+// rejections are data; a timeout, connection error or 5xx is thrown as a retryable failure (Temporal retries
+// the activity; the idempotency key makes the retry safe), a 4xx as a non-retryable one (retrying the same
+// bad request cannot help).
+
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import type {
+  ChargeOutcome,
+  ChargeRequest,
+  GatewayAdapter,
+  GatewayCallback,
+  PayoutOutcome,
+  PayoutRequest,
+  RecipientOutcome,
+  RecipientRequest,
+  RefundOutcome,
+  RefundRequest,
+} from './types';
+import { referenceFromCallbackUrl } from './callback-url';
+
+/** Failure types, for retry policies: the first is retried, the second is not. */
+export const GATEWAY_UNAVAILABLE = 'GatewayUnavailable';
+export const GATEWAY_REQUEST_REJECTED = 'GatewayRequestRejected';
+
+/** Callbacks signed longer ago than this (or this far in the future) are refused as replays. */
+export const CALLBACK_TOLERANCE_SECONDS = 5 * 60;
+const SIGNATURE_HEADER = 'sandbox-signature';
+
+export interface SandboxGatewayOptions {
+  baseUrl: string;
+  callbackSecret: string;
+  /** Per request, including reading the body. */
+  timeoutMs?: number;
+}
+
+// Response shapes: only what the adapter reads; extra fields are allowed so the sandbox can grow.
+const failureFields = {
+  failure_code: z.string().nullish(),
+  failure_message: z.string().nullish(),
+  reference: z.string().nullish(),
+  callback_url: z.string().nullish(),
+};
+const chargeSchema = z.object({
+  object: z.literal('charge'),
+  id: z.string(),
+  status: z.enum(['succeeded', 'declined', 'requires_action', 'pending']),
+  challenge_url: z.string().nullish(),
+  idempotency_key: z.string().nullish(),
+  ...failureFields,
+});
+const refundSchema = z.object({
+  object: z.literal('refund'),
+  id: z.string(),
+  status: z.enum(['pending', 'succeeded', 'rejected', 'canceled']),
+  ...failureFields,
+});
+const payoutSchema = z.object({
+  object: z.literal('payout'),
+  id: z.string(),
+  status: z.enum(['pending', 'succeeded', 'rejected', 'failed']),
+  ...failureFields,
+});
+const recipientSchema = z.object({
+  object: z.literal('recipient'),
+  id: z.string(),
+  status: z.enum(['registered', 'rejected']),
+  ...failureFields,
+});
+const callbackSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('charge'), data: chargeSchema }),
+  z.object({ kind: z.literal('refund'), data: refundSchema }),
+  z.object({ kind: z.literal('payout'), data: payoutSchema }),
+]);
+const errorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullish() }),
+});
+
+type ChargeJson = z.infer<typeof chargeSchema>;
+type RefundJson = z.infer<typeof refundSchema>;
+type PayoutJson = z.infer<typeof payoutSchema>;
+
+function failure(json: { failure_code?: string | null; failure_message?: string | null }, fallback: string) {
+  return { failureCode: json.failure_code ?? fallback, failureMessage: json.failure_message ?? fallback };
+}
+
+function toChargeOutcome(c: ChargeJson): ChargeOutcome {
+  switch (c.status) {
+    case 'succeeded':
+      return { status: 'succeeded', chargeId: c.id };
+    case 'pending':
+      return { status: 'pending', chargeId: c.id };
+    case 'declined':
+      return { status: 'declined', chargeId: c.id, ...failure(c, 'card_declined') };
+    case 'requires_action':
+      if (!c.challenge_url) throw unavailable(`sandbox charge ${c.id} requires action without a challenge_url`);
+      return { status: 'requires_action', chargeId: c.id, challengeUrl: c.challenge_url };
+  }
+}
+
+function toRefundOutcome(r: RefundJson): RefundOutcome {
+  switch (r.status) {
+    case 'succeeded':
+      return { status: 'succeeded', refundId: r.id };
+    case 'pending':
+      return { status: 'pending', refundId: r.id };
+    case 'rejected':
+      return { status: 'rejected', refundId: r.id, ...failure(r, 'refund_rejected') };
+    case 'canceled':
+      return { status: 'canceled', refundId: r.id };
+  }
+}
+
+function toPayoutOutcome(p: PayoutJson): PayoutOutcome {
+  switch (p.status) {
+    case 'succeeded':
+      return { status: 'succeeded', payoutId: p.id };
+    case 'pending':
+      return { status: 'pending', payoutId: p.id };
+    case 'rejected':
+      return { status: 'rejected', payoutId: p.id, ...failure(p, 'payout_rejected') };
+    case 'failed':
+      return { status: 'failed', payoutId: p.id, ...failure(p, 'processing_error') };
+  }
+}
+
+function unavailable(message: string, cause?: Error): ApplicationFailure {
+  return ApplicationFailure.create({ type: GATEWAY_UNAVAILABLE, message, nonRetryable: false, cause });
+}
+
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}
+
+/** Drops empty optional strings (blank form fields) so the gateway sees them as absent. */
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+export class SandboxGateway implements GatewayAdapter {
+  readonly name = 'sandbox';
+  private readonly baseUrl: string;
+  private readonly callbackSecret: string;
+  private readonly timeoutMs: number;
+
+  constructor({ baseUrl, callbackSecret, timeoutMs = 10_000 }: SandboxGatewayOptions) {
+    if (!callbackSecret) throw new Error('SandboxGateway: callbackSecret is required');
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.callbackSecret = callbackSecret;
+    this.timeoutMs = timeoutMs;
+  }
+
+  async charge(req: ChargeRequest): Promise<ChargeOutcome> {
+    const json = await this.call('POST', '/v1/charges', {
+      idempotency_key: req.idempotencyKey,
+      token: req.token,
+      amount: req.amount,
+      currency: req.currency,
+      callback_url: req.callbackUrl,
+      return_url: req.returnUrl,
+      merchant_initiated: req.merchantInitiated,
+      reference: req.reference ?? referenceFromCallbackUrl(req.callbackUrl),
+    });
+    return toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
+  }
+
+  async chargeStatus(chargeId: string): Promise<ChargeOutcome> {
+    const json = await this.call('GET', `/v1/charges/${encodeURIComponent(chargeId)}`);
+    return toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
+  }
+
+  async findCharge(idempotencyKey: string): Promise<ChargeOutcome | null> {
+    const json = await this.call('GET', `/v1/charges?idempotency_key=${encodeURIComponent(idempotencyKey)}`, undefined, { notFoundIsNull: true });
+    return json === null ? null : toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
+  }
+
+  async findRefund(idempotencyKey: string): Promise<RefundOutcome | null> {
+    const json = await this.call('GET', `/v1/refunds?idempotency_key=${encodeURIComponent(idempotencyKey)}`, undefined, { notFoundIsNull: true });
+    return json === null ? null : toRefundOutcome(this.parse(refundSchema, json, 'refund'));
+  }
+
+  async cancelRefund(idempotencyKey: string): Promise<RefundOutcome> {
+    const json = await this.call('POST', '/v1/refunds/cancel', { idempotency_key: idempotencyKey });
+    return toRefundOutcome(this.parse(refundSchema, json, 'refund'));
+  }
+
+  async refund(req: RefundRequest): Promise<RefundOutcome> {
+    const json = await this.call('POST', '/v1/refunds', {
+      idempotency_key: req.idempotencyKey,
+      charge_id: req.chargeId,
+      amount: req.amount,
+      currency: req.currency,
+      callback_url: req.callbackUrl,
+      reference: req.reference ?? referenceFromCallbackUrl(req.callbackUrl),
+    });
+    return toRefundOutcome(this.parse(refundSchema, json, 'refund'));
+  }
+
+  async refundStatus(refundId: string): Promise<RefundOutcome> {
+    const json = await this.call('GET', `/v1/refunds/${encodeURIComponent(refundId)}`);
+    return toRefundOutcome(this.parse(refundSchema, json, 'refund'));
+  }
+
+  async registerRecipient(req: RecipientRequest): Promise<RecipientOutcome> {
+    const json = await this.call('POST', '/v1/recipients', {
+      idempotency_key: req.idempotencyKey,
+      recipient_type: req.recipientType,
+      bank_account_number: present(req.bankAccountNumber),
+      bank_account_name: present(req.bankAccountName),
+      bank_code: present(req.bankCode),
+      mobile_money_number: present(req.mobileMoneyNumber),
+      mobile_money_provider: present(req.mobileMoneyProvider),
+      name: present(req.name),
+    });
+    const r = this.parse(recipientSchema, json, 'recipient');
+    return r.status === 'registered'
+      ? { status: 'registered', gatewayRecipientId: r.id }
+      : { status: 'rejected', ...failure(r, 'recipient_rejected') };
+  }
+
+  async payout(req: PayoutRequest): Promise<PayoutOutcome> {
+    // The gateway takes exactly one destination; a registered recipient wins over inline details.
+    const destination = req.gatewayRecipientId
+      ? { recipient_id: req.gatewayRecipientId }
+      : req.bankAccountNumber
+        ? { bank_account_number: req.bankAccountNumber }
+        : { mobile_money_number: req.mobileMoneyNumber };
+    const json = await this.call('POST', '/v1/payouts', {
+      idempotency_key: req.idempotencyKey,
+      amount: req.amount,
+      currency: req.currency,
+      ...destination,
+      narration: present(req.narration),
+      callback_url: req.callbackUrl,
+      reference: req.reference ?? referenceFromCallbackUrl(req.callbackUrl),
+    });
+    return toPayoutOutcome(this.parse(payoutSchema, json, 'payout'));
+  }
+
+  async payoutStatus(payoutId: string): Promise<PayoutOutcome> {
+    const json = await this.call('GET', `/v1/payouts/${encodeURIComponent(payoutId)}`);
+    return toPayoutOutcome(this.parse(payoutSchema, json, 'payout'));
+  }
+
+  parseCallback(headers: Record<string, string | string[] | undefined>, rawBody: string): GatewayCallback | null {
+    const signature = headerValue(headers, SIGNATURE_HEADER);
+    if (!signature || !this.signatureValid(signature, rawBody)) return null;
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      return null;
+    }
+    const parsed = callbackSchema.safeParse(body);
+    if (!parsed.success) return null;
+    const { data } = parsed.data;
+    const reference = data.reference ?? referenceFromCallbackUrl(data.callback_url);
+    if (!reference) return null; // nothing to route it to
+    try {
+      switch (parsed.data.kind) {
+        case 'charge':
+          return {
+            kind: 'charge',
+            reference,
+            chargeId: parsed.data.data.id,
+            ...(parsed.data.data.idempotency_key ? { idempotencyKey: parsed.data.data.idempotency_key } : {}),
+            outcome: toChargeOutcome(parsed.data.data),
+          };
+        case 'refund':
+          return { kind: 'refund', reference, refundId: parsed.data.data.id, outcome: toRefundOutcome(parsed.data.data) };
+        case 'payout':
+          return { kind: 'payout', reference, payoutId: parsed.data.data.id, outcome: toPayoutOutcome(parsed.data.data) };
+      }
+    } catch {
+      return null; // e.g. requires_action without a challenge URL: not an outcome we can act on
+    }
+  }
+
+  /** `t=<unix>,v1=<hex hmac-sha256 of "<t>.<body>">`; several v1 entries are allowed (secret rotation). */
+  private signatureValid(header: string, rawBody: string): boolean {
+    let timestamp: string | undefined;
+    const candidates: string[] = [];
+    for (const part of header.split(',')) {
+      const eq = part.indexOf('=');
+      if (eq < 0) continue;
+      const key = part.slice(0, eq).trim();
+      const value = part.slice(eq + 1).trim();
+      if (key === 't') timestamp = value;
+      else if (key === 'v1') candidates.push(value);
+    }
+    if (!timestamp || !/^\d{1,12}$/.test(timestamp) || candidates.length === 0) return false;
+    const ageSeconds = Math.floor(Date.now() / 1000) - Number(timestamp);
+    if (Math.abs(ageSeconds) > CALLBACK_TOLERANCE_SECONDS) return false;
+    const expected = createHmac('sha256', this.callbackSecret).update(`${timestamp}.${rawBody}`).digest();
+    let valid = false;
+    for (const candidate of candidates) {
+      if (!/^[0-9a-f]{64}$/i.test(candidate)) continue;
+      // Constant-time comparison; lengths are equal by the format check above.
+      if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) valid = true;
+    }
+    return valid;
+  }
+
+  private parse<S extends z.ZodType>(schema: S, json: unknown, what: string): z.output<S> {
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw unavailable(`sandbox answered an unexpected ${what} body: ${parsed.error.issues[0]?.message ?? ''}`);
+    }
+    return parsed.data;
+  }
+
+  private async call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>, opts: { notFoundIsNull?: boolean } = {}): Promise<unknown> {
+    const what = `sandbox ${method} ${path}`;
+    let status: number;
+    let text: string;
+    try {
+      const res = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      const e = err as Error;
+      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+        throw unavailable(`${what} timed out after ${this.timeoutMs} ms`, e);
+      }
+      const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+      throw unavailable(`${what} failed: ${cause?.code ?? cause?.message ?? e.message}`, e);
+    }
+    if (status >= 200 && status < 300) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw unavailable(`${what} answered ${status} with a body that is not JSON`);
+      }
+    }
+    if (status === 404 && opts.notFoundIsNull) return null;
+    const error = (() => {
+      try {
+        const parsed = errorBodySchema.safeParse(JSON.parse(text));
+        return parsed.success ? parsed.data.error : undefined;
+      } catch {
+        return undefined;
+      }
+    })();
+    const detail = error ? `${error.code}: ${error.message}` : text.slice(0, 200);
+    if (status >= 500 || status === 408 || status === 429) {
+      throw unavailable(`${what} answered ${status} (${detail})`);
+    }
+    throw ApplicationFailure.create({
+      type: GATEWAY_REQUEST_REJECTED,
+      message: `${what} answered ${status} (${detail})`,
+      nonRetryable: true,
+      details: [{ status, code: error?.code ?? null, param: error?.param ?? null }],
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { getWorkflowBundle } from './env';
+
+// Histories recorded from earlier code replay against the current code without non-determinism: the
+// workflows running in production when a new worker is deployed keep working.
+
+const dir = path.join(__dirname, 'histories');
+const recorded = readdirSync(dir).filter((f) => f.endsWith('.bin'));
+
+test('there are recorded histories of both money workflows', () => {
+  expect(recorded.some((f) => f.startsWith('payment-intent-'))).toBe(true);
+  expect(recorded.some((f) => f.startsWith('refund-'))).toBe(true);
+});
+
+test.each(recorded)('%s replays against the current code', async (file) => {
+  const history = temporal.api.history.v1.History.decode(readFileSync(path.join(dir, file)));
+  await Worker.runReplayHistory({ workflowBundle: getWorkflowBundle() }, history, file);
+});

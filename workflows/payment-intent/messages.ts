@@ -1,0 +1,139 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { IntentStatus } from '../../domain/payment-intent';
+import type { ChargeOutcome } from '../../gateways/types';
+import type { EndpointRef } from '../events';
+
+// Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
+// Queries. The API and tests import this module; it pulls in no Node or I/O module.
+
+export const PAYMENT_INTENT_WORKFLOW = 'paymentIntentWorkflow';
+
+export interface PaymentIntentInput {
+  id: string;
+  tenantId: string;
+  region: string;
+  amount: number;
+  currency: string;
+  customer: string | null;
+  metadata: Record<string, string>;
+  webhooks: EndpointRef[];
+  connectors: string[];
+  returnUrl: string | null;
+  createdAt: string; // ISO
+  expiresAt: string; // ISO
+  /** Older runs carried where gateways post outcomes; the gateway activities build it now. */
+  callbackUrl?: string;
+  /** Where the hosted page lives (3DS challenges return there). */
+  hostedPageUrl: string;
+  webhookTaskQueue: string;
+  /** Attempts a customer may make before the intent refuses more (card-testing brake). Default 20. */
+  maxAttempts?: number;
+  /** Carried across continue-as-new (and into a run reopened for a refund after the workflow closed). */
+  carried?: CarriedState;
+}
+
+/** An attempt as it crosses continue-as-new. */
+export interface CarriedAttempt {
+  number: number;
+  phase: AttemptPhase;
+  connector: string;
+  chargeId: string | null;
+  idempotencyKey: string;
+  saveMethod: boolean;
+  checks: number;
+}
+
+export interface CarriedState {
+  status: IntentStatus;
+  version: number;
+  paid: { amount: number; currency: string; connector: string; chargeId: string } | null;
+  reserved: Record<string, number>;
+  /** Refund idempotency keys and their refunds. Older runs carried a plain object; newer ones carry pairs. */
+  refundKeys: Record<string, string> | [string, string][];
+  refundStarted: string[];
+  refundSettled: string[];
+  /** Refunds canceled at their SLA that the gateway executed after all (taken back out of the balance). */
+  lateRefunds?: string[];
+  /** Charges no longer waited on whose late capture must still be refunded (older runs: no key). */
+  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string }[];
+  /** While pending: the open attempt, the attempts made, the last failure and unanswered callback hints. */
+  pending?: { attempt: CarriedAttempt | null; attemptsMade: number; lastFailureCode: string | null; hints: [string, string][] };
+  /** Until when the attempts in lateCharges are watched. */
+  lateWatchUntil?: string;
+  /** When the workflow may close once nothing is open any more (refund window; shorter for a reopened run). */
+  closeAt?: string;
+  succeededAt: string | null;
+  canceledAt: string | null;
+  cancellationReason: 'requested' | 'expired' | null;
+  amountRefunded: number;
+}
+
+export interface IntentView {
+  payment_intent: string;
+  status: IntentStatus;
+  amount: number;
+  currency: string;
+  url: string;
+  expires_at: string;
+  customer?: string;
+  created_at: string;
+}
+
+export interface IntentState extends IntentView {
+  version: number;
+  attempt: { number: number; phase: AttemptPhase; connector: string } | null;
+  attempts: number;
+  amount_paid: number;
+  amount_refunded: number;
+  refundable_amount_left: number;
+  refunds_pending: string[];
+}
+
+/**
+ * `charging`: the charge call is on the wire. `unknown`: it ended without an answer; the gateway is asked by
+ * the attempt's idempotency key until it says. `awaiting_action` (3DS) and `awaiting_callback` (async): the
+ * gateway has the charge and will finish it.
+ */
+export type AttemptPhase = 'charging' | 'unknown' | 'awaiting_action' | 'awaiting_callback';
+
+export interface AttemptInput {
+  token: string;
+  connector?: string;
+  save_payment_method?: boolean;
+}
+
+export interface AttemptResult {
+  payment_intent: string;
+  status: 'success' | 'pending' | 'requires_action' | 'failed';
+  next_action?: { type: 'redirect_to_url'; url: string };
+  failure_code?: string;
+  payment_method_uuid?: string;
+}
+
+export interface RefundAdmissionInput {
+  amount: number;
+  currency: string;
+  idempotencyKey: string | null;
+  webhooks: EndpointRef[];
+  slaSeconds: number;
+  /** Older API processes sent it; the gateway activities build callback URLs now. */
+  callbackBaseUrl?: string;
+}
+
+export type RefundAdmission =
+  | { ok: true; refund: string; created: boolean; refundable_amount_left: number }
+  | { ok: false; code: string; message: string };
+
+export const cancelUpdate = defineUpdate<IntentView, []>('cancel');
+
+export const attemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('attempt');
+
+export const admitRefundUpdate = defineUpdate<RefundAdmission, [RefundAdmissionInput]>('admitRefund');
+
+/** A gateway callback about a charge: a hint that makes the workflow ask the gateway, never a verdict. */
+export const chargeOutcomeSignal = defineSignal<[{ chargeId: string; idempotencyKey?: string; outcome: ChargeOutcome }]>('chargeOutcome');
+
+/** A refund the payment started has settled: `success` spends its reservation, `canceled` releases it. */
+export const refundSettledSignal = defineSignal<[{ refundId: string; status: 'success' | 'canceled' | 'late_success'; amount?: number }]>('refundSettled');
+
+export const intentStateQuery = defineQuery<IntentState>('state');

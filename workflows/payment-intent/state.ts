@@ -1,0 +1,373 @@
+import type { ChargeOutcome } from '../../gateways/types';
+import type { IntentStatus } from '../../domain/payment-intent';
+import { formatMoney } from '../../domain/money';
+import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
+import type { AttemptInput, AttemptResult, CarriedAttempt, CarriedState, IntentState, IntentView, PaymentIntentInput } from './messages';
+
+// The payment intent's state and its rules, as plain code: what an attempt, a gateway's word, a refund or a
+// cancel does to it. No Temporal API and no I/O here, so it is tested directly; the workflow (workflow.ts)
+// registers the handlers, runs the loop and performs the effects these decisions name.
+
+/** After a deadline passes, how long an attempt we let go is watched for a late capture to give back. */
+export const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
+/** How long a successful payment's workflow stays open to own its refundable balance. */
+export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
+export const DEFAULT_MAX_ATTEMPTS = 20;
+/** A flood of forged callbacks stays bounded. */
+const MAX_HINTS = 50;
+
+export type Attempt = CarriedAttempt;
+
+/** The gateway's answer about a charge: an outcome, or `not_found` (it has none). */
+export type GatewayWord = ChargeOutcome | 'not_found';
+
+/** What a gateway's word about an attempt means; the workflow performs it. */
+export type Resolution =
+  | { kind: 'succeed'; chargeId: string }
+  | { kind: 'fail'; failureCode: string }
+  | { kind: 'open'; result: AttemptResult }
+  /** A capture that matches no live attempt: refund it. */
+  | { kind: 'void'; chargeId: string }
+  | { kind: 'nothing' };
+
+export type Refusal = { type: string; message: string };
+
+export class PaymentIntentState {
+  status: IntentStatus;
+  paid: CarriedState['paid'];
+  balance: RefundBalance | null;
+  /** Keys come from merchants: a Map, so `constructor` or `__proto__` is a key like any other. */
+  readonly refundKeys: Map<string, string>;
+  amountRefunded: number;
+  succeededAt: string | null;
+  canceledAt: string | null;
+  cancellationReason: CarriedState['cancellationReason'];
+  attempt: Attempt | null;
+  attemptsMade: number;
+  lastFailureCode: string | null;
+  /** Attempts no longer waited on (abandoned, superseded, cut off, given up as never made), by key. */
+  readonly lateAttempts: Map<string, Attempt>;
+  /** Callback hints: charge ids and keys the gateway said something about, and what it claimed. */
+  readonly hints: Map<string, string>;
+  lateWatchUntil: number;
+  readonly voided = new Set<string>();
+  readonly startedRefunds: Set<string>;
+  readonly settledRefunds: Set<string>;
+  /** Refunds canceled at their SLA that the gateway executed after all (older refund runs only). */
+  readonly lateRefunds: Set<string>;
+  closeAt: number;
+  readonly expiresAt: number;
+  readonly lifetimeMs: number;
+  readonly maxAttempts: number;
+
+  constructor(
+    private readonly input: PaymentIntentInput,
+    now: number,
+  ) {
+    const c: CarriedState = input.carried ?? {
+      status: 'pending',
+      version: 0,
+      paid: null,
+      reserved: {},
+      refundKeys: [],
+      refundStarted: [],
+      refundSettled: [],
+      succeededAt: null,
+      canceledAt: null,
+      cancellationReason: null,
+      amountRefunded: 0,
+    };
+    this.status = c.status;
+    this.paid = c.paid;
+    this.balance = c.paid ? { paid: c.paid.amount, currency: c.paid.currency, reserved: c.reserved } : null;
+    this.refundKeys = new Map(Array.isArray(c.refundKeys) ? c.refundKeys : Object.entries(c.refundKeys));
+    this.amountRefunded = c.amountRefunded;
+    this.succeededAt = c.succeededAt;
+    this.canceledAt = c.canceledAt;
+    this.cancellationReason = c.cancellationReason;
+    this.attempt = c.pending?.attempt ?? null;
+    this.attemptsMade = c.pending?.attemptsMade ?? 0;
+    this.lastFailureCode = c.pending?.lastFailureCode ?? null;
+    this.lateAttempts = new Map(
+      (c.lateCharges ?? []).map((l) => {
+        const key = l.idempotencyKey ?? `${input.id}:attempt:${l.number}`;
+        return [key, { number: l.number, phase: 'awaiting_callback', connector: l.connector, chargeId: l.chargeId, idempotencyKey: key, saveMethod: false, checks: 0 }];
+      }),
+    );
+    this.hints = new Map(c.pending?.hints ?? []);
+    this.lateWatchUntil = c.lateWatchUntil ? new Date(c.lateWatchUntil).getTime() : now + LATE_OUTCOME_GRACE_MS;
+    this.startedRefunds = new Set(c.refundStarted);
+    this.settledRefunds = new Set(c.refundSettled);
+    this.lateRefunds = new Set(c.lateRefunds ?? []);
+    this.closeAt = c.closeAt ? new Date(c.closeAt).getTime() : c.succeededAt ? new Date(c.succeededAt).getTime() + REFUND_WINDOW_MS : 0;
+    this.expiresAt = new Date(input.expiresAt).getTime();
+    this.lifetimeMs = this.expiresAt - new Date(input.createdAt).getTime();
+    this.maxAttempts = input.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
+  // ---- views ------------------------------------------------------------------------------------------
+
+  view(): IntentView {
+    const i = this.input;
+    return {
+      payment_intent: i.id,
+      status: this.status,
+      amount: i.amount,
+      currency: i.currency,
+      url: i.hostedPageUrl,
+      expires_at: i.expiresAt,
+      ...(i.customer ? { customer: i.customer } : {}),
+      created_at: i.createdAt,
+    };
+  }
+
+  /** What the record in MongoDB holds (the writer adds the version). */
+  record(now: string) {
+    return {
+      id: this.input.id,
+      status: this.status,
+      succeeded_at: this.succeededAt,
+      canceled_at: this.canceledAt,
+      cancellation_reason: this.cancellationReason,
+      amount_paid: this.paid?.amount ?? 0,
+      amount_refunded: this.amountRefunded,
+      connector_used: this.paid?.connector ?? this.attempt?.connector ?? null,
+      gateway_charge_id: this.paid?.chargeId ?? null,
+      last_failure_code: this.lastFailureCode,
+      updated_at: now,
+    };
+  }
+
+  snapshot(version: number): IntentState {
+    return {
+      ...this.view(),
+      version,
+      attempt: this.attempt ? { number: this.attempt.number, phase: this.attempt.phase, connector: this.attempt.connector } : null,
+      attempts: this.attemptsMade,
+      amount_paid: this.paid?.amount ?? 0,
+      amount_refunded: this.amountRefunded,
+      refundable_amount_left: this.balance ? refundableLeft(this.balance) : 0,
+      refunds_pending: this.unsettledRefunds(),
+    };
+  }
+
+  /** The summary line operators read in the Temporal UI. */
+  summary(): string {
+    const i = this.input;
+    const a = this.attempt;
+    return (
+      `**${formatMoney(i.amount, i.currency)}** · ${this.status}` +
+      (a ? ` · attempt ${a.number} ${a.phase}` : '') +
+      `\n\ntenant ${i.tenantId}${i.customer ? ` · customer ${i.customer}` : ''} · expires ${i.expiresAt}` +
+      (this.paid ? `\n\nrefunded ${formatMoney(this.amountRefunded, i.currency)}, left ${formatMoney(refundableLeft(this.balance!), i.currency)}` : '') +
+      (this.lateAttempts.size ? `\n\nwatching ${this.lateAttempts.size} abandoned charge(s) for a late capture` : '') +
+      (this.voided.size ? `\n\nrefunded ${this.voided.size} capture(s) that matched no live attempt` : '')
+    );
+  }
+
+  /** What continue-as-new carries (and a reopened run starts from). */
+  carry(version: number): CarriedState {
+    return {
+      status: this.status,
+      version,
+      paid: this.paid,
+      reserved: this.balance?.reserved ?? {},
+      refundKeys: [...this.refundKeys],
+      refundStarted: [...this.startedRefunds],
+      refundSettled: [...this.settledRefunds],
+      lateRefunds: [...this.lateRefunds],
+      lateCharges: [...this.lateAttempts.values()].map((a) => ({ chargeId: a.chargeId, connector: a.connector, number: a.number, idempotencyKey: a.idempotencyKey })),
+      ...(this.status === 'pending'
+        ? { pending: { attempt: this.attempt, attemptsMade: this.attemptsMade, lastFailureCode: this.lastFailureCode, hints: [...this.hints] } }
+        : {}),
+      ...(this.lateAttempts.size ? { lateWatchUntil: new Date(this.lateWatchUntil).toISOString() } : {}),
+      ...(this.closeAt ? { closeAt: new Date(this.closeAt).toISOString() } : {}),
+      succeededAt: this.succeededAt,
+      canceledAt: this.canceledAt,
+      cancellationReason: this.cancellationReason,
+      amountRefunded: this.amountRefunded,
+    };
+  }
+
+  // ---- attempts ---------------------------------------------------------------------------------------
+
+  /** Why a new attempt is refused now, if it is (the Update's validator). */
+  attemptRefusal(req: AttemptInput, now: number): Refusal | null {
+    if (this.status !== 'pending') return { type: 'not_mutable', message: `This payment intent is ${this.status}` };
+    if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
+    // A 3DS challenge the customer walked away from must not lock the intent: a new attempt replaces it.
+    // A charge on the wire, one whose outcome is being reconciled, or an async one decides first.
+    const a = this.attempt;
+    if (a && a.phase !== 'awaiting_action')
+      return {
+        type: 'attempt_in_progress',
+        message: a.phase === 'unknown' ? 'The previous payment attempt is being checked with the gateway; retry shortly' : 'Another payment attempt is in progress',
+      };
+    if (this.attemptsMade >= this.maxAttempts)
+      return { type: 'attempt_limit_reached', message: `This payment intent has reached its limit of ${this.maxAttempts} payment attempts` };
+    if (req.connector && !this.input.connectors.includes(req.connector))
+      return { type: 'connector_not_allowed', message: 'This connector cannot be used for this payment intent' };
+    if (this.input.connectors.length === 0) return { type: 'no_connector', message: 'The merchant has no live connector' };
+    return null;
+  }
+
+  /** A new attempt replaces any open one (which is let go: a late capture of it is refunded). */
+  startAttempt(req: AttemptInput, now: number): Attempt {
+    this.attemptsMade += 1;
+    if (this.attempt) this.letGo(this.attempt, now);
+    const a: Attempt = {
+      number: this.attemptsMade,
+      phase: 'charging',
+      connector: req.connector ?? this.input.connectors[0]!,
+      chargeId: null,
+      idempotencyKey: `${this.input.id}:attempt:${this.attemptsMade}`,
+      saveMethod: req.save_payment_method === true,
+      checks: 0,
+    };
+    this.attempt = a;
+    return a;
+  }
+
+  /** The attempt stops being waited on; it is watched for a late capture until the grace period ends. */
+  letGo(a: Attempt, now: number): void {
+    if (this.attempt === a) this.attempt = null;
+    a.checks = 0;
+    this.lateWatchUntil = this.lateAttempts.size === 0 ? now + LATE_OUTCOME_GRACE_MS : Math.max(this.lateWatchUntil, now + LATE_OUTCOME_GRACE_MS);
+    this.lateAttempts.set(a.idempotencyKey, a);
+  }
+
+  /**
+   * What a gateway's word about an attempt means. Only the open attempt of a pending intent can pay it; a
+   * capture of anything else (a superseded challenge, an attempt given up on, a second capture) is refunded.
+   * A word about an attempt already settled changes nothing. Bookkeeping is done here; effects are not.
+   */
+  resolve(a: Attempt, word: GatewayWord, now: number): Resolution {
+    if (this.attempt === a && this.status === 'pending') {
+      if (word === 'not_found') {
+        // The gateway never took this charge. Its key is watched: a request held up in the network may
+        // still arrive, and its capture would then be refunded.
+        this.letGo(a, now);
+        return { kind: 'fail', failureCode: 'processing_error' };
+      }
+      switch (word.status) {
+        case 'succeeded':
+          return { kind: 'succeed', chargeId: word.chargeId };
+        case 'declined':
+          return { kind: 'fail', failureCode: word.failureCode };
+        case 'requires_action':
+          a.phase = 'awaiting_action';
+          a.chargeId = word.chargeId;
+          return { kind: 'open', result: { payment_intent: this.input.id, status: 'requires_action', next_action: { type: 'redirect_to_url', url: word.challengeUrl } } };
+        case 'pending':
+          a.phase = 'awaiting_callback';
+          a.chargeId = word.chargeId;
+          return { kind: 'open', result: { payment_intent: this.input.id, status: 'pending' } };
+      }
+    }
+    if (word === 'not_found') return { kind: 'nothing' };
+    if (this.attempt === a) this.attempt = null; // a final intent has no open attempt
+    if (word.status === 'succeeded') {
+      this.lateAttempts.delete(a.idempotencyKey);
+      if (this.paid?.chargeId === word.chargeId || this.voided.has(word.chargeId)) return { kind: 'nothing' };
+      this.voided.add(word.chargeId);
+      return { kind: 'void', chargeId: word.chargeId };
+    }
+    if (word.status === 'declined') this.lateAttempts.delete(a.idempotencyKey);
+    else if (word.chargeId) a.chargeId = word.chargeId;
+    return { kind: 'nothing' };
+  }
+
+  /** The open attempt captured: the intent is paid and its balance opens. */
+  succeed(a: Attempt, chargeId: string, now: number): void {
+    this.attempt = null;
+    this.paid = { amount: this.input.amount, currency: this.input.currency, connector: a.connector, chargeId };
+    this.balance = { paid: this.input.amount, currency: this.input.currency, reserved: {} };
+    this.succeededAt = new Date(now).toISOString();
+    this.closeAt = now + REFUND_WINDOW_MS;
+  }
+
+  failAttempt(a: Attempt, failureCode: string): void {
+    if (this.attempt === a) this.attempt = null;
+    this.lastFailureCode = failureCode;
+  }
+
+  cancel(reason: 'requested' | 'expired', now: number): void {
+    if (this.attempt) this.letGo(this.attempt, now);
+    this.canceledAt = new Date(now).toISOString();
+    this.cancellationReason = reason;
+  }
+
+  // ---- callback hints ---------------------------------------------------------------------------------
+
+  hint(chargeId: string, idempotencyKey: string | undefined, claimed: string): void {
+    if (this.hints.size >= MAX_HINTS) this.hints.delete(this.hints.keys().next().value!);
+    this.hints.set(chargeId, claimed);
+    if (idempotencyKey) this.hints.set(idempotencyKey, claimed);
+  }
+
+  isHinted(a: Attempt): boolean {
+    return this.hints.has(a.idempotencyKey) || (a.chargeId !== null && this.hints.has(a.chargeId));
+  }
+
+  /** Clears an attempt's hints and says what they claimed (to compare with the gateway's own word). */
+  takeClaim(a: Attempt): string | undefined {
+    const claimed = this.hints.get(a.idempotencyKey) ?? (a.chargeId !== null ? this.hints.get(a.chargeId) : undefined);
+    this.hints.delete(a.idempotencyKey);
+    if (a.chargeId) this.hints.delete(a.chargeId);
+    return claimed;
+  }
+
+  // ---- refunds ----------------------------------------------------------------------------------------
+
+  knownRefund(idempotencyKey: string | null): string | undefined {
+    return idempotencyKey !== null ? this.refundKeys.get(idempotencyKey) : undefined;
+  }
+
+  /** Checks and reserves, or says why not. Called before the Update handler's first await. */
+  admitRefund(refundId: string, req: { amount: number; currency: string; idempotencyKey: string | null }): { ok: true; left: number } | { ok: false; code: RefundRejection; message: string } {
+    const decision = admit(this.status === 'success' ? this.balance : null, { refundId, amount: req.amount, currency: req.currency });
+    if (!decision.ok) return decision;
+    this.balance = decision.balance;
+    if (req.idempotencyKey !== null) this.refundKeys.set(req.idempotencyKey, refundId);
+    return { ok: true, left: decision.left };
+  }
+
+  /** A refund that could not be started gives its reservation and key back. */
+  undoAdmission(refundId: string, idempotencyKey: string | null): void {
+    this.balance = release(this.balance!, refundId);
+    if (idempotencyKey !== null) this.refundKeys.delete(idempotencyKey);
+  }
+
+  /** A refund's end, told by its workflow. Returns whether anything changed (and an overdraft to alert). */
+  settleRefund(refundId: string, word: 'success' | 'canceled' | 'late_success', amount: number | undefined): { changed: boolean; overdrawnBy?: number } {
+    if (!this.balance) return { changed: false };
+    if (word === 'late_success') {
+      // A refund canceled at its SLA that the gateway executed after all: the money left, so the balance
+      // takes it back out, once.
+      if (this.lateRefunds.has(refundId) || refundId in this.balance.reserved || amount === undefined) return { changed: false };
+      this.lateRefunds.add(refundId);
+      this.balance = restore(this.balance, refundId, amount);
+      this.amountRefunded += amount;
+      const left = refundableLeft(this.balance);
+      return left < 0 ? { changed: true, overdrawnBy: -left } : { changed: true };
+    }
+    if (!(refundId in this.balance.reserved) || this.settledRefunds.has(refundId)) return { changed: false }; // a repeated or late word
+    this.settledRefunds.add(refundId);
+    if (word === 'canceled') this.balance = release(this.balance, refundId);
+    else this.amountRefunded += this.balance.reserved[refundId]!;
+    return { changed: true };
+  }
+
+  unsettledRefunds(): string[] {
+    return this.balance ? Object.keys(this.balance.reserved).filter((id) => !this.settledRefunds.has(id)) : [];
+  }
+
+  refundableLeft(): number {
+    return this.balance ? refundableLeft(this.balance) : 0;
+  }
+
+  /** A paid intent's workflow may close: its window is over and nothing it started is open. */
+  mayClose(now: number): boolean {
+    return now >= this.closeAt && this.unsettledRefunds().length === 0 && this.lateAttempts.size === 0;
+  }
+}
