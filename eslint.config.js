@@ -115,10 +115,25 @@ module.exports = defineConfig(
       files: ['platform/**/*.ts'],
       patterns: [{ group: ['**/api', '**/api/**', '**/activities', '**/activities/**', '**/workflows', '**/workflows/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**'], message: 'platform/ is shared infrastructure: it imports nothing above it.' }],
     },
+    {
+      files: ['data/**/*.ts'],
+      patterns: [{ group: ['**/api', '**/api/**', '**/activities', '**/activities/**', '**/workflows', '**/workflows/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**', '**/gateways', '**/gateways/**'], message: 'The data layer imports platform/ and domain/ only.' }],
+    },
   ].map(({ files, patterns }) => ({
     files,
     rules: { 'no-restricted-imports': 'off', '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
   })),
+  {
+    // Routes and services reach MongoDB through the data layer (data/), which scopes every query by tenant.
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='mongo'][property.name='c']", message: 'Use the data layer (data/<collection>.ts), not the driver.' },
+        { selector: "MemberExpression[object.property.name='mongo'][property.name='c']", message: 'Use the data layer (data/<collection>.ts), not the driver.' },
+      ],
+    },
+  },
   {
     files: ['workflows/**/*.ts'],
     rules: {

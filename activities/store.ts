@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import { isDuplicateKeyError } from '../platform/mongo';
+import { idempotencyScope } from '../data/idempotency';
 
 // MongoDB writes made on behalf of workflows. Every write is idempotent (a retried activity changes
 // nothing twice) and versioned (a late write never overwrites a newer state).
@@ -81,7 +82,7 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
           amount: r.amount,
           currency: r.currency,
           idempotency_key: r.idempotencyKey,
-          idempotency_scope: r.idempotencyKey ? `${r.tenantId}:${r.idempotencyKey}` : r.id,
+          idempotency_scope: idempotencyScope(r.tenantId, r.idempotencyKey, r.id),
           // Secrets stay in webhook_secrets, referenced by secretRef.
           webhooks: r.webhooks.map((w) => ({ url: w.url, events: w.events })),
           refund_sla_timeout: r.slaSeconds,
@@ -96,7 +97,7 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
         // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
-        const existing = await c.refunds.findOne({ idempotency_scope: r.idempotencyKey ? `${r.tenantId}:${r.idempotencyKey}` : r.id });
+        const existing = await c.refunds.findOne({ idempotency_scope: idempotencyScope(r.tenantId, r.idempotencyKey, r.id) });
         if (existing && existing._id !== r.id)
           throw ApplicationFailure.nonRetryable(`idempotency_key '${r.idempotencyKey}' is already used by refund ${existing._id}`, 'idempotency_key_in_use');
       }

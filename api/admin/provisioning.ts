@@ -1,12 +1,15 @@
 import { generateKey, type KeyKind } from '../../platform/keys';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
+import { apiKeyData } from '../../data/api-keys';
+import { connectorData } from '../../data/connectors';
+import { tenantData } from '../../data/tenants';
 
 // Tenant and key issuance, shared by the admin API and `npm run dev`'s demo tenant.
 
 export async function createTenant(mongo: Mongo, pepper: string, input: { name: string; region: string; id?: string }) {
   const tenant = { _id: input.id ?? newId('ten', input.region), name: input.name, region: input.region, created_at: new Date() };
-  await mongo.c.tenants.insertOne(tenant);
+  await tenantData(mongo).insert(tenant);
   const secret = await issueKey(mongo, pepper, tenant._id, input.region, 'secret', []);
   const publishable = await issueKey(mongo, pepper, tenant._id, input.region, 'publishable', []);
   return { tenant, secretKey: secret.key, publishableKey: publishable.key };
@@ -14,7 +17,7 @@ export async function createTenant(mongo: Mongo, pepper: string, input: { name: 
 
 export async function issueKey(mongo: Mongo, pepper: string, tenantId: string, region: string, kind: KeyKind, claims: string[]) {
   const { key, lookupId, hash } = generateKey(kind, region, pepper);
-  await mongo.c.apiKeys.insertOne({ _id: lookupId, tenant_id: tenantId, region, kind, hash, claims, created_at: new Date(), revoked_at: null });
+  await apiKeyData(mongo).insert({ _id: lookupId, tenant_id: tenantId, region, kind, hash, claims, created_at: new Date(), revoked_at: null });
   return { key, id: lookupId };
 }
 
@@ -25,6 +28,6 @@ export async function createConnector(
   input: { gateway: string; live: boolean; payment_methods: string[]; payouts: boolean },
 ) {
   const id = newId('con', region);
-  await mongo.c.connectors.insertOne({ _id: id, tenant_id: tenantId, ...input, created_at: new Date() });
+  await connectorData(mongo).insert({ _id: id, tenant_id: tenantId, ...input, created_at: new Date() });
   return id;
 }

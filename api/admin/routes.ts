@@ -8,19 +8,24 @@ import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
 import type { AppDeps } from '../deps';
 import { forgetApiKey } from '../http/auth';
 import { forgetCheckoutConfig } from '../payment-methods/resolve';
+import { apiKeyData } from '../../data/api-keys';
+import { connectorData } from '../../data/connectors';
+import { orchestratorData } from '../../data/orchestrators';
+import { paymentFormData } from '../../data/payment-forms';
+import { tenantData } from '../../data/tenants';
 
 const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
 const methods = z.array(z.enum(PAYMENT_METHOD_NAMES)).min(1);
 
 async function tenantOr404(deps: AppDeps, id: string) {
-  const t = await deps.mongo.c.tenants.findOne({ _id: id });
+  const t = await tenantData(deps.mongo).find(id);
   if (!t) throw notFound('tenant', id, 'tenant');
   return t;
 }
 
 async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]) {
-  const found = await deps.mongo.c.connectors.find({ _id: { $in: ids }, tenant_id: tenantId }).toArray();
+  const found = await connectorData(deps.mongo).some(tenantId, ids);
   const missing = ids.find((id) => !found.some((c) => c._id === id));
   if (missing) throw invalidRequest('connector_invalid', `No connector ${missing} for this tenant`, 'connectors');
   return found;
@@ -58,10 +63,10 @@ export const adminRoutes: RouteDef[] = [
     handler: async ({ params, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       const [keys, connectors, forms, orchestrators] = await Promise.all([
-        deps.mongo.c.apiKeys.find({ tenant_id: t._id }).toArray(),
-        deps.mongo.c.connectors.find({ tenant_id: t._id }).toArray(),
-        deps.mongo.c.paymentForms.find({ tenant_id: t._id }).toArray(),
-        deps.mongo.c.orchestrators.find({ tenant_id: t._id }).toArray(),
+        apiKeyData(deps.mongo).ofTenant(t._id),
+        connectorData(deps.mongo).ofTenant(t._id),
+        paymentFormData(deps.mongo).ofTenant(t._id),
+        orchestratorData(deps.mongo).ofTenant(t._id),
       ]);
       return {
         status: 200,
@@ -103,11 +108,7 @@ export const adminRoutes: RouteDef[] = [
     params: z.object({ tenant: z.string(), api_key: z.string() }).strict(),
     responses: { 200: { description: 'Revoked' } },
     handler: async ({ params, deps }) => {
-      const res = await deps.mongo.c.apiKeys.updateOne(
-        { _id: params.api_key, tenant_id: params.tenant },
-        { $set: { revoked_at: new Date() } },
-      );
-      if (res.matchedCount === 0) throw notFound('api key', params.api_key, 'api_key');
+      if (!(await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key))) throw notFound('api key', params.api_key, 'api_key');
       forgetApiKey(params.api_key);
       return { status: 200, body: { api_key: params.api_key, revoked: true } };
     },
@@ -151,8 +152,7 @@ export const adminRoutes: RouteDef[] = [
       await connectorsOfTenant(deps, t._id, body.connectors);
       const id = newId('pf', t.region);
       // One default per tenant: the newest wins.
-      if (body.default) await deps.mongo.c.paymentForms.updateMany({ tenant_id: t._id }, { $set: { default: false } });
-      await deps.mongo.c.paymentForms.insertOne({
+      await paymentFormData(deps.mongo).insert({
         _id: id,
         tenant_id: t._id,
         connectors: body.connectors,
@@ -177,7 +177,7 @@ export const adminRoutes: RouteDef[] = [
       const t = await tenantOr404(deps, params.tenant);
       await connectorsOfTenant(deps, t._id, body.connectors);
       const id = newId('orc', t.region);
-      await deps.mongo.c.orchestrators.insertOne({ _id: id, tenant_id: t._id, ...body, created_at: new Date() });
+      await orchestratorData(deps.mongo).insert({ _id: id, tenant_id: t._id, ...body, created_at: new Date() });
       return { status: 201, body: { orchestrator: id } };
     },
   }),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { customerUpsertBody, customerView as customerViewSchema } from './schemas';
 import { customerView, deleteCustomer, findCustomer, updateCustomer, upsertCustomer } from './service';
 import { notFound } from '../../domain/errors';
-import { listQuerySchema, paginate } from '../http/pagination';
+import { listQuerySchema } from '../http/pagination';
+import { customerData } from '../../data/customers';
 import { route, type RouteDef } from '../http/route';
 
 const tags = ['Customers'];
@@ -38,10 +39,7 @@ export const customerRoutes: RouteDef[] = [
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(customerViewSchema), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps, version }) => {
       const { reference, email, ...page } = query;
-      const filter: Record<string, unknown> = { tenant_id: auth.tenantId, deleted_at: null };
-      if (reference) filter.reference = reference;
-      if (email) filter.email = email;
-      const { data, has_more } = await paginate(deps.mongo.c.customers, filter, page);
+      const { data, has_more } = await customerData(deps.mongo).list(auth.tenantId, { reference, email }, page);
       return { status: 200, body: { data: data.map((c) => customerView(c, version.requested)), has_more } };
     },
   }),

@@ -3,6 +3,8 @@ import { newId } from '../../platform/ids';
 import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
 import type { CustomerRecord } from '../../platform/records';
 import { ADDRESS_SINCE, type CustomerInput } from './schemas';
+import { customerData } from '../../data/customers';
+import { referenceScope } from '../../data/idempotency';
 
 /** The customer as the requested API version shows it: `address` from v202608 on. */
 export function customerView(c: CustomerRecord, requestedVersion: string | null) {
@@ -41,7 +43,7 @@ export interface UpsertedCustomer {
  * before its guard decides puts this id in its record and upserts after.
  */
 export async function predictCustomerId(mongo: Mongo, tenantId: string, region: string, input: CustomerInput): Promise<string> {
-  const holder = input.reference ? await mongo.c.customers.findOne({ reference_scope: `${tenantId}:${input.reference}` }, { projection: { _id: 1 } }) : null;
+  const holder = input.reference ? await customerData(mongo).byReference(tenantId, input.reference) : null;
   return holder?._id ?? newId('cus', region);
 }
 
@@ -60,7 +62,7 @@ export async function upsertCustomer(
   const now = new Date();
   for (let tries = 0; tries < 3; tries += 1) {
     if (input.reference) {
-      const existing = await mongo.c.customers.findOne({ reference_scope: `${tenantId}:${input.reference}` });
+      const existing = await customerData(mongo).byReference(tenantId, input.reference);
       if (existing) {
         const { record, undo } = await applyUpdate(mongo, tenantId, existing._id, input);
         return { record, created: false, undo };
@@ -71,7 +73,7 @@ export async function upsertCustomer(
       _id: id,
       tenant_id: tenantId,
       reference: input.reference ?? null,
-      reference_scope: input.reference ? `${tenantId}:${input.reference}` : id,
+      reference_scope: referenceScope(tenantId, input.reference, id),
       first_name: input.first_name ?? null,
       last_name: input.last_name ?? null,
       email: input.email ?? null,
@@ -82,8 +84,8 @@ export async function upsertCustomer(
       deleted_at: null,
     };
     try {
-      await mongo.c.customers.insertOne(record);
-      const undo = async () => void (await mongo.c.customers.deleteOne({ _id: id, updated_at: now }));
+      await customerData(mongo).insert(record);
+      const undo = () => customerData(mongo).removeIfUnchanged(id, now);
       return { record, created: true, undo };
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err; // lost a race on the reference: update the winner
@@ -93,7 +95,7 @@ export async function upsertCustomer(
 }
 
 export async function findCustomer(mongo: Mongo, tenantId: string, id: string): Promise<CustomerRecord | null> {
-  return mongo.c.customers.findOne({ _id: id, tenant_id: tenantId, deleted_at: null });
+  return customerData(mongo).find(tenantId, id);
 }
 
 export async function updateCustomer(mongo: Mongo, tenantId: string, id: string, input: CustomerInput): Promise<CustomerRecord> {
@@ -104,35 +106,28 @@ async function applyUpdate(mongo: Mongo, tenantId: string, id: string, input: Cu
   const current = await findCustomer(mongo, tenantId, id);
   if (!current) throw notFound('customer', id, 'customer');
   const set: Partial<CustomerRecord> = { ...suppliedFields(input), updated_at: new Date() };
-  const newScope = input.reference !== undefined && input.reference !== current.reference ? `${tenantId}:${input.reference}` : null;
+  const newReference = input.reference !== undefined && input.reference !== current.reference ? input.reference : null;
+  const newScope = newReference !== null ? referenceScope(tenantId, newReference, id) : null;
   if (newScope) set.reference_scope = newScope;
   if (input.address) set.address = { ...(current.address ?? {}), ...input.address };
   const referenceInUse = () => invalidRequest('reference_in_use', `Another customer already has reference '${input.reference}'`, 'reference');
   // An update that breaks the unique reference index is E11000 on MongoDB but a generic error on the local
   // FerretDB: look first, so the usual case is a clear 400 on either.
-  if (newScope && (await referenceHolder(mongo, newScope, id))) throw referenceInUse();
+  const taken = () => (newReference !== null ? customerData(mongo).referenceTaken(tenantId, newReference, id) : Promise.resolve(false));
+  if (await taken()) throw referenceInUse();
   try {
-    await mongo.c.customers.updateOne({ _id: id, tenant_id: tenantId }, { $set: set });
+    await customerData(mongo).update(tenantId, id, set);
   } catch (err) {
     // A concurrent update took the reference between our look and our write.
-    if (isDuplicateKeyError(err) || (newScope && (await referenceHolder(mongo, newScope, id)))) throw referenceInUse();
+    if (isDuplicateKeyError(err) || (await taken())) throw referenceInUse();
     throw err;
   }
   const previous = Object.fromEntries(Object.keys(set).map((k) => [k, current[k as keyof CustomerRecord]]));
-  const undo = async () => void (await mongo.c.customers.updateOne({ _id: id, updated_at: set.updated_at }, { $set: previous }));
+  const undo = () => customerData(mongo).restoreIfUnchanged(id, set.updated_at!, previous);
   return { record: { ...current, ...set } as CustomerRecord, undo };
-}
-
-/** Another customer holding this reference scope, if any. */
-async function referenceHolder(mongo: Mongo, scope: string, exceptId: string): Promise<boolean> {
-  return (await mongo.c.customers.countDocuments({ reference_scope: scope, _id: { $ne: exceptId } }, { limit: 1 })) > 0;
 }
 
 /** Deleting detaches the record: its reference is freed; intents and refunds made before keep their id. */
 export async function deleteCustomer(mongo: Mongo, tenantId: string, id: string): Promise<void> {
-  const res = await mongo.c.customers.updateOne(
-    { _id: id, tenant_id: tenantId, deleted_at: null },
-    { $set: { deleted_at: new Date(), reference_scope: id } },
-  );
-  if (res.matchedCount === 0) throw notFound('customer', id, 'customer');
+  if (!(await customerData(mongo).remove(tenantId, id))) throw notFound('customer', id, 'customer');
 }

@@ -6,6 +6,7 @@ import type { WebhookSecretsRecord } from '../../platform/records';
 import type { EndpointRef } from '../../workflows/events';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import type { webhooksSchema } from '../http/common-schemas';
+import { webhookSecretData } from '../../data/webhook-secrets';
 
 // The endpoints a merchant gives keep their secrets in `webhook_secrets`, so that workflows carry only a
 // reference (`whs_...#<index>`) and no secret ever enters workflow history. Checking and naming the secrets
@@ -39,12 +40,12 @@ export function planWebhookEndpoints(
 
 /** Writes the planned secrets. */
 export async function storeWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
-  if (plan.secrets) await mongo.c.webhookSecrets.insertOne({ ...plan.secrets });
+  if (plan.secrets) await webhookSecretData(mongo).insert(plan.secrets);
 }
 
 /** Takes back the secrets of a create that did not go through. */
 export async function discardWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
-  if (plan.secrets) await mongo.c.webhookSecrets.deleteOne({ _id: plan.secrets._id });
+  if (plan.secrets) await webhookSecretData(mongo).remove(plan.secrets._id);
 }
 
 /** Check and write in one step, for a caller whose guard has already decided. */

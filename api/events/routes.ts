@@ -5,7 +5,8 @@ import type { DeliveryAttemptRecord, EventRecord } from '../../platform/records'
 import { SA } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../../workflows/webhook-delivery/messages';
 import type { AppDeps } from '../deps';
-import { listQuerySchema, paginate } from '../http/pagination';
+import { listQuerySchema } from '../http/pagination';
+import { eventData } from '../../data/events';
 import { route, type RouteDef } from '../http/route';
 
 // The merchant's view of its events and of every delivery attempt, and on-demand redelivery. Tenant-scoped:
@@ -59,7 +60,7 @@ function attemptRow(a: DeliveryAttemptRecord) {
 }
 
 async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<EventRecord> {
-  const e = await deps.mongo.c.events.findOne({ _id: id, tenant_id: tenantId });
+  const e = await eventData(deps.mongo).find(tenantId, id);
   if (!e) throw notFound('event', id, 'event');
   return e;
 }
@@ -124,9 +125,7 @@ export const eventRoutes: RouteDef[] = [
     },
     handler: async ({ query, auth, deps }) => {
       const { type, ...page } = query;
-      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
-      if (type) filter.type = type;
-      const { data, has_more } = await paginate(deps.mongo.c.events, filter, page);
+      const { data, has_more } = await eventData(deps.mongo).list(auth.tenantId, { type }, page);
       return { status: 200, body: { data: data.map(view), has_more } };
     },
   }),
@@ -141,11 +140,7 @@ export const eventRoutes: RouteDef[] = [
     responses: { 200: { description: 'The event', schema: eventWithDeliveries }, 404: { description: 'Unknown event' } },
     handler: async ({ params: p, auth, deps }) => {
       const e = await findEvent(deps, auth.tenantId, p.event);
-      const attempts = await deps.mongo.c.deliveryAttempts
-        .find({ event_id: e._id, tenant_id: auth.tenantId })
-        .sort({ attempted_at: 1, _id: 1 })
-        .limit(1000)
-        .toArray();
+      const attempts = await eventData(deps.mongo).deliveryAttempts(auth.tenantId, e._id);
       // One entry per endpoint the event was sent to, in the order of the event's endpoints.
       const urls = [...new Set([...e.endpoints.map((ep) => ep.url), ...attempts.map((a) => a.endpoint_url)])];
       const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => a.endpoint_url === url).map(attemptRow) }));

@@ -7,6 +7,8 @@ import { intentCheckoutMethods } from '../payment-methods/resolve';
 import { isClientSecretFor } from './client-secret';
 import { publishableKeyAllows } from './publishable-key';
 import { sandboxPublicUrl } from './public-url';
+import { paymentIntentData } from '../../data/payment-intents';
+import { tenantData } from '../../data/tenants';
 
 // Everything a checkout page shows, read from MongoDB once per page view, and who may see it.
 
@@ -27,7 +29,7 @@ export async function authorizedIntent(
   if (!credential) return null;
   // The client secret is checked before any read, so a flood of guesses costs no database work.
   if (credential.kind === 'client_secret' && !isClientSecretFor(paymentIntentId, credential.value, config.KEY_HASH_SECRET)) return null;
-  const intent = await mongo.c.paymentIntents.findOne({ _id: paymentIntentId });
+  const intent = await paymentIntentData(mongo).findForHostedPage(paymentIntentId);
   if (!intent) return null;
   if (credential.kind === 'publishable_key') {
     const ok = await publishableKeyAllows(mongo, config.KEY_HASH_SECRET, credential.value, { tenantId: intent.tenant_id, region: intent.region }, hostRegion);
@@ -76,7 +78,7 @@ export async function loadCheckoutView(
   assetBaseUrl: string,
 ): Promise<CheckoutView> {
   const [tenant, { methods, connectors }] = await Promise.all([
-    mongo.c.tenants.findOne({ _id: intent.tenant_id }),
+    tenantData(mongo).find(intent.tenant_id),
     intentCheckoutMethods(mongo, intent),
   ]);
   const byId = new Map(connectors.map((c) => [c._id, c]));

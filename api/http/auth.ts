@@ -5,6 +5,7 @@ import { hashesEqual, hashKey, parseKey } from '../../platform/keys';
 import type { ApiKeyRecord } from '../../platform/records';
 import type { AppDeps, AuthContext } from '../deps';
 import type { AuthMode } from './route';
+import { apiKeyData } from '../../data/api-keys';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -56,7 +57,7 @@ type KeyDeps = Pick<AppDeps, 'mongo'> & { config: Pick<AppDeps['config'], 'KEY_H
 async function keyRecord(lookupId: string, deps: KeyDeps): Promise<ApiKeyRecord | null> {
   const hit = keyCache.get(lookupId);
   if (hit && Date.now() - hit.at < KEY_CACHE_MS) return hit.record;
-  const record = await deps.mongo.c.apiKeys.findOne({ _id: lookupId });
+  const record = await apiKeyData(deps.mongo).byLookupId(lookupId);
   if (record) {
     if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value!);
     keyCache.set(lookupId, { record, at: Date.now() });

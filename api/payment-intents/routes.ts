@@ -4,7 +4,8 @@ import { verifyApiKey } from '../http/auth';
 import { currencySchema, typedId } from '../http/common-schemas';
 import type { AppDeps } from '../deps';
 import { isClientSecretFor } from '../hosted/client-secret';
-import { listQuerySchema, paginate } from '../http/pagination';
+import { listQuerySchema } from '../http/pagination';
+import { paymentIntentData } from '../../data/payment-intents';
 import {
   attemptBody,
   attemptResponse,
@@ -70,11 +71,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(listRow), has_more: z.boolean() }) }, ...errors },
     handler: async ({ query, auth, deps }) => {
       const { status, customer, currency, ...page } = query;
-      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
-      if (status) filter.status = status;
-      if (customer) filter.customer = customer;
-      if (currency) filter.currency = currency;
-      const { data, has_more } = await paginate(deps.mongo.c.paymentIntents, filter, page);
+      const { data, has_more } = await paymentIntentData(deps.mongo).list(auth.tenantId, { status, customer, currency }, page);
       return {
         status: 200,
         body: {
@@ -145,9 +142,9 @@ async function authenticateAttempt(ctx: Context, deps: AppDeps, intentId: string
   const token = m[1]!;
   if (token.startsWith('pics_')) {
     if (!isClientSecretFor(intentId, token, deps.config.KEY_HASH_SECRET)) throw unauthenticated('Invalid client secret for this payment intent');
-    const r = await deps.mongo.c.paymentIntents.findOne({ _id: intentId }, { projection: { tenant_id: 1 } });
-    if (!r) throw new DomainError('not_found', 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
-    return r.tenant_id;
+    const tenantId = await paymentIntentData(deps.mongo).tenantOf(intentId);
+    if (!tenantId) throw new DomainError('not_found', 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
+    return tenantId;
   }
   const key = await verifyApiKey(token, ctx.state.region as string, deps);
   if (key.kind !== 'publishable') throw forbidden('publishable_key_required', 'Payment attempts are submitted with a publishable key or the client secret');

@@ -15,6 +15,8 @@ import { resolveCheckoutConnectors } from '../payment-methods/resolve';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
+import { paymentIntentData } from '../../data/payment-intents';
+import { idempotencyScope } from '../../data/idempotency';
 
 export function publicBaseUrl(deps: AppDeps): string {
   return platformPublicBaseUrl(deps.config);
@@ -103,10 +105,10 @@ function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
  */
 export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
   const { mongo } = deps;
-  const scopeFor = (id: string) => (body.idempotency_key ? `${auth.tenantId}:${body.idempotency_key}` : id);
+  const intents = paymentIntentData(mongo);
   if (body.idempotency_key) {
     // Fast path for a repeated key: no customer upsert, no second insert.
-    const existing = await mongo.c.paymentIntents.findOne({ idempotency_scope: scopeFor('') });
+    const existing = await intents.byIdempotencyKey(auth.tenantId, body.idempotency_key);
     if (existing) return replay(existing, deps);
   }
   const pin = pinOf(body);
@@ -132,7 +134,7 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     connectors,
     timeout_seconds: body.timeout,
     idempotency_key: body.idempotency_key ?? null,
-    idempotency_scope: scopeFor(id),
+    idempotency_scope: idempotencyScope(auth.tenantId, body.idempotency_key, id),
     api_version: apiVersion,
     expires_at: new Date(now.getTime() + body.timeout * 1000),
     created_at: now,
@@ -140,10 +142,10 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     version: 0,
   };
   try {
-    await mongo.c.paymentIntents.insertOne(record);
+    await intents.insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    const winner = await mongo.c.paymentIntents.findOne({ idempotency_scope: record.idempotency_scope });
+    const winner = await intents.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
     if (!winner) throw err;
     return replay(winner, deps);
   }
@@ -151,7 +153,7 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
   const undo: (() => Promise<void>)[] = [];
   // Without its workflow the intent would never expire: take it all back so a retry starts clean.
   const takeBack = async () => {
-    await mongo.c.paymentIntents.deleteOne({ _id: id, version: 0 }).catch(() => undefined);
+    await intents.takeBack(id).catch(() => undefined);
     for (const step of undo) await step().catch(() => undefined);
   };
   try {
@@ -163,7 +165,7 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
       if (upserted.record._id !== customer.id) {
         // Another request created this reference since we looked: the intent belongs to that customer.
         record.customer = upserted.record._id;
-        await mongo.c.paymentIntents.updateOne({ _id: id, version: 0 }, { $set: { customer: record.customer } });
+        await intents.setCustomerBeforeStart(id, record.customer);
       }
     }
   } catch (err) {
@@ -218,7 +220,7 @@ function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {
 }
 
 export async function getPaymentIntent(deps: AppDeps, tenantId: string, id: string): Promise<PaymentIntentRecord> {
-  const r = await deps.mongo.c.paymentIntents.findOne({ _id: id, tenant_id: tenantId });
+  const r = await paymentIntentData(deps.mongo).find(tenantId, id);
   if (!r) throw notFound('payment_intent', id, 'payment_intent');
   return r;
 }

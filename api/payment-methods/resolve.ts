@@ -2,6 +2,9 @@ import { invalidRequest } from '../../domain/errors';
 import type { Mongo } from '../../platform/mongo';
 import type { ConnectorRecord, OrchestratorRecord, PaymentFormRecord, PaymentIntentRecord, PinKind } from '../../platform/records';
 import { inCatalogOrder, type PaymentMethodName } from './catalog';
+import { connectorData } from '../../data/connectors';
+import { orchestratorData } from '../../data/orchestrators';
+import { paymentFormData } from '../../data/payment-forms';
 
 // Which connectors and payment methods a checkout may use. One set of rules serves the listing endpoints,
 // intent creation (which freezes the connector list on the intent) and the hosted page, so what a merchant
@@ -120,28 +123,25 @@ function checkoutConfig(mongo: Mongo, tenantId: string) {
 }
 
 async function tenantConnectors(mongo: Mongo, tenantId: string): Promise<ConnectorRecord[]> {
-  return mongo.c.connectors.find({ tenant_id: tenantId }).toArray();
+  return connectorData(mongo).ofTenant(tenantId);
 }
 
 async function defaultForm(mongo: Mongo, tenantId: string): Promise<PaymentFormRecord | null> {
-  // Newest first: admin keeps one default per tenant, but should two ever exist the latest one wins.
-  const forms = await mongo.c.paymentForms.find({ tenant_id: tenantId, default: true, live: true }).sort({ created_at: -1 }).limit(1).toArray();
-  return forms[0] ?? null;
+  return paymentFormData(mongo).liveDefault(tenantId);
 }
 
 async function pinTarget(mongo: Mongo, tenantId: string, pin: CheckoutPin): Promise<PinTarget | null> {
-  const filter = { _id: pin.id, tenant_id: tenantId };
   switch (pin.kind) {
     case 'payment_form': {
-      const record = await mongo.c.paymentForms.findOne(filter);
+      const record = await paymentFormData(mongo).find(tenantId, pin.id);
       return record ? { kind: 'payment_form', record } : null;
     }
     case 'orchestrator': {
-      const record = await mongo.c.orchestrators.findOne(filter);
+      const record = await orchestratorData(mongo).find(tenantId, pin.id);
       return record ? { kind: 'orchestrator', record } : null;
     }
     case 'connector': {
-      const record = await mongo.c.connectors.findOne(filter);
+      const record = await connectorData(mongo).find(tenantId, pin.id);
       return record ? { kind: 'connector', record } : null;
     }
   }
@@ -176,7 +176,7 @@ export async function tenantPaymentMethods(mongo: Mongo, tenantId: string): Prom
 
 /** GET /payment-methods/:payment_form: null when the form is unknown or not the tenant's (the caller 404s). */
 export async function formPaymentMethods(mongo: Mongo, tenantId: string, formId: string): Promise<MethodListing | null> {
-  const form = await mongo.c.paymentForms.findOne({ _id: formId, tenant_id: tenantId });
+  const form = await paymentFormData(mongo).find(tenantId, formId);
   if (!form) return null;
   const connectors = await tenantConnectors(mongo, tenantId);
   return { paymentForm: form._id, methods: methodsOfForm(form, pick(connectors, formConnectorIds(form, connectors))) };
@@ -192,9 +192,9 @@ export async function intentCheckoutMethods(
   intent: Pick<PaymentIntentRecord, 'tenant_id' | 'connectors' | 'pin'>,
 ): Promise<{ methods: CheckoutMethod[]; connectors: ConnectorRecord[] }> {
   const [connectors, form] = await Promise.all([
-    mongo.c.connectors.find({ _id: { $in: intent.connectors }, tenant_id: intent.tenant_id }).toArray(),
+    connectorData(mongo).some(intent.tenant_id, intent.connectors),
     intent.pin?.kind === 'payment_form'
-      ? mongo.c.paymentForms.findOne({ _id: intent.pin.id, tenant_id: intent.tenant_id })
+      ? paymentFormData(mongo).find(intent.tenant_id, intent.pin.id)
       : intent.pin
         ? Promise.resolve(null)
         : defaultForm(mongo, intent.tenant_id),

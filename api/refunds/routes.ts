@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { currencySchema, typedId } from '../http/common-schemas';
-import { listQuerySchema, paginate } from '../http/pagination';
+import { listQuerySchema } from '../http/pagination';
+import { refundData } from '../../data/refunds';
 import { refundCreateBody, refundCreateResponse, refundView as refundViewSchema } from './schemas';
 import { createRefund, getRefund, refundView } from './service';
 import { route, type RouteDef } from '../http/route';
@@ -40,11 +41,7 @@ export const refundRoutes: RouteDef[] = [
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(refundViewSchema.omit({ gateway_transaction_id: true })), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps }) => {
       const { payment_intent, status, currency, ...page } = query;
-      const filter: Record<string, unknown> = { tenant_id: auth.tenantId };
-      if (payment_intent) filter.payment_intent = payment_intent;
-      if (status) filter.status = status;
-      if (currency) filter.currency = currency;
-      const { data, has_more } = await paginate(deps.mongo.c.refunds, filter, page);
+      const { data, has_more } = await refundData(deps.mongo).list(auth.tenantId, { payment_intent, status, currency }, page);
       return {
         status: 200,
         body: { data: data.map((r) => { const { gateway_transaction_id: _g, ...row } = refundView(r); return row; }), has_more },

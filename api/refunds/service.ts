@@ -12,6 +12,7 @@ import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-cal
 import { reopenedState } from './reopen';
 import { webhookTargetPolicy } from '../../platform/config';
 import type { RefundCreateBody } from './schemas';
+import { refundData } from '../../data/refunds';
 
 export function refundView(r: RefundRecord) {
   return {
@@ -43,7 +44,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
   const intent = await getPaymentIntent(deps, auth.tenantId, body.payment_intent);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   if (body.idempotency_key) {
-    const existing = await deps.mongo.c.refunds.findOne({ idempotency_scope: `${auth.tenantId}:${body.idempotency_key}` });
+    const existing = await refundData(deps.mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
     if (existing) {
       if (existing.payment_intent !== intent._id)
         throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for a refund of another payment intent', 'idempotency_key');
@@ -81,7 +82,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
   }
   if (!admission.ok || !admission.created) await discardWebhookSecrets(deps.mongo, webhooks);
   if (!admission.ok) throw invalidRequest(admission.code, admission.message, PARAM_OF_REJECTION[admission.code] ?? 'payment_intent');
-  const record = await deps.mongo.c.refunds.findOne({ _id: admission.refund, tenant_id: auth.tenantId });
+  const record = await refundData(deps.mongo).find(auth.tenantId, admission.refund);
   if (!record) throw new DomainError('unavailable', 'service_unavailable', 'The refund was admitted but its record is not readable yet; retry with the same idempotency_key');
   return {
     status: admission.created ? 201 : 200,
@@ -91,7 +92,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
 
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
 async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput]): Promise<RefundAdmission> {
-  const refunds = await deps.mongo.c.refunds.find({ tenant_id: intent.tenant_id, payment_intent: intent._id }).toArray();
+  const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
   const options = startOptions(intent, deps);
   const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
     ...options,
@@ -108,7 +109,7 @@ function createView(r: RefundRecord) {
 }
 
 export async function getRefund(deps: AppDeps, tenantId: string, id: string): Promise<RefundRecord> {
-  const r = await deps.mongo.c.refunds.findOne({ _id: id, tenant_id: tenantId });
+  const r = await refundData(deps.mongo).find(tenantId, id);
   if (!r) throw notFound('refund', id, 'refund');
   return r;
 }

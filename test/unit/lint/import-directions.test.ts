@@ -23,6 +23,7 @@ test.each([
   ['gateways/fixture.ts', "import type { Activities } from '../activities';\nexport type A = Activities;\n"],
   ['sandbox/fixture.ts', "import { newId } from '../platform/ids';\nexport const n = newId;\n"],
   ['platform/fixture.ts', "import { allRoutes } from '../api/routes';\nexport const r = allRoutes;\n"],
+  ['data/fixture.ts', "import { createActivities } from '../activities';\nexport const a = createActivities;\n"],
 ])('%s may not import this: %s', async (file, code) => {
   expect(await restricted(file, code)).toBe(true);
 });
@@ -37,4 +38,12 @@ test.each([
   ['workflows/refund/fixture.ts', "import type { Activities } from '../../activities';\nexport type A = Activities;\n"],
 ])('%s may import this: %s', async (file, code) => {
   expect(await restricted(file, code)).toBe(false);
+});
+
+test('routes and services reach MongoDB through the data layer, never the driver', async () => {
+  const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: config });
+  const lint = async (code: string) => (await eslint.lintText(code, { filePath: 'api/refunds/fixture.ts' }))[0]!.messages.map((m) => m.ruleId);
+  expect(await lint("export const f = (deps: any) => deps.mongo.c.refunds.findOne({});\n")).toContain('no-restricted-syntax');
+  expect(await lint("export const f = (mongo: any) => mongo.c.refunds.findOne({});\n")).toContain('no-restricted-syntax');
+  expect(await lint("import { refundData } from '../../data/refunds';\nexport const f = (deps: any) => refundData(deps.mongo).find('t', 'r');\n")).not.toContain('no-restricted-syntax');
 });

@@ -1,0 +1,14 @@
+import type { Mongo } from '../platform/mongo';
+import type { ApiKeyRecord } from '../platform/records';
+
+/** API keys, stored hashed; looked up by the id embedded in the key itself (which names its tenant). */
+export function apiKeyData(mongo: Mongo) {
+  const c = mongo.c.apiKeys;
+  return {
+    byLookupId: (lookupId: string) => c.findOne({ _id: lookupId }),
+    ofTenant: (tenantId: string) => c.find({ tenant_id: tenantId }).toArray(),
+    insert: async (key: ApiKeyRecord) => void (await c.insertOne(key)),
+    /** False when the tenant has no such key. */
+    revoke: async (tenantId: string, id: string) => (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: { revoked_at: new Date() } })).matchedCount > 0,
+  };
+}

@@ -1,0 +1,29 @@
+import type { Mongo } from '../platform/mongo';
+import type { CustomerRecord } from '../platform/records';
+import { referenceScope } from './idempotency';
+import { paginate, type Page, type PageQuery } from './list';
+
+/** Customers in MongoDB, every read and write scoped by tenant (deleted ones are invisible). */
+export function customerData(mongo: Mongo) {
+  const c = mongo.c.customers;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId, deleted_at: null }),
+    byReference: (tenantId: string, reference: string) => c.findOne({ reference_scope: referenceScope(tenantId, reference, '') }),
+    /** Whether a customer other than `exceptId` holds this reference. */
+    referenceTaken: async (tenantId: string, reference: string, exceptId: string) =>
+      (await c.countDocuments({ reference_scope: referenceScope(tenantId, reference, ''), _id: { $ne: exceptId } }, { limit: 1 })) > 0,
+    /** Throws the driver's duplicate-key error when another customer holds the reference. */
+    insert: async (record: CustomerRecord) => void (await c.insertOne(record)),
+    /** Takes back a customer this request created, unless it changed since (`updatedAt`). */
+    removeIfUnchanged: async (id: string, updatedAt: Date) => void (await c.deleteOne({ _id: id, updated_at: updatedAt })),
+    update: async (tenantId: string, id: string, set: Partial<CustomerRecord>) => void (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: set })),
+    /** Puts fields back, unless the customer changed since (`updatedAt`). */
+    restoreIfUnchanged: async (id: string, updatedAt: Date, previous: Partial<CustomerRecord>) =>
+      void (await c.updateOne({ _id: id, updated_at: updatedAt }, { $set: previous })),
+    /** Detaches the record and frees its reference; false when there was no such (live) customer. */
+    remove: async (tenantId: string, id: string) =>
+      (await c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: { deleted_at: new Date(), reference_scope: id } })).matchedCount > 0,
+    list: (tenantId: string, filter: { reference?: string; email?: string }, page: PageQuery): Promise<Page<CustomerRecord>> =>
+      paginate(c, { tenant_id: tenantId, deleted_at: null, ...(filter.reference ? { reference: filter.reference } : {}), ...(filter.email ? { email: filter.email } : {}) }, page),
+  };
+}

@@ -1,0 +1,18 @@
+import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import type { WebhookSecretsRecord } from '../platform/records';
+
+/** The secrets of a resource's webhook endpoints, kept out of workflow history (referenced by secretRef). */
+export function webhookSecretData(mongo: Mongo) {
+  const c = mongo.c.webhookSecrets;
+  return {
+    /** Writing the same record again changes nothing. */
+    insert: async (record: WebhookSecretsRecord) => {
+      try {
+        await c.insertOne({ ...record });
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
+    remove: async (id: string) => void (await c.deleteOne({ _id: id })),
+  };
+}
