@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
+import { paymentIntentView } from '../../domain/views';
 
 const base = {
   amount: amountSchema,
@@ -29,16 +30,8 @@ export const createBodyV202608 = z
 
 export type CreateBody = z.infer<typeof createBodyV202608>;
 
-export const intentView = z.object({
-  payment_intent: z.string(),
-  status: z.enum(['pending', 'success', 'canceled']),
-  amount: z.number().int(),
-  currency: z.string(),
-  url: z.string(),
-  expires_at: z.string(),
-  customer: z.string().optional(),
-  created_at: z.string(),
-});
+/** The payment intent as retrieve answers it: one definition, in domain/views.ts. */
+export const intentView = paymentIntentView;
 
 export const createResponse = intentView.omit({ created_at: true }).extend({ resource_created: z.boolean() });
 

@@ -17,6 +17,7 @@ import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
 import { paymentIntentData } from '../../data/payment-intents';
 import { idempotencyScope } from '../../data/idempotency';
+import type { PaymentIntentView } from '../../domain/views';
 
 export function publicBaseUrl(deps: AppDeps): string {
   return platformPublicBaseUrl(deps.config);
@@ -27,7 +28,8 @@ function intentUrl(id: string, deps: AppDeps): string {
   return hostedPageUrl(publicBaseUrl(deps), id, deps.config.KEY_HASH_SECRET);
 }
 
-export function intentView(r: PaymentIntentRecord, deps: AppDeps) {
+/** A stored intent in its one public shape (domain/views.ts). */
+export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentView {
   return {
     payment_intent: r._id,
     status: r.status,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
+import { refundView } from '../../domain/views';
 import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
 
 export const refundCreateBody = z
@@ -16,15 +17,8 @@ export const refundCreateBody = z
   .strict();
 export type RefundCreateBody = z.infer<typeof refundCreateBody>;
 
-export const refundView = z.object({
-  refund: z.string(),
-  payment_intent: z.string(),
-  status: z.enum(['pending', 'success', 'canceled']),
-  amount: z.number().int(),
-  currency: z.string(),
-  created_at: z.string(),
-  gateway_transaction_id: z.string().nullable(),
-});
+/** The refund as retrieve answers it: one definition, in domain/views.ts. */
+export { refundView };
 
 export const refundCreateResponse = refundView
   .omit({ created_at: true, gateway_transaction_id: true })

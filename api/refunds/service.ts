@@ -13,8 +13,10 @@ import { reopenedState } from './reopen';
 import { webhookTargetPolicy } from '../../platform/config';
 import type { RefundCreateBody } from './schemas';
 import { refundData } from '../../data/refunds';
+import type { RefundView } from '../../domain/views';
 
-export function refundView(r: RefundRecord) {
+/** A stored refund in its one public shape (domain/views.ts). */
+export function refundView(r: RefundRecord): RefundView {
   return {
     refund: r._id,
     payment_intent: r.payment_intent,

@@ -62,7 +62,7 @@ test('a charge whose answer is lost while the gateway captured it: a retry is re
     expect(retry).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(retry.cause.type).toBe('attempt_in_progress');
     gatewayUp = true;
-    await waitUntil(async () => rec.patches.some((p) => p.status === 'success'));
+    await waitUntil(async () => rec.events.some((e) => e.type === 'payment.success'));
     await handle.terminate('test done');
   });
   expect(rec.charges).toBe(2); // the one attempt's call and its retry under the same idempotency key
@@ -177,7 +177,7 @@ test('a flood of forged callbacks continues the workflow as new while pending; t
     expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending', attempts: 1, attempt: { number: 1, phase: 'awaiting_action' } });
     gateway.set('ch_open', { status: 'succeeded', chargeId: 'ch_open' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
-    await waitUntil(async () => rec.patches.some((p) => p.status === 'success'), 30_000);
+    await waitUntil(async () => rec.events.some((e) => e.type === 'payment.success'), 30_000);
     lengths = await runLengths(inp.id, handle.firstExecutionRunId);
     await handle.terminate('test done');
   });

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { IntentStatus } from '../../domain/payment-intent';
+import type { PaymentIntentView } from '../../domain/views';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
 
@@ -68,16 +69,8 @@ export interface CarriedState {
   amountRefunded: number;
 }
 
-export interface IntentView {
-  payment_intent: string;
-  status: IntentStatus;
-  amount: number;
-  currency: string;
-  url: string;
-  expires_at: string;
-  customer?: string;
-  created_at: string;
-}
+/** The intent as retrieve answers it (domain/views.ts). */
+export type IntentView = PaymentIntentView;
 
 export interface IntentState extends IntentView {
   version: number;

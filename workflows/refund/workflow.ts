@@ -14,12 +14,12 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { RefundOutcome } from '../../gateways/types';
-import { formatMoney } from '../../domain/money';
 import { HISTORY_EVENT_BOUND } from '../../domain/polling';
-import { cancelRetryDelayMs, pollDelayMs, type RefundStatus } from '../../domain/refund';
+import { cancelRetryDelayMs, pollDelayMs } from '../../domain/refund';
+import { RefundLifecycle } from './state';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
-import { refundOutcomeSignal, refundStateQuery, type RefundCarried, type RefundInput, type RefundState } from './messages';
+import { refundOutcomeSignal, refundStateQuery, type RefundInput, type RefundState } from './messages';
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
 
@@ -36,65 +36,20 @@ const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', r
  * asks the gateway to cancel and releases the reservation only when the gateway confirms.
  */
 export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
-  const c: RefundCarried = input.carried ?? {
-    status: 'pending',
-    phase: 'waiting',
-    version: 1, // version 1 was written by the payment intent's workflow when it admitted the refund
-    submitted: false,
-    gatewayRefundId: null,
-    gatewayTransactionId: null,
-    failureCode: null,
-    lateOutcome: null,
-    polls: 0,
-    canceledAnnounced: false,
-  };
-  let status: RefundStatus = c.status;
-  let phase = c.phase;
-  let gatewayRefundId = c.gatewayRefundId;
-  let gatewayTransactionId = c.gatewayTransactionId;
-  let failureCode = c.failureCode;
-  let lateOutcome = c.lateOutcome;
-  let polls = c.polls;
-  let submitted = c.submitted;
-  let canceledAnnounced = c.canceledAnnounced;
+  const r = new RefundLifecycle(input);
   let hinted = false;
-  const deadline = new Date(input.createdAt).getTime() + input.slaSeconds * 1000;
-  const slaMs = input.slaSeconds * 1000;
 
   setHandler(refundOutcomeSignal, ({ outcome }) => {
     hinted = true;
-    if (!gatewayRefundId && 'refundId' in outcome && outcome.refundId) gatewayRefundId = outcome.refundId;
+    if (!r.gatewayRefundId && 'refundId' in outcome && outcome.refundId) r.gatewayRefundId = outcome.refundId;
     log.info('gateway callback received; confirming with the gateway', { refund: input.id, claimed: outcome.status });
   });
-  const state = (): RefundState => ({
-    refund: input.id,
-    status,
-    amount: input.amount,
-    currency: input.currency,
-    gateway_transaction_id: gatewayTransactionId,
-    sla_expires_at: new Date(deadline).toISOString(),
-    late_outcome: lateOutcome?.status ?? null,
-  });
-  setHandler(refundStateQuery, state);
-  const describe = () =>
-    setCurrentDetails(
-      `**${formatMoney(input.amount, input.currency)}** refund of ${input.paymentIntent} · ${status}` +
-        (phase === 'canceling' ? ' · asking the gateway to cancel; amount still reserved' : '') +
-        `\n\nSLA ends ${new Date(deadline).toISOString()}${gatewayTransactionId ? ` · gateway ${gatewayTransactionId}` : ''}` +
-        (lateOutcome ? `\n\ngateway outcome after the SLA: ${lateOutcome.status} at ${lateOutcome.at}` : ''),
-    );
+  setHandler(refundStateQuery, () => r.snapshot());
+  const describe = () => setCurrentDetails(r.summary());
   describe();
 
-  const writer = serialWriter(c.version, store.saveRefund);
-  const persist = () =>
-    writer.write({
-      id: input.id,
-      status,
-      gateway_transaction_id: gatewayTransactionId,
-      failure_code: failureCode,
-      late_outcome: lateOutcome,
-      updated_at: new Date().toISOString(),
-    });
+  const writer = serialWriter(r.version, store.saveRefund);
+  const persist = () => writer.write(r.record(new Date().toISOString()));
 
   const tellPayment = async (word: 'success' | 'canceled') => {
     try {
@@ -113,45 +68,35 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       type,
       objectId: input.id,
       source: { kind: 'refund', id: input.id },
-      data: {
-        refund: input.id,
-        payment_intent: input.paymentIntent,
-        status,
-        amount: input.amount,
-        currency: input.currency,
-        created_at: input.createdAt,
-        gateway_transaction_id: gatewayTransactionId,
-      },
+      data: r.view(), // the refund as retrieve answers it, at the moment of the event
       endpoints: input.webhooks,
     });
   };
 
-  const setStatus = async (next: RefundStatus) => {
-    status = next;
-    upsertSearchAttributes([{ key: SA.RefundStatus, value: status }]);
+  /** The status the merchant sees changed: search attribute, summary, record. */
+  const publishStatus = async () => {
+    upsertSearchAttributes([{ key: SA.RefundStatus, value: r.status }]);
     describe();
     await persist();
   };
 
   /** The gateway executed the refund: the reserved amount is spent. */
   const succeed = async (refundId: string, afterSla: boolean) => {
-    gatewayTransactionId = refundId;
-    if (afterSla) lateOutcome = { status: 'succeeded', at: new Date().toISOString(), gateway_transaction_id: refundId };
-    phase = 'done';
-    await setStatus('success');
+    r.succeed(refundId, afterSla, Date.now());
+    await publishStatus();
     await tellPayment('success');
     await announce('refund.success');
   };
 
   /** The gateway will never execute it (rejected, or canceled at our request): the amount is released. */
   const release = async (code: string) => {
-    phase = 'done';
-    if (status !== 'canceled' || failureCode === null) failureCode = code;
-    if (status !== 'canceled') await setStatus('canceled');
+    const wasCanceled = r.status === 'canceled';
+    r.release(code);
+    if (!wasCanceled) await publishStatus();
     else await persist();
     await tellPayment('canceled');
-    if (!canceledAnnounced) {
-      canceledAnnounced = true;
+    if (!r.canceledAnnounced) {
+      r.canceledAnnounced = true;
       await announce('refund.canceled');
     }
   };
@@ -159,7 +104,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   /** The gateway's word on this refund: by its id when known, else by our idempotency key. */
   const ask = async (): Promise<RefundOutcome | 'not_found' | null> => {
     try {
-      if (gatewayRefundId) return await gatewayCheck.refundStatus({ tenantId: input.tenantId, connectorId: input.connector, refundId: gatewayRefundId });
+      if (r.gatewayRefundId) return await gatewayCheck.refundStatus({ tenantId: input.tenantId, connectorId: input.connector, refundId: r.gatewayRefundId });
       const found = await gatewayCheck.findRefund({ tenantId: input.tenantId, connectorId: input.connector, idempotencyKey: input.id });
       return found.status === 'not_found' ? 'not_found' : found;
     } catch (err) {
@@ -172,17 +117,14 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
     await writer.flushed();
-    const carried: RefundCarried = {
-      status, phase, version: writer.version(), submitted, gatewayRefundId, gatewayTransactionId, failureCode, lateOutcome, polls, canceledAnnounced,
-    };
-    await continueAsNew<typeof refundWorkflow>({ ...input, carried });
+    await continueAsNew<typeof refundWorkflow>({ ...input, carried: r.carry(writer.version()) });
   };
 
   // Before the SLA: submit, then wait for the outcome (a callback hint, or the polling clock).
   let answer: RefundOutcome | null = null;
   const submitScope = new CancellationScope();
   let submission: Promise<unknown> = Promise.resolve();
-  if (phase === 'waiting' && !submitted) {
+  if (r.phase === 'waiting' && !r.submitted) {
     // The submission may still be retrying when the SLA passes: it runs in its own scope, canceled then,
     // and the cancel at the gateway (by the same key) voids a request that arrives later.
     submission = submitScope
@@ -199,13 +141,13 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       )
       .then(
         (o: RefundOutcome) => {
-          submitted = true;
+          r.submitted = true;
           answer = o;
         },
         (err: unknown) => {
           if (isCancellation(err)) return;
           // A gateway that refuses the request outright (a non-retryable failure) has rejected the refund.
-          submitted = true;
+          r.submitted = true;
           answer = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: String(err) };
         },
       );
@@ -217,39 +159,38 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     return a;
   };
   const wasHinted = () => hinted;
+  const phase = () => r.phase;
 
-  while (phase === 'waiting' && Date.now() < deadline) {
+  while (phase() === 'waiting' && Date.now() < r.deadline) {
     await continueIfLong();
-    const wait = Math.min(pollDelayMs(polls, slaMs), deadline - Date.now());
+    const wait = Math.min(pollDelayMs(r.polls, r.slaMs), r.deadline - Date.now());
     const woke = await condition(() => answer !== null || wasHinted(), Math.max(0, wait));
     let word: RefundOutcome | 'not_found' | null = takeAnswer();
     if (word && word.status === 'pending') {
-      gatewayRefundId = word.refundId;
+      r.gatewayRefundId = word.refundId;
       word = null;
     }
-    if (!word && (wasHinted() || (!woke && Date.now() < deadline))) {
+    if (!word && (wasHinted() || (!woke && Date.now() < r.deadline))) {
       hinted = false;
-      polls += 1;
+      r.polls += 1;
       word = await ask();
     }
     if (!word || word === 'not_found') continue;
-    if ('refundId' in word && word.refundId) gatewayRefundId = word.refundId;
-    if (word.status === 'succeeded') await succeed(word.refundId, false);
-    else if (word.status === 'rejected') await release(word.failureCode);
-    else if (word.status === 'canceled') await release('gateway_canceled');
+    const m = r.meaning(word, false);
+    if (m.kind === 'spent') await succeed(m.refundId, false);
+    else if (m.kind === 'released') await release(m.failureCode);
   }
 
-  if (phase === 'waiting') {
+  if (phase() === 'waiting') {
     // The SLA passed: stop submitting, and ask the gateway not to execute the refund. Only its answer moves
     // the reservation: canceled or rejected releases it, executed spends it. Until it answers, the refund
     // reads `canceled` as the spec has it, and the amount stays reserved.
     submitScope.cancel();
-    phase = 'canceling';
-    failureCode = 'sla_timeout';
+    r.slaPassed();
     describe();
   }
   let tries = 0;
-  while (phase === 'canceling') {
+  while (phase() === 'canceling') {
     await continueIfLong();
     let word: RefundOutcome | null = null;
     try {
@@ -257,19 +198,21 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     } catch (err) {
       log.warn('the gateway did not answer the cancel of a refund past its SLA; the amount stays reserved', { refund: input.id, error: String(err) });
     }
-    if (word?.status === 'succeeded') {
+    const m = word ? r.meaning(word, true) : ({ kind: 'open' } as const);
+    if (m.kind === 'spent') {
       log.warn('the gateway executed the refund at or after its SLA; it stands as success', { refund: input.id });
-      await succeed(word.refundId, true);
+      await succeed(m.refundId, true);
       break;
     }
-    if (word?.status === 'canceled' || word?.status === 'rejected') {
-      await release('sla_timeout');
+    if (m.kind === 'released') {
+      await release(m.failureCode);
       break;
     }
     // No answer, or the gateway cannot cancel it now (pending): visible as canceled, still reserved.
-    if (status !== 'canceled') {
-      await setStatus('canceled');
-      canceledAnnounced = true;
+    if (r.status !== 'canceled') {
+      r.status = 'canceled';
+      await publishStatus();
+      r.canceledAnnounced = true;
       await announce('refund.canceled');
     }
     hinted = false;
@@ -280,5 +223,5 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   await submission;
   await condition(allHandlersFinished);
   await writer.flushed();
-  return state();
+  return r.snapshot();
 }

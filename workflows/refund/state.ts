@@ -1,0 +1,157 @@
+import type { RefundOutcome } from '../../gateways/types';
+import { formatMoney } from '../../domain/money';
+import type { RefundStatus } from '../../domain/refund';
+import type { RefundView } from '../../domain/views';
+import type { RefundCarried, RefundInput, RefundState } from './messages';
+
+// A refund's state and its rules, as plain code: what the gateway's word means for the money reserved on
+// the payment's balance. No Temporal API and no I/O: the workflow (workflow.ts) performs the effects.
+
+/** What a gateway's word means for the reservation: spent, released, or still open. */
+export type Meaning = { kind: 'spent'; refundId: string } | { kind: 'released'; failureCode: string } | { kind: 'open' };
+
+export class RefundLifecycle {
+  status: RefundStatus;
+  /** `waiting` before the SLA; `canceling` after it until the gateway answers; `done`. */
+  phase: RefundCarried['phase'];
+  submitted: boolean;
+  gatewayRefundId: string | null;
+  gatewayTransactionId: string | null;
+  failureCode: string | null;
+  lateOutcome: RefundCarried['lateOutcome'];
+  polls: number;
+  canceledAnnounced: boolean;
+  readonly deadline: number;
+  readonly slaMs: number;
+  private readonly startVersion: number;
+
+  constructor(private readonly input: RefundInput) {
+    const c: RefundCarried = input.carried ?? {
+      status: 'pending',
+      phase: 'waiting',
+      version: 1, // version 1 was written by the payment intent's workflow when it admitted the refund
+      submitted: false,
+      gatewayRefundId: null,
+      gatewayTransactionId: null,
+      failureCode: null,
+      lateOutcome: null,
+      polls: 0,
+      canceledAnnounced: false,
+    };
+    this.status = c.status;
+    this.phase = c.phase;
+    this.submitted = c.submitted;
+    this.gatewayRefundId = c.gatewayRefundId;
+    this.gatewayTransactionId = c.gatewayTransactionId;
+    this.failureCode = c.failureCode;
+    this.lateOutcome = c.lateOutcome;
+    this.polls = c.polls;
+    this.canceledAnnounced = c.canceledAnnounced;
+    this.startVersion = c.version;
+    this.deadline = new Date(input.createdAt).getTime() + input.slaSeconds * 1000;
+    this.slaMs = input.slaSeconds * 1000;
+  }
+
+  get version(): number {
+    return this.startVersion;
+  }
+
+  /**
+   * What the gateway's word means. Before the SLA: executed spends the reservation, rejected (or canceled by
+   * someone) releases it, pending keeps it open. Answering our cancel at the SLA: the same, except that a
+   * refund the gateway could not cancel yet stays open (and reserved) until it says more.
+   */
+  meaning(word: RefundOutcome, afterSla: boolean): Meaning {
+    if ('refundId' in word && word.refundId) this.gatewayRefundId = word.refundId;
+    switch (word.status) {
+      case 'succeeded':
+        return { kind: 'spent', refundId: word.refundId };
+      case 'rejected':
+        return { kind: 'released', failureCode: afterSla ? 'sla_timeout' : word.failureCode };
+      case 'canceled':
+        return { kind: 'released', failureCode: afterSla ? 'sla_timeout' : 'gateway_canceled' };
+      case 'pending':
+        return { kind: 'open' };
+    }
+  }
+
+  succeed(refundId: string, afterSla: boolean, now: number): void {
+    this.gatewayTransactionId = refundId;
+    if (afterSla) this.lateOutcome = { status: 'succeeded', at: new Date(now).toISOString(), gateway_transaction_id: refundId };
+    this.phase = 'done';
+    this.status = 'success';
+  }
+
+  release(failureCode: string): void {
+    this.phase = 'done';
+    if (this.status !== 'canceled' || this.failureCode === null) this.failureCode = failureCode;
+    this.status = 'canceled';
+  }
+
+  /** The SLA passed with the refund still pending: ask the gateway to cancel it. */
+  slaPassed(): void {
+    this.phase = 'canceling';
+    this.failureCode = 'sla_timeout';
+  }
+
+  view(): RefundView {
+    const i = this.input;
+    return {
+      refund: i.id,
+      payment_intent: i.paymentIntent,
+      status: this.status,
+      amount: i.amount,
+      currency: i.currency,
+      created_at: i.createdAt,
+      gateway_transaction_id: this.gatewayTransactionId,
+    };
+  }
+
+  snapshot(): RefundState {
+    return {
+      refund: this.input.id,
+      status: this.status,
+      amount: this.input.amount,
+      currency: this.input.currency,
+      gateway_transaction_id: this.gatewayTransactionId,
+      sla_expires_at: new Date(this.deadline).toISOString(),
+      late_outcome: this.lateOutcome?.status ?? null,
+    };
+  }
+
+  record(now: string) {
+    return {
+      id: this.input.id,
+      status: this.status,
+      gateway_transaction_id: this.gatewayTransactionId,
+      failure_code: this.failureCode,
+      late_outcome: this.lateOutcome,
+      updated_at: now,
+    };
+  }
+
+  summary(): string {
+    const i = this.input;
+    return (
+      `**${formatMoney(i.amount, i.currency)}** refund of ${i.paymentIntent} · ${this.status}` +
+      (this.phase === 'canceling' ? ' · asking the gateway to cancel; amount still reserved' : '') +
+      `\n\nSLA ends ${new Date(this.deadline).toISOString()}${this.gatewayTransactionId ? ` · gateway ${this.gatewayTransactionId}` : ''}` +
+      (this.lateOutcome ? `\n\ngateway outcome after the SLA: ${this.lateOutcome.status} at ${this.lateOutcome.at}` : '')
+    );
+  }
+
+  carry(version: number): RefundCarried {
+    return {
+      status: this.status,
+      phase: this.phase,
+      version,
+      submitted: this.submitted,
+      gatewayRefundId: this.gatewayRefundId,
+      gatewayTransactionId: this.gatewayTransactionId,
+      failureCode: this.failureCode,
+      lateOutcome: this.lateOutcome,
+      polls: this.polls,
+      canceledAnnounced: this.canceledAnnounced,
+    };
+  }
+}
