@@ -39,6 +39,21 @@ export function runningWithEnv(name: string, value: string): Array<{ pid: number
   return found;
 }
 
+/** The parent pid of a process, or null when it is gone. */
+export function parentOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** The caller's own tsx helper (its esbuild service child), which lives as long as the caller does. */
+export function isOwnTsxHelper(p: { pid: number; command: string }): boolean {
+  return parentOf(p.pid) === process.pid && /esbuild\S* --service/.test(p.command);
+}
+
 /** Polls `check` until it holds; fails naming `what` after timeoutMs. */
 export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
