@@ -6,6 +6,7 @@ import { createGatewayRegistry } from '../gateways/registry';
 import { createApp } from './app';
 import { createApiMetrics } from './http/metrics';
 import type { AppDeps } from './deps';
+import { stopWhenLauncherGone } from '../platform/launcher';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -51,9 +52,4 @@ main().catch((err) => {
   process.exit(1);
 });
 
-// Forked by a launcher (npm run dev, the tests): when it dies, even by SIGKILL, the IPC channel closes. Stop
-// as on SIGTERM rather than live on as an orphan; unref so the listener alone never keeps the process alive.
-if (process.send) {
-  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
-  process.channel?.unref();
-}
+stopWhenLauncherGone();

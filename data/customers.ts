@@ -1,7 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { CustomerRecord } from '../platform/records';
 import { referenceScope } from './idempotency';
-import { paginate, type Page, type PageQuery } from './list';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 /** Customers in MongoDB, every read and write scoped by tenant (deleted ones are invisible). */
 export function customerData(mongo: Mongo) {
@@ -24,6 +24,7 @@ export function customerData(mongo: Mongo) {
     remove: async (tenantId: string, id: string) =>
       (await c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: { deleted_at: new Date(), reference_scope: id } })).matchedCount > 0,
     list: (tenantId: string, filter: { reference?: string; email?: string }, page: PageQuery): Promise<Page<CustomerRecord>> =>
-      paginate(c, { tenant_id: tenantId, deleted_at: null, ...(filter.reference ? { reference: filter.reference } : {}), ...(filter.email ? { email: filter.email } : {}) }, page),
+      // An empty `reference=` or `email=` filters nothing (as it always has), so only non-empty values count.
+      paginate(c, { tenant_id: tenantId, deleted_at: null, ...definedOnly({ reference: filter.reference || undefined, email: filter.email || undefined }) }, page),
   };
 }

@@ -1,6 +1,6 @@
 import type { Mongo } from '../platform/mongo';
 import type { EventRecord } from '../platform/records';
-import { paginate, type Page, type PageQuery } from './list';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 /** Events in MongoDB, every read scoped by tenant. Written by the workflows that emit them. */
 export function eventData(mongo: Mongo) {
@@ -11,6 +11,6 @@ export function eventData(mongo: Mongo) {
     deliveryAttempts: (tenantId: string, eventId: string) =>
       mongo.c.deliveryAttempts.find({ event_id: eventId, tenant_id: tenantId }).sort({ attempted_at: 1, _id: 1 }).limit(1000).toArray(),
     list: (tenantId: string, filter: { type?: string }, page: PageQuery): Promise<Page<EventRecord>> =>
-      paginate(c, { tenant_id: tenantId, ...(filter.type ? { type: filter.type } : {}) }, page),
+      paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
   };
 }

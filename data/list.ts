@@ -66,3 +66,8 @@ export async function paginate<T extends Listed>(collection: Collection<T>, filt
   if (!forward) data.reverse();
   return { data, has_more };
 }
+
+/** A list's filter without the parameters the caller left out (every other value is an equality). */
+export function definedOnly<T extends object>(filter: T): Partial<T> {
+  return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

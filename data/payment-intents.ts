@@ -1,7 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { PaymentIntentRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
-import { paginate, type Page, type PageQuery } from './list';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 export interface PaymentIntentFilter {
   status?: PaymentIntentRecord['status'];
@@ -32,8 +32,4 @@ export function paymentIntentData(mongo: Mongo) {
     list: (tenantId: string, filter: PaymentIntentFilter, page: PageQuery): Promise<Page<PaymentIntentRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
   };
-}
-
-export function definedOnly<T extends object>(filter: T): Partial<T> {
-  return Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

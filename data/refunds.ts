@@ -1,8 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { RefundRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
-import { paginate, type Page, type PageQuery } from './list';
-import { definedOnly } from './payment-intents';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 export interface RefundFilter {
   payment_intent?: string;

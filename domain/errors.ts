@@ -18,6 +18,8 @@ export class DomainError extends Error {
     readonly code: string,
     message: string,
     readonly param?: string,
+    /** When the client may try again (429, 503); the error handler sends it as Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'DomainError';

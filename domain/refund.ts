@@ -1,6 +1,13 @@
 import { backoffMs, openPollDelayMs } from './polling';
 
 // Refund lifecycle rules, pure.
+/**
+ * How the visible status relates to the money reserved on the payment's balance:
+ * - `pending`: reserved.
+ * - `success`: spent (also when the gateway executed the refund at or after the SLA).
+ * - `canceled`: released once the gateway confirmed it will not execute the refund (or rejected it); while
+ *   the gateway's answer is unknown the amount stays reserved, so money can never leave twice.
+ */
 export type RefundStatus = 'pending' | 'success' | 'canceled';
 
 export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
@@ -20,11 +27,3 @@ export function cancelRetryDelayMs(tries: number): number {
   return backoffMs(tries, 1000, 3_600_000);
 }
 
-/**
- * How the visible status relates to the money reserved on the payment's balance:
- * - `pending`: reserved.
- * - `success`: spent (also when the gateway executed the refund at or after the SLA).
- * - `canceled`: released once the gateway confirmed it will not execute the refund (or rejected it); while
- *   the gateway's answer is unknown the amount stays reserved, so money can never leave twice.
- */
-export type Reservation = 'held' | 'spent' | 'released';

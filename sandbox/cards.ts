@@ -11,6 +11,9 @@ export type CardBehaviour =
   | 'capture_no_answer'
   | 'late_arrival';
 
+/** Behaviours whose charge request is never answered (the caller only ever sees its own timeout). */
+export const NEVER_ANSWERED: ReadonlySet<CardBehaviour> = new Set(['timeout', 'capture_no_answer', 'late_arrival']);
+
 /** Fixed tokens that work without tokenization (server-side tests, the worker's own drills). */
 export const FIXED_TOKENS: Readonly<Record<string, CardBehaviour>> = {
   tok_success: 'success',

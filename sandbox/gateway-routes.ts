@@ -4,6 +4,7 @@
 
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import { NEVER_ANSWERED } from './cards';
 import { behaviourOf, chargeByKey, chargeLater, chargeOnce } from './charges';
 import type { SandboxDeps } from './deps';
 import { notFound, parseInput } from './http-errors';
@@ -50,9 +51,8 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
       return hangUp(ctx);
     }
     const { record, replayed } = chargeOnce(deps, input);
-    if (record.behaviour === 'capture_no_answer' || record.behaviour === 'late_arrival') return hangUp(ctx);
-    // tok_timeout: never answer, on the first try or any retry.
-    if (record.behaviour === 'timeout') return hangUp(ctx);
+    // tok_timeout and the lost-answer drills: never answered, on the first try or any retry.
+    if (record.behaviour !== 'unknown_token' && NEVER_ANSWERED.has(record.behaviour)) return hangUp(ctx);
     answer(ctx, replayed, chargeJson(record));
   });
 

@@ -9,6 +9,7 @@ import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createActivities } from '../activities';
 import { createGatewayRegistry } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
+import { stopWhenLauncherGone } from '../platform/launcher';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -95,9 +96,4 @@ main().catch((err) => {
   process.exit(1);
 });
 
-// Forked by a launcher (npm run dev, the tests): when it dies, even by SIGKILL, the IPC channel closes. Stop
-// as on SIGTERM rather than live on as an orphan; unref so the listener alone never keeps the process alive.
-if (process.send) {
-  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
-  process.channel?.unref();
-}
+stopWhenLauncherGone();

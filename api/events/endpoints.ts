@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { invalidRequest } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
+import { webhookTargetPolicy, type Config } from '../../platform/config';
 import type { WebhookSecretsRecord } from '../../platform/records';
 import type { EndpointRef } from '../../workflows/events';
 import { checkWebhookUrl } from '../../platform/ssrf';
@@ -19,16 +20,20 @@ export interface PlannedWebhooks {
   secrets: WebhookSecretsRecord | null;
 }
 
-/** Checks the endpoints (400 naming the one refused) and names their secrets' record, without writing. */
+/**
+ * Checks the endpoints (400 naming the one refused) and names their secrets' record, without writing. The
+ * policy comes from the config here, not from each caller: production refuses http and private hosts.
+ */
 export function planWebhookEndpoints(
   tenantId: string,
   region: string,
   webhooks: z.infer<typeof webhooksSchema> | undefined,
-  opts: { allowPrivateHosts: boolean },
+  config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
 ): PlannedWebhooks {
   if (!webhooks || webhooks.length === 0) return { endpoints: [], secrets: null };
+  const policy = webhookTargetPolicy(config);
   webhooks.forEach((w, i) => {
-    const check = checkWebhookUrl(w.url, opts);
+    const check = checkWebhookUrl(w.url, policy);
     if (!check.ok) throw invalidRequest('webhook_url_invalid', `webhooks[${i}][url] is not allowed: ${check.reason}`, `webhooks[${i}][url]`);
   });
   const secretsId = webhooks.some((w) => w.secret) ? newId('whs', region) : null;
@@ -46,17 +51,4 @@ export async function storeWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): 
 /** Takes back the secrets of a create that did not go through. */
 export async function discardWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
   if (plan.secrets) await webhookSecretData(mongo).remove(plan.secrets._id);
-}
-
-/** Check and write in one step, for a caller whose guard has already decided. */
-export async function storeWebhookEndpoints(
-  mongo: Mongo,
-  tenantId: string,
-  region: string,
-  webhooks: z.infer<typeof webhooksSchema> | undefined,
-  opts: { allowPrivateHosts: boolean },
-): Promise<EndpointRef[]> {
-  const plan = planWebhookEndpoints(tenantId, region, webhooks, opts);
-  await storeWebhookSecrets(mongo, plan);
-  return plan.endpoints;
 }

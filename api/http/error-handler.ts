@@ -54,7 +54,8 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     if (err.kind === 'unavailable') ctx.state.logger?.warn({ err: raw, request_id: requestId }, 'dependency unavailable');
     ctx.status = STATUS[err.kind];
     ctx.body = errorBody(err.kind, err.code, err.message, requestId, err.param);
-    if (err.kind === 'unavailable') ctx.set('Retry-After', '1');
+    const retryAfter = err.retryAfterSeconds ?? (err.kind === 'unavailable' ? 1 : undefined);
+    if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
   }
 }
 

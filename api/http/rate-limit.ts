@@ -87,11 +87,6 @@ export function rateLimitRules(config: Pick<Config, Extract<keyof Config, `RATE_
   };
 }
 
-/** Routes where a card is submitted: a publishable key there also spends from its `attempts` bucket. */
-export const CARD_ENTRY_ROUTES: ReadonlySet<string> = new Set(['post /payment-intents/:payment_intent/attempts']);
-
-export const isCardEntry = (def: Pick<RouteDef, 'method' | 'path'>) => CARD_ENTRY_ROUTES.has(`${def.method} ${def.path}`);
-
 /**
  * The buckets a bearer token spends from, named by a hash of the whole token (a secret is never kept, and
  * nobody can drain a bucket without holding its token). Checked before authentication, so a flood is
@@ -116,14 +111,12 @@ const MESSAGES: Record<LimitKind, (seconds: number) => string> = {
 };
 
 /** Spends the request's tokens, or refuses it: 429 `rate_limited` with Retry-After in whole seconds. */
-export function enforceRateLimit(ctx: Context, limiter: RateLimiter, def: Pick<RouteDef, 'method' | 'path' | 'auth'>): void {
+export function enforceRateLimit(ctx: Context, limiter: RateLimiter, def: Pick<RouteDef, 'auth' | 'cardEntry'>): void {
   if (def.auth === 'admin') return;
   const token = bearerToken(ctx);
   if (!token) return;
-  const verdict = limiter.take(bucketsFor(token, isCardEntry(def)));
+  const verdict = limiter.take(bucketsFor(token, def.cardEntry === true));
   if (verdict.ok) return;
   const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-  // Set here because only this check knows the wait; the error handler keeps headers already set.
-  ctx.set('Retry-After', String(seconds));
-  throw new DomainError('rate_limited', 'rate_limited', MESSAGES[verdict.kind](seconds));
+  throw new DomainError('rate_limited', 'rate_limited', MESSAGES[verdict.kind](seconds), undefined, seconds);
 }

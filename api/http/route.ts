@@ -41,6 +41,8 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   handler(input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<RouteResult>;
   /** Hidden from the OpenAPI document (hosted page assets, callbacks). */
   internal?: boolean;
+  /** A card is submitted here: a publishable key also spends from its stricter `attempts` rate limit. */
+  cardEntry?: boolean;
 }
 
 export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(def: RouteDef<P, Q, B>): RouteDef {

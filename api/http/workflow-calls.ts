@@ -3,14 +3,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { isDependencyDown } from './dependency-errors';
 
-/**
+/*
  * How long the API waits for a workflow to answer an Update before it answers 503 (the worker or Temporal
- * is down or overloaded; WORKFLOW_UPDATE_DEADLINE_MS). The longest Update is a payment attempt: a charge tried twice (15 s each) and one
+ * is down or overloaded): WORKFLOW_UPDATE_DEADLINE_MS, 45 s by default. The longest Update is a payment attempt: a charge tried twice (15 s each) and one
  * question by its idempotency key (10 s), so 45 s by default. A request that ran out of time may still be
  * applied when the worker comes back (Temporal keeps an admitted Update): a retry then finds its effect
  * (same idempotency key, or a 409 for a state that moved on), never a second one.
  */
-export const DEFAULT_UPDATE_DEADLINE_MS = 45_000;
 /** Queries answer from the worker's cache; a few seconds without an answer means it is not there. */
 export const QUERY_DEADLINE_MS = 3_000;
 
@@ -35,12 +34,12 @@ export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: 
  * has already completed is no longer mutable either: `onClosed` says what that means here.
  */
 export async function runUpdate<T>(
-  deps: { temporal: Pick<Client, 'connection'>; config: { WORKFLOW_UPDATE_DEADLINE_MS?: number } },
+  deps: { temporal: Pick<Client, 'connection'>; config: { WORKFLOW_UPDATE_DEADLINE_MS: number } },
   call: () => Promise<T>,
   onClosed: () => DomainError | Promise<T>,
 ): Promise<T> {
   try {
-    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS ?? DEFAULT_UPDATE_DEADLINE_MS, call);
+    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, call);
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError, forbidden, unauthenticated } from '../../domain/errors';
-import { verifyApiKey } from '../http/auth';
+import { bearerToken, verifyApiKey } from '../http/auth';
 import { currencySchema, typedId } from '../http/common-schemas';
 import type { AppDeps } from '../deps';
 import { isClientSecretFor } from '../hosted/client-secret';
@@ -117,6 +117,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     versions: ['v202607'],
     // Authenticated in the handler: a publishable key of the intent's tenant, or the intent's client secret.
     auth: 'none',
+    cardEntry: true,
     summary: 'Submit a payment attempt (hosted page and embedded form; publishable key or client secret)',
     tags,
     params: intentParams,
@@ -137,9 +138,8 @@ export const paymentIntentRoutes: RouteDef[] = [
 
 /** The tenant whose intent this caller may pay: by publishable key, or by that intent's client secret. */
 async function authenticateAttempt(ctx: Context, deps: AppDeps, intentId: string): Promise<string> {
-  const m = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
-  if (!m) throw unauthenticated('Send Authorization: Bearer <publishable key or client secret>');
-  const token = m[1]!;
+  const token = bearerToken(ctx);
+  if (!token) throw unauthenticated('Send Authorization: Bearer <publishable key or client secret>');
   if (token.startsWith('pics_')) {
     if (!isClientSecretFor(intentId, token, deps.config.KEY_HASH_SECRET)) throw unauthenticated('Invalid client secret for this payment intent');
     const tenantId = await paymentIntentData(deps.mongo).tenantOf(intentId);

@@ -6,7 +6,7 @@ import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput
 import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
 import { START_DEADLINE_MS } from '../../platform/temporal';
-import { publicBaseUrl as platformPublicBaseUrl } from '../../platform/config';
+import { publicBaseUrl } from '../../platform/config';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
@@ -19,13 +19,9 @@ import { paymentIntentData } from '../../data/payment-intents';
 import { idempotencyScope } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 
-export function publicBaseUrl(deps: AppDeps): string {
-  return platformPublicBaseUrl(deps.config);
-}
-
 /** The hosted page of an intent, with the client secret that lets it show and pay that intent. */
 function intentUrl(id: string, deps: AppDeps): string {
-  return hostedPageUrl(publicBaseUrl(deps), id, deps.config.KEY_HASH_SECRET);
+  return hostedPageUrl(publicBaseUrl(deps.config), id, deps.config.KEY_HASH_SECRET);
 }
 
 /** A stored intent in its one public shape (domain/views.ts). */
@@ -116,9 +112,7 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
   const pin = pinOf(body);
   const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
   const customer = await customerOf(deps, auth, body.customer);
-  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, {
-    allowPrivateHosts: deps.config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
-  });
+  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
   const id = newId('pi', auth.region);
   const now = new Date();
   const record: PaymentIntentRecord = {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import { publicBaseUrl } from '../payment-intents/service';
+import { publicBaseUrl } from '../../platform/config';
 import { serveAsset, staticAsset, type StaticAsset } from '../hosted/static-asset';
 import { LOGO_PATH, PAYMENT_METHOD_NAMES, paymentMethodEntry, paymentMethodEntrySchema } from './catalog';
 import { logoSvg } from './logos';
@@ -24,14 +24,14 @@ function listingBody(listing: MethodListing, baseUrl: string) {
 // same handler so a merchant on either spelling gets the same answer.
 const listDefault = async ({ deps, auth }: RouteInput<unknown, unknown, unknown>) => ({
   status: 200,
-  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), publicBaseUrl(deps)),
+  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), publicBaseUrl(deps.config)),
 });
 
 const listForm = async ({ deps, auth, params }: RouteInput<z.infer<typeof formParams>, unknown, unknown>) => {
   const listing = await formPaymentMethods(deps.mongo, auth.tenantId, params.payment_form);
   // Another tenant's form is answered exactly like an unknown one: ids of others are never confirmed.
   if (!listing) throw notFound('payment form', params.payment_form, 'payment_form');
-  return { status: 200, body: listingBody(listing, publicBaseUrl(deps)) };
+  return { status: 200, body: listingBody(listing, publicBaseUrl(deps.config)) };
 };
 
 const common = { versions: ['v202607'] as const, auth: 'secret' as const, tags: ['Payment methods'] };

@@ -3,14 +3,12 @@ import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { admitRefundUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmission, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
-import { SA } from '../../workflows/search-attributes';
 import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
 import type { AppDeps, AuthContext } from '../deps';
 import { getPaymentIntent, startOptions } from '../payment-intents/service';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { reopenedState } from './reopen';
-import { webhookTargetPolicy } from '../../platform/config';
 import type { RefundCreateBody } from './schemas';
 import { refundData } from '../../data/refunds';
 import type { RefundView } from '../../domain/views';
@@ -58,7 +56,7 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
   }
   // Checked before anything is written; the secrets are written before the admission (the refund's first
   // event may follow it at once) and taken back when it is refused or is a duplicate.
-  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, webhookTargetPolicy(deps.config));
+  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
   const args: [RefundAdmissionInput] = [
     {
       amount: body.amount,
@@ -98,8 +96,8 @@ async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: 
   const options = startOptions(intent, deps);
   const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
     ...options,
+    // The record says `success` (only a paid intent is reopened), so the start's search attributes do too.
     args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date()) }],
-    typedSearchAttributes: [...options.typedSearchAttributes.filter((a) => a.key.name !== SA.PaymentStatus.name), { key: SA.PaymentStatus, value: 'success' }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), notRefundable);

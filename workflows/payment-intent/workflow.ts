@@ -37,7 +37,6 @@ import {
 } from './messages';
 import { PaymentIntentState, type Attempt, type GatewayWord } from './state';
 
-export { DEFAULT_MAX_ATTEMPTS, REFUND_WINDOW_MS } from './state';
 
 const store = proxyActivities<Activities>({
   startToCloseTimeout: '10s',

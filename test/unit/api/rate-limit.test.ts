@@ -203,6 +203,7 @@ describe('over HTTP: 429 in the error shape with Retry-After, before authenticat
     route({
       method: 'post',
       path: '/payment-intents/:payment_intent/attempts',
+      cardEntry: true, // what the real attempts route declares
       versions: ['v202607'],
       auth: 'none',
       summary: 'test',
