@@ -3,6 +3,7 @@ import type { Mongo } from '../platform/mongo';
 import type { GatewayAdapter, ChargeOutcome, RefundOutcome } from '../gateways/types';
 import type { GatewayRegistry } from '../gateways/registry';
 import { callbackUrl } from '../gateways/callback-url';
+import { connectorData } from '../data/connectors';
 
 // Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
 // gateway; a connector that vanished or belongs to another tenant is a non-retryable failure. The callback
@@ -15,7 +16,7 @@ interface ConnectorRef {
 
 export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { mongo: Mongo; gateways: GatewayRegistry; callbackBaseUrl: string }) {
   const gatewayOf = async ({ tenantId, connectorId }: ConnectorRef): Promise<{ adapter: GatewayAdapter; gateway: string }> => {
-    const connector = await mongo.c.connectors.findOne({ _id: connectorId, tenant_id: tenantId });
+    const connector = await connectorData(mongo).find(tenantId, connectorId);
     if (!connector) throw ApplicationFailure.nonRetryable(`connector ${connectorId} not found for tenant`, 'ConnectorMissing');
     return { adapter: gateways.get(connector.gateway), gateway: connector.gateway };
   };

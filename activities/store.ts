@@ -1,10 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
-import { isDuplicateKeyError } from '../platform/mongo';
+import { connectorData } from '../data/connectors';
 import { idempotencyScope } from '../data/idempotency';
+import { workflowRecordData } from '../data/workflow-records';
 
-// MongoDB writes made on behalf of workflows. Every write is idempotent (a retried activity changes
-// nothing twice) and versioned (a late write never overwrites a newer state).
+// MongoDB writes made on behalf of workflows, through the data layer (data/workflow-records.ts): every write
+// is idempotent (a retried activity changes nothing twice) and versioned (a late write never overwrites a
+// newer state). Here the workflows' inputs become records: ISO strings become dates, ids become keys.
 
 export interface PaymentIntentPatch {
   id: string;
@@ -47,77 +49,59 @@ export interface RefundRecordInput {
 const asDate = (s: string | null) => (s ? new Date(s) : null);
 
 export function createStoreActivities({ mongo }: { mongo: Mongo }) {
-  const { c } = mongo;
+  const records = workflowRecordData(mongo);
+  const connectors = connectorData(mongo);
   return {
     async savePaymentIntent(p: PaymentIntentPatch): Promise<'applied' | 'stale'> {
-      const res = await c.paymentIntents.updateOne(
-        { _id: p.id, version: { $lt: p.version } },
-        {
-          $set: {
-            version: p.version,
-            status: p.status,
-            succeeded_at: asDate(p.succeeded_at),
-            canceled_at: asDate(p.canceled_at),
-            cancellation_reason: p.cancellation_reason,
-            amount_paid: p.amount_paid,
-            amount_refunded: p.amount_refunded,
-            connector_used: p.connector_used,
-            gateway_charge_id: p.gateway_charge_id,
-            last_failure_code: p.last_failure_code,
-            updated_at: new Date(p.updated_at),
-          },
-        },
-      );
-      return res.matchedCount === 1 ? 'applied' : 'stale';
+      return records.savePaymentIntent(p.id, p.version, {
+        status: p.status,
+        succeeded_at: asDate(p.succeeded_at),
+        canceled_at: asDate(p.canceled_at),
+        cancellation_reason: p.cancellation_reason,
+        amount_paid: p.amount_paid,
+        amount_refunded: p.amount_refunded,
+        connector_used: p.connector_used,
+        gateway_charge_id: p.gateway_charge_id,
+        last_failure_code: p.last_failure_code,
+        updated_at: new Date(p.updated_at),
+      });
     },
 
     async createRefundRecord(r: RefundRecordInput): Promise<void> {
       const createdAt = new Date(r.createdAt);
-      try {
-        await c.refunds.insertOne({
-          _id: r.id,
-          tenant_id: r.tenantId,
-          payment_intent: r.paymentIntent,
-          status: 'pending',
-          amount: r.amount,
-          currency: r.currency,
-          idempotency_key: r.idempotencyKey,
-          idempotency_scope: idempotencyScope(r.tenantId, r.idempotencyKey, r.id),
-          // Secrets stay in webhook_secrets, referenced by secretRef.
-          webhooks: r.webhooks.map((w) => ({ url: w.url, events: w.events })),
-          refund_sla_timeout: r.slaSeconds,
-          sla_expires_at: new Date(createdAt.getTime() + r.slaSeconds * 1000),
-          gateway_transaction_id: null,
-          failure_code: null,
-          late_outcome: null,
-          created_at: createdAt,
-          updated_at: createdAt,
-          version: 1,
-        });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
-        const existing = await c.refunds.findOne({ idempotency_scope: idempotencyScope(r.tenantId, r.idempotencyKey, r.id) });
-        if (existing && existing._id !== r.id)
-          throw ApplicationFailure.nonRetryable(`idempotency_key '${r.idempotencyKey}' is already used by refund ${existing._id}`, 'idempotency_key_in_use');
-      }
+      const holder = await records.insertRefund({
+        _id: r.id,
+        tenant_id: r.tenantId,
+        payment_intent: r.paymentIntent,
+        status: 'pending',
+        amount: r.amount,
+        currency: r.currency,
+        idempotency_key: r.idempotencyKey,
+        idempotency_scope: idempotencyScope(r.tenantId, r.idempotencyKey, r.id),
+        // Secrets stay in webhook_secrets, referenced by secretRef.
+        webhooks: r.webhooks.map((w) => ({ url: w.url, events: w.events })),
+        refund_sla_timeout: r.slaSeconds,
+        sla_expires_at: new Date(createdAt.getTime() + r.slaSeconds * 1000),
+        gateway_transaction_id: null,
+        failure_code: null,
+        late_outcome: null,
+        created_at: createdAt,
+        updated_at: createdAt,
+        version: 1,
+      });
+      // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
+      if (holder !== null)
+        throw ApplicationFailure.nonRetryable(`idempotency_key '${r.idempotencyKey}' is already used by refund ${holder}`, 'idempotency_key_in_use');
     },
 
     async saveRefund(p: RefundPatch): Promise<'applied' | 'stale'> {
-      const res = await c.refunds.updateOne(
-        { _id: p.id, version: { $lt: p.version } },
-        {
-          $set: {
-            version: p.version,
-            status: p.status,
-            gateway_transaction_id: p.gateway_transaction_id,
-            failure_code: p.failure_code,
-            late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
-            updated_at: new Date(p.updated_at),
-          },
-        },
-      );
-      return res.matchedCount === 1 ? 'applied' : 'stale';
+      return records.saveRefund(p.id, p.version, {
+        status: p.status,
+        gateway_transaction_id: p.gateway_transaction_id,
+        failure_code: p.failure_code,
+        late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
+        updated_at: new Date(p.updated_at),
+      });
     },
 
     async recordEvent(e: {
@@ -132,27 +116,23 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       source: { kind: 'payment_intent' | 'refund' | 'payout'; id: string };
       endpoints: { url: string; index: number; secretRef?: string }[];
     }): Promise<void> {
-      try {
-        await c.events.insertOne({
-          _id: e.id,
-          tenant_id: e.tenantId,
-          type: e.type,
-          created_at: new Date(e.createdAt),
-          data: e.data,
-          object_id: e.objectId,
-          body: e.body,
-          format: e.format,
-          source: e.source,
-          endpoints: e.endpoints.map((ep) => ({
-            url: ep.url,
-            index: ep.index,
-            has_secret: Boolean(ep.secretRef),
-            ...(ep.secretRef ? { secret_ref: ep.secretRef } : {}),
-          })),
-        });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      await records.insertEvent({
+        _id: e.id,
+        tenant_id: e.tenantId,
+        type: e.type,
+        created_at: new Date(e.createdAt),
+        data: e.data,
+        object_id: e.objectId,
+        body: e.body,
+        format: e.format,
+        source: e.source,
+        endpoints: e.endpoints.map((ep) => ({
+          url: ep.url,
+          index: ep.index,
+          has_secret: Boolean(ep.secretRef),
+          ...(ep.secretRef ? { secret_ref: ep.secretRef } : {}),
+        })),
+      });
     },
 
     async savePaymentMethod(pm: {
@@ -164,30 +144,23 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       chargeId: string;
       createdAt: string;
     }): Promise<void> {
-      const connector = await c.connectors.findOne({ _id: pm.connectorId, tenant_id: pm.tenantId });
-      try {
-        await c.savedPaymentMethods.insertOne({
-          _id: pm.id,
-          tenant_id: pm.tenantId,
-          customer: pm.customer,
-          payment_intent: pm.paymentIntent,
-          connector: pm.connectorId,
-          gateway: connector?.gateway ?? 'unknown',
-          // The gateway's reusable reference for the card is the successful charge it made.
-          gateway_token: pm.chargeId,
-          created_at: new Date(pm.createdAt),
-        });
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      const connector = await connectors.find(pm.tenantId, pm.connectorId);
+      await records.insertSavedPaymentMethod({
+        _id: pm.id,
+        tenant_id: pm.tenantId,
+        customer: pm.customer,
+        payment_intent: pm.paymentIntent,
+        connector: pm.connectorId,
+        gateway: connector?.gateway ?? 'unknown',
+        // The gateway's reusable reference for the card is the successful charge it made.
+        gateway_token: pm.chargeId,
+        created_at: new Date(pm.createdAt),
+      });
     },
 
     /** Kept on the intent for operators: a late capture we refunded, or failed to. */
     async recordVoidedCharge(v: { id: string; chargeId: string; attempt: number; at: string; outcome: 'refunded' | 'failed'; error: string | null }): Promise<void> {
-      await c.paymentIntents.updateOne(
-        { _id: v.id },
-        { $addToSet: { voided_charges: { charge_id: v.chargeId, attempt: v.attempt, at: new Date(v.at), outcome: v.outcome, error: v.error } } } as never,
-      );
+      await records.addVoidedCharge(v.id, { charge_id: v.chargeId, attempt: v.attempt, at: new Date(v.at), outcome: v.outcome, error: v.error });
     },
   };
 }

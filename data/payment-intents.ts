@@ -12,7 +12,7 @@ export interface PaymentIntentFilter {
 /**
  * Payment intents in MongoDB, every read scoped by tenant. The API inserts the record (its idempotency
  * guard) and may take back one that never started; after that only the intent's workflow writes it
- * (activities/store.ts, versioned).
+ * (data/workflow-records.ts, versioned).
  */
 export function paymentIntentData(mongo: Mongo) {
   const c = mongo.c.paymentIntents;

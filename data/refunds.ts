@@ -9,7 +9,10 @@ export interface RefundFilter {
   currency?: string;
 }
 
-/** Refunds in MongoDB, every read scoped by tenant. Written by the payment's and the refund's workflows. */
+/**
+ * Refunds in MongoDB, every read scoped by tenant. Written by the payment's and the refund's workflows
+ * (data/workflow-records.ts, versioned).
+ */
 export function refundData(mongo: Mongo) {
   const c = mongo.c.refunds;
   return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { customerView } from '../../domain/views';
 
 const text = (max = 200) => z.string().max(max);
 
@@ -26,21 +27,5 @@ export const customerUpsertBody = z.object(customerFields).strict();
 export const customerInlineV202608 = z.object({ ...customerFields, address: addressSchema.optional() }).strict();
 export type CustomerInput = z.infer<typeof customerInlineV202608>;
 
-/**
- * The customer object as v202607 documents it, and nothing more: `address` is a v202608 field, answered only
- * to requests for v202608 or later (the customer endpoints themselves fall back to v202607's).
- */
-export const customerView = z
-  .object({
-    customer: z.string(),
-    reference: z.string().nullable(),
-    first_name: z.string().nullable(),
-    last_name: z.string().nullable(),
-    email: z.string().nullable(),
-    phone_number: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .strict();
-
-/** The first version whose customer objects carry `address`. */
-export const ADDRESS_SINCE = 'v202608';
+/** The customer as retrieve answers it: one definition, in domain/views.ts. */
+export { customerView };

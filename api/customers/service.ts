@@ -2,13 +2,14 @@ import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
 import type { CustomerRecord } from '../../platform/records';
-import { ADDRESS_SINCE, type CustomerInput } from './schemas';
+import type { CustomerInput } from './schemas';
 import { customerData } from '../../data/customers';
 import { referenceScope } from '../../data/idempotency';
+import { CUSTOMER_ADDRESS_SINCE, type CustomerView } from '../../domain/views';
 
-/** The customer as the requested API version shows it: `address` from v202608 on. */
-export function customerView(c: CustomerRecord, requestedVersion: string | null) {
-  const withAddress = requestedVersion !== null && requestedVersion >= ADDRESS_SINCE;
+/** A stored customer in its one public shape (domain/views.ts), as the requested version shows it. */
+export function customerView(c: CustomerRecord, requestedVersion: string | null): CustomerView {
+  const withAddress = requestedVersion !== null && requestedVersion >= CUSTOMER_ADDRESS_SINCE;
   return {
     customer: c._id,
     reference: c.reference,

@@ -123,10 +123,22 @@ export const attemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('attemp
 
 export const admitRefundUpdate = defineUpdate<RefundAdmission, [RefundAdmissionInput]>('admitRefund');
 
+export interface ChargeOutcomeHint {
+  chargeId: string;
+  idempotencyKey?: string;
+  outcome: ChargeOutcome;
+}
+
+export interface RefundSettled {
+  refundId: string;
+  status: 'success' | 'canceled' | 'late_success';
+  amount?: number;
+}
+
 /** A gateway callback about a charge: a hint that makes the workflow ask the gateway, never a verdict. */
-export const chargeOutcomeSignal = defineSignal<[{ chargeId: string; idempotencyKey?: string; outcome: ChargeOutcome }]>('chargeOutcome');
+export const chargeOutcomeSignal = defineSignal<[ChargeOutcomeHint]>('chargeOutcome');
 
 /** A refund the payment started has settled: `success` spends its reservation, `canceled` releases it. */
-export const refundSettledSignal = defineSignal<[{ refundId: string; status: 'success' | 'canceled' | 'late_success'; amount?: number }]>('refundSettled');
+export const refundSettledSignal = defineSignal<[RefundSettled]>('refundSettled');
 
 export const intentStateQuery = defineQuery<IntentState>('state');

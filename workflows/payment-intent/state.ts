@@ -1,18 +1,31 @@
 import type { ChargeOutcome } from '../../gateways/types';
 import type { IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
+import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
-import type { AttemptInput, AttemptResult, CarriedAttempt, CarriedState, IntentState, IntentView, PaymentIntentInput } from './messages';
+import type { RefundInput } from '../refund/messages';
+import type {
+  AttemptInput,
+  AttemptResult,
+  CarriedAttempt,
+  CarriedState,
+  IntentState,
+  IntentView,
+  PaymentIntentInput,
+  RefundAdmissionInput,
+} from './messages';
 
 // The payment intent's state and its rules, as plain code: what an attempt, a gateway's word, a refund or a
-// cancel does to it. No Temporal API and no I/O here, so it is tested directly; the workflow (workflow.ts)
-// registers the handlers, runs the loop and performs the effects these decisions name.
+// cancel does to it. No Temporal API and no I/O here, so it is tested directly; workflow.ts registers the
+// handlers (handlers.ts) and runs the loop, and effects.ts performs the effects these decisions name.
 
 /** After a deadline passes, how long an attempt we let go is watched for a late capture to give back. */
 export const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
 /** How long a successful payment's workflow stays open to own its refundable balance. */
 export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_ATTEMPTS = 20;
+/** How often, at most, a charge we no longer wait on is asked about within the grace period. */
+export const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
 /** A flood of forged callbacks stays bounded. */
 const MAX_HINTS = 50;
 
@@ -31,6 +44,16 @@ export type Resolution =
   | { kind: 'nothing' };
 
 export type Refusal = { type: string; message: string };
+
+/** Why an admitRefund Update is refused before it is accepted: only a positive whole amount is considered. */
+export function refundAmountRefusal(req: { amount: number }): Refusal | null {
+  return !Number.isInteger(req.amount) || req.amount < 1 ? { type: 'invalid_amount', message: 'amount must be a positive integer' } : null;
+}
+
+/** Whether the gateway's answer contradicts what a callback claimed (the callback then changed nothing). */
+export function claimContradicted(claimed: string | undefined, word: GatewayWord | null): boolean {
+  return claimed !== undefined && word !== null && (word === 'not_found' || word.status !== claimed);
+}
 
 export class PaymentIntentState {
   status: IntentStatus;
@@ -151,6 +174,11 @@ export class PaymentIntentState {
     };
   }
 
+  /** An attempt's answer to the customer, about this intent. */
+  result(status: AttemptResult['status'], extra: Omit<AttemptResult, 'payment_intent' | 'status'> = {}): AttemptResult {
+    return { payment_intent: this.input.id, status, ...extra };
+  }
+
   /** The summary line operators read in the Temporal UI. */
   summary(): string {
     const i = this.input;
@@ -191,9 +219,15 @@ export class PaymentIntentState {
 
   // ---- attempts ---------------------------------------------------------------------------------------
 
+  /** Only a pending intent takes attempts and cancels. */
+  mutableRefusal(): Refusal | null {
+    return this.status !== 'pending' ? { type: 'not_mutable', message: `This payment intent is ${this.status}` } : null;
+  }
+
   /** Why a new attempt is refused now, if it is (the Update's validator). */
   attemptRefusal(req: AttemptInput, now: number): Refusal | null {
-    if (this.status !== 'pending') return { type: 'not_mutable', message: `This payment intent is ${this.status}` };
+    const notMutable = this.mutableRefusal();
+    if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
     // A 3DS challenge the customer walked away from must not lock the intent: a new attempt replaces it.
     // A charge on the wire, one whose outcome is being reconciled, or an async one decides first.
@@ -226,6 +260,30 @@ export class PaymentIntentState {
     };
     this.attempt = a;
     return a;
+  }
+
+  /** Where a 3DS challenge of this attempt sends the customer back to: the hosted page. */
+  returnUrl(a: Attempt): string {
+    const page = this.input.hostedPageUrl;
+    return `${page}${page.includes('?') ? '&' : '?'}attempt=${a.number}`;
+  }
+
+  /** A charge on the wire, or one whose lost answer is being reconciled: it decides before a cancel does. */
+  chargeDeciding(): boolean {
+    return this.attempt?.phase === 'charging' || this.attempt?.phase === 'unknown';
+  }
+
+  /** Why a cancel is refused once the charge it waited for has decided (or the wait ran out). */
+  cancelRefusal(): Refusal | null {
+    const notMutable = this.mutableRefusal();
+    if (notMutable) return notMutable;
+    if (this.attempt?.phase === 'charging') return { type: 'attempt_in_progress', message: 'A payment attempt is still being processed; retry shortly' };
+    return null;
+  }
+
+  /** How long to wait before asking the gateway about an open attempt again (a hint asks at once). */
+  pollDelay(a: Attempt): number {
+    return a.phase === 'unknown' ? unknownOutcomeDelayMs(a.checks) : openPollDelayMs(a.checks, this.lifetimeMs);
   }
 
   /** The attempt stops being waited on; it is watched for a late capture until the grace period ends. */
@@ -297,6 +355,38 @@ export class PaymentIntentState {
     this.cancellationReason = reason;
   }
 
+  /**
+   * Whether an answer can change anything: `not_found` about an attempt we let go cannot (its request may
+   * still arrive at the gateway, so it stays watched).
+   */
+  worthResolving(a: Attempt, word: GatewayWord): boolean {
+    return word !== 'not_found' || this.attempt === a;
+  }
+
+  // ---- late attempts ----------------------------------------------------------------------------------
+
+  /** Attempts let go are watched while any is left and the grace period lasts. */
+  watchingLate(now: number): boolean {
+    return this.lateAttempts.size > 0 && now < this.lateWatchUntil;
+  }
+
+  /** The next look at the attempts let go: their backoff, at least every LATE_CHARGE_POLL_MS, never past the grace period. */
+  lateWatchDelay(now: number): number {
+    const checks = Math.min(...[...this.lateAttempts.values()].map((a) => a.checks));
+    return Math.min(LATE_CHARGE_POLL_MS, openPollDelayMs(checks, this.lifetimeMs), this.lateWatchUntil - now);
+  }
+
+  anyLateHinted(): boolean {
+    return [...this.lateAttempts.values()].some((a) => this.isHinted(a));
+  }
+
+  /** The grace period ended: stop watching; returns the keys given up on (for the operators' log). */
+  stopWatchingLate(): string[] {
+    const keys = [...this.lateAttempts.keys()];
+    this.lateAttempts.clear();
+    return keys;
+  }
+
   // ---- callback hints ---------------------------------------------------------------------------------
 
   hint(chargeId: string, idempotencyKey: string | undefined, claimed: string): void {
@@ -330,6 +420,26 @@ export class PaymentIntentState {
     this.balance = decision.balance;
     if (req.idempotencyKey !== null) this.refundKeys.set(req.idempotencyKey, refundId);
     return { ok: true, left: decision.left };
+  }
+
+  /** What the refund's own workflow starts from: the admitted request against this intent's charge. */
+  refundInput(refundId: string, req: RefundAdmissionInput, createdAt: string): RefundInput {
+    const i = this.input;
+    return {
+      id: refundId,
+      tenantId: i.tenantId,
+      region: i.region,
+      paymentIntent: i.id,
+      connector: this.paid!.connector,
+      chargeId: this.paid!.chargeId,
+      amount: req.amount,
+      currency: req.currency,
+      idempotencyKey: req.idempotencyKey,
+      webhooks: req.webhooks,
+      slaSeconds: req.slaSeconds,
+      createdAt,
+      webhookTaskQueue: i.webhookTaskQueue,
+    };
   }
 
   /** A refund that could not be started gives its reservation and key back. */

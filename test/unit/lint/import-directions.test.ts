@@ -47,3 +47,12 @@ test('routes and services reach MongoDB through the data layer, never the driver
   expect(await lint("export const f = (mongo: any) => mongo.c.refunds.findOne({});\n")).toContain('no-restricted-syntax');
   expect(await lint("import { refundData } from '../../data/refunds';\nexport const f = (deps: any) => refundData(deps.mongo).find('t', 'r');\n")).not.toContain('no-restricted-syntax');
 });
+
+test('activities reach MongoDB through the data layer too, however the driver is spelled', async () => {
+  const eslint = new ESLint({ cwd: root, overrideConfigFile: true, overrideConfig: config });
+  const lint = async (code: string) => (await eslint.lintText(code, { filePath: 'activities/fixture.ts' }))[0]!.messages.map((m) => m.ruleId);
+  expect(await lint("export const f = (mongo: any) => mongo.c.refunds.findOne({});\n")).toContain('no-restricted-syntax');
+  expect(await lint("export const f = (deps: any) => deps.mongo.c.refunds.findOne({});\n")).toContain('no-restricted-syntax');
+  expect(await lint("export const f = (mongo: any) => { const { c } = mongo; return c.refunds.findOne({}); };\n")).toContain('no-restricted-syntax');
+  expect(await lint("import { workflowRecordData } from '../data/workflow-records';\nexport const f = (mongo: any) => workflowRecordData(mongo).saveRefund('re_1', 2, {} as any);\n")).not.toContain('no-restricted-syntax');
+});

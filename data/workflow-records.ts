@@ -1,0 +1,85 @@
+import type { Collection, Filter, UpdateFilter } from 'mongodb';
+import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import type { EventRecord, PaymentIntentRecord, RefundRecord, SavedPaymentMethodRecord } from '../platform/records';
+
+// What workflows write to MongoDB, through their activities (activities/store.ts): their own records, the
+// events they emit, the payment methods they save. Every write is idempotent (a retried activity changes
+// nothing twice) and a workflow's own record is written with a version (a late write never overwrites a
+// newer state). Those records are keyed by id alone: the ids are ours, unique across tenants, and a
+// workflow's patch does not carry its tenant. Reads for the API stay in each collection's module.
+
+/** What a payment intent's workflow writes of its record (data/payment-intents.ts has the rest). */
+export type PaymentIntentProgress = Required<
+  Pick<
+    PaymentIntentRecord,
+    | 'status'
+    | 'succeeded_at'
+    | 'canceled_at'
+    | 'cancellation_reason'
+    | 'amount_paid'
+    | 'amount_refunded'
+    | 'connector_used'
+    | 'gateway_charge_id'
+    | 'last_failure_code'
+    | 'updated_at'
+  >
+>;
+
+/** What a refund's workflow writes of its record after creating it. */
+export type RefundProgress = Pick<RefundRecord, 'status' | 'gateway_transaction_id' | 'failure_code' | 'late_outcome' | 'updated_at'>;
+
+/** A late capture the intent's workflow refunded (or failed to), kept on the intent for operators. */
+export interface VoidedCharge {
+  charge_id: string;
+  attempt: number;
+  at: Date;
+  outcome: 'refunded' | 'failed';
+  error: string | null;
+}
+
+export function workflowRecordData(mongo: Mongo) {
+  const { paymentIntents, refunds, events, savedPaymentMethods } = mongo.c;
+  return {
+    savePaymentIntent: (id: string, version: number, progress: PaymentIntentProgress) => saveVersioned(paymentIntents, id, version, progress),
+    addVoidedCharge: async (id: string, voided: VoidedCharge) =>
+      // `voided_charges` is for operators only: the record's type does not declare it.
+      void (await paymentIntents.updateOne({ _id: id }, { $addToSet: { voided_charges: voided } } as never)),
+    /**
+     * Inserts a refund's record. A retried insert finds its own record and changes nothing; when another
+     * refund holds the same idempotency scope, answers that refund's id (else null).
+     */
+    insertRefund: async (record: RefundRecord): Promise<string | null> => {
+      try {
+        await refunds.insertOne(record);
+        return null;
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+        const holder = await refunds.findOne({ idempotency_scope: record.idempotency_scope });
+        return holder && holder._id !== record._id ? holder._id : null;
+      }
+    },
+    saveRefund: (id: string, version: number, progress: RefundProgress) => saveVersioned(refunds, id, version, progress),
+    insertEvent: (record: EventRecord) => insertOnce(events, record),
+    insertSavedPaymentMethod: (record: SavedPaymentMethodRecord) => insertOnce(savedPaymentMethods, record),
+  };
+}
+
+/** The version guard: applied only over an older version, so writes that arrive late or twice are `stale`. */
+async function saveVersioned<T extends { _id: string; version: number }>(
+  c: Collection<T>,
+  id: string,
+  version: number,
+  fields: Partial<T>,
+): Promise<'applied' | 'stale'> {
+  const res = await c.updateOne({ _id: id, version: { $lt: version } } as Filter<T>, { $set: { version, ...fields } } as UpdateFilter<T>);
+  return res.matchedCount === 1 ? 'applied' : 'stale';
+}
+
+/** An insert a retried activity may repeat: the second finds the first and changes nothing. */
+async function insertOnce<T extends { _id: string }>(c: Collection<T>, record: T): Promise<void> {
+  try {
+    await c.insertOne(record as Parameters<Collection<T>['insertOne']>[0]);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}

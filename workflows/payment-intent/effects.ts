@@ -1,0 +1,255 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setCurrentDetails,
+  startChild,
+  upsertSearchAttributes,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { transition, type IntentTrigger } from '../../domain/payment-intent';
+import { formatMoney } from '../../domain/money';
+import { typedIdFromUuid } from '../../domain/ids';
+import { emitEvent } from '../emit-event';
+import { refundWorkflow } from '../refund/workflow';
+import type { RefundInput } from '../refund/messages';
+import { SA } from '../search-attributes';
+import { serialWriter } from '../serial-writer';
+import type { AttemptResult, PaymentIntentInput } from './messages';
+import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
+
+// The effects the state's decisions name: activities, events, search attributes, child workflows. Each is a
+// plain function of the run, with the await points the workflow always had (workflow.ts keeps the loop).
+
+const store = proxyActivities<Activities>({
+  startToCloseTimeout: '10s',
+  retry: { initialInterval: '200ms', maximumInterval: '10s' },
+});
+// A charge is tried twice at most: the gateway idempotency key makes the retry safe, and a customer is
+// waiting on the other end of the Update.
+const gateway = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '500ms', maximumAttempts: 2 },
+});
+// Status questions: a few quick tries, then the workflow's own backoff decides when to ask again, so a
+// gateway that is down never holds the loop (or its timers) inside one activity.
+const gatewayCheck = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '1s', maximumAttempts: 3 },
+});
+// The one question asked inside a payment attempt whose charge call lost its answer: the customer waits.
+const gatewayQuick = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
+const gatewayPatient = proxyActivities<Activities>({
+  startToCloseTimeout: '15s',
+  retry: { initialInterval: '1s', maximumInterval: '1m' },
+});
+
+/** One run of an intent's workflow: its input, its state, and the writer of its MongoDB record. */
+export function startRun(input: PaymentIntentInput) {
+  const s = new PaymentIntentState(input, Date.now());
+  return { input, s, writer: serialWriter(input.carried?.version ?? 0, store.savePaymentIntent) };
+}
+export type IntentRun = ReturnType<typeof startRun>;
+
+export function persist(run: IntentRun): Promise<unknown> {
+  return run.writer.write(run.s.record(new Date().toISOString()));
+}
+
+/** The summary operators read in the Temporal UI. */
+export function describe(run: IntentRun): void {
+  setCurrentDetails(run.s.summary());
+}
+
+function emit(run: IntentRun, type: string, data: Record<string, unknown>): Promise<string> {
+  const { input } = run;
+  return emitEvent({
+    webhookTaskQueue: input.webhookTaskQueue,
+    tenantId: input.tenantId,
+    region: input.region,
+    type,
+    objectId: input.id,
+    source: { kind: 'payment_intent', id: input.id },
+    data,
+    endpoints: input.webhooks,
+  });
+}
+
+/** A transition of the spec's state machine: persisted, then its events emitted. */
+export async function apply(run: IntentRun, trigger: IntentTrigger): Promise<boolean> {
+  const { s } = run;
+  const t = transition(s.status, trigger);
+  if (!t.ok) return false;
+  const changed = t.status !== s.status;
+  s.status = t.status;
+  if (changed) {
+    upsertSearchAttributes([{ key: SA.PaymentStatus, value: s.status }]);
+    describe(run);
+  }
+  // The event describes the state this transition committed, not whatever a later handler changes in
+  // the meantime; it is persisted before it is emitted, so the read model is never behind an event.
+  const data = { ...s.view(), metadata: run.input.metadata };
+  await persist(run);
+  for (const type of t.events) await emit(run, type, data);
+  return true;
+}
+
+export async function cancelIntent(run: IntentRun, reason: 'requested' | 'expired'): Promise<void> {
+  run.s.cancel(reason, Date.now());
+  await apply(run, { type: reason === 'requested' ? 'cancel_requested' : 'expired' });
+}
+
+/** The charge call of an attempt (a 3DS challenge returns the customer to the hosted page). */
+export function charge(run: IntentRun, a: Attempt, token: string): Promise<GatewayWord> {
+  const { input } = run;
+  return gateway.charge({
+    tenantId: input.tenantId,
+    connectorId: a.connector,
+    token,
+    amount: input.amount,
+    currency: input.currency,
+    idempotencyKey: a.idempotencyKey,
+    returnUrl: run.s.returnUrl(a),
+    reference: input.id,
+  });
+}
+
+/** A capture that matches no live attempt: give the money back, once. Never keep it. */
+async function voidCapture(run: IntentRun, a: Attempt, chargeId: string): Promise<void> {
+  const { input, s } = run;
+  log.error('a capture matches no live attempt of this payment intent; refunding it (operator alert)', {
+    paymentIntent: input.id,
+    chargeId,
+    attempt: a.number,
+    intentStatus: s.status,
+  });
+  describe(run);
+  let outcome: 'refunded' | 'failed' = 'refunded';
+  let error: string | null = null;
+  try {
+    const r = await gatewayPatient.refundCharge({
+      tenantId: input.tenantId,
+      connectorId: a.connector,
+      chargeId,
+      amount: input.amount,
+      currency: input.currency,
+      idempotencyKey: `${input.id}:void:${a.number}`,
+      reference: input.id,
+    });
+    if (r.status === 'rejected') [outcome, error] = ['failed', r.failureCode];
+  } catch (err) {
+    // The gateway refused the refund outright: an operator must act. Never fail the intent's workflow for it.
+    [outcome, error] = ['failed', String(err)];
+    log.error('refunding an unowned capture failed; operator action needed', { chargeId, error });
+  }
+  await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString(), outcome, error });
+}
+
+async function succeed(run: IntentRun, a: Attempt, chargeId: string): Promise<AttemptResult> {
+  const { input, s } = run;
+  s.succeed(a, chargeId, Date.now());
+  upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
+  // The status flips before the first await below, so no cancel can slip in between capture and success.
+  const applied = apply(run, { type: 'payment_succeeded' });
+  let pmId: string | undefined;
+  if (a.saveMethod) {
+    pmId = typedIdFromUuid('pm', input.region, uuid4());
+    await store.savePaymentMethod({
+      id: pmId,
+      tenantId: input.tenantId,
+      customer: input.customer,
+      paymentIntent: input.id,
+      connectorId: a.connector,
+      chargeId,
+      createdAt: new Date().toISOString(),
+    });
+  }
+  await applied;
+  return s.result('success', pmId ? { payment_method_uuid: pmId } : {});
+}
+
+async function failAttempt(run: IntentRun, a: Attempt, failureCode: string): Promise<AttemptResult> {
+  const { s } = run;
+  s.failAttempt(a, failureCode);
+  describe(run);
+  if (s.status === 'pending') await apply(run, { type: 'attempt_failed' });
+  return s.result('failed', { failure_code: failureCode });
+}
+
+/** Applies what a gateway's word about an attempt means (state.ts decides). */
+export async function resolve(run: IntentRun, a: Attempt, word: GatewayWord): Promise<AttemptResult | null> {
+  const r = run.s.resolve(a, word, Date.now());
+  describe(run);
+  switch (r.kind) {
+    case 'succeed':
+      return succeed(run, a, r.chargeId);
+    case 'fail':
+      return failAttempt(run, a, r.failureCode);
+    case 'open':
+      return r.result;
+    case 'void':
+      await voidCapture(run, a, r.chargeId);
+      return run.s.result('failed', { failure_code: 'payment_intent_canceled' });
+    case 'nothing':
+      return null;
+  }
+}
+
+/** The gateway's own word on an attempt: by charge id when we know it, else by idempotency key. */
+export async function ask(run: IntentRun, a: Attempt, quick = false): Promise<GatewayWord | null> {
+  const ref = { tenantId: run.input.tenantId, connectorId: a.connector };
+  const asker = quick ? gatewayQuick : gatewayCheck;
+  try {
+    if (a.chargeId) return await asker.chargeStatus({ ...ref, chargeId: a.chargeId });
+    const found = await asker.findCharge({ ...ref, idempotencyKey: a.idempotencyKey });
+    return found.status === 'not_found' ? 'not_found' : found;
+  } catch (err) {
+    log.warn('the gateway did not answer a status question', { attempt: a.number, chargeId: a.chargeId, error: String(err) });
+    return null;
+  }
+}
+
+/** Asks about an attempt and applies the answer; no answer leaves everything as it was. */
+export async function check(run: IntentRun, a: Attempt): Promise<void> {
+  const claimed = run.s.takeClaim(a);
+  a.checks += 1;
+  const word = await ask(run, a);
+  if (claimContradicted(claimed, word))
+    log.warn('a gateway callback was not confirmed by the gateway; it changed nothing', { attempt: a.number, claimed, gateway: word === 'not_found' ? word : word?.status });
+  if (word !== null && run.s.worthResolving(a, word)) await resolve(run, a, word);
+}
+
+/** The refund's record, written before the admission is answered so a retrieve right after create finds it. */
+export function recordRefund(refund: RefundInput): Promise<void> {
+  return store.createRefundRecord(refund);
+}
+
+/** The refund's own workflow: it outlives this one (ABANDON) and tells it how the refund settled. */
+export function startRefundWorkflow(refund: RefundInput) {
+  return startChild(refundWorkflow, {
+    workflowId: refund.id,
+    args: [refund],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: SA.TenantId, value: refund.tenantId },
+      { key: SA.RefundStatus, value: 'pending' },
+      { key: SA.AmountMinor, value: refund.amount },
+      { key: SA.Currency, value: refund.currency },
+      { key: SA.PaymentIntentId, value: refund.paymentIntent },
+    ],
+    staticSummary: `Refund ${formatMoney(refund.amount, refund.currency)} of ${refund.paymentIntent}`,
+  });
+}
+
+/** What an activity or child failed with, through the ActivityFailure that wraps it. */
+export function causeOf(err: unknown): unknown {
+  return err instanceof ActivityFailure ? err.cause : err;
+}
+
+/** A non-retryable failure (a 4xx, an unknown connector): the gateway never took the request. */
+export function refusedOutright(err: unknown): boolean {
+  const cause = causeOf(err);
+  return cause instanceof ApplicationFailure && cause.nonRetryable === true;
+}
