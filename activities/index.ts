@@ -2,6 +2,7 @@ import type { Mongo } from '../platform/mongo';
 import type { Logger } from '../platform/logger';
 import { createStoreActivities } from './store';
 import { createGatewayActivities } from './gateway-calls';
+import { createPayoutActivities } from './payouts';
 import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createStoreActivities(deps),
     ...createGatewayActivities(deps),
+    ...createPayoutActivities(deps),
     ...createWebhookActivities(deps),
   };
 }

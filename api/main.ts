@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { ensureTenantNumbers } from '../data/tenants';
 import { connectTemporalClient, hasPollers } from '../platform/temporal';
 import { createGatewayRegistry } from '../gateways/registry';
 import { createApp } from './app';
@@ -13,6 +14,7 @@ async function main() {
   const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
   const mongo = await connectMongo(config.MONGODB_URI);
   await ensureIndexes(mongo);
+  await ensureTenantNumbers(mongo); // tenants of a .data/ from before integer ids get theirs before anyone reads them
   const temporal = await connectTemporalClient(config);
   const deps: AppDeps = {
     config,

@@ -8,6 +8,8 @@ import { hostedPageRoutes } from './hosted/routes';
 import { paymentIntentRoutes } from './payment-intents/routes';
 import { paymentMethodRoutes } from './payment-methods/routes';
 import { refundRoutes } from './refunds/routes';
+import { payoutRoutes } from './payouts/routes';
+import { payoutRecipientRoutes } from './payout-recipients/routes';
 import { openApiRoutes } from './openapi/routes';
 
 export function allRoutes(): RouteDef[] {
@@ -19,6 +21,8 @@ export function allRoutes(): RouteDef[] {
     ...paymentMethodRoutes,
     ...refundRoutes,
     ...eventRoutes,
+    ...payoutRoutes,
+    ...payoutRecipientRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

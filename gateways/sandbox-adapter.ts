@@ -59,7 +59,7 @@ const refundSchema = z.object({
 const payoutSchema = z.object({
   object: z.literal('payout'),
   id: z.string(),
-  status: z.enum(['pending', 'succeeded', 'rejected', 'failed']),
+  status: z.enum(['pending', 'succeeded', 'rejected', 'failed', 'canceled']),
   ...failureFields,
 });
 const recipientSchema = z.object({
@@ -122,6 +122,8 @@ function toPayoutOutcome(p: PayoutJson): PayoutOutcome {
       return { status: 'rejected', payoutId: p.id, ...failure(p, 'payout_rejected') };
     case 'failed':
       return { status: 'failed', payoutId: p.id, ...failure(p, 'processing_error') };
+    case 'canceled':
+      return { status: 'canceled', payoutId: p.id };
   }
 }
 
@@ -224,11 +226,12 @@ export class SandboxGateway implements GatewayAdapter {
 
   async payout(req: PayoutRequest): Promise<PayoutOutcome> {
     // The gateway takes exactly one destination; a registered recipient wins over inline details.
+    // The provider goes only with an inline wallet: a registered recipient carries its own.
     const destination = req.gatewayRecipientId
       ? { recipient_id: req.gatewayRecipientId }
       : req.bankAccountNumber
         ? { bank_account_number: req.bankAccountNumber }
-        : { mobile_money_number: req.mobileMoneyNumber };
+        : { mobile_money_number: req.mobileMoneyNumber, mobile_money_provider: present(req.mobileMoneyProvider) };
     const json = await this.call('POST', '/v1/payouts', {
       idempotency_key: req.idempotencyKey,
       amount: req.amount,
@@ -244,6 +247,23 @@ export class SandboxGateway implements GatewayAdapter {
   async payoutStatus(payoutId: string): Promise<PayoutOutcome> {
     const json = await this.call('GET', `/v1/payouts/${encodeURIComponent(payoutId)}`);
     return toPayoutOutcome(this.parse(payoutSchema, json, 'payout'));
+  }
+
+  async findPayout(idempotencyKey: string): Promise<PayoutOutcome | null> {
+    return (await this.describePayout(idempotencyKey))?.outcome ?? null;
+  }
+
+  async cancelPayout(idempotencyKey: string): Promise<PayoutOutcome> {
+    const json = await this.call('POST', '/v1/payouts/cancel', { idempotency_key: idempotencyKey });
+    return toPayoutOutcome(this.parse(payoutSchema, json, 'payout'));
+  }
+
+  async describePayout(idempotencyKey: string): Promise<{ outcome: PayoutOutcome; raw: Record<string, unknown> } | null> {
+    const json = await this.call('GET', `/v1/payouts?idempotency_key=${encodeURIComponent(idempotencyKey)}`, undefined, { notFoundIsNull: true });
+    if (json === null) return null;
+    // Parsed for the outcome; `raw` keeps every field, including ones this adapter does not read.
+    const outcome = toPayoutOutcome(this.parse(payoutSchema, json, 'payout'));
+    return { outcome, raw: json as Record<string, unknown> };
   }
 
   parseCallback(headers: Record<string, string | string[] | undefined>, rawBody: string): GatewayCallback | null {

@@ -69,6 +69,9 @@ export interface PayoutRequest {
   gatewayRecipientId?: string;
   bankAccountNumber?: string;
   mobileMoneyNumber?: string;
+  /** The wallet's network (e.g. `MTN`) for an inline mobile money number; a registered recipient has its own. */
+  mobileMoneyProvider?: string;
+  /** Shown on the recipient's statement. */
   narration?: string;
   callbackUrl: string;
   /**
@@ -82,7 +85,9 @@ export type PayoutOutcome =
   | { status: 'succeeded'; payoutId: string }
   | { status: 'pending'; payoutId: string }
   | { status: 'rejected'; payoutId?: string; failureCode: string; failureMessage: string }
-  | { status: 'failed'; payoutId?: string; failureCode: string; failureMessage: string };
+  | { status: 'failed'; payoutId?: string; failureCode: string; failureMessage: string }
+  /** Canceled at our request before the gateway executed it: no money moved. */
+  | { status: 'canceled'; payoutId?: string };
 
 /** An asynchronous outcome a gateway pushed to our callback ingress, after its signature was verified. */
 export type GatewayCallback =
@@ -112,6 +117,18 @@ export interface GatewayAdapter {
   registerRecipient(req: RecipientRequest): Promise<RecipientOutcome>;
   payout(req: PayoutRequest): Promise<PayoutOutcome>;
   payoutStatus(payoutId: string): Promise<PayoutOutcome>;
+  /** The payout made under our idempotency key, or null when the gateway has none. */
+  findPayout(idempotencyKey: string): Promise<PayoutOutcome | null>;
+  /**
+   * Asks the gateway not to execute the payout made (or still to be made) under this key; answers its final
+   * state: `canceled` when no money will move, or what it already became.
+   */
+  cancelPayout(idempotencyKey: string): Promise<PayoutOutcome>;
+  /**
+   * The gateway's own current view of a payout, for the merchant-facing status endpoint: the parsed outcome
+   * plus the gateway's raw JSON object. null when the gateway has none under this key.
+   */
+  describePayout(idempotencyKey: string): Promise<{ outcome: PayoutOutcome; raw: Record<string, unknown> } | null>;
   /**
    * Verifies and parses a callback body. `reference` is the id we put in callbackUrl (pi_, re_, payout uuid).
    * Returns null when the signature does not verify.

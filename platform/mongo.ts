@@ -10,9 +10,11 @@ import type {
   PaymentIntentRecord,
   RefundRecord,
   SavedPaymentMethodRecord,
+  SequenceBlockRecord,
   WebhookSecretsRecord,
   TenantRecord,
 } from './records';
+import type { PayoutRecipientRecord, PayoutRecord } from './payout-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;
@@ -27,6 +29,9 @@ export interface Collections {
   deliveryAttempts: Collection<DeliveryAttemptRecord>;
   savedPaymentMethods: Collection<SavedPaymentMethodRecord>;
   webhookSecrets: Collection<WebhookSecretsRecord>;
+  payouts: Collection<PayoutRecord>;
+  payoutRecipients: Collection<PayoutRecipientRecord>;
+  sequenceBlocks: Collection<SequenceBlockRecord>;
 }
 
 export interface Mongo {
@@ -57,6 +62,9 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     deliveryAttempts: db.collection('delivery_attempts'),
     savedPaymentMethods: db.collection('saved_payment_methods'),
     webhookSecrets: db.collection('webhook_secrets'),
+    payouts: db.collection('payouts'),
+    payoutRecipients: db.collection('payout_recipients'),
+    sequenceBlocks: db.collection('sequence_blocks'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -117,6 +125,19 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'refunds', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'deliveryAttempts', key: { event_id: 1, attempted_at: 1 } },
   { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1 } },
+  // Payouts and recipients: the create guards, the integer ids (unique: the sequences' safety net), and the
+  // page-numbered lists' default order and sort columns (any filter runs on the tenant's rows in that order).
+  { collection: 'payouts', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'payouts', key: { id: 1 }, unique: true },
+  { collection: 'payouts', key: { tenant_id: 1, created_at: -1, _id: -1 } },
+  { collection: 'payouts', key: { tenant_id: 1, amount: -1, _id: -1 } },
+  { collection: 'payoutRecipients', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'payoutRecipients', key: { id: 1 }, unique: true },
+  { collection: 'payoutRecipients', key: { tenant_id: 1, created_at: -1, _id: -1 } },
+  // The highest block of a sequence, for MongoDB; FerretDB 1.24 (SQLite) scans regardless (data/sequences.ts).
+  { collection: 'sequenceBlocks', key: { name: 1, block: -1 } },
+  // Not unique: tenants from before integer ids have no number until ensureTenantNumbers runs.
+  { collection: 'tenants', key: { number: 1 } },
   ...listIndexes(),
 ];
 

@@ -3,8 +3,21 @@
 
 export interface TenantRecord {
   _id: string; // ten_<region>_...
+  /** From the `tenants` sequence (data/sequences.ts): the integer `tenant_id` of the older interface. */
+  number: number;
   name: string;
   region: string;
+  /** How long this tenant's payouts may take before they are canceled at the gateway; unset: 72 hours. */
+  payout_timeout_seconds?: number;
+  created_at: Date;
+}
+
+/** A block of an integer sequence, reserved by inserting it: the unique `_id` is the only guard (data/sequences.ts). */
+export interface SequenceBlockRecord {
+  _id: string; // `${name}:${block}`
+  name: string;
+  block: number; // 1, 2, ...: numbers (block - 1) * size + 1 .. block * size
+  size: number;
   created_at: Date;
 }
 

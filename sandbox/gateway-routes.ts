@@ -1,6 +1,8 @@
 // The gateway API that adapters call: create charges, refunds, recipients and payouts (each at most once per
 // idempotency key) and read their current status. New effects answer 201; a repeated key answers 200 with
-// the same resource in its current state and the header `Idempotent-Replayed: true`.
+// the same resource in its current state and the header `Idempotent-Replayed: true`. A caller that lost an
+// answer asks by its idempotency key (GET ?idempotency_key=, 404 when the gateway has none); refunds and
+// payouts can also be canceled by key (POST .../cancel), even before their request arrives.
 
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
@@ -8,13 +10,14 @@ import { NEVER_ANSWERED } from './cards';
 import { behaviourOf, chargeByKey, chargeLater, chargeOnce } from './charges';
 import type { SandboxDeps } from './deps';
 import { notFound, parseInput } from './http-errors';
-import { payoutOnce, recipientOnce } from './payouts';
+import { cancelPayoutByKey, isAnswerLost, payoutByKey, payoutOnce, recipientOnce } from './payouts';
 import { cancelRefundByKey, isSlowRefund, refundByKey, refundOnce, SLOW_REFUND_ANSWER_MS } from './refunds';
 import {
   byKeyQuerySchema,
   chargeRequestSchema,
-  refundCancelSchema,
+  payoutCancelSchema,
   payoutRequestSchema,
+  refundCancelSchema,
   recipientRequestSchema,
   refundRequestSchema,
 } from './request-schemas';
@@ -107,9 +110,23 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
     ctx.body = recipientJson(recipient);
   });
 
-  router.post('/v1/payouts', drill, (ctx) => {
+  router.post('/v1/payouts', drill, async (ctx) => {
     const { record, replayed } = payoutOnce(deps, parseInput(payoutRequestSchema, ctx.request.body));
+    // 000555555551: the transfer is made, its answer is lost, on the first try or any retry.
+    if (isAnswerLost(record)) return hangUp(ctx);
     answer(ctx, replayed, payoutJson(record));
+  });
+
+  router.get('/v1/payouts', drill, (ctx) => {
+    const { idempotency_key } = parseInput(byKeyQuerySchema, ctx.query);
+    const payout = payoutByKey(deps, idempotency_key);
+    if (!payout) throw notFound('payout with idempotency_key', idempotency_key);
+    ctx.body = payoutJson(payout);
+  });
+
+  router.post('/v1/payouts/cancel', drill, (ctx) => {
+    const { idempotency_key } = parseInput(payoutCancelSchema, ctx.request.body);
+    ctx.body = payoutJson(cancelPayoutByKey(deps, idempotency_key));
   });
 
   router.get('/v1/payouts/:id', drill, (ctx) => {

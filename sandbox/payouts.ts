@@ -1,10 +1,13 @@
 // Payouts and payout recipients. Magic bank account numbers pick the payout outcome:
 //   000111111116 rejected (invalid account)   000222222227 technical failure
 //   000333333338 accepted, never completes     000444444449 accepted, completes after a delay
+//   000555555551 taken and completed at once, but the HTTP answer is lost (the request is never answered)
 //   anything else (and mobile money) completes at once.
+// A pending payout can be canceled by its idempotency key; canceling a key the gateway has not seen yet
+// leaves a canceled payout under it, so a request that arrives later moves no money (as refunds do).
 
 import type { SandboxDeps } from './deps';
-import { notFound } from './http-errors';
+import { idempotencyConflict, notFound } from './http-errors';
 import { newId } from './ids';
 import { applyOnce, fingerprint } from './idempotency';
 import { payoutJson, type PayoutRecord, type RecipientRecord } from './resources';
@@ -15,7 +18,13 @@ export const PAYOUT_ACCOUNTS = {
   technicalFailure: '000222222227',
   neverCompletes: '000333333338',
   completesLater: '000444444449',
+  answerLost: '000555555551',
 } as const;
+
+/** Taken and executed, but its answer never reaches the caller (see gateway-routes.ts), on any retry too. */
+export function isAnswerLost(payout: PayoutRecord): boolean {
+  return payout.bankAccountNumber === PAYOUT_ACCOUNTS.answerLost;
+}
 
 export function recipientOnce(deps: SandboxDeps, input: RecipientInput): { record: RecipientRecord; replayed: boolean } {
   const { store } = deps;
@@ -60,11 +69,20 @@ export function recipientOnce(deps: SandboxDeps, input: RecipientInput): { recor
 
 export function payoutOnce(deps: SandboxDeps, input: PayoutInput): { record: PayoutRecord; replayed: boolean } {
   const { store } = deps;
+  const canceledEarlier = payoutByKey(deps, input.idempotency_key);
+  if (canceledEarlier && isTombstone(canceledEarlier)) return { record: canceledEarlier, replayed: true };
   return applyOnce(
     store,
     'payout',
     input.idempotency_key,
-    fingerprint(input.amount, input.currency, input.recipient_id, input.bank_account_number, input.mobile_money_number),
+    fingerprint(
+      input.amount,
+      input.currency,
+      input.recipient_id,
+      input.bank_account_number,
+      input.mobile_money_number,
+      input.mobile_money_provider,
+    ),
     (id) => store.payouts.get(id),
     () => {
       const recipient = input.recipient_id === undefined ? undefined : store.recipients.get(input.recipient_id);
@@ -82,6 +100,7 @@ export function payoutOnce(deps: SandboxDeps, input: PayoutInput): { record: Pay
         recipientId: input.recipient_id,
         bankAccountNumber: input.bank_account_number ?? recipient?.bankAccountNumber,
         mobileMoneyNumber: input.mobile_money_number ?? recipient?.mobileMoneyNumber,
+        mobileMoneyProvider: input.mobile_money_provider ?? recipient?.mobileMoneyProvider,
         narration: input.narration,
         callbackUrl: input.callback_url,
       };
@@ -109,6 +128,7 @@ export function payoutOnce(deps: SandboxDeps, input: PayoutInput): { record: Pay
             deps.scheduler.after(
               deps.callbackDelayMs,
               () => {
+                if (payout.status !== 'pending') return; // canceled meanwhile: no money moves
                 payout.status = 'succeeded';
                 payout.updatedAt = new Date();
                 void deps.callbacks.send(payout.callbackUrl, 'payout', payoutJson(payout));
@@ -122,4 +142,48 @@ export function payoutOnce(deps: SandboxDeps, input: PayoutInput): { record: Pay
       return payout;
     },
   );
+}
+
+export function payoutByKey(deps: SandboxDeps, idempotencyKey: string): PayoutRecord | undefined {
+  const effect = deps.store.effectByKey(idempotencyKey);
+  return effect?.kind === 'payout' ? deps.store.payouts.get(effect.id) : undefined;
+}
+
+/** What a cancel of a key never seen leaves behind; real payouts have a positive amount. */
+function isTombstone(payout: PayoutRecord): boolean {
+  return payout.status === 'canceled' && payout.amount === 0;
+}
+
+/**
+ * Cancels the payout made under a key: a pending one is canceled (no money moves), a final one answers its
+ * final state. A key never seen gets a canceled payout of 0 under it, so a late request with it is void.
+ */
+export function cancelPayoutByKey(deps: SandboxDeps, idempotencyKey: string): PayoutRecord {
+  const effect = deps.store.effectByKey(idempotencyKey);
+  // Tombstoning a key that holds another kind would hide that effect from its own lookups.
+  if (effect && effect.kind !== 'payout') {
+    throw idempotencyConflict(`Idempotency key already used for a ${effect.kind} (${effect.id}).`);
+  }
+  const existing = payoutByKey(deps, idempotencyKey);
+  if (existing) {
+    if (existing.status === 'pending') {
+      existing.status = 'canceled';
+      existing.updatedAt = new Date();
+    }
+    return existing;
+  }
+  const now = new Date();
+  const tombstone: PayoutRecord = {
+    id: newId('po'),
+    idempotencyKey,
+    createdAt: now,
+    updatedAt: now,
+    status: 'canceled',
+    amount: 0,
+    currency: '',
+    callbackUrl: '',
+  };
+  deps.store.payouts.set(tombstone.id, tombstone);
+  deps.store.recordEffect('payout', tombstone.id, idempotencyKey, 'canceled-before-arrival', now);
+  return tombstone;
 }

@@ -5,7 +5,7 @@
 // leaves a canceled refund under it, so a request that arrives later changes nothing.
 
 import type { SandboxDeps } from './deps';
-import { notFound } from './http-errors';
+import { idempotencyConflict, notFound } from './http-errors';
 import { newId } from './ids';
 import { applyOnce, fingerprint } from './idempotency';
 import { refundJson, type RefundRecord } from './resources';
@@ -92,6 +92,11 @@ export function refundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRe
  * final state. A key never seen gets a canceled refund of 0 under it, so a late request with it is void.
  */
 export function cancelRefundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRecord {
+  const effect = deps.store.effectByKey(idempotencyKey);
+  // Tombstoning a key that holds another kind would hide that effect from its own lookups.
+  if (effect && effect.kind !== 'refund') {
+    throw idempotencyConflict(`Idempotency key already used for a ${effect.kind} (${effect.id}).`);
+  }
   const existing = refundByKey(deps, idempotencyKey);
   if (existing) {
     if (existing.status === 'pending') {

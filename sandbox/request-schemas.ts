@@ -81,6 +81,8 @@ export const payoutRequestSchema = z
     recipient_id: z.string().min(1).max(255).optional(),
     bank_account_number: z.string().min(1).max(64).optional(),
     mobile_money_number: z.string().min(1).max(64).optional(),
+    /** The wallet's network (MTN, M-Pesa, ...), with an inline wallet; a registered recipient carries its own. */
+    mobile_money_provider: z.string().min(1).max(64).optional(),
     narration: z.string().max(255).optional(),
     callback_url: httpUrl,
     reference: reference.optional(),
@@ -94,12 +96,21 @@ export const payoutRequestSchema = z
         message: 'give exactly one of recipient_id, bank_account_number, mobile_money_number',
       });
     }
+    if (p.mobile_money_provider !== undefined && p.mobile_money_number === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mobile_money_provider'],
+        message: 'is only allowed with mobile_money_number (a registered recipient carries its own)',
+      });
+    }
   });
 export type PayoutInput = z.output<typeof payoutRequestSchema>;
 
 export const byKeyQuerySchema = z.strictObject({ idempotency_key: idempotencyKey });
 
 export const refundCancelSchema = z.strictObject({ idempotency_key: idempotencyKey });
+
+export const payoutCancelSchema = z.strictObject({ idempotency_key: idempotencyKey });
 
 export const effectsQuerySchema = z.strictObject({
   idempotency_key: z.string().min(1).optional(),

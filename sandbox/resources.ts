@@ -7,7 +7,7 @@ export type EffectKind = 'charge' | 'refund' | 'payout' | 'recipient';
 
 export type ChargeStatus = 'succeeded' | 'declined' | 'requires_action' | 'pending';
 export type RefundStatus = 'pending' | 'succeeded' | 'rejected' | 'canceled';
-export type PayoutStatus = 'pending' | 'succeeded' | 'rejected' | 'failed';
+export type PayoutStatus = 'pending' | 'succeeded' | 'rejected' | 'failed' | 'canceled';
 export type RecipientStatus = 'registered' | 'rejected';
 
 interface Failure {
@@ -50,6 +50,7 @@ export interface PayoutRecord extends Common {
   recipientId?: string;
   bankAccountNumber?: string;
   mobileMoneyNumber?: string;
+  mobileMoneyProvider?: string;
   narration?: string;
   callbackUrl: string;
 }
@@ -119,6 +120,7 @@ export function payoutJson(p: PayoutRecord) {
     recipient_id: p.recipientId ?? null,
     bank_account_number: p.bankAccountNumber ?? null,
     mobile_money_number: p.mobileMoneyNumber ?? null,
+    mobile_money_provider: p.mobileMoneyProvider ?? null,
     narration: p.narration ?? null,
     callback_url: p.callbackUrl,
   };

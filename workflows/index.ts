@@ -2,3 +2,4 @@
 export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { refundWorkflow } from './refund/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';
+export { payoutWorkflow } from './payout/workflow';

@@ -7,9 +7,15 @@ import { tenantData } from '../../data/tenants';
 
 // Tenant and key issuance, shared by the admin API and `npm run dev`'s demo tenant.
 
-export async function createTenant(mongo: Mongo, pepper: string, input: { name: string; region: string; id?: string }) {
-  const tenant = { _id: input.id ?? newId('ten', input.region), name: input.name, region: input.region, created_at: new Date() };
-  await tenantData(mongo).insert(tenant);
+export async function createTenant(mongo: Mongo, pepper: string, input: { name: string; region: string; id?: string; payout_timeout_seconds?: number }) {
+  // The data layer gives it its number (the integer `tenant_id` of the older interface).
+  const tenant = await tenantData(mongo).insert({
+    _id: input.id ?? newId('ten', input.region),
+    name: input.name,
+    region: input.region,
+    ...(input.payout_timeout_seconds !== undefined ? { payout_timeout_seconds: input.payout_timeout_seconds } : {}),
+    created_at: new Date(),
+  });
   const secret = await issueKey(mongo, pepper, tenant._id, input.region, 'secret', []);
   const publishable = await issueKey(mongo, pepper, tenant._id, input.region, 'publishable', []);
   return { tenant, secretKey: secret.key, publishableKey: publishable.key };

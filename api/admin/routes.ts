@@ -13,6 +13,7 @@ import { connectorData } from '../../data/connectors';
 import { orchestratorData } from '../../data/orchestrators';
 import { paymentFormData } from '../../data/payment-forms';
 import { tenantData } from '../../data/tenants';
+import { MAX_PAYOUT_TIMEOUT_SECONDS } from '../../domain/payouts';
 
 const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
@@ -39,18 +40,30 @@ export const adminRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/tenants',
     summary: 'Create a tenant with its first secret and publishable keys (shown once)',
-    body: z.object({ name: z.string().min(1).max(200), region: z.string() }).strict(),
+    body: z
+      .object({
+        name: z.string().min(1).max(200),
+        region: z.string(),
+        payout_timeout_seconds: z
+          .number()
+          .int()
+          .min(10)
+          .max(MAX_PAYOUT_TIMEOUT_SECONDS)
+          .optional()
+          .meta({ description: "How long this tenant's payouts may take before they are canceled at the gateway (default 259200, 72 hours); a payout's own payout_timeout_seconds wins" }),
+      })
+      .strict(),
     responses: {
       201: {
         description: 'Created',
-        schema: z.object({ tenant: z.string(), secret_key: z.string(), publishable_key: z.string() }),
+        schema: z.object({ tenant: z.string(), tenant_id: z.number().int(), secret_key: z.string(), publishable_key: z.string() }),
       },
     },
     handler: async ({ body, deps }) => {
       if (!deps.config.REGIONS.includes(body.region))
         throw invalidRequest('region_invalid', `Unknown region '${body.region}'; served: ${deps.config.REGIONS.join(', ')}`, 'region');
       const { tenant, secretKey, publishableKey } = await createTenant(deps.mongo, deps.config.KEY_HASH_SECRET, body);
-      return { status: 201, body: { tenant: tenant._id, secret_key: secretKey, publishable_key: publishableKey } };
+      return { status: 201, body: { tenant: tenant._id, tenant_id: tenant.number, secret_key: secretKey, publishable_key: publishableKey } };
     },
   }),
   route({
@@ -72,6 +85,7 @@ export const adminRoutes: RouteDef[] = [
         status: 200,
         body: {
           tenant: t._id,
+          tenant_id: t.number, // the integer of the older interface
           name: t.name,
           region: t.region,
           created_at: t.created_at.toISOString(),

@@ -2,13 +2,16 @@ import { z } from 'zod';
 import { notFound, unauthenticated } from '../../domain/errors';
 import { chargeOutcomeSignal } from '../../workflows/payment-intent/messages';
 import { refundOutcomeSignal } from '../../workflows/refund/messages';
+import { payoutOutcomeSignal } from '../../workflows/payout/messages';
 import { route, type RouteDef } from '../http/route';
 
 /**
  * Gateway callback ingress: a gateway posts an asynchronous outcome (3DS completed, async charge settled,
- * refund settled); its adapter verifies the signature and parses it, and we signal the workflow that owns
+ * refund settled, payout completed); its adapter verifies the signature and parses it, and we signal the workflow that owns
  * the resource. Polling by the workflows covers callbacks that never arrive.
  */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const callbackRoutes: RouteDef[] = [
   route({
     method: 'post',
@@ -37,6 +40,7 @@ export const callbackRoutes: RouteDef[] = [
             outcome: callback.outcome,
           });
         else if (callback.kind === 'refund' && callback.reference.startsWith('re_')) await handle.signal(refundOutcomeSignal, { outcome: callback.outcome });
+        else if (callback.kind === 'payout' && UUID.test(callback.reference)) await handle.signal(payoutOutcomeSignal, { outcome: callback.outcome });
       } catch (err) {
         // The workflow has ended: nothing waits for this word any more. Acknowledge so the gateway stops.
         ctx.state.logger?.info({ err: String(err), reference: callback.reference }, 'callback for a closed workflow');

@@ -90,5 +90,9 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   });
   ctx.status = result.status;
   if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-  ctx.body = result.body;
+  if (result.body === null) {
+    // A JSON `null` body (the older interface's "nothing matches"): Koa would turn a null body into a 204.
+    ctx.type = 'application/json';
+    ctx.body = 'null';
+  } else ctx.body = result.body;
 }

@@ -10,9 +10,10 @@ import { getWorkflowBundle } from './env';
 const dir = path.join(__dirname, 'histories');
 const recorded = readdirSync(dir).filter((f) => f.endsWith('.bin'));
 
-test('there are recorded histories of both money workflows', () => {
+test('there are recorded histories of every money workflow', () => {
   expect(recorded.some((f) => f.startsWith('payment-intent-'))).toBe(true);
   expect(recorded.some((f) => f.startsWith('refund-'))).toBe(true);
+  expect(recorded.some((f) => f.startsWith('payout-'))).toBe(true);
 });
 
 test.each(recorded)('%s replays against the current code', async (file) => {

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { DomainError, invalidRequest } from '../../domain/errors';
+import type { RecipientType } from '../../domain/payouts';
+import type { GatewayAdapter } from '../../gateways/types';
+import type { PayoutRecipientRecord } from '../../platform/payout-records';
+import type { ConnectorRecord } from '../../platform/records';
+import { connectorData } from '../../data/connectors';
+import { idempotencyScope } from '../../data/idempotency';
+import { payoutRecipientData } from '../../data/payout-recipients';
+import { sequencesFor } from '../../data/sequences';
+import { tenantData } from '../../data/tenants';
+import { isDuplicateKeyError } from '../../platform/mongo';
+import type { AppDeps, AuthContext } from '../deps';
+import type { RecipientCreateBody, RecipientView } from './schemas';
+
+/** The key's tenant, with the integer the payout interface shows as `tenant_id`. */
+export interface PayoutTenant {
+  id: string;
+  number: number;
+  payoutTimeoutSeconds: number | null;
+}
+
+/**
+ * The tenant a payout request acts for: always the key's own. A `tenant` parameter may name it (by its id or
+ * its integer) and is refused when it names any other; a key whose tenant row is gone is refused too.
+ */
+export async function payoutTenant(deps: AppDeps, auth: AuthContext, given?: string): Promise<PayoutTenant> {
+  const tenant = await tenantData(deps.mongo).find(auth.tenantId);
+  if (!tenant) throw invalidRequest('tenant_missing', "The key's tenant no longer exists", 'tenant');
+  if (given !== undefined && given !== tenant._id && given !== String(tenant.number)) {
+    throw invalidRequest('tenant_mismatch', 'tenant must name the tenant of the API key (or be omitted)', 'tenant');
+  }
+  return { id: tenant._id, number: tenant.number, payoutTimeoutSeconds: tenant.payout_timeout_seconds ?? null };
+}
+
+/** The tenant's live connector that registers `gateway` for payouts; 400 naming `gateway` otherwise. */
+export async function payoutConnector(deps: AppDeps, tenantId: string, gateway: string): Promise<{ connector: ConnectorRecord; adapter: GatewayAdapter }> {
+  const connectors = await connectorData(deps.mongo).ofTenant(tenantId);
+  const connector = connectors.find((c) => c.gateway === gateway && c.payouts && c.live);
+  if (!connector || !deps.gateways.names().includes(gateway)) {
+    const usable = [...new Set(connectors.filter((c) => c.payouts && c.live).map((c) => c.gateway))];
+    throw invalidRequest('gateway_invalid', `"${gateway}" is not a gateway registered for payouts for this tenant${usable.length ? ` (registered: ${usable.join(', ')})` : ''}`, 'gateway');
+  }
+  return { connector, adapter: deps.gateways.get(gateway) };
+}
+
+export function recipientView(r: PayoutRecipientRecord): RecipientView {
+  return {
+    id: r.id,
+    uuid: r._id,
+    tenant_id: r.tenant_number,
+    gateway: r.gateway,
+    recipient_type: r.recipient_type,
+    gateway_recipient_id: r.gateway_recipient_id,
+    bank_account_number: r.bank_account_number,
+    bank_account_name: r.bank_account_name,
+    bank_code: r.bank_code,
+    bank_name: r.bank_name,
+    mobile_money_number: r.mobile_money_number,
+    mobile_money_provider: r.mobile_money_provider,
+    name: r.name,
+    email: r.email,
+    phone: r.phone,
+    metadata: r.metadata,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+  };
+}
+
+export type RecipientFieldsInput = Omit<RecipientCreateBody, 'gateway' | 'idempotency_key' | 'metadata'> & { metadata?: Record<string, string> };
+
+const orNull = (v: string | undefined) => v ?? null;
+
+/**
+ * Registers a recipient with the gateway and keeps it. The insert comes first (its unique idempotency scope
+ * decides between concurrent duplicates), then the gateway registration under the recipient's uuid (the
+ * gateway applies it once); a duplicate that finds the winner still registering registers under the same
+ * uuid and gets the same answer. A recipient the gateway refuses (or cannot be asked about) is removed:
+ * the request is refused and leaves nothing behind.
+ */
+export async function registerRecipient(
+  deps: AppDeps,
+  tenant: PayoutTenant,
+  gateway: { name: string; adapter: GatewayAdapter },
+  fields: RecipientFieldsInput,
+  kind: RecipientType,
+  scope: { key: string | null; value: string | null },
+): Promise<{ record: PayoutRecipientRecord; created: boolean }> {
+  const data = payoutRecipientData(deps.mongo);
+  if (scope.value) {
+    const existing = await data.byScope(scope.value);
+    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter), created: false };
+  }
+  const uuid = randomUUID();
+  const now = new Date();
+  const record: PayoutRecipientRecord = {
+    _id: uuid,
+    id: await sequencesFor(deps.mongo).next('payout_recipients'),
+    tenant_id: tenant.id,
+    tenant_number: tenant.number,
+    gateway: gateway.name,
+    recipient_type: kind,
+    gateway_recipient_id: null,
+    bank_account_number: orNull(fields.bank_account_number),
+    bank_account_name: orNull(fields.bank_account_name),
+    bank_code: orNull(fields.bank_code),
+    bank_name: orNull(fields.bank_name),
+    mobile_money_number: orNull(fields.mobile_money_number),
+    mobile_money_provider: orNull(fields.mobile_money_provider),
+    name: orNull(fields.name),
+    email: orNull(fields.email),
+    phone: orNull(fields.phone),
+    metadata: fields.metadata ?? {},
+    idempotency_key: scope.key,
+    idempotency_scope: scope.value ?? uuid,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await data.insert(record);
+  } catch (err) {
+    if (!isDuplicateKeyError(err) || !scope.value) throw err;
+    const winner = await data.byScope(scope.value);
+    if (!winner) throw err;
+    return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
+  }
+  return { record: await ensureRegistered(deps, record, gateway.adapter), created: true };
+}
+
+async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
+  if (r.gateway_recipient_id) return r;
+  const data = payoutRecipientData(deps.mongo);
+  let outcome;
+  try {
+    outcome = await adapter.registerRecipient({
+      idempotencyKey: r._id,
+      recipientType: r.recipient_type,
+      ...(r.bank_account_number ? { bankAccountNumber: r.bank_account_number } : {}),
+      ...(r.bank_account_name ? { bankAccountName: r.bank_account_name } : {}),
+      ...(r.bank_code ? { bankCode: r.bank_code } : {}),
+      ...(r.mobile_money_number ? { mobileMoneyNumber: r.mobile_money_number } : {}),
+      ...(r.mobile_money_provider ? { mobileMoneyProvider: r.mobile_money_provider } : {}),
+      ...(r.name ? { name: r.name } : {}),
+    });
+  } catch (err) {
+    await data.remove(r.tenant_id, r._id);
+    deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
+    throw new DomainError('unavailable', 'gateway_unavailable', 'The gateway did not answer the recipient registration; retry the request', undefined, 5);
+  }
+  if (outcome.status === 'rejected') {
+    await data.remove(r.tenant_id, r._id);
+    throw invalidRequest('recipient_registration_failed', `The gateway refused the recipient: ${outcome.failureCode}: ${outcome.failureMessage}`, r.bank_account_number ? 'bank_account_number' : 'mobile_money_number');
+  }
+  await data.registered(r.tenant_id, r._id, outcome.gatewayRecipientId);
+  return { ...r, gateway_recipient_id: outcome.gatewayRecipientId };
+}
+
+/** POST /payout-recipients: 201 for a new recipient, 200 for the one a repeated idempotency_key made. */
+export async function createRecipient(deps: AppDeps, auth: AuthContext, body: RecipientCreateBody) {
+  const tenant = await payoutTenant(deps, auth);
+  const { adapter } = await payoutConnector(deps, tenant.id, body.gateway);
+  const { gateway, idempotency_key, ...fields } = body;
+  const kind = body.mobile_money_number !== undefined ? 'mobile_money' : 'bank_account';
+  const scope = idempotency_key ? idempotencyScope(tenant.id, idempotency_key, '') : null;
+  const { record, created } = await registerRecipient(deps, tenant, { name: gateway, adapter }, fields, kind, { key: idempotency_key ?? null, value: scope });
+  return {
+    status: created ? 201 : 200,
+    body: { recipient_uuid: record._id, gateway_recipient_id: record.gateway_recipient_id!, resource_created: created },
+  };
+}

@@ -1,0 +1,46 @@
+import type { Mongo } from '../platform/mongo';
+import type { PayoutRecipientRecord } from '../platform/payout-records';
+import { pageList } from './page-list';
+import type { PageListSpec, PageQuery } from '../domain/page-query';
+
+/** What `GET /payout-recipients` filters and sorts by. */
+export const RECIPIENT_LIST: PageListSpec = {
+  filterable: {
+    id: { type: 'integer' },
+    uuid: { type: 'string', column: '_id' },
+    gateway: { type: 'string' },
+    recipient_type: { type: 'string' },
+    gateway_recipient_id: { type: 'string' },
+    bank_account_number: { type: 'string' },
+    bank_account_name: { type: 'string' },
+    bank_code: { type: 'string' },
+    bank_name: { type: 'string' },
+    mobile_money_number: { type: 'string' },
+    mobile_money_provider: { type: 'string' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    phone: { type: 'string' },
+    created_at: { type: 'date' },
+    updated_at: { type: 'date' },
+  },
+  sortable: { id: 'id', created_at: 'created_at' },
+  defaultSort: ['created_at', 'DESC'],
+};
+
+/** Payout recipients in MongoDB, every read scoped by tenant. */
+export function payoutRecipientData(mongo: Mongo) {
+  const c = mongo.c.payoutRecipients;
+  return {
+    find: (tenantId: string, uuid: string) => c.findOne({ _id: uuid, tenant_id: tenantId }),
+    some: (tenantId: string, uuids: string[]) => c.find({ _id: { $in: uuids }, tenant_id: tenantId }).toArray(),
+    byScope: (scope: string) => c.findOne({ idempotency_scope: scope }),
+    /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
+    insert: async (record: PayoutRecipientRecord) => void (await c.insertOne(record)),
+    /** The gateway's id, once it has registered the recipient. */
+    registered: async (tenantId: string, uuid: string, gatewayRecipientId: string) =>
+      void (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })),
+    /** A recipient the gateway refused: the create is refused and leaves nothing behind. */
+    remove: async (tenantId: string, uuid: string) => void (await c.deleteOne({ _id: uuid, tenant_id: tenantId })),
+    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, RECIPIENT_LIST),
+  };
+}

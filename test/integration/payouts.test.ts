@@ -1,0 +1,427 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { admin, api, call, createMerchant, eventually, getStack, type Merchant } from './harness';
+
+// Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
+// workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
+// the tenancy rules. The sandbox counts effects per idempotency key: one transfer per payout, always.
+
+const ACCOUNTS = {
+  rejected: '000111111116',
+  technicalFailure: '000222222227',
+  neverCompletes: '000333333338',
+  completesLater: '000444444449',
+  answerLost: '000555555551',
+  ordinary: '0123456789',
+};
+
+interface Hook {
+  body: any;
+  secret: string | undefined;
+}
+const hooks: Hook[] = [];
+let hookUrl = '';
+let server: http.Server;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      hooks.push({ body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payouts`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+/** A merchant whose sandbox connector also pays out. */
+async function payoutMerchant(): Promise<Merchant & { tenantNumber: number }> {
+  const m = await createMerchant();
+  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
+  expect(c.status).toBe(201);
+  const t = await admin.get(`/admin/tenants/${m.tenant}`);
+  return { ...m, tenantNumber: t.body.tenant_id };
+}
+
+let m: Merchant & { tenantNumber: number };
+beforeAll(async () => {
+  m = await payoutMerchant();
+});
+
+const bank = (account: string) => ({ bank_account_number: account, bank_account_name: 'Ada Obi', bank_code: '058' });
+const createPayout = (body: Record<string, unknown>, key = m.secretKey) => api.post('/payouts', { amount: 5000, currency: 'NGN', gateway: 'sandbox', ...body }, key);
+const sandboxEffects = async (kind: string, key: string) => (await call('GET', `/v1/effects?kind=${kind}&idempotency_key=${encodeURIComponent(key)}`, { baseUrl: getStack().sandboxUrl })).body;
+const hooksOf = (uuid: string) => hooks.filter((h) => h.body.uuid === uuid);
+const subStatuses = (uuid: string) => hooksOf(uuid).map((h) => h.body.sub_status);
+const settled = (uuid: string, subStatus: string, timeoutMs = 20_000) =>
+  eventually(async () => {
+    const r = await api.get(`/payouts/${uuid}`, m.secretKey);
+    return r.body?.sub_status === subStatus ? r.body : undefined;
+  }, timeoutMs, `payout ${uuid} ${subStatus}`);
+
+describe('the magic accounts: status, webhooks and one transfer each', () => {
+  test('an ordinary account completes at once: 201 success, webhooks pending_created then success with the secret', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.ordinary), webhook_urls: [hookUrl], webhook_secret: 'whsec-merchant-1', narration: 'June' });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ payout_uuid: expect.any(String), recipient_uuid: expect.any(String), status: 'success', gateway_payout_id: expect.stringMatching(/^po_/), resource_created: true });
+    const uuid = r.body.payout_uuid;
+    await eventually(async () => (subStatuses(uuid).length === 2 ? true : undefined), 15_000, 'two webhooks');
+    expect(subStatuses(uuid)).toEqual(['pending_created', 'success']);
+    const [first, last] = hooksOf(uuid);
+    expect(first!.secret).toBe('whsec-merchant-1');
+    expect(last!.body).toMatchObject({
+      webhook_type: 'payout',
+      uuid,
+      status: 'success',
+      sub_status: 'success',
+      amount: 5000,
+      currency: 'NGN',
+      gateway: 'sandbox',
+      gateway_payout_id: r.body.gateway_payout_id,
+      recipient_uuid: r.body.recipient_uuid,
+      failure_reason: null,
+      tenant_id: m.tenantNumber,
+    });
+    expect((await sandboxEffects('payout', uuid)).count).toBe(1);
+    const stored = await api.get(`/payouts/${uuid}`, m.secretKey);
+    expect(stored.body).toMatchObject({ uuid, status: 'success', sub_status: 'success', tenant_id: m.tenantNumber, narration: 'June', recipient: { uuid: r.body.recipient_uuid, tenant_id: m.tenantNumber, recipient_type: 'bank_account', bank_account_number: ACCOUNTS.ordinary } });
+    expect(stored.body.tenant).toBeUndefined();
+    expect(Number.isInteger(stored.body.id)).toBe(true);
+  });
+
+  test('000111111116 is rejected by the gateway: a canceled_rejected payout with its reason', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.rejected), webhook_urls: [hookUrl] });
+    expect(r.status).toBe(201);
+    expect(r.body.status).toBe('canceled_rejected');
+    const stored = await settled(r.body.payout_uuid, 'canceled_rejected');
+    expect(stored).toMatchObject({ status: 'canceled', failure_reason: expect.stringMatching(/^invalid_account: /) });
+    await eventually(async () => (subStatuses(r.body.payout_uuid).length === 2 ? true : undefined));
+    expect(hooksOf(r.body.payout_uuid)[1]!.body).toMatchObject({ status: 'canceled', sub_status: 'canceled_rejected', failure_reason: expect.stringMatching(/^invalid_account/) });
+    expect(hooksOf(r.body.payout_uuid)[0]!.secret).toBeUndefined();
+  });
+
+  test('000222222227 fails technically: canceled_failure', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.technicalFailure), webhook_urls: [hookUrl] });
+    expect(r.body.status).toBe('canceled_failure');
+    expect(await settled(r.body.payout_uuid, 'canceled_failure')).toMatchObject({ failure_reason: expect.stringMatching(/^processing_error: /) });
+    await eventually(async () => (subStatuses(r.body.payout_uuid).length === 2 ? true : undefined));
+    expect(subStatuses(r.body.payout_uuid)).toEqual(['pending_created', 'canceled_failure']);
+  });
+
+  test('000444444449 is accepted, then completes: pending_promise, then success by the confirmed callback', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.completesLater), webhook_urls: [hookUrl] });
+    expect(r.body.status).toBe('pending_promise');
+    await settled(r.body.payout_uuid, 'success');
+    await eventually(async () => (subStatuses(r.body.payout_uuid).length === 3 ? true : undefined));
+    expect(subStatuses(r.body.payout_uuid)).toEqual(['pending_created', 'pending_promise', 'success']);
+    expect(hooksOf(r.body.payout_uuid).map((h) => h.body.status)).toEqual(['pending', 'pending', 'success']);
+    expect((await sandboxEffects('payout', r.body.payout_uuid)).count).toBe(1);
+  });
+
+  test('000333333338 never completes: at the end of its window it is canceled at the gateway, canceled_timeout', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.neverCompletes), webhook_urls: [hookUrl], payout_timeout_seconds: 10 });
+    expect(r.body.status).toBe('pending_promise');
+    const stored = await settled(r.body.payout_uuid, 'canceled_timeout', 30_000);
+    expect(stored.failure_reason).toMatch(/^timeout: not completed within 10 seconds/);
+    expect(new Date(stored.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(stored.expires_at).getTime());
+    const effects = await sandboxEffects('payout', r.body.payout_uuid);
+    expect(effects.count).toBe(1);
+    expect(effects.effects[0].status).toBe('canceled');
+    await eventually(async () => (subStatuses(r.body.payout_uuid).length === 3 ? true : undefined));
+    expect(subStatuses(r.body.payout_uuid)).toEqual(['pending_created', 'pending_promise', 'canceled_timeout']);
+  }, 45_000);
+
+  test('000555555551 makes the transfer and loses the answer: found by its key, success, still one transfer', async () => {
+    const r = await createPayout({ ...bank(ACCOUNTS.answerLost), webhook_urls: [hookUrl] });
+    expect(r.status).toBe(201);
+    await settled(r.body.payout_uuid, 'success', 40_000);
+    const effects = await sandboxEffects('payout', r.body.payout_uuid);
+    expect(effects.count).toBe(1);
+    expect(effects.effects[0].replays).toBeGreaterThanOrEqual(1); // the activity's retry reached it under the same key
+  }, 60_000);
+
+  test('a mobile-money wallet with its provider label: the type is inferred, the transfer completes', async () => {
+    const r = await createPayout({ mobile_money_number: '+233241234567', mobile_money_provider: 'MTN', currency: 'GHS' });
+    expect(r.body.status).toBe('success');
+    const rcp = await api.get(`/payout-recipients/${r.body.recipient_uuid}`, m.secretKey);
+    expect(rcp.body).toMatchObject({ recipient_type: 'mobile_money', mobile_money_number: '+233241234567', mobile_money_provider: 'MTN', bank_account_number: null, tenant_id: m.tenantNumber });
+  });
+});
+
+describe('the recipient rule and the request checks', () => {
+  test.each([
+    ['a partial bank group', { bank_account_number: '0123456789', bank_code: '058' }, 'bank_account_name'],
+    ['a bank set plus a wallet', { ...bank(ACCOUNTS.ordinary), mobile_money_number: '+233241234567' }, 'mobile_money_number'],
+    ['a wallet plus a bank field', { mobile_money_number: '+233241234567', bank_name: 'GTBank' }, 'bank_name'],
+    ['neither, and no recipient_uuid', {}, 'recipient_uuid'],
+    ['recipient_uuid and an inline set', { recipient_uuid: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11', ...bank(ACCOUNTS.ordinary) }, 'recipient_uuid'],
+    ['a recipient_type the fields contradict', { ...bank(ACCOUNTS.ordinary), recipient_type: 'mobile_money' }, 'recipient_type'],
+    ['no gateway', { gateway: undefined, ...bank(ACCOUNTS.ordinary) }, 'gateway'],
+  ])('%s is a 400 naming %s, and nothing is written', async (_, body, param) => {
+    const before = (await api.get('/payouts?limit=1', m.secretKey)).body.meta.totalItems;
+    const r = await createPayout(body);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ type: 'invalid_request_error', param });
+    expect((await api.get('/payouts?limit=1', m.secretKey)).body.meta.totalItems).toBe(before);
+  });
+
+  test('a gateway that is not registered for payouts is a 400, as is a tenant that has no payout connector', async () => {
+    expect((await createPayout({ gateway: 'nopay', ...bank(ACCOUNTS.ordinary) })).body.error).toMatchObject({ code: 'gateway_invalid', param: 'gateway' });
+    const cardOnly = await createMerchant();
+    const r = await createPayout({ ...bank(ACCOUNTS.ordinary) }, cardOnly.secretKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('gateway_invalid');
+  });
+
+  test('a registered recipient is paid by recipient_uuid; another gateway than its own is a mismatch', async () => {
+    const rcp = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), name: 'Ada', email: 'ada@example.com' }, m.secretKey);
+    expect(rcp.status).toBe(201);
+    expect(rcp.body).toEqual({ recipient_uuid: expect.any(String), gateway_recipient_id: expect.stringMatching(/^rcp_/), resource_created: true });
+    const paid = await createPayout({ recipient_uuid: rcp.body.recipient_uuid });
+    expect(paid.body).toMatchObject({ status: 'success', recipient_uuid: rcp.body.recipient_uuid });
+    const mismatch = await createPayout({ recipient_uuid: rcp.body.recipient_uuid, gateway: 'othergw' });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error).toMatchObject({ code: 'gateway_mismatch', param: 'gateway' });
+    const unknown = await createPayout({ recipient_uuid: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11' });
+    expect(unknown.body.error).toMatchObject({ param: 'recipient_uuid' });
+  });
+
+  test('tenant may name the key\'s own tenant (by id or integer) and nothing else', async () => {
+    expect((await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: m.tenant })).status).toBe(201);
+    expect((await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: String(m.tenantNumber) })).status).toBe(201);
+    const other = await payoutMerchant();
+    const r = await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: other.tenant });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'tenant_mismatch', param: 'tenant' });
+  });
+
+  test('payout recipients refuse webhook fields; a repeated idempotency_key answers 200 with the same recipient', async () => {
+    const hooked = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), webhook_urls: [hookUrl] }, m.secretKey);
+    expect(hooked.status).toBe(400);
+    expect(hooked.body.error).toMatchObject({ code: 'parameter_unknown', param: 'webhook_urls' });
+    const body = { gateway: 'sandbox', mobile_money_number: '+233200000001', idempotency_key: `rcp-${Date.now()}` };
+    const first = await api.post('/payout-recipients', body, m.secretKey);
+    const again = await api.post('/payout-recipients', body, m.secretKey);
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body).toEqual({ ...first.body, resource_created: false });
+  });
+
+  test('a recipient the gateway refuses is a 400 and is not kept', async () => {
+    const before = (await api.get('/payout-recipients?limit=1', m.secretKey)).body.meta.totalItems;
+    const r = await api.post('/payout-recipients', { gateway: 'sandbox', bank_account_number: '12-34', bank_account_name: 'X', bank_code: '058' }, m.secretKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'recipient_registration_failed', param: 'bank_account_number' });
+    expect((await api.get('/payout-recipients?limit=1', m.secretKey)).body.meta.totalItems).toBe(before);
+  });
+});
+
+test('20 concurrent identical creates with one idempotency_key: one payout, one recipient, one transfer', async () => {
+  const key = `po-burst-${Date.now()}`;
+  const replies = await Promise.all(Array.from({ length: 20 }, () => createPayout({ ...bank(ACCOUNTS.ordinary), idempotency_key: key })));
+  expect(replies.map((r) => r.status)).toEqual(Array(20).fill(201));
+  expect(replies.filter((r) => r.body.resource_created)).toHaveLength(1);
+  expect(new Set(replies.map((r) => r.body.payout_uuid)).size).toBe(1);
+  expect(new Set(replies.map((r) => r.body.recipient_uuid)).size).toBe(1);
+  const uuid = replies[0]!.body.payout_uuid;
+  await settled(uuid, 'success');
+  expect((await sandboxEffects('payout', uuid)).count).toBe(1);
+  expect((await sandboxEffects('recipient', replies[0]!.body.recipient_uuid)).count).toBe(1);
+  const listed = await api.get(`/payouts?filter.uuid=$eq:${uuid}`, m.secretKey);
+  expect(listed.body.meta.totalItems).toBe(1);
+  const again = await createPayout({ ...bank(ACCOUNTS.ordinary), idempotency_key: key });
+  expect(again.body).toMatchObject({ payout_uuid: uuid, status: 'success', resource_created: false });
+});
+
+describe('reads: the status endpoint, null bodies and other tenants', () => {
+  test('the status endpoint asks the gateway and changes nothing stored', async () => {
+    const done = await createPayout({ ...bank(ACCOUNTS.ordinary) });
+    const before = await api.get(`/payouts/${done.body.payout_uuid}`, m.secretKey);
+    const s = await api.get(`/payouts/${done.body.payout_uuid}/status`, m.secretKey);
+    expect(s.status).toBe(200);
+    expect(s.body).toEqual({ code: { type: 'succeeded', success: true, code: 200 }, response: expect.objectContaining({ id: done.body.gateway_payout_id, status: 'succeeded' }) });
+    expect((await api.get(`/payouts/${done.body.payout_uuid}`, m.secretKey)).body).toEqual(before.body);
+
+    const open = await createPayout({ ...bank(ACCOUNTS.neverCompletes) });
+    const pendingStatus = await api.get(`/payouts/${open.body.payout_uuid}/status`, m.secretKey);
+    expect(pendingStatus.body).toMatchObject({ code: { type: 'pending', success: false, code: 202 }, error_message: expect.any(String) });
+
+    const rejected = await createPayout({ ...bank(ACCOUNTS.rejected) });
+    const rejectedStatus = await api.get(`/payouts/${rejected.body.payout_uuid}/status`, m.secretKey);
+    expect(rejectedStatus.body).toMatchObject({ code: { type: 'rejected', success: false, code: 422 }, error_message: expect.stringMatching(/^invalid_account/) });
+  });
+
+  test('malformed uuids are 400; unknown ones read as a null body, or 404 on the status endpoint', async () => {
+    expect((await api.get('/payouts/not-a-uuid', m.secretKey)).status).toBe(400);
+    expect((await api.get('/payout-recipients/not-a-uuid', m.secretKey)).status).toBe(400);
+    expect((await api.get('/payouts/not-a-uuid/status', m.secretKey)).status).toBe(400);
+    const unknown = '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11';
+    const missing = await api.get(`/payouts/${unknown}`, m.secretKey);
+    expect([missing.status, missing.body, missing.headers.get('content-type')]).toEqual([200, null, 'application/json; charset=utf-8']);
+    expect((await api.get(`/payout-recipients/${unknown}`, m.secretKey)).body).toBeNull();
+    expect((await api.get(`/payouts/${unknown}/status`, m.secretKey)).status).toBe(404);
+  });
+
+  test("another tenant's payout and recipient read exactly like missing ones, and never appear in its lists", async () => {
+    const mine = await createPayout({ ...bank(ACCOUNTS.ordinary) });
+    const other = await payoutMerchant();
+    expect((await api.get(`/payouts/${mine.body.payout_uuid}`, other.secretKey)).body).toBeNull();
+    expect((await api.get(`/payout-recipients/${mine.body.recipient_uuid}`, other.secretKey)).body).toBeNull();
+    const status = await api.get(`/payouts/${mine.body.payout_uuid}/status`, other.secretKey);
+    expect(status.status).toBe(404);
+    expect((await api.get(`/payouts?filter.uuid=$eq:${mine.body.payout_uuid}`, other.secretKey)).body.meta.totalItems).toBe(0);
+    expect((await api.get('/payout-recipients', other.secretKey)).body.data).toEqual([]);
+    const theirs = await createPayout({ ...bank(ACCOUNTS.ordinary), recipient_uuid: undefined }, other.secretKey);
+    expect((await createPayout({ recipient_uuid: theirs.body.recipient_uuid })).body.error).toMatchObject({ param: 'recipient_uuid' });
+  });
+
+  test('every payout route answers 401 without a valid key', async () => {
+    for (const [method, path] of [
+      ['POST', '/payouts'],
+      ['GET', '/payouts'],
+      ['GET', '/payouts/6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11'],
+      ['GET', '/payouts/6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11/status'],
+      ['POST', '/payout-recipients'],
+      ['GET', '/payout-recipients'],
+    ] as const) {
+      expect((await call(method, path, { key: 'sk_eu_not_a_real_key_000000000000', body: method === 'POST' ? {} : undefined })).status).toBe(401);
+      expect((await call(method, path, { body: method === 'POST' ? {} : undefined })).status).toBe(401);
+    }
+  });
+});
+
+describe('page-numbered lists', () => {
+  let shop: Merchant & { tenantNumber: number };
+  const made: Array<{ uuid: string; amount: number; currency: string; narration: string; sub: string }> = [];
+  beforeAll(async () => {
+    shop = await payoutMerchant();
+    const plan = [
+      { amount: 100, currency: 'NGN', narration: 'Rent (May)', account: ACCOUNTS.ordinary },
+      { amount: 250, currency: 'NGN', narration: 'rent june', account: ACCOUNTS.ordinary },
+      { amount: 400, currency: 'GHS', narration: 'Bonus.*', account: ACCOUNTS.rejected },
+      { amount: 550, currency: 'KES', narration: 'Refund a|b', account: ACCOUNTS.technicalFailure },
+      { amount: 700, currency: 'NGN', narration: 'Salary', account: ACCOUNTS.ordinary },
+      { amount: 850, currency: 'GHS', narration: '$where', account: ACCOUNTS.ordinary },
+      { amount: 1000, currency: 'NGN', narration: 'Salary bonus', account: ACCOUNTS.neverCompletes },
+    ];
+    for (const p of plan) {
+      const r = await createPayout({ amount: p.amount, currency: p.currency, narration: p.narration, ...bank(p.account) }, shop.secretKey);
+      expect(r.status).toBe(201);
+      made.push({ uuid: r.body.payout_uuid, amount: p.amount, currency: p.currency, narration: p.narration, sub: r.body.status });
+    }
+  }, 60_000);
+  const list = (q: string) => api.get(`/payouts?${q}`, shop.secretKey);
+  const amounts = async (q: string) => {
+    const r = await list(q);
+    expect(r.status).toBe(200);
+    return r.body.data.map((p: any) => p.amount);
+  };
+
+  test('the envelope: data, meta and links; newest first by default', async () => {
+    const r = await list('limit=3');
+    expect(r.body.meta).toEqual({ itemsPerPage: 3, totalItems: 7, currentPage: 1, totalPages: 3, sortBy: [['created_at', 'DESC']] });
+    expect(r.body.data.map((p: any) => p.amount)).toEqual([1000, 850, 700]);
+    expect(r.body.data[0]).toMatchObject({ tenant_id: shop.tenantNumber, recipient: { tenant_id: shop.tenantNumber } });
+    expect(r.body.links.previous).toBeNull();
+    expect(r.body.links.next).toContain('page=2');
+    expect(r.body.links.last).toContain('page=3');
+    const last = await list('limit=3&page=3');
+    expect(last.body.data.map((p: any) => p.amount)).toEqual([100]);
+    expect(last.body.links.next).toBeNull();
+    const past = await list('limit=3&page=9');
+    expect(past.body.data).toEqual([]);
+    expect(past.body.meta).toMatchObject({ currentPage: 9, totalPages: 3, totalItems: 7 });
+    const followed = await call('GET', r.body.links.next, { key: shop.secretKey });
+    expect(followed.body.data.map((p: any) => p.amount)).toEqual([550, 400, 250]);
+  });
+
+  test('every sort column in both directions', async () => {
+    expect(await amounts('sortBy=amount:ASC')).toEqual([100, 250, 400, 550, 700, 850, 1000]);
+    expect(await amounts('sortBy=amount:DESC')).toEqual([1000, 850, 700, 550, 400, 250, 100]);
+    expect(await amounts('sortBy=id:ASC')).toEqual([100, 250, 400, 550, 700, 850, 1000]);
+    expect(await amounts('sortBy=id:DESC')).toEqual([1000, 850, 700, 550, 400, 250, 100]);
+    expect(await amounts('sortBy=created_at:ASC')).toEqual([100, 250, 400, 550, 700, 850, 1000]);
+    expect((await list('sortBy=currency:ASC')).body.error).toMatchObject({ param: 'sortBy' });
+  });
+
+  test('every filter operator, and $not with them', async () => {
+    expect(await amounts('filter.currency=$eq:GHS&sortBy=amount:ASC')).toEqual([400, 850]);
+    expect(await amounts('filter.currency=GHS&sortBy=amount:ASC')).toEqual([400, 850]);
+    expect(await amounts('filter.currency=$not:$eq:NGN&sortBy=amount:ASC')).toEqual([400, 550, 850]);
+    expect(await amounts('filter.currency=$in:GHS,KES&sortBy=amount:ASC')).toEqual([400, 550, 850]);
+    expect(await amounts('filter.currency=$not:$in:GHS,KES&sortBy=amount:ASC')).toEqual([100, 250, 700, 1000]);
+    expect(await amounts('filter.amount=$gt:700&sortBy=amount:ASC')).toEqual([850, 1000]);
+    expect(await amounts('filter.amount=$gte:700&sortBy=amount:ASC')).toEqual([700, 850, 1000]);
+    expect(await amounts('filter.amount=$lt:250&sortBy=amount:ASC')).toEqual([100]);
+    expect(await amounts('filter.amount=$lte:250&sortBy=amount:ASC')).toEqual([100, 250]);
+    expect(await amounts('filter.amount=$btw:250,700&sortBy=amount:ASC')).toEqual([250, 400, 550, 700]);
+    expect(await amounts('filter.amount=$gte:250&filter.amount=$lt:700&sortBy=amount:ASC')).toEqual([250, 400, 550]);
+    expect(await amounts('filter.narration=$ilike:rent&sortBy=amount:ASC')).toEqual([100, 250]);
+    expect(await amounts('filter.narration=$sw:Salary&sortBy=amount:ASC')).toEqual([700, 1000]);
+    expect(await amounts('filter.narration=$not:$sw:Salary&sortBy=amount:ASC')).toEqual([100, 250, 400, 550, 850]);
+    expect(await amounts('filter.narration=$contains:bonus&sortBy=amount:ASC')).toEqual([1000]);
+    expect(await amounts('filter.gateway_payout_id=$null&sortBy=amount:ASC')).toEqual([]);
+    expect(await amounts('filter.gateway_payout_id=$not:$null&sortBy=amount:ASC')).toEqual([100, 250, 400, 550, 700, 850, 1000]);
+    expect(await amounts('filter.sub_status=$eq:success&sortBy=amount:ASC')).toEqual([100, 250, 700, 850]);
+    expect(await amounts('filter.status=$eq:canceled&sortBy=amount:ASC')).toEqual([400, 550]);
+    expect(await amounts('filter.currency=$eq:EUR')).toEqual([]);
+  });
+
+  test('filter values are data: regex characters, operators and JSON match literally or nothing', async () => {
+    expect(await amounts('filter.narration=$ilike:.*')).toEqual([400]);
+    expect(await amounts('filter.narration=$ilike:a|b')).toEqual([550]);
+    expect(await amounts('filter.narration=$eq:$where')).toEqual([850]);
+    expect(await amounts('filter.narration=$sw:^Sal')).toEqual([]);
+    expect(await amounts(`filter.currency=${encodeURIComponent('{"$ne":null}')}`)).toEqual([]);
+    expect(await amounts('filter.narration=$contains:(May)')).toEqual([100]);
+  });
+
+  test('unknown properties, operators, bad values and limits are 400s naming them', async () => {
+    const cases: Array<[string, string]> = [
+      ['filter.secret=$eq:x', 'filter.secret'],
+      ['filter.amount=$regex:1', 'filter.amount'],
+      ['filter.amount=$gt:ten', 'filter.amount'],
+      ['filter.amount=$btw:1', 'filter.amount'],
+      ['limit=1001', 'limit'],
+      ['limit=0', 'limit'],
+      ['page=0', 'page'],
+      ['sortBy=amount:UP', 'sortBy'],
+      ['colour=red', 'colour'],
+    ];
+    for (const [q, param] of cases) {
+      const r = await list(q);
+      expect([q, r.status, r.body.error?.param]).toEqual([q, 400, param]);
+    }
+  });
+
+  test('recipients are listed page-numbered too, by id and created_at, with their filters', async () => {
+    const r = await api.get('/payout-recipients?sortBy=id:ASC&limit=2', shop.secretKey);
+    expect(r.status).toBe(200);
+    expect(r.body.meta).toMatchObject({ itemsPerPage: 2, totalItems: 7, totalPages: 4, sortBy: [['id', 'ASC']] });
+    expect(r.body.data[0].id).toBeLessThan(r.body.data[1].id);
+    const desc = await api.get('/payout-recipients?sortBy=created_at:DESC&filter.bank_account_number=$eq:000111111116', shop.secretKey);
+    expect(desc.body.data).toHaveLength(1);
+    expect((await api.get('/payout-recipients?sortBy=amount:ASC', shop.secretKey)).status).toBe(400);
+  });
+});
+
+test('200 concurrent recipient creates get 200 distinct integer ids', async () => {
+  const shop = await payoutMerchant();
+  const replies = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => api.post('/payout-recipients', { gateway: 'sandbox', mobile_money_number: `+2332${String(i).padStart(8, '0')}` }, shop.secretKey)),
+  );
+  expect(replies.filter((r) => r.status !== 201).map((r) => [r.status, r.body])).toEqual([]);
+  const ids: number[] = [];
+  for (let page = 1; page <= 2; page++) {
+    const r = await api.get(`/payout-recipients?limit=100&page=${page}&sortBy=id:ASC`, shop.secretKey);
+    ids.push(...r.body.data.map((x: any) => x.id));
+  }
+  expect(ids).toHaveLength(200);
+  expect(ids.every(Number.isInteger)).toBe(true);
+  expect(new Set(ids).size).toBe(200);
+}, 60_000);

@@ -1,0 +1,199 @@
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { PayoutOutcome } from '../../gateways/types';
+import { HISTORY_EVENT_BOUND, openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
+import { cancelRetryDelayMs } from '../../domain/refund';
+import { emitEvent } from '../emit-event';
+import { serialWriter } from '../serial-writer';
+import { SA } from '../search-attributes';
+import { payoutInitiatedUpdate, payoutOutcomeSignal, payoutStateQuery, type PayoutInput, type PayoutSnapshot } from './messages';
+import type { PayoutPatch } from '../../activities/payouts';
+import { PayoutLifecycle } from './state';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+// The transfer request: a technical failure is retried once at once (same idempotency key: the gateway
+// applies it once); after that its outcome is unknown and the gateway is asked by key, never guessed.
+const gatewaySubmit = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '500ms', maximumAttempts: 2 } });
+// Questions (status, find, cancel): a few quick tries; the workflow's own backoff decides when to ask again.
+const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
+
+/** The longest `POST /payouts` waits for the gateway's answer to the transfer request before answering. */
+const MAX_INITIATION_WAIT_MS = 30_000;
+
+/**
+ * One workflow per payout; its id is the payout uuid. The API has recorded it as `pending_created`. The
+ * workflow asks the gateway for the transfer once per payout (by the payout uuid as idempotency key, so no
+ * restart or retry can make a second transfer), then owns the payout's status: only the gateway's answer,
+ * when asked, moves it (a callback is a hint that makes it ask at once; polling finds lost callbacks). When
+ * the window closes first, it asks the gateway to cancel the transfer and says `canceled_timeout` only once
+ * the gateway confirms that no money will move.
+ */
+export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot> {
+  const p = new PayoutLifecycle(input);
+  let hinted = false;
+  const ref = { tenantId: input.tenantId, connectorId: input.connectorId };
+
+  setHandler(payoutOutcomeSignal, ({ outcome }) => {
+    hinted = true;
+    log.info('gateway callback received; confirming with the gateway', { payout: input.id, claimed: outcome.status });
+  });
+  setHandler(payoutStateQuery, () => p.snapshot());
+  // Answers once the state it reports is in MongoDB too: a merchant who reads the payout after the 201
+  // sees what the 201 said.
+  let unwritten = 0;
+  setHandler(payoutInitiatedUpdate, async ({ waitMs }) => {
+    await condition(() => p.snapshot().initiated && unwritten === 0, Math.max(0, Math.min(waitMs, MAX_INITIATION_WAIT_MS)));
+    return p.snapshot();
+  });
+  const describe = () => setCurrentDetails(p.summary());
+  describe();
+
+  const writer = serialWriter<PayoutPatch>(p.version, store.savePayout);
+
+  const announce = () =>
+    emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type: `payout.${p.subStatus}`,
+      objectId: input.id,
+      source: { kind: 'payout', id: input.id },
+      data: p.webhookBody(),
+      endpoints: input.webhooks,
+      format: 'legacy',
+      legacyBody: p.webhookBody(),
+    });
+
+  /** The status the merchant sees changed: search attribute, summary, record, webhooks. */
+  const publish = async () => {
+    upsertSearchAttributes([{ key: SA.PaymentStatus, value: p.subStatus }]);
+    describe();
+    const { version: _v, ...patch } = p.record(0);
+    unwritten += 1;
+    try {
+      await writer.write(patch);
+    } finally {
+      unwritten -= 1;
+    }
+    await announce();
+  };
+  const take = async (word: PayoutOutcome) => {
+    if (p.apply(word, Date.now())) await publish();
+  };
+
+  /** The gateway's word on this transfer by our idempotency key; null when it did not answer. */
+  const ask = async (): Promise<PayoutOutcome | 'not_found' | null> => {
+    try {
+      const found = await gatewayCheck.findPayout({ ...ref, idempotencyKey: input.id });
+      return found.status === 'not_found' ? 'not_found' : found;
+    } catch (err) {
+      log.warn('the gateway did not answer about the payout; asking again later', { payout: input.id, error: String(err) });
+      return null;
+    }
+  };
+
+  const historyIsLong = () => workflowInfo().historyLength > HISTORY_EVENT_BOUND || workflowInfo().continueAsNewSuggested;
+  const continueIfLong = async () => {
+    if (!historyIsLong() || !allHandlersFinished()) return;
+    await writer.flushed();
+    await continueAsNew<typeof payoutWorkflow>({ ...input, carried: p.carry(writer.version()) });
+  };
+  const wasHinted = () => hinted;
+  const phase = () => p.phase;
+  const untilDeadline = () => p.deadline - Date.now();
+
+  // The merchant hears of the payout as soon as it exists (the API wrote `pending_created`).
+  if (!input.carried) {
+    upsertSearchAttributes([{ key: SA.PaymentStatus, value: p.subStatus }]);
+    await announce();
+  }
+
+  // 1. Ask for the transfer. A request without an answer (timeout, connection lost) may have reached the
+  // gateway: ask it by key (at once, then 1 s doubling to a minute); when it has none, ask for the transfer
+  // again under the same key, which the gateway applies at most once.
+  let mustSubmit = true;
+  while (phase() === 'initiating' && untilDeadline() > 0) {
+    await continueIfLong();
+    let word: PayoutOutcome | 'not_found' | null = null;
+    if (mustSubmit) {
+      try {
+        word = await gatewaySubmit.initiatePayout({
+          ...ref,
+          idempotencyKey: input.id,
+          reference: input.id,
+          amount: input.amount,
+          currency: input.currency,
+          gatewayRecipientId: input.recipient.gatewayRecipientId,
+          narration: input.narration,
+        });
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        const cause = (err as { cause?: unknown }).cause;
+        if (cause instanceof ApplicationFailure && cause.nonRetryable) {
+          // The gateway refused the request itself (validation): no transfer exists under this key.
+          if (p.refusedAtInitiation(cause.message, Date.now())) await publish();
+          break;
+        }
+        log.warn('the transfer request got no answer; asking the gateway by idempotency key', { payout: input.id, error: String(err) });
+      }
+      mustSubmit = false;
+    } else {
+      await condition(wasHinted, Math.max(0, Math.min(unknownOutcomeDelayMs(p.checks), untilDeadline())));
+      hinted = false;
+      p.checks += 1;
+      word = await ask();
+      if (word === 'not_found') mustSubmit = true;
+    }
+    if (word && word !== 'not_found') await take(word);
+  }
+
+  // 2. In flight: wait for a callback (a hint) or the polling clock, and ask the gateway.
+  p.checks = 0;
+  while (phase() === 'waiting' && untilDeadline() > 0) {
+    await continueIfLong();
+    const woke = await condition(wasHinted, Math.max(0, Math.min(openPollDelayMs(p.checks, p.windowMs), untilDeadline())));
+    if (!woke && untilDeadline() <= 0) break;
+    hinted = false;
+    p.checks += 1;
+    const word = await ask();
+    if (word && word !== 'not_found') await take(word);
+  }
+
+  // 3. The window closed first: ask the gateway not to make the transfer. Only its answer ends the payout.
+  if (phase() === 'initiating' || phase() === 'waiting') {
+    p.windowClosed();
+    describe();
+    log.warn('payout window closed before the transfer completed; canceling at the gateway', { payout: input.id });
+  }
+  while (phase() === 'canceling') {
+    await continueIfLong();
+    let word: PayoutOutcome | null = null;
+    try {
+      word = await gatewayCheck.cancelPayout({ ...ref, idempotencyKey: input.id });
+    } catch (err) {
+      log.warn('the gateway did not answer the cancel of a payout past its window', { payout: input.id, error: String(err) });
+    }
+    if (word && word.status === 'succeeded') log.warn('the gateway executed the payout at or after its window; it stands as success', { payout: input.id });
+    if (word) await take(word);
+    if (phase() !== 'canceling') break;
+    hinted = false;
+    await condition(wasHinted, cancelRetryDelayMs(p.checks++));
+  }
+
+  await condition(allHandlersFinished);
+  await writer.flushed();
+  describe();
+  return p.snapshot();
+}
