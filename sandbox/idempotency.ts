@@ -32,3 +32,32 @@ export function applyOnce<R extends { id: string; createdAt: Date }>(
   store.recordEffect(kind, record.id, idempotencyKey, requestFingerprint, record.createdAt);
   return { record, replayed: false };
 }
+
+/**
+ * Cancels the effect made under a key (refunds, payouts): a pending one is canceled (no money moves), a final
+ * one answers its final state. A key never seen gets a canceled tombstone of 0 under it, so a late request
+ * with it is void. A key that holds another kind is a conflict: tombstoning it would hide that effect.
+ */
+export function cancelByKey<R extends { id: string; status: string; updatedAt: Date }>(
+  store: SandboxStore,
+  kind: EffectKind,
+  idempotencyKey: string,
+  records: Map<string, R>,
+  tombstone: (now: Date) => R,
+): R {
+  const effect = store.effectByKey(idempotencyKey);
+  if (effect && effect.kind !== kind) throw idempotencyConflict(`Idempotency key already used for a ${effect.kind} (${effect.id}).`);
+  const existing = effect ? records.get(effect.id) : undefined;
+  if (existing) {
+    if (existing.status === 'pending') {
+      existing.status = 'canceled';
+      existing.updatedAt = new Date();
+    }
+    return existing;
+  }
+  const now = new Date();
+  const record = tombstone(now);
+  records.set(record.id, record);
+  store.recordEffect(kind, record.id, idempotencyKey, 'canceled-before-arrival', now);
+  return record;
+}

@@ -7,9 +7,9 @@
 // leaves a canceled payout under it, so a request that arrives later moves no money (as refunds do).
 
 import type { SandboxDeps } from './deps';
-import { idempotencyConflict, notFound } from './http-errors';
+import { notFound } from './http-errors';
 import { newId } from './ids';
-import { applyOnce, fingerprint } from './idempotency';
+import { applyOnce, cancelByKey, fingerprint } from './idempotency';
 import { payoutJson, type PayoutRecord, type RecipientRecord } from './resources';
 import type { PayoutInput, RecipientInput } from './request-schemas';
 
@@ -159,21 +159,7 @@ function isTombstone(payout: PayoutRecord): boolean {
  * final state. A key never seen gets a canceled payout of 0 under it, so a late request with it is void.
  */
 export function cancelPayoutByKey(deps: SandboxDeps, idempotencyKey: string): PayoutRecord {
-  const effect = deps.store.effectByKey(idempotencyKey);
-  // Tombstoning a key that holds another kind would hide that effect from its own lookups.
-  if (effect && effect.kind !== 'payout') {
-    throw idempotencyConflict(`Idempotency key already used for a ${effect.kind} (${effect.id}).`);
-  }
-  const existing = payoutByKey(deps, idempotencyKey);
-  if (existing) {
-    if (existing.status === 'pending') {
-      existing.status = 'canceled';
-      existing.updatedAt = new Date();
-    }
-    return existing;
-  }
-  const now = new Date();
-  const tombstone: PayoutRecord = {
+  return cancelByKey(deps.store, 'payout', idempotencyKey, deps.store.payouts, (now) => ({
     id: newId('po'),
     idempotencyKey,
     createdAt: now,
@@ -182,8 +168,5 @@ export function cancelPayoutByKey(deps: SandboxDeps, idempotencyKey: string): Pa
     amount: 0,
     currency: '',
     callbackUrl: '',
-  };
-  deps.store.payouts.set(tombstone.id, tombstone);
-  deps.store.recordEffect('payout', tombstone.id, idempotencyKey, 'canceled-before-arrival', now);
-  return tombstone;
+  }));
 }

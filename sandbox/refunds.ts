@@ -5,9 +5,9 @@
 // leaves a canceled refund under it, so a request that arrives later changes nothing.
 
 import type { SandboxDeps } from './deps';
-import { idempotencyConflict, notFound } from './http-errors';
+import { notFound } from './http-errors';
 import { newId } from './ids';
-import { applyOnce, fingerprint } from './idempotency';
+import { applyOnce, cancelByKey, fingerprint } from './idempotency';
 import { refundJson, type RefundRecord } from './resources';
 import type { RefundInput } from './request-schemas';
 
@@ -92,21 +92,7 @@ export function refundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRe
  * final state. A key never seen gets a canceled refund of 0 under it, so a late request with it is void.
  */
 export function cancelRefundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRecord {
-  const effect = deps.store.effectByKey(idempotencyKey);
-  // Tombstoning a key that holds another kind would hide that effect from its own lookups.
-  if (effect && effect.kind !== 'refund') {
-    throw idempotencyConflict(`Idempotency key already used for a ${effect.kind} (${effect.id}).`);
-  }
-  const existing = refundByKey(deps, idempotencyKey);
-  if (existing) {
-    if (existing.status === 'pending') {
-      existing.status = 'canceled';
-      existing.updatedAt = new Date();
-    }
-    return existing;
-  }
-  const now = new Date();
-  const tombstone: RefundRecord = {
+  return cancelByKey(deps.store, 'refund', idempotencyKey, deps.store.refunds, (now) => ({
     id: newId('rf'),
     idempotencyKey,
     createdAt: now,
@@ -116,8 +102,5 @@ export function cancelRefundByKey(deps: SandboxDeps, idempotencyKey: string): Re
     amount: 0,
     currency: '',
     callbackUrl: '',
-  };
-  deps.store.refunds.set(tombstone.id, tombstone);
-  deps.store.recordEffect('refund', tombstone.id, idempotencyKey, 'canceled-before-arrival', now);
-  return tombstone;
+  }));
 }
