@@ -313,7 +313,6 @@ export function buildEnvelope<T>(data: T[], totalItems: number, q: PageQuery, pa
 
 /** The envelope of a list of `item`s, for a route's response and the OpenAPI document. */
 export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
-  const direction = z.enum(['ASC', 'DESC']);
   return z
     .object({
       data: z.array(item),
@@ -323,7 +322,11 @@ export function pageEnvelopeSchema<T extends z.ZodType>(item: T) {
           totalItems: z.number().int(),
           currentPage: z.number().int(),
           totalPages: z.number().int(),
-          sortBy: z.array(z.tuple([z.string(), direction])).meta({ description: '[column, direction] pairs, in order' }),
+          // A pair as an array of two strings: zod-to-openapi writes a tuple as OpenAPI 3.0's `items: [...]`, which
+          // is not a valid schema in the 3.1 document we publish.
+          sortBy: z
+            .array(z.array(z.string()).min(2).max(2).meta({ description: '[column, direction], direction ASC or DESC' }))
+            .meta({ description: '[column, direction] pairs, in order' }),
         })
         .strict(),
       links: z
