@@ -5,9 +5,9 @@ import type { PayoutOutcome } from '../gateways/types';
 import { callbackUrl } from '../gateways/callback-url';
 import { connectorData } from '../data/connectors';
 import { payoutData } from '../data/payouts';
-import type { PayoutPatch } from '../platform/payout-records';
+import type { PayoutPatch } from '../platform/records';
 
-export type { PayoutPatch } from '../platform/payout-records';
+export type { PayoutPatch } from '../platform/records';
 
 // Activities of the payout workflow: its versioned record writes, and the transfer at the gateway the
 // payout's connector names. The payout uuid is the idempotency key of every gateway call about it.

@@ -1,5 +1,5 @@
 import type { Mongo } from '../platform/mongo';
-import type { PayoutRecipientRecord } from '../platform/payout-records';
+import type { PayoutRecipientRecord } from '../platform/records';
 import { pageList } from './page-list';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 

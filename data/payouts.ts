@@ -1,5 +1,5 @@
 import type { Mongo } from '../platform/mongo';
-import type { PayoutPatch, PayoutRecord } from '../platform/payout-records';
+import type { PayoutPatch, PayoutRecord } from '../platform/records';
 import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
 import { pageList } from './page-list';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError, invalidRequest } from './errors';
+import { parseIsoInstant } from './instants';
 
 // The page-numbered list language of the older interface (payouts, payout recipients, older payment intents
 // and refunds): nestjs-paginate's query syntax, parsed once here into typed clauses. No clause carries text a
@@ -117,24 +118,14 @@ function positiveInteger(raw: unknown, param: string, max: number): number {
   return n;
 }
 
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
 /**
- * An ISO 8601 date (`2026-01-01`, midnight UTC) or date-time (`2026-01-01T10:00:00Z`, `...+01:00`), as
- * api/http/pagination.ts parseInstant reads them (domain/ cannot import it): a day not on the calendar is
- * refused rather than rolled over, and a date-time without a zone is UTC. Null when it is neither.
+ * A date filter's value: an ISO 8601 date or date-time (domain/instants.ts, as the cursor lists read
+ * `created`). An unencoded `+01:00` in a query string arrives as ` 01:00` (a `+` decodes to a space): it is
+ * read back as the offset it was.
  */
-export function parseIsoInstant(raw: string): Date | null {
-  // An unencoded `+01:00` in a query string arrives as ` 01:00` (a `+` decodes to a space): read it back.
+export function filterInstant(raw: string): Date | null {
   const s = raw.trim().replace(/(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}:?\d{2})$/, '$1+$2');
-  const m = ISO_RE.exec(s);
-  if (!m) return null;
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
-  const text = m[4] !== undefined && !m[8] ? `${s}Z` : s;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? null : new Date(ms);
+  return parseIsoInstant(s)?.at ?? null;
 }
 
 /** One value typed by its property, or a 400 naming the filter. */
@@ -149,7 +140,7 @@ function typed(type: FieldType, text: string, param: string): FilterValue {
       return n;
     }
     case 'date': {
-      const at = parseIsoInstant(text);
+      const at = filterInstant(text);
       if (!at) throw invalidRequest('parameter_invalid', `${quote(text)} is not an ISO 8601 date or date-time (2026-01-01, 2026-01-01T10:00:00Z)`, param);
       return at;
     }

@@ -21,6 +21,8 @@ export const isFinalPayoutStatus = (sub: PayoutSubStatus): boolean => baseStatus
 
 /** How long a transfer may take before it is canceled at the gateway (`canceled_timeout`): 72 hours. */
 export const DEFAULT_PAYOUT_TIMEOUT_SECONDS = 72 * 3600;
+/** Shorter windows would cancel transfers a gateway is still routinely completing. */
+export const MIN_PAYOUT_TIMEOUT_SECONDS = 10;
 /** A window longer than a year would outlive any gateway's own retention of the transfer. */
 export const MAX_PAYOUT_TIMEOUT_SECONDS = 365 * 86_400;
 

@@ -8,13 +8,14 @@ import type {
   OrchestratorRecord,
   PaymentFormRecord,
   PaymentIntentRecord,
+  PayoutRecipientRecord,
+  PayoutRecord,
   RefundRecord,
   SavedPaymentMethodRecord,
   SequenceBlockRecord,
   WebhookSecretsRecord,
   TenantRecord,
 } from './records';
-import type { PayoutRecipientRecord, PayoutRecord } from './payout-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;

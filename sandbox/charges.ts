@@ -4,7 +4,7 @@ import { FIXED_TOKENS, type CardBehaviour } from './cards';
 import type { Delivery } from './callbacks';
 import type { SandboxDeps } from './deps';
 import { newId } from './ids';
-import { applyOnce, fingerprint } from './idempotency';
+import { applyOnce, fingerprint, recordByKey } from './idempotency';
 import { chargeJson, type ChargeRecord } from './resources';
 import type { ChargeInput } from './request-schemas';
 
@@ -111,8 +111,7 @@ export function lateArrivalDelayMs(deps: SandboxDeps): number {
 
 /** The charge made under an idempotency key, if the gateway has one: how a caller that lost the answer asks. */
 export function chargeByKey(deps: SandboxDeps, idempotencyKey: string): ChargeRecord | undefined {
-  const effect = deps.store.effectByKey(idempotencyKey);
-  return effect?.kind === 'charge' ? deps.store.charges.get(effect.id) : undefined;
+  return recordByKey(deps.store, 'charge', idempotencyKey, deps.store.charges);
 }
 
 /**

@@ -14,10 +14,9 @@ import { cancelPayoutByKey, isAnswerLost, payoutByKey, payoutOnce, recipientOnce
 import { cancelRefundByKey, isSlowRefund, refundByKey, refundOnce, SLOW_REFUND_ANSWER_MS } from './refunds';
 import {
   byKeyQuerySchema,
+  cancelByKeySchema,
   chargeRequestSchema,
-  payoutCancelSchema,
   payoutRequestSchema,
-  refundCancelSchema,
   recipientRequestSchema,
   refundRequestSchema,
 } from './request-schemas';
@@ -89,7 +88,7 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
   });
 
   router.post('/v1/refunds/cancel', drill, (ctx) => {
-    const { idempotency_key } = parseInput(refundCancelSchema, ctx.request.body);
+    const { idempotency_key } = parseInput(cancelByKeySchema, ctx.request.body);
     ctx.body = refundJson(cancelRefundByKey(deps, idempotency_key));
   });
 
@@ -125,7 +124,7 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
   });
 
   router.post('/v1/payouts/cancel', drill, (ctx) => {
-    const { idempotency_key } = parseInput(payoutCancelSchema, ctx.request.body);
+    const { idempotency_key } = parseInput(cancelByKeySchema, ctx.request.body);
     ctx.body = payoutJson(cancelPayoutByKey(deps, idempotency_key));
   });
 

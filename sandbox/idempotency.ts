@@ -33,6 +33,17 @@ export function applyOnce<R extends { id: string; createdAt: Date }>(
   return { record, replayed: false };
 }
 
+/** The effect of `kind` made under a key (an answer lost on the way is found so), or undefined. */
+export function recordByKey<R>(store: SandboxStore, kind: EffectKind, idempotencyKey: string, records: Map<string, R>): R | undefined {
+  const effect = store.effectByKey(idempotencyKey);
+  return effect?.kind === kind ? records.get(effect.id) : undefined;
+}
+
+/** What a cancel of a key never seen leaves behind (see cancelByKey); real refunds and payouts have an amount. */
+export function isTombstone(r: { status: string; amount: number } | undefined): boolean {
+  return r?.status === 'canceled' && r.amount === 0;
+}
+
 /**
  * Cancels the effect made under a key (refunds, payouts): a pending one is canceled (no money moves), a final
  * one answers its final state. A key never seen gets a canceled tombstone of 0 under it, so a late request

@@ -9,7 +9,7 @@
 import type { SandboxDeps } from './deps';
 import { notFound } from './http-errors';
 import { newId } from './ids';
-import { applyOnce, cancelByKey, fingerprint } from './idempotency';
+import { applyOnce, cancelByKey, fingerprint, isTombstone, recordByKey } from './idempotency';
 import { payoutJson, type PayoutRecord, type RecipientRecord } from './resources';
 import type { PayoutInput, RecipientInput } from './request-schemas';
 
@@ -145,13 +145,7 @@ export function payoutOnce(deps: SandboxDeps, input: PayoutInput): { record: Pay
 }
 
 export function payoutByKey(deps: SandboxDeps, idempotencyKey: string): PayoutRecord | undefined {
-  const effect = deps.store.effectByKey(idempotencyKey);
-  return effect?.kind === 'payout' ? deps.store.payouts.get(effect.id) : undefined;
-}
-
-/** What a cancel of a key never seen leaves behind; real payouts have a positive amount. */
-function isTombstone(payout: PayoutRecord): boolean {
-  return payout.status === 'canceled' && payout.amount === 0;
+  return recordByKey(deps.store, 'payout', idempotencyKey, deps.store.payouts);
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { SandboxDeps } from './deps';
 import { notFound } from './http-errors';
 import { newId } from './ids';
-import { applyOnce, cancelByKey, fingerprint } from './idempotency';
+import { applyOnce, cancelByKey, fingerprint, isTombstone, recordByKey } from './idempotency';
 import { refundJson, type RefundRecord } from './resources';
 import type { RefundInput } from './request-schemas';
 
@@ -40,7 +40,7 @@ export function isSlowRefund(amount: number): boolean {
 export function refundOnce(deps: SandboxDeps, input: RefundInput): { record: RefundRecord; replayed: boolean } {
   const { store } = deps;
   const canceledEarlier = refundByKey(deps, input.idempotency_key);
-  if (canceledEarlier?.status === 'canceled' && canceledEarlier.amount === 0) return { record: canceledEarlier, replayed: true };
+  if (canceledEarlier && isTombstone(canceledEarlier)) return { record: canceledEarlier, replayed: true };
   return applyOnce(
     store,
     'refund',
@@ -83,8 +83,7 @@ export function refundOnce(deps: SandboxDeps, input: RefundInput): { record: Ref
 }
 
 export function refundByKey(deps: SandboxDeps, idempotencyKey: string): RefundRecord | undefined {
-  const effect = deps.store.effectByKey(idempotencyKey);
-  return effect?.kind === 'refund' ? deps.store.refunds.get(effect.id) : undefined;
+  return recordByKey(deps.store, 'refund', idempotencyKey, deps.store.refunds);
 }
 
 /**

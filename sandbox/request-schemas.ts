@@ -108,9 +108,8 @@ export type PayoutInput = z.output<typeof payoutRequestSchema>;
 
 export const byKeyQuerySchema = z.strictObject({ idempotency_key: idempotencyKey });
 
-export const refundCancelSchema = z.strictObject({ idempotency_key: idempotencyKey });
-
-export const payoutCancelSchema = z.strictObject({ idempotency_key: idempotencyKey });
+/** POST /v1/refunds/cancel and /v1/payouts/cancel. */
+export const cancelByKeySchema = z.strictObject({ idempotency_key: idempotencyKey });
 
 export const effectsQuerySchema = z.strictObject({
   idempotency_key: z.string().min(1).optional(),

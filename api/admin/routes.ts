@@ -13,7 +13,7 @@ import { connectorData } from '../../data/connectors';
 import { orchestratorData } from '../../data/orchestrators';
 import { paymentFormData } from '../../data/payment-forms';
 import { tenantData } from '../../data/tenants';
-import { MAX_PAYOUT_TIMEOUT_SECONDS } from '../../domain/payouts';
+import { payoutTimeoutSeconds } from '../payouts/schemas';
 
 const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
@@ -44,11 +44,7 @@ export const adminRoutes: RouteDef[] = [
       .object({
         name: z.string().min(1).max(200),
         region: z.string(),
-        payout_timeout_seconds: z
-          .number()
-          .int()
-          .min(10)
-          .max(MAX_PAYOUT_TIMEOUT_SECONDS)
+        payout_timeout_seconds: payoutTimeoutSeconds
           .optional()
           .meta({ description: "How long this tenant's payouts may take before they are canceled at the gateway (default 259200, 72 hours); a payout's own payout_timeout_seconds wins" }),
       })

@@ -20,6 +20,9 @@ export interface PlannedWebhooks {
   secrets: WebhookSecretsRecord | null;
 }
 
+/** How a workflow names endpoint `index`'s secret in a webhook_secrets record (parsed back by the sender). */
+export const secretRef = (secretsId: string, index: number): string => `${secretsId}#${index}`;
+
 /**
  * Checks the endpoints (400 naming the one refused) and names their secrets' record, without writing. The
  * policy comes from the config here, not from each caller: production refuses http and private hosts.
@@ -38,7 +41,7 @@ export function planWebhookEndpoints(
   });
   const secretsId = webhooks.some((w) => w.secret) ? newId('whs', region) : null;
   return {
-    endpoints: webhooks.map((w, i) => ({ url: w.url, events: [...w.events], ...(w.secret && secretsId ? { secretRef: `${secretsId}#${i}` } : {}) })),
+    endpoints: webhooks.map((w, i) => ({ url: w.url, events: [...w.events], ...(w.secret && secretsId ? { secretRef: secretRef(secretsId, i) } : {}) })),
     secrets: secretsId ? { _id: secretsId, tenant_id: tenantId, secrets: webhooks.map((w) => w.secret ?? null), created_at: new Date() } : null,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseIsoInstant } from '../../domain/instants';
 import type { CreatedFilter } from '../../data/list';
 
 export type { Page, PageQuery, CreatedFilter } from '../../data/list';
@@ -11,9 +12,6 @@ export type { Page, PageQuery, CreatedFilter } from '../../data/list';
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
-const DAY = 86_400_000;
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
 /**
  * A `created` value: Unix seconds (`1767225600`) or ISO 8601 (`2026-01-01`, `2026-01-01T10:00:00Z`).
  * Returns the instant and the precision it was written with, so an exact `created` matches the whole
@@ -22,19 +20,7 @@ const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1
 export function parseInstant(raw: string): { at: Date; precisionMs: number } | null {
   const s = raw.trim();
   if (/^\d{1,11}$/.test(s)) return { at: new Date(Number(s) * 1000), precisionMs: 1000 };
-  const m = ISO_RE.exec(s);
-  if (!m) return null;
-  // Date.parse rolls 2026-02-30 over to March; a date that is not on the calendar is refused instead.
-  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const day = new Date(Date.UTC(y, mo - 1, d));
-  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
-  const hasTime = m[4] !== undefined;
-  // A date-time without a zone is read as UTC, so the answer does not depend on the server's zone.
-  const text = hasTime && !m[8] ? `${s}Z` : s;
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) return null;
-  const precisionMs = !hasTime ? DAY : m[6] === undefined ? 60_000 : m[7] === undefined ? 1000 : Math.max(1, 10 ** (3 - m[7].length));
-  return { at: new Date(ms), precisionMs };
+  return parseIsoInstant(s);
 }
 
 const instant = z.string().transform((v, ctx) => {

@@ -24,12 +24,12 @@ export const recipientFields = {
 export const gatewayName = z.string().trim().min(1).max(64).meta({ description: 'A gateway registered for payouts for the tenant (e.g. `sandbox`)' });
 export const idempotencyKeySchema = z.string().min(1).max(255);
 
-/** Adds the inline recipient rule's verdict as an issue on the parameter it names. */
-export function checkRecipientRule(v: Parameters<typeof recipientRule>[0], ctx: z.RefinementCtx, required: boolean): void {
+/** Adds the inline recipient rule's verdict as an issue on the parameter it names (no destination at all too). */
+export function checkRecipientRule(v: Parameters<typeof recipientRule>[0], ctx: z.RefinementCtx): void {
   const rule = recipientRule(v);
   if (rule.ok) return;
   if (rule.kind === 'invalid') ctx.addIssue({ code: 'custom', path: [rule.param], message: rule.message });
-  else if (required) ctx.addIssue({ code: 'custom', path: ['bank_account_number'], message: 'give the bank fields (bank_account_number, bank_account_name, bank_code) or mobile_money_number' });
+  else ctx.addIssue({ code: 'custom', path: ['bank_account_number'], message: 'give the bank fields (bank_account_number, bank_account_name, bank_code) or mobile_money_number' });
 }
 
 export const recipientCreateBody = z
@@ -41,7 +41,7 @@ export const recipientCreateBody = z
   })
   // Status notifications are for payouts only: webhook_urls / webhook_secret are unknown parameters here.
   .strict()
-  .superRefine((v, ctx) => checkRecipientRule(v, ctx, true));
+  .superRefine((v, ctx) => checkRecipientRule(v, ctx));
 export type RecipientCreateBody = z.infer<typeof recipientCreateBody>;
 
 export const recipientCreateResponse = z.object({

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError, invalidRequest } from '../../domain/errors';
-import type { RecipientType } from '../../domain/payouts';
+import { recipientRule } from '../../domain/payouts';
 import type { GatewayAdapter } from '../../gateways/types';
-import type { PayoutRecipientRecord } from '../../platform/payout-records';
-import type { ConnectorRecord } from '../../platform/records';
+import type { ConnectorRecord, PayoutRecipientRecord } from '../../platform/records';
 import { connectorData } from '../../data/connectors';
 import { idempotencyScope } from '../../data/idempotency';
 import { payoutRecipientData } from '../../data/payout-recipients';
@@ -83,7 +82,6 @@ export async function registerRecipient(
   tenant: PayoutTenant,
   gateway: { name: string; adapter: GatewayAdapter },
   fields: RecipientFieldsInput,
-  kind: RecipientType,
   scope: { key: string | null; value: string | null },
 ): Promise<{ record: PayoutRecipientRecord; created: boolean }> {
   const data = payoutRecipientData(deps.mongo);
@@ -91,6 +89,9 @@ export async function registerRecipient(
     const existing = await data.byScope(scope.value);
     if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter), created: false };
   }
+  // The request schema has applied the rule; here it only says which kind the fields describe.
+  const rule = recipientRule(fields);
+  if (!rule.ok) throw new Error(`registerRecipient: fields that break the recipient rule (${rule.kind})`);
   const uuid = randomUUID();
   const now = new Date();
   const record: PayoutRecipientRecord = {
@@ -99,7 +100,7 @@ export async function registerRecipient(
     tenant_id: tenant.id,
     tenant_number: tenant.number,
     gateway: gateway.name,
-    recipient_type: kind,
+    recipient_type: rule.kind,
     gateway_recipient_id: null,
     bank_account_number: orNull(fields.bank_account_number),
     bank_account_name: orNull(fields.bank_account_name),
@@ -160,9 +161,8 @@ export async function createRecipient(deps: AppDeps, auth: AuthContext, body: Re
   const tenant = await payoutTenant(deps, auth);
   const { adapter } = await payoutConnector(deps, tenant.id, body.gateway);
   const { gateway, idempotency_key, ...fields } = body;
-  const kind = body.mobile_money_number !== undefined ? 'mobile_money' : 'bank_account';
   const scope = idempotency_key ? idempotencyScope(tenant.id, idempotency_key, '') : null;
-  const { record, created } = await registerRecipient(deps, tenant, { name: gateway, adapter }, fields, kind, { key: idempotency_key ?? null, value: scope });
+  const { record, created } = await registerRecipient(deps, tenant, { name: gateway, adapter }, fields, { key: idempotency_key ?? null, value: scope });
   return {
     status: created ? 201 : 200,
     body: { recipient_uuid: record._id, gateway_recipient_id: record.gateway_recipient_id!, resource_created: created },

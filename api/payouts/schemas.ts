@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { MAX_PAYOUT_TIMEOUT_SECONDS, PAYOUT_SUB_STATUSES, recipientRule } from '../../domain/payouts';
+import { MAX_PAYOUT_TIMEOUT_SECONDS, MIN_PAYOUT_TIMEOUT_SECONDS, PAYOUT_SUB_STATUSES, recipientRule } from '../../domain/payouts';
 import { currencySchema, metadataSchema } from '../http/common-schemas';
 import { MAX_AMOUNT } from '../../domain/money';
 import { checkRecipientRule, gatewayName, idempotencyKeySchema, recipientFields, recipientView } from '../payout-recipients/schemas';
+
+/** A payout window in seconds: of one payout (POST /payouts), or a tenant's default (admin). */
+export const payoutTimeoutSeconds = z.number().int().min(MIN_PAYOUT_TIMEOUT_SECONDS).max(MAX_PAYOUT_TIMEOUT_SECONDS);
 
 export const payoutCreateBody = z
   .object({
@@ -17,11 +20,7 @@ export const payoutCreateBody = z
     webhook_urls: z.array(z.string().max(2048)).max(10).optional(),
     webhook_secret: z.string().min(1).max(255).optional(),
     metadata: metadataSchema.optional(),
-    payout_timeout_seconds: z
-      .number()
-      .int()
-      .min(10)
-      .max(MAX_PAYOUT_TIMEOUT_SECONDS)
+    payout_timeout_seconds: payoutTimeoutSeconds
       .optional()
       .meta({ description: "How long the transfer may take before it is canceled at the gateway (canceled_timeout). Default: the tenant's setting, else 259200 (72 hours)" }),
   })
@@ -36,7 +35,7 @@ export const payoutCreateBody = z
       ctx.addIssue({ code: 'custom', path: ['recipient_uuid'], message: 'give recipient_uuid, or an inline recipient: the bank fields (bank_account_number, bank_account_name, bank_code) or mobile_money_number' });
       return;
     }
-    checkRecipientRule(v, ctx, true);
+    checkRecipientRule(v, ctx);
   });
 export type PayoutCreateBody = z.infer<typeof payoutCreateBody>;
 

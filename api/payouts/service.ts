@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
-import { baseStatusOf, DEFAULT_PAYOUT_TIMEOUT_SECONDS, isFinalPayoutStatus, statusCodeOf, type RecipientType } from '../../domain/payouts';
+import { baseStatusOf, DEFAULT_PAYOUT_TIMEOUT_SECONDS, isFinalPayoutStatus, statusCodeOf } from '../../domain/payouts';
 import { formatMoney } from '../../domain/money';
-import type { PayoutRecord, PayoutRecipientRecord } from '../../platform/payout-records';
+import type { PayoutRecord, PayoutRecipientRecord } from '../../platform/records';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import { idempotencyScope } from '../../data/idempotency';
 import { payoutData } from '../../data/payouts';
@@ -14,7 +14,7 @@ import { PAYOUT_WORKFLOW, payoutInitiatedUpdate, type PayoutInput, type PayoutSn
 import type { payoutWorkflow } from '../../workflows/payout/workflow';
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { discardWebhookSecrets, planWebhookEndpoints, secretRef, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import { payoutConnector, payoutTenant, recipientView, registerRecipient } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
@@ -56,18 +56,14 @@ export async function withRecipients(deps: AppDeps, tenantId: string, payouts: P
   return payouts.map((p) => payoutView(p, byId.get(p.recipient_uuid) ?? null));
 }
 
-function createResponse(p: PayoutRecord | PayoutSnapshot & { recipient_uuid: string }, created: boolean) {
-  const isRecord = 'sub_status' in p;
-  return {
-    payout_uuid: isRecord ? p._id : p.payout_uuid,
-    recipient_uuid: p.recipient_uuid,
-    status: isRecord ? p.sub_status : p.status,
-    gateway_payout_id: p.gateway_payout_id,
-    resource_created: created,
-  };
+/** The POST answer: the payout's state as the workflow (or, once it has ended, the record) reports it. */
+function createResponse(state: Pick<PayoutSnapshot, 'payout_uuid' | 'status' | 'gateway_payout_id'>, recipientUuid: string, created: boolean) {
+  return { payout_uuid: state.payout_uuid, recipient_uuid: recipientUuid, status: state.status, gateway_payout_id: state.gateway_payout_id, resource_created: created };
 }
 
-function workflowInput(deps: AppDeps, p: PayoutRecord, recipient: PayoutRecipientRecord, webhooks: PayoutInput['webhooks']): PayoutInput {
+const recordState = (p: PayoutRecord) => ({ payout_uuid: p._id, status: p.sub_status, gateway_payout_id: p.gateway_payout_id });
+
+function workflowInput(deps: AppDeps, p: PayoutRecord, recipient: PayoutRecipientRecord): PayoutInput {
   return {
     id: p._id,
     number: p.id,
@@ -88,7 +84,8 @@ function workflowInput(deps: AppDeps, p: PayoutRecord, recipient: PayoutRecipien
     },
     narration: p.narration,
     metadata: p.metadata,
-    webhooks,
+    // Every webhook_url shares the one webhook_secret, kept in webhook_secrets under webhook_secret_ref.
+    webhooks: p.webhook_urls.map((url, i) => ({ url, events: [], ...(p.webhook_secret_ref ? { secretRef: secretRef(p.webhook_secret_ref, i) } : {}) })),
     timeoutSeconds: p.timeout_seconds,
     createdAt: p.created_at.toISOString(),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
@@ -158,9 +155,8 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
   );
   if (!recipient) {
     // Last of the checks, first of the writes: concurrent repeats of one key register one recipient.
-    const kind: RecipientType = body.mobile_money_number !== undefined ? 'mobile_money' : 'bank_account';
     const scope = key ? idempotencyScope(tenant.id, `payout:${key}`, '') : null;
-    ({ record: recipient } = await registerRecipient(deps, tenant, { name: body.gateway, adapter }, { ...body, metadata: undefined }, kind, { key: null, value: scope }));
+    ({ record: recipient } = await registerRecipient(deps, tenant, { name: body.gateway, adapter }, { ...body, metadata: undefined }, { key: null, value: scope }));
   }
 
   const uuid = randomUUID();
@@ -204,8 +200,8 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     if (!winner) throw err;
     return { status: 201, body: await repeat(deps, winner) };
   }
-  const snapshot = await startAndAwaitInitiation(deps, workflowInput(deps, record, recipient, webhooks.endpoints));
-  return { status: 201, body: createResponse({ ...snapshot, recipient_uuid: recipient._id }, true) };
+  const snapshot = await startAndAwaitInitiation(deps, workflowInput(deps, record, recipient));
+  return { status: 201, body: createResponse(snapshot, recipient._id, true) };
 }
 
 /**
@@ -216,10 +212,8 @@ async function repeat(deps: AppDeps, existing: PayoutRecord) {
   if (existing.version === 0 && !isFinalPayoutStatus(existing.sub_status)) {
     const recipient = await payoutRecipientData(deps.mongo).find(existing.tenant_id, existing.recipient_uuid);
     if (recipient?.gateway_recipient_id) {
-      const endpoints = existing.webhook_urls.map((url, i) => ({ url, events: [], ...(existing.webhook_secret_ref ? { secretRef: `${existing.webhook_secret_ref}#${i}` } : {}) }));
       try {
-        const snapshot = await startAndAwaitInitiation(deps, workflowInput(deps, existing, recipient, endpoints));
-        return createResponse({ ...snapshot, recipient_uuid: existing.recipient_uuid }, false);
+        return createResponse(await startAndAwaitInitiation(deps, workflowInput(deps, existing, recipient)), existing.recipient_uuid, false);
       } catch (err) {
         // Its workflow already ran to the end: the record (read again below) has its outcome.
         if (!(err instanceof DomainError) || err.code !== 'payout_closed') throw err;
@@ -227,7 +221,7 @@ async function repeat(deps: AppDeps, existing: PayoutRecord) {
     }
   }
   const current = (await payoutData(deps.mongo).find(existing.tenant_id, existing._id)) ?? existing;
-  return createResponse(current, false);
+  return createResponse(recordState(current), current.recipient_uuid, false);
 }
 
 /** GET /payouts/{uuid}: the payout with its recipient, or null (another tenant's payout reads as missing). */

@@ -1,5 +1,5 @@
-import { allHandlersFinished, condition, continueAsNew, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { HISTORY_EVENT_BOUND } from '../../domain/polling';
+import { allHandlersFinished, condition, continueAsNew, log, setHandler } from '@temporalio/workflow';
+import { historyIsLong } from '../history';
 import {
   admitRefundUpdate,
   attemptUpdate,
@@ -89,10 +89,6 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   await condition(allHandlersFinished);
   await writer.flushed();
   return s.view();
-}
-
-function historyIsLong(): boolean {
-  return workflowInfo().historyLength > HISTORY_EVENT_BOUND || workflowInfo().continueAsNewSuggested;
 }
 
 /** Continues as new when the history is long and nothing is mid-flight (no Update, no charge on the wire). */

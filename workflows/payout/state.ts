@@ -87,7 +87,8 @@ export class PayoutLifecycle {
    */
   apply(word: PayoutOutcome, now: number): boolean {
     if ('payoutId' in word && word.payoutId) this.gatewayPayoutId = word.payoutId;
-    if (word.status !== 'pending') this.initiated = true;
+    // Any word about the transfer means the gateway has answered the request for it.
+    this.initiated = true;
     const before = this.subStatus;
     if (this.final) {
       if (word.status === 'succeeded' && this.subStatus !== 'success') {
@@ -103,7 +104,6 @@ export class PayoutLifecycle {
           if (this.phase === 'canceling') this.lateOutcome = { status: 'succeeded', at: new Date(now).toISOString() };
           break;
         case 'pending':
-          this.initiated = true;
           if (this.phase !== 'canceling') this.subStatus = 'pending_promise';
           break;
         case 'rejected':
@@ -154,14 +154,14 @@ export class PayoutLifecycle {
       status: this.subStatus,
       gateway_payout_id: this.gatewayPayoutId,
       failure_reason: this.failureReason,
-      initiated: this.initiated || this.final,
+      initiated: this.initiated,
     };
   }
 
-  record(version: number): PayoutPatch {
+  /** The record fields of the state now; the serial writer adds the version. */
+  record(): Omit<PayoutPatch, 'version'> {
     return {
       id: this.input.id,
-      version,
       sub_status: this.subStatus,
       gateway_payout_id: this.gatewayPayoutId,
       failure_reason: this.failureReason,

@@ -9,11 +9,11 @@ import {
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { PayoutOutcome } from '../../gateways/types';
-import { HISTORY_EVENT_BOUND, openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
+import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
+import { historyIsLong } from '../history';
 import { cancelRetryDelayMs } from '../../domain/refund';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
@@ -54,7 +54,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   // sees what the 201 said.
   let unwritten = 0;
   setHandler(payoutInitiatedUpdate, async ({ waitMs }) => {
-    await condition(() => p.snapshot().initiated && unwritten === 0, Math.max(0, Math.min(waitMs, MAX_INITIATION_WAIT_MS)));
+    await condition(() => p.initiated && unwritten === 0, Math.max(0, Math.min(waitMs, MAX_INITIATION_WAIT_MS)));
     return p.snapshot();
   });
   const describe = () => setCurrentDetails(p.summary());
@@ -62,28 +62,29 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
 
   const writer = serialWriter<PayoutPatch>(p.version, store.savePayout);
 
-  const announce = () =>
-    emitEvent({
+  const announce = () => {
+    const body = p.webhookBody();
+    return emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
       tenantId: input.tenantId,
       region: input.region,
       type: `payout.${p.subStatus}`,
       objectId: input.id,
       source: { kind: 'payout', id: input.id },
-      data: p.webhookBody(),
+      data: body,
       endpoints: input.webhooks,
       format: 'legacy',
-      legacyBody: p.webhookBody(),
+      legacyBody: body,
     });
+  };
 
   /** The status the merchant sees changed: search attribute, summary, record, webhooks. */
   const publish = async () => {
     upsertSearchAttributes([{ key: SA.PaymentStatus, value: p.subStatus }]);
     describe();
-    const { version: _v, ...patch } = p.record(0);
     unwritten += 1;
     try {
-      await writer.write(patch);
+      await writer.write(p.record());
     } finally {
       unwritten -= 1;
     }
@@ -104,7 +105,6 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     }
   };
 
-  const historyIsLong = () => workflowInfo().historyLength > HISTORY_EVENT_BOUND || workflowInfo().continueAsNewSuggested;
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
     await writer.flushed();

@@ -10,11 +10,10 @@ import {
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
-  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { RefundOutcome } from '../../gateways/types';
-import { HISTORY_EVENT_BOUND } from '../../domain/polling';
+import { historyIsLong } from '../history';
 import { cancelRetryDelayMs, pollDelayMs } from '../../domain/refund';
 import { RefundLifecycle } from './state';
 import { emitEvent } from '../emit-event';
@@ -113,7 +112,6 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     }
   };
 
-  const historyIsLong = () => workflowInfo().historyLength > HISTORY_EVENT_BOUND || workflowInfo().continueAsNewSuggested;
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
     await writer.flushed();

@@ -11,7 +11,7 @@ import {
   pageEnvelopeSchema,
   pageQuerySchema,
   pageQueryString,
-  parseIsoInstant,
+  filterInstant,
   parsePageQuery,
   type PageListSpec,
   type PageQuery,
@@ -315,7 +315,7 @@ describe('injection-shaped values are plain typed values', () => {
   });
 });
 
-describe('ISO 8601 instants', () => {
+describe("a date filter's ISO 8601 instants", () => {
   test.each([
     ['2026-01-01', '2026-01-01T00:00:00.000Z'],
     ['2026-01-01T10:00', '2026-01-01T10:00:00.000Z'],
@@ -326,10 +326,10 @@ describe('ISO 8601 instants', () => {
     // `+01:00` sent unencoded in a query string arrives with a space for the plus.
     ['2026-01-01T10:00:00 01:00', '2026-01-01T09:00:00.000Z'],
     ['2024-02-29', '2024-02-29T00:00:00.000Z'],
-  ])('%s is %s', (text, iso) => expect(parseIsoInstant(text)?.toISOString()).toBe(iso));
+  ])('%s is %s', (text, iso) => expect(filterInstant(text)?.toISOString()).toBe(iso));
 
   test.each(['2026-02-29', '2026-13-01', '2026-1-1', '26-01-01', '2026-01-01Z', '2026-01-01T25:00:00Z', '1767225600', 'now', ''])('%j is not one', (text) => {
-    expect(parseIsoInstant(text)).toBeNull();
+    expect(filterInstant(text)).toBeNull();
   });
 });
 

@@ -15,6 +15,7 @@ import {
   startCallbackReceiver,
   startSandbox,
 } from '../sandbox/sandbox-harness';
+import { PAYOUT_ACCOUNTS } from '../../../sandbox/payouts';
 
 let h: Harness;
 let receiver: CallbackReceiver;
@@ -28,14 +29,8 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-const ACCOUNT = {
-  rejected: '000111111116',
-  technicalFailure: '000222222227',
-  neverCompletes: '000333333338',
-  completesLater: '000444444449',
-  answerLost: '000555555551',
-  ordinary: '0123456789',
-} as const;
+/** The sandbox's magic accounts, and one with no magic. */
+const ACCOUNT = { ...PAYOUT_ACCOUNTS, ordinary: '0123456789' } as const;
 
 function payoutRequest(overrides: Partial<PayoutRequest> = {}): PayoutRequest {
   const reference = `9d2f6b3e-${key('payout')}`; // our payout uuid

@@ -12,6 +12,7 @@ import {
   startCallbackReceiver,
   startSandbox,
 } from './sandbox-harness';
+import { PAYOUT_ACCOUNTS } from '../../../sandbox/payouts';
 
 let h: Harness;
 let receiver: CallbackReceiver;
@@ -25,14 +26,8 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-const ACCOUNT = {
-  rejected: '000111111116',
-  technicalFailure: '000222222227',
-  neverCompletes: '000333333338',
-  completesLater: '000444444449',
-  answerLost: '000555555551',
-  ordinary: '0123456789',
-} as const;
+/** The sandbox's magic accounts, and one with no magic. */
+const ACCOUNT = { ...PAYOUT_ACCOUNTS, ordinary: '0123456789' } as const;
 
 type PayoutBody = Record<string, unknown> & { idempotency_key: string; reference: string };
 
