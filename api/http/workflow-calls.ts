@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { isDependencyDown } from './dependency-errors';
@@ -23,7 +23,9 @@ export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: 
     return await temporal.connection.withDeadline(Date.now() + ms, call);
   } catch (err) {
     if (err instanceof DomainError || err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw err;
-    if (isDeadlineExceeded(err) || isDependencyDown(err)) throw notAnswered();
+    // The SDK reports an Update whose deadline passed as DEADLINE_EXCEEDED or, now and then, as a cancelled
+    // call (WorkflowUpdateRPCTimeoutOrCancelledError): both mean no answer in time.
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isDeadlineExceeded(err) || isDependencyDown(err)) throw notAnswered();
     throw err;
   }
 }
