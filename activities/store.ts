@@ -1,8 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import { connectorData } from '../data/connectors';
+import { paymentIntentData } from '../data/payment-intents';
+import { REFUND_SEQUENCE, refundData } from '../data/refunds';
+import { sequencesFor } from '../data/sequences';
+import type { OlderRefundFacts } from '../domain/older-refund-views';
 import { idempotencyScope } from '../data/idempotency';
 import { workflowRecordData } from '../data/workflow-records';
+import { claimCheckoutIntent } from '../data/checkout-intents';
 
 // MongoDB writes made on behalf of workflows, through the data layer (data/workflow-records.ts): every write
 // is idempotent (a retried activity changes nothing twice) and versioned (a late write never overwrites a
@@ -14,12 +20,16 @@ export interface PaymentIntentPatch {
   status: 'pending' | 'success' | 'canceled';
   succeeded_at: string | null;
   canceled_at: string | null;
-  cancellation_reason: 'requested' | 'expired' | null;
+  cancellation_reason: 'requested' | 'expired' | 'checkout_completed' | null;
   amount_paid: number;
   amount_refunded: number;
   connector_used: string | null;
   gateway_charge_id: string | null;
   last_failure_code: string | null;
+  /** The older interface's progress fields (domain/older-views.ts); absent from runs of older code. */
+  sub_status?: string;
+  step_number?: number;
+  last_reason?: string;
   updated_at: string;
 }
 
@@ -30,6 +40,9 @@ export interface RefundPatch {
   gateway_transaction_id: string | null;
   failure_code: string | null;
   late_outcome: { status: string; at: string; gateway_transaction_id?: string } | null;
+  /** The older interface's sub-status and success time (domain/older-refund-views.ts); absent from runs of older code. */
+  sub_status?: string;
+  succeeded_at?: string | null;
   updated_at: string;
 }
 
@@ -38,12 +51,16 @@ export interface RefundRecordInput {
   id: string;
   tenantId: string;
   paymentIntent: string;
+  /** The connector that took the payment (every caller sends it; typed optional for inputs of older code). */
+  connector?: string;
   amount: number;
   currency: string;
   idempotencyKey: string | null;
   webhooks: { url: string; events: string[] }[];
   slaSeconds: number;
   createdAt: string;
+  /** A refund of the older interface: its webhook_urls. */
+  older?: { webhooks: { url: string; secretRef?: string }[] };
 }
 
 const asDate = (s: string | null) => (s ? new Date(s) : null);
@@ -63,12 +80,22 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         connector_used: p.connector_used,
         gateway_charge_id: p.gateway_charge_id,
         last_failure_code: p.last_failure_code,
+        ...(p.sub_status !== undefined ? { sub_status: p.sub_status, step_number: p.step_number!, last_reason: p.last_reason! } : {}),
         updated_at: new Date(p.updated_at),
       });
     },
 
+    /**
+     * Inserts the refund's record, with the older interface's integer id and UUID (a retried insert finds
+     * its own record, so the first insert's numbers stand; a retry only leaves a gap in the sequence) and
+     * what its row shows of the refunded payment, read once here.
+     */
     async createRefundRecord(r: RefundRecordInput): Promise<void> {
       const createdAt = new Date(r.createdAt);
+      const [intent, connector] = await Promise.all([
+        paymentIntentData(mongo).find(r.tenantId, r.paymentIntent),
+        r.connector ? connectors.find(r.tenantId, r.connector) : Promise.resolve(null),
+      ]);
       const holder = await records.insertRefund({
         _id: r.id,
         tenant_id: r.tenantId,
@@ -88,6 +115,16 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         created_at: createdAt,
         updated_at: createdAt,
         version: 1,
+        id: await sequencesFor(mongo).next(REFUND_SEQUENCE),
+        uuid: randomUUID(),
+        sub_status: 'pending_created',
+        succeeded_at: null,
+        connector: r.connector ?? intent?.connector_used ?? null,
+        gateway: connector?.gateway ?? null,
+        transaction_id: intent?.transaction_id ?? null,
+        payment_intent_uuid: intent?.uuid ?? null,
+        payment_intent_secret: intent?.payment_intent_secret ?? null,
+        ...(r.older ? { legacy_webhooks: r.older.webhooks.map((w) => ({ url: w.url, ...(w.secretRef ? { secretRef: w.secretRef } : {}) })) } : {}),
       });
       // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
       if (holder !== null)
@@ -100,8 +137,18 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         gateway_transaction_id: p.gateway_transaction_id,
         failure_code: p.failure_code,
         late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
+        ...(p.sub_status !== undefined ? { sub_status: p.sub_status, succeeded_at: asDate(p.succeeded_at ?? null) } : {}),
         updated_at: new Date(p.updated_at),
       });
+    },
+
+    /** What an older refund's webhook body shows that its workflow does not own (its record has it). */
+    async olderRefundFacts(q: { tenantId: string; id: string }): Promise<OlderRefundFacts> {
+      const refunds = refundData(mongo);
+      const found = await refunds.find(q.tenantId, q.id);
+      if (!found) throw ApplicationFailure.retryable(`refund ${q.id} has no record yet`, 'refund_record_missing');
+      const r = await refunds.withOlderIds(found);
+      return { id: r.id!, uuid: r.uuid!, gateway: r.gateway ?? null, transaction_id: r.transaction_id ?? null, payment_intent: r.payment_intent_uuid ?? null };
     },
 
     async recordEvent(e: {
@@ -156,6 +203,11 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         gateway_token: pm.chargeId,
         created_at: new Date(pm.createdAt),
       });
+    },
+
+    /** Whether this payment intent holds its checkout intent's one claim of success (data/checkout-intents.ts). */
+    async claimCheckoutIntent(c: { checkoutIntent: string; tenantId: string; paymentIntent: string }): Promise<boolean> {
+      return claimCheckoutIntent(mongo, c);
     },
 
     /** Kept on the intent for operators: a late capture we refunded, or failed to. */

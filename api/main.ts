@@ -2,6 +2,8 @@ import { loadConfigOrExit } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { ensureTenantNumbers } from '../data/tenants';
+import { ensureOlderIds } from '../data/payment-intents';
+import { ensureRefundOlderIds } from '../data/refunds';
 import { connectTemporalClient, hasPollers } from '../platform/temporal';
 import { createGatewayRegistry } from '../gateways/registry';
 import { createApp } from './app';
@@ -15,6 +17,8 @@ async function main() {
   const mongo = await connectMongo(config.MONGODB_URI);
   await ensureIndexes(mongo);
   await ensureTenantNumbers(mongo); // tenants of a .data/ from before integer ids get theirs before anyone reads them
+  await ensureOlderIds(mongo); // and so do payment intents, which the older interface names by UUID and integer
+  await ensureRefundOlderIds(mongo); // and refunds (after the intents: a refund's row copies its intent's ids)
   const temporal = await connectTemporalClient(config);
   const deps: AppDeps = {
     config,

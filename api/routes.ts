@@ -8,9 +8,12 @@ import { hostedPageRoutes } from './hosted/routes';
 import { paymentIntentRoutes } from './payment-intents/routes';
 import { paymentMethodRoutes } from './payment-methods/routes';
 import { refundRoutes } from './refunds/routes';
+import { olderRefundRoutes } from './older-refunds/routes';
 import { payoutRoutes } from './payouts/routes';
 import { payoutRecipientRoutes } from './payout-recipients/routes';
 import { openApiRoutes } from './openapi/routes';
+import { olderPaymentIntentRoutes } from './older-payment-intents/routes';
+import { checkoutIntentRoutes } from './checkout-intents/routes';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
@@ -20,9 +23,12 @@ export function allRoutes(): RouteDef[] {
     ...customerRoutes,
     ...paymentMethodRoutes,
     ...refundRoutes,
+    ...olderRefundRoutes,
     ...eventRoutes,
     ...payoutRoutes,
     ...payoutRecipientRoutes,
+    ...olderPaymentIntentRoutes,
+    ...checkoutIntentRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

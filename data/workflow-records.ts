@@ -9,7 +9,8 @@ import type { EventRecord, PaymentIntentRecord, RefundRecord, SavedPaymentMethod
 // workflow's patch does not carry its tenant. Reads for the API stay in each collection's module.
 
 /** What a payment intent's workflow writes of its record (data/payment-intents.ts has the rest). */
-export type PaymentIntentProgress = Required<
+export type PaymentIntentProgress = Partial<Pick<PaymentIntentRecord, 'sub_status' | 'step_number' | 'last_reason'>> &
+  Required<
   Pick<
     PaymentIntentRecord,
     | 'status'
@@ -25,8 +26,9 @@ export type PaymentIntentProgress = Required<
   >
 >;
 
-/** What a refund's workflow writes of its record after creating it. */
-export type RefundProgress = Pick<RefundRecord, 'status' | 'gateway_transaction_id' | 'failure_code' | 'late_outcome' | 'updated_at'>;
+/** What a refund's workflow writes of its record after creating it (runs of older code: no sub_status). */
+export type RefundProgress = Pick<RefundRecord, 'status' | 'gateway_transaction_id' | 'failure_code' | 'late_outcome' | 'updated_at'> &
+  Partial<Pick<RefundRecord, 'sub_status' | 'succeeded_at'>>;
 
 /** A late capture the intent's workflow refunded (or failed to), kept on the intent for operators. */
 export interface VoidedCharge {

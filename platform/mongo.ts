@@ -1,6 +1,8 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type {
   ApiKeyRecord,
+  CheckoutIntentClaimRecord,
+  CheckoutIntentRecord,
   ConnectorRecord,
   CustomerRecord,
   DeliveryAttemptRecord,
@@ -33,6 +35,8 @@ export interface Collections {
   payouts: Collection<PayoutRecord>;
   payoutRecipients: Collection<PayoutRecipientRecord>;
   sequenceBlocks: Collection<SequenceBlockRecord>;
+  checkoutIntents: Collection<CheckoutIntentRecord>;
+  checkoutIntentClaims: Collection<CheckoutIntentClaimRecord>;
 }
 
 export interface Mongo {
@@ -66,6 +70,8 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     payouts: db.collection('payouts'),
     payoutRecipients: db.collection('payout_recipients'),
     sequenceBlocks: db.collection('sequence_blocks'),
+    checkoutIntents: db.collection('checkout_intents'),
+    checkoutIntentClaims: db.collection('checkout_intent_claims'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -135,6 +141,16 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'payoutRecipients', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'payoutRecipients', key: { id: 1 }, unique: true },
   { collection: 'payoutRecipients', key: { tenant_id: 1, created_at: -1, _id: -1 } },
+  // The older interface names an intent by its UUID or integer secret and a payment by its transaction_id
+  // (not unique: intents from before it have none until the API's start gives them theirs; the sequences
+  // and UUIDs make them unique). Its page-numbered list sorts by these columns within a tenant.
+  { collection: 'paymentIntents', key: { tenant_id: 1, uuid: 1 } },
+  { collection: 'paymentIntents', key: { tenant_id: 1, payment_intent_secret: -1 } },
+  { collection: 'paymentIntents', key: { tenant_id: 1, transaction_id: 1 } },
+  { collection: 'paymentIntents', key: { checkout_intent: 1 } },
+  { collection: 'checkoutIntents', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'refunds', key: { tenant_id: 1, id: -1 } }, // the older refund list: its default order and single-refund filter
+  { collection: 'refunds', key: { tenant_id: 1, amount: -1, _id: -1 } }, // and its other sort column
   // The highest block of a sequence, for MongoDB; FerretDB 1.24 (SQLite) scans regardless (data/sequences.ts).
   { collection: 'sequenceBlocks', key: { name: 1, block: -1 } },
   // Not unique: tenants from before integer ids have no number until ensureTenantNumbers runs.

@@ -123,12 +123,86 @@ export interface PaymentIntentRecord {
   version: number;
   succeeded_at?: Date | null;
   canceled_at?: Date | null;
-  cancellation_reason?: 'requested' | 'expired' | null;
+  cancellation_reason?: 'requested' | 'expired' | 'checkout_completed' | null;
   amount_paid?: number;
   amount_refunded?: number;
   connector_used?: string | null;
   gateway_charge_id?: string | null;
   last_failure_code?: string | null;
+  // ---- the older interface (api/older-payment-intents). Intents from before it have none of these; the
+  // API gives them their numbers at start (data/payment-intents.ts ensureOlderIds).
+  /** The UUID the older interface names the intent by. */
+  uuid?: string;
+  /** The integer `payment_intent_secret`, from the `payment_intents` sequence. */
+  payment_intent_secret?: number;
+  /** The integer `transaction_id` of its successful payment (older refunds name it), reserved at create, shown once paid. */
+  transaction_id?: number;
+  /** The gateway the older create bound it to (null: any of the tenant's live connectors). */
+  gateway?: string | null;
+  /** The checkout intent (its UUID) it belongs to. */
+  checkout_intent?: string | null;
+  human_friendly_payment_intent_secret?: string | null;
+  final_success_url?: string | null;
+  final_failure_url?: string | null;
+  feature_flag?: string | null;
+  /** The hosted page's language (a `?lg=` on the page overrides it). */
+  lg?: string | null;
+  line_items?: LineItem[];
+  /** The merchant's free JSON, kept as its JSON text (any keys, nested: MongoDB refuses `$` and `.` keys). */
+  payload_json?: string | null;
+  /** The customer's contact as the create gave it (the older interface's tenant_initial_user_data). */
+  contact?: { phone_number: string | null; email: string | null };
+  /** webhook_urls of the older interface (and of its checkout intent): they receive the older body. */
+  legacy_webhooks?: { url: string; secretRef?: string }[];
+  /** Written by the workflow from its state (domain/older-views.ts documents the mapping). */
+  sub_status?: string;
+  step_number?: number;
+  last_reason?: string | null;
+}
+
+/** A line of the purchase, shown on the hosted page (older create's `line_items`). */
+export interface LineItem {
+  name: string;
+  quantity: number;
+  price: number;
+  image?: string;
+  category?: string;
+  slug?: string;
+  url?: string;
+}
+
+/** A checkout intent: one purchase, whose payment intents (one per gateway tried) can pay it at most once. */
+export interface CheckoutIntentRecord {
+  _id: string; // UUID
+  tenant_id: string;
+  region: string;
+  amount: number;
+  currency: string;
+  gateways: string[];
+  idempotency_key: string | null;
+  idempotency_scope: string;
+  legacy_webhooks: { url: string; secretRef?: string }[];
+  final_success_url: string | null;
+  final_failure_url: string | null;
+  human_friendly_payment_intent_secret: string | null;
+  lg: string | null;
+  line_items: LineItem[];
+  payload_json: string | null;
+  /** The timeout of each payment intent created under it (unless that create gives its own). */
+  payment_intent_timeout_seconds: number;
+  /** Set by the payment intent that won the claim (checkout_intent_claims): then it is `completed`. */
+  status: 'open' | 'completed';
+  payment_intent: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The one claim of a checkout intent's success: its unique `_id` lets only one payment intent succeed. */
+export interface CheckoutIntentClaimRecord {
+  _id: string; // the checkout intent's UUID
+  tenant_id: string;
+  payment_intent: string;
+  created_at: Date;
 }
 
 export interface RefundRecord {
@@ -150,6 +224,24 @@ export interface RefundRecord {
   created_at: Date;
   updated_at: Date;
   version: number;
+  // ---- the older interface (api/older-refunds), for refunds of both interfaces. Written when the record is
+  // inserted (activities/store.ts createRefundRecord); refunds from before it get theirs at the API's start
+  // (data/refunds.ts ensureRefundOlderIds).
+  /** The integer id, from the `refunds` sequence. */
+  id?: number;
+  uuid?: string;
+  /** Written by the refund workflow (domain/older-refund-views.ts documents the mapping). */
+  sub_status?: string;
+  succeeded_at?: Date | null;
+  /** The connector that took the refunded payment, and its gateway's name. */
+  connector?: string | null;
+  gateway?: string | null;
+  /** The refunded intent's older ids: its payment's transaction_id, its UUID and its integer secret. */
+  transaction_id?: number | null;
+  payment_intent_uuid?: string | null;
+  payment_intent_secret?: number | null;
+  /** webhook_urls of an older refund (they receive the older body, with Service-Webhook-Secret). */
+  legacy_webhooks?: { url: string; secretRef?: string }[];
 }
 
 export interface EventRecord {

@@ -55,3 +55,17 @@ export async function storeWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): 
 export async function discardWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
   if (plan.secrets) await webhookSecretData(mongo).remove(plan.secrets._id);
 }
+
+/**
+ * The older interface's webhooks (payouts, older intents and refunds, checkout intents): `webhook_urls` that
+ * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret.
+ */
+export function planSharedSecretWebhooks(
+  tenantId: string,
+  region: string,
+  urls: string[] | undefined,
+  secret: string | undefined,
+  config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
+): PlannedWebhooks {
+  return planWebhookEndpoints(tenantId, region, urls?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) })), config);
+}

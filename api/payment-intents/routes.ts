@@ -19,6 +19,7 @@ import {
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent, intentView, submitAttempt } from './service';
 import { route, type RouteDef } from '../http/route';
 import type { Context } from 'koa';
+import { checkoutStillOpen } from '../older-payment-intents/service';
 
 const tags = ['Payment intents'];
 const errors = { 400: { description: 'Invalid request' }, 401: { description: 'Missing or invalid key' } };
@@ -131,6 +132,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     handler: async ({ params, body, deps, ctx }) => {
       const tenantId = await authenticateAttempt(ctx, deps, params.payment_intent);
       const record = await getPaymentIntent(deps, tenantId, params.payment_intent);
+      await checkoutStillOpen(deps, record);
       return { status: 200, body: await submitAttempt(deps, record, body) };
     },
   }),

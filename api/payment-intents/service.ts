@@ -12,15 +12,16 @@ import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/se
 import type { CustomerInput } from '../customers/schemas';
 import { hostedPageUrl } from '../hosted/client-secret';
 import { resolveCheckoutConnectors } from '../payment-methods/resolve';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
-import { paymentIntentData } from '../../data/payment-intents';
+import { newOlderIds, paymentIntentData } from '../../data/payment-intents';
 import { idempotencyScope } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
+import { olderIntentView } from '../older-payment-intents/views';
 
 /** The hosted page of an intent, with the client secret that lets it show and pay that intent. */
-function intentUrl(id: string, deps: AppDeps): string {
+export function intentUrl(id: string, deps: AppDeps): string {
   return hostedPageUrl(publicBaseUrl(deps.config), id, deps.config.KEY_HASH_SECRET);
 }
 
@@ -55,6 +56,17 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     hostedPageUrl: intentUrl(r._id, deps),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
     maxAttempts: deps.config.MAX_ATTEMPTS_PER_INTENT,
+    ...(r.legacy_webhooks?.length || r.checkout_intent
+      ? {
+          older: {
+            view: olderIntentView(r, deps),
+            transactionId: r.transaction_id!,
+            payloadJson: r.payload_json ?? null,
+            webhooks: (r.legacy_webhooks ?? []).map((w) => ({ url: w.url, events: [], ...(w.secretRef ? { secretRef: w.secretRef } : {}) })),
+            checkoutIntent: r.checkout_intent ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -103,23 +115,16 @@ function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
  */
 export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
   const { mongo } = deps;
-  const intents = paymentIntentData(mongo);
   if (body.idempotency_key) {
     // Fast path for a repeated key: no customer upsert, no second insert.
-    const existing = await intents.byIdempotencyKey(auth.tenantId, body.idempotency_key);
-    if (existing) return replay(existing, deps);
+    const existing = await paymentIntentData(mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
+    if (existing) return replayed(await replay(existing, deps), deps);
   }
   const pin = pinOf(body);
   const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
   const customer = await customerOf(deps, auth, body.customer);
   const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
-  const id = newId('pi', auth.region);
-  const now = new Date();
-  const record: PaymentIntentRecord = {
-    _id: id,
-    tenant_id: auth.tenantId,
-    region: auth.region,
-    status: 'pending',
+  const record = await newIntentRecord(deps, auth, {
     amount: body.amount,
     currency: body.currency,
     customer: customer?.id ?? null,
@@ -130,20 +135,66 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     connectors,
     timeout_seconds: body.timeout,
     idempotency_key: body.idempotency_key ?? null,
-    idempotency_scope: idempotencyScope(auth.tenantId, body.idempotency_key, id),
     api_version: apiVersion,
-    expires_at: new Date(now.getTime() + body.timeout * 1000),
+  });
+  const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
+  return made.created ? { status: 201, body: createView(made.record, deps, true) } : replayed(made.record, deps);
+}
+
+const replayed = (r: PaymentIntentRecord, deps: AppDeps) => ({ status: 200, body: createView(r, deps, false) });
+
+/** What a create decides; newIntentRecord adds the ids, the clock and the bookkeeping fields. */
+export type IntentDraft = Pick<
+  PaymentIntentRecord,
+  'amount' | 'currency' | 'customer' | 'metadata' | 'webhooks' | 'return_url' | 'pin' | 'connectors' | 'timeout_seconds' | 'idempotency_key' | 'api_version'
+> &
+  Partial<PaymentIntentRecord>;
+
+/** A new intent's record, with its three ids (`pi_...`, and the older interface's UUID and integer secret). */
+export async function newIntentRecord(deps: AppDeps, auth: AuthContext, draft: IntentDraft): Promise<PaymentIntentRecord> {
+  const id = newId('pi', auth.region);
+  const now = new Date();
+  return {
+    ...draft,
+    _id: id,
+    ...(await newOlderIds(deps.mongo)),
+    tenant_id: auth.tenantId,
+    region: auth.region,
+    status: 'pending',
+    idempotency_scope: idempotencyScope(auth.tenantId, draft.idempotency_key, id),
+    expires_at: new Date(now.getTime() + draft.timeout_seconds * 1000),
     created_at: now,
     updated_at: now,
     version: 0,
   };
+}
+
+/** The writes a create makes once its guard is won, taken back when the intent cannot be started. */
+export interface IntentSideWrites {
+  webhooks: PlannedWebhooks[];
+  customer: { id: string; input?: CustomerInput } | null;
+}
+
+/**
+ * Inserts the record (the idempotency guard), makes the side writes, starts the workflow. A concurrent
+ * duplicate gets the winner's record (`created` false), whose workflow it starts again (harmless).
+ */
+export async function insertAndStart(
+  deps: AppDeps,
+  auth: AuthContext,
+  record: PaymentIntentRecord,
+  sides: IntentSideWrites,
+): Promise<{ created: boolean; record: PaymentIntentRecord }> {
+  const { mongo } = deps;
+  const intents = paymentIntentData(mongo);
+  const id = record._id;
   try {
     await intents.insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    const winner = await intents.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
+    const winner = await intents.byIdempotencyKey(auth.tenantId, record.idempotency_key!);
     if (!winner) throw err;
-    return replay(winner, deps);
+    return { created: false, record: await replay(winner, deps) };
   }
   // The guard is won: this request alone makes the side writes.
   const undo: (() => Promise<void>)[] = [];
@@ -153,8 +204,11 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     for (const step of undo) await step().catch(() => undefined);
   };
   try {
-    await storeWebhookSecrets(mongo, webhooks);
-    undo.push(() => discardWebhookSecrets(mongo, webhooks));
+    for (const plan of sides.webhooks) {
+      await storeWebhookSecrets(mongo, plan);
+      undo.push(() => discardWebhookSecrets(mongo, plan));
+    }
+    const customer = sides.customer;
     if (customer?.input) {
       const upserted = await upsertCustomer(mongo, auth.tenantId, auth.region, customer.input, customer.id);
       undo.push(upserted.undo);
@@ -172,18 +226,18 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     await startWorkflow(record, deps);
   } catch (err) {
     // A start that timed out on our side may have happened on the server: then the intent stands.
-    if (await workflowExists(deps, id)) return { status: 201, body: createView(record, deps, true) };
+    if (await workflowExists(deps, id)) return { created: true, record };
     await takeBack();
     throw err;
   }
-  return { status: 201, body: createView(record, deps, true) };
+  return { created: true, record };
 }
 
 /**
  * The intent's customer, read without writing: a `cus_...` id must name one of the tenant's customers; an
  * inline object is upserted after the guard, under the id predicted here.
  */
-async function customerOf(deps: AppDeps, auth: AuthContext, given: CreateBody['customer']): Promise<{ id: string; input?: CustomerInput } | null> {
+export async function customerOf(deps: AppDeps, auth: AuthContext, given: CreateBody['customer']): Promise<{ id: string; input?: CustomerInput } | null> {
   if (given === undefined) return null;
   if (typeof given === 'string') {
     if (!(await findCustomer(deps.mongo, auth.tenantId, given)))
@@ -203,11 +257,11 @@ async function workflowExists(deps: AppDeps, id: string): Promise<boolean> {
   }
 }
 
-/** A create repeated with a known idempotency key: the same intent, `resource_created` false. */
-async function replay(existing: PaymentIntentRecord, deps: AppDeps) {
+/** A create repeated with a known idempotency key: the same intent, its workflow started if it never was. */
+export async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<PaymentIntentRecord> {
   // The first creator may have died between its insert and its start; starting again is harmless.
   if (existing.version === 0) await startWorkflow(existing, deps);
-  return { status: 200, body: createView(existing, deps, false) };
+  return existing;
 }
 
 function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {
@@ -215,15 +269,16 @@ function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {
   return { ...view, resource_created: created };
 }
 
+/** The tenant's intent by any of its three ids (`pi_...`, the older interface's UUID or integer secret). */
 export async function getPaymentIntent(deps: AppDeps, tenantId: string, id: string): Promise<PaymentIntentRecord> {
-  const r = await paymentIntentData(deps.mongo).find(tenantId, id);
+  const r = await paymentIntentData(deps.mongo).findByRef(tenantId, id);
   if (!r) throw notFound('payment_intent', id, 'payment_intent');
   return r;
 }
 
 export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: string) {
   const r = await getPaymentIntent(deps, tenantId, id);
-  const handle = deps.temporal.workflow.getHandle(id);
+  const handle = deps.temporal.workflow.getHandle(r._id);
   const view = await runUpdate(
     deps,
     () => handle.executeUpdate(cancelUpdate),

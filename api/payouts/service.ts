@@ -14,7 +14,7 @@ import { PAYOUT_WORKFLOW, payoutInitiatedUpdate, type PayoutInput, type PayoutSn
 import type { payoutWorkflow } from '../../workflows/payout/workflow';
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
-import { discardWebhookSecrets, planWebhookEndpoints, secretRef, storeWebhookSecrets } from '../events/endpoints';
+import { discardWebhookSecrets, planSharedSecretWebhooks, secretRef, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import { payoutConnector, payoutTenant, recipientView, registerRecipient } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
@@ -147,12 +147,7 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
   }
   const { connector, adapter } = await payoutConnector(deps, tenant.id, body.gateway);
   // All webhook_urls share the one webhook_secret, sent back as Service-Webhook-Secret.
-  const webhooks = planWebhookEndpoints(
-    tenant.id,
-    auth.region,
-    body.webhook_urls?.map((url) => ({ url, events: [], ...(body.webhook_secret ? { secret: body.webhook_secret } : {}) })),
-    deps.config,
-  );
+  const webhooks = planSharedSecretWebhooks(tenant.id, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   if (!recipient) {
     // Last of the checks, first of the writes: concurrent repeats of one key register one recipient.
     const scope = key ? idempotencyScope(tenant.id, `payout:${key}`, '') : null;

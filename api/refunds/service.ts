@@ -6,7 +6,7 @@ import { admitRefundUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type Refu
 import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workflow';
 import type { AppDeps, AuthContext } from '../deps';
 import { getPaymentIntent, startOptions } from '../payment-intents/service';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { reopenedState } from './reopen';
 import type { RefundCreateBody } from './schemas';
@@ -26,46 +26,78 @@ export function refundView(r: RefundRecord): RefundView {
   };
 }
 
-const PARAM_OF_REJECTION: Record<string, string> = {
-  REFUND_CCY_MISMATCH: 'currency',
-  REFUND_RQST_AMT_GREATER_THAN_TX_AMT: 'amount',
-  idempotency_key_in_use: 'idempotency_key',
-};
+/** Which request parameter each refusal names, by interface (the older one names the payment by transaction_id). */
+export interface RefundParams {
+  intent: 'payment_intent' | 'transaction_id';
+  idempotencyKey: 'idempotency_key' | 'checkout_intent_idempotency_key';
+}
+const V202607_PARAMS: RefundParams = { intent: 'payment_intent', idempotencyKey: 'idempotency_key' };
 
-const notRefundable = () => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', 'payment_intent');
+function paramOfRejection(code: string, params: RefundParams): string {
+  if (code === 'REFUND_CCY_MISMATCH') return 'currency';
+  if (code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT') return 'amount';
+  if (code === 'idempotency_key_in_use') return params.idempotencyKey;
+  return params.intent;
+}
+
+const notRefundable = (params: RefundParams) => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', params.intent);
+
+/** A refund request of either interface, as the payment intent's workflow is asked to admit it. */
+export interface RefundRequest {
+  amount: number;
+  currency: string;
+  idempotencyKey: string | null;
+  slaSeconds: number;
+  /**
+   * Checks the endpoints and names their secrets' record without writing (planWebhookEndpoints): called
+   * only for a new refund, so a repeated idempotency key answers its refund whatever endpoints it carries.
+   */
+  webhooks: () => PlannedWebhooks;
+  /** The older interface: the endpoints are its webhook_urls (older body), not v202607 `webhooks`. */
+  older: boolean;
+}
+
+export interface RefundAdmitted {
+  created: boolean;
+  record: RefundRecord;
+  refundable_amount_left: number;
+}
 
 /**
- * A refund is admitted by the payment intent's workflow, which owns the refundable balance: its Update
- * handler checks and reserves the amount before its first await, so concurrent refunds can never
- * overdraw it. MongoDB is not the guard here. When that workflow has closed (its refund window ended), it
- * is started again from the balance kept in MongoDB, in the same call (Update-with-Start).
+ * Admits a refund of `intent`, for both interfaces (POST /v202607/refunds by `pi_` id, POST /refunds by
+ * transaction_id). The payment intent's workflow owns the refundable balance: its Update handler checks and
+ * reserves the amount before its first await, so concurrent refunds of either interface can never overdraw
+ * it. MongoDB is not the guard here. When that workflow has closed (its refund window ended), it is started
+ * again from the balance kept in MongoDB, in the same call (Update-with-Start). A known idempotency key
+ * answers its refund (created false); one used for a refund of another intent is a 400.
  */
-export async function createRefund(deps: AppDeps, auth: AuthContext, body: RefundCreateBody) {
-  const intent = await getPaymentIntent(deps, auth.tenantId, body.payment_intent);
+export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundRequest, params: RefundParams = V202607_PARAMS): Promise<RefundAdmitted> {
   const handle = deps.temporal.workflow.getHandle(intent._id);
-  if (body.idempotency_key) {
-    const existing = await refundData(deps.mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
+  if (req.idempotencyKey) {
+    const existing = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, req.idempotencyKey);
     if (existing) {
       if (existing.payment_intent !== intent._id)
-        throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for a refund of another payment intent', 'idempotency_key');
+        throw invalidRequest('idempotency_key_in_use', `This ${params.idempotencyKey} was used for a refund of another payment intent`, params.idempotencyKey);
       const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(intentStateQuery))
         .then((s) => s.refundable_amount_left)
         .catch(() => intent.amount - (intent.amount_refunded ?? 0));
-      return { status: 200, body: { ...createView(existing), refundable_amount_left: left, resource_created: false } };
+      return { created: false, record: existing, refundable_amount_left: left };
     }
   }
-  // Checked before anything is written; the secrets are written before the admission (the refund's first
-  // event may follow it at once) and taken back when it is refused or is a duplicate.
-  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
+  // Checked before anything is written.
+  const webhooks = req.webhooks();
   const args: [RefundAdmissionInput] = [
     {
-      amount: body.amount,
-      currency: body.currency,
-      idempotencyKey: body.idempotency_key ?? null,
-      webhooks: webhooks.endpoints,
-      slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
+      amount: req.amount,
+      currency: req.currency,
+      idempotencyKey: req.idempotencyKey,
+      webhooks: req.older ? [] : webhooks.endpoints,
+      slaSeconds: req.slaSeconds,
+      ...(req.older ? { older: { webhooks: webhooks.endpoints } } : {}),
     },
   ];
+  // The secrets are written before the admission (the refund's first event may follow it at once) and
+  // taken back when it is refused or is a duplicate.
   await storeWebhookSecrets(deps.mongo, webhooks);
   let admission: RefundAdmission;
   try {
@@ -74,24 +106,44 @@ export async function createRefund(deps: AppDeps, auth: AuthContext, body: Refun
       () => handle.executeUpdate(admitRefundUpdate, { args }),
       // The intent's workflow has ended: canceled (or never paid), nothing to refund; paid, its refund
       // window closed, so it is reopened from its stored balance.
-      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args) : notRefundable()),
+      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args, params) : notRefundable(params)),
     );
   } catch (err) {
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     throw err;
   }
   if (!admission.ok || !admission.created) await discardWebhookSecrets(deps.mongo, webhooks);
-  if (!admission.ok) throw invalidRequest(admission.code, admission.message, PARAM_OF_REJECTION[admission.code] ?? 'payment_intent');
-  const record = await refundData(deps.mongo).find(auth.tenantId, admission.refund);
-  if (!record) throw new DomainError('unavailable', 'service_unavailable', 'The refund was admitted but its record is not readable yet; retry with the same idempotency_key');
+  if (!admission.ok) throw invalidRequest(admission.code, admission.message, paramOfRejection(admission.code, params));
+  const record = await refundData(deps.mongo).find(intent.tenant_id, admission.refund);
+  if (!record)
+    throw new DomainError('unavailable', 'service_unavailable', `The refund was admitted but its record is not readable yet; retry with the same ${params.idempotencyKey}`);
+  return { created: admission.created, record, refundable_amount_left: admission.refundable_amount_left };
+}
+
+/** POST /v202607/refunds: a refund of a `pi_` intent. */
+export async function createRefund(deps: AppDeps, auth: AuthContext, body: RefundCreateBody) {
+  const intent = await getPaymentIntent(deps, auth.tenantId, body.payment_intent);
+  return createAnswer(
+    await admitRefund(deps, intent, {
+      amount: body.amount,
+      currency: body.currency,
+      idempotencyKey: body.idempotency_key ?? null,
+      slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
+      webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config),
+      older: false,
+    }),
+  );
+}
+
+function createAnswer(a: RefundAdmitted) {
   return {
-    status: admission.created ? 201 : 200,
-    body: { ...createView(record), refundable_amount_left: admission.refundable_amount_left, resource_created: admission.created },
+    status: a.created ? 201 : 200,
+    body: { ...createView(a.record), refundable_amount_left: a.refundable_amount_left, resource_created: a.created },
   };
 }
 
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
-async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput]): Promise<RefundAdmission> {
+async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], params: RefundParams): Promise<RefundAdmission> {
   const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
   const options = startOptions(intent, deps);
   const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
@@ -100,7 +152,7 @@ async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: 
     args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date()) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), notRefundable);
+  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(params));
 }
 
 function createView(r: RefundRecord) {

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setCurrentDetails,
   startChild,
@@ -18,7 +19,7 @@ import { refundWorkflow } from '../refund/workflow';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { serialWriter } from '../serial-writer';
-import type { AttemptResult, PaymentIntentInput } from './messages';
+import type { AttemptResult, CancellationReason, PaymentIntentInput } from './messages';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
 
 // The effects the state's decisions name: activities, events, search attributes, child workflows. Each is a
@@ -58,6 +59,15 @@ export function persist(run: IntentRun): Promise<unknown> {
   return run.writer.write(run.s.record(new Date().toISOString()));
 }
 
+/**
+ * An attempt moved (started, challenged, waiting, unknown): the record follows, so the older interface's
+ * sub_status reads it. Not awaited: the writer keeps writes in order and the workflow flushes it before it
+ * ends or continues. Runs from before this write replay without it.
+ */
+export function persistProgress(run: IntentRun): void {
+  if (patched('older-progress-writes')) void persist(run);
+}
+
 /** The summary operators read in the Temporal UI. */
 export function describe(run: IntentRun): void {
   setCurrentDetails(run.s.summary());
@@ -91,14 +101,37 @@ export async function apply(run: IntentRun, trigger: IntentTrigger): Promise<boo
   // The event describes the state this transition committed, not whatever a later handler changes in
   // the meantime; it is persisted before it is emitted, so the read model is never behind an event.
   const data = { ...s.view(), metadata: run.input.metadata };
+  const now = new Date().toISOString();
+  const olderBodies = t.events.map((type) => s.olderWebhookBody(type, now));
   await persist(run);
   for (const type of t.events) await emit(run, type, data);
+  for (const [i, type] of t.events.entries()) await emitOlder(run, type, olderBodies[i]!);
   return true;
 }
 
-export async function cancelIntent(run: IntentRun, reason: 'requested' | 'expired'): Promise<void> {
+/** The older interface's webhook: the same body to every webhook_urls entry (none: nothing is emitted). */
+async function emitOlder(run: IntentRun, type: string, body: Record<string, unknown> | null): Promise<void> {
+  const { input } = run;
+  if (!body || !input.older || input.older.webhooks.length === 0) return;
+  // The payload is the merchant's free JSON (any keys): it travels in the body's text, not in a stored object.
+  const { payload: _payload, ...data } = body;
+  await emitEvent({
+    webhookTaskQueue: input.webhookTaskQueue,
+    tenantId: input.tenantId,
+    region: input.region,
+    type,
+    objectId: input.id,
+    source: { kind: 'payment_intent', id: input.id },
+    data,
+    endpoints: input.older.webhooks,
+    format: 'legacy',
+    legacyBody: body,
+  });
+}
+
+export async function cancelIntent(run: IntentRun, reason: CancellationReason): Promise<void> {
   run.s.cancel(reason, Date.now());
-  await apply(run, { type: reason === 'requested' ? 'cancel_requested' : 'expired' });
+  await apply(run, { type: reason === 'expired' ? 'expired' : 'cancel_requested' });
 }
 
 /** The charge call of an attempt (a 3DS challenge returns the customer to the hosted page). */
@@ -117,9 +150,9 @@ export function charge(run: IntentRun, a: Attempt, token: string): Promise<Gatew
 }
 
 /** A capture that matches no live attempt: give the money back, once. Never keep it. */
-async function voidCapture(run: IntentRun, a: Attempt, chargeId: string): Promise<void> {
+async function voidCapture(run: IntentRun, a: Attempt, chargeId: string, why = 'a capture matches no live attempt of this payment intent'): Promise<void> {
   const { input, s } = run;
-  log.error('a capture matches no live attempt of this payment intent; refunding it (operator alert)', {
+  log.error(`${why}; refunding it (operator alert)`, {
     paymentIntent: input.id,
     chargeId,
     attempt: a.number,
@@ -170,6 +203,30 @@ async function succeed(run: IntentRun, a: Attempt, chargeId: string): Promise<At
   return s.result('success', pmId ? { payment_method_uuid: pmId } : {});
 }
 
+/**
+ * An intent under a checkout intent succeeds only if it wins the checkout intent's one claim (a unique
+ * insert): of two intents captured at once, one pays the purchase. While the claim is made the intent
+ * takes no cancel and no new attempt (state.claiming).
+ */
+async function claimCheckoutIntent(run: IntentRun, checkoutIntent: string): Promise<boolean> {
+  run.s.claiming = true;
+  try {
+    return await store.claimCheckoutIntent({ checkoutIntent, tenantId: run.input.tenantId, paymentIntent: run.input.id });
+  } finally {
+    run.s.claiming = false;
+  }
+}
+
+/** Another intent paid the checkout intent: this capture goes back, and this intent can never be paid. */
+async function lostCheckoutIntent(run: IntentRun, a: Attempt, chargeId: string): Promise<AttemptResult> {
+  const { s } = run;
+  s.failAttempt(a, 'checkout_intent_completed');
+  s.voided.add(chargeId);
+  await voidCapture(run, a, chargeId, 'another payment intent of its checkout intent was paid first');
+  await cancelIntent(run, 'checkout_completed');
+  return s.result('failed', { failure_code: 'checkout_intent_completed' });
+}
+
 async function failAttempt(run: IntentRun, a: Attempt, failureCode: string): Promise<AttemptResult> {
   const { s } = run;
   s.failAttempt(a, failureCode);
@@ -184,10 +241,13 @@ export async function resolve(run: IntentRun, a: Attempt, word: GatewayWord): Pr
   describe(run);
   switch (r.kind) {
     case 'succeed':
+      if (run.input.older?.checkoutIntent && !(await claimCheckoutIntent(run, run.input.older.checkoutIntent)))
+        return lostCheckoutIntent(run, a, r.chargeId);
       return succeed(run, a, r.chargeId);
     case 'fail':
       return failAttempt(run, a, r.failureCode);
     case 'open':
+      persistProgress(run);
       return r.result;
     case 'void':
       await voidCapture(run, a, r.chargeId);

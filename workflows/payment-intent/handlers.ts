@@ -2,7 +2,7 @@ import { ApplicationFailure, condition, log, uuid4 } from '@temporalio/workflow'
 import { typedIdFromUuid } from '../../domain/ids';
 import type { AttemptInput, AttemptResult, ChargeOutcomeHint, IntentView, RefundAdmission, RefundAdmissionInput, RefundSettled } from './messages';
 import { refundAmountRefusal, type GatewayWord, type Refusal } from './state';
-import { ask, cancelIntent, causeOf, charge, describe, persist, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
+import { ask, cancelIntent, causeOf, charge, describe, persist, persistProgress, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
 
 // What each Update and Signal of a payment intent does. workflow.ts registers them; state.ts decides, and
 // effects.ts performs what it decides.
@@ -30,6 +30,7 @@ export async function onAttempt(run: IntentRun, req: AttemptInput): Promise<Atte
   const { s } = run;
   const a = s.startAttempt(req, Date.now());
   describe(run);
+  persistProgress(run);
   let word: GatewayWord | null;
   try {
     word = await charge(run, a, req.token);
@@ -49,6 +50,7 @@ export async function onAttempt(run: IntentRun, req: AttemptInput): Promise<Atte
   if (word === null) {
     a.phase = 'unknown';
     describe(run);
+    persistProgress(run);
     return s.result('pending');
   }
   return (await resolve(run, a, word)) ?? s.result('failed', { failure_code: 'payment_intent_canceled' });

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { IntentStatus } from '../../domain/payment-intent';
 import type { PaymentIntentView } from '../../domain/views';
+import type { OlderIntentView } from '../../domain/older-views';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
 
@@ -31,6 +32,21 @@ export interface PaymentIntentInput {
   maxAttempts?: number;
   /** Carried across continue-as-new (and into a run reopened for a refund after the workflow closed). */
   carried?: CarriedState;
+  /** An intent of the older interface with webhook_urls, or under a checkout intent (api/older-payment-intents). */
+  older?: OlderIntentInput;
+}
+
+/** What the older interface adds to an intent's run: its webhook body's fixed part, its endpoints, its checkout intent. */
+export interface OlderIntentInput {
+  /** The older view's fields fixed at create; the workflow sets status, progress and transaction_id. */
+  view: OlderIntentView;
+  transactionId: number;
+  /** The merchant's `payload` as JSON text, returned in every older webhook. */
+  payloadJson: string | null;
+  /** webhook_urls of the intent and of its checkout intent: each gets the older body, with Service-Webhook-Secret. */
+  webhooks: EndpointRef[];
+  /** The checkout intent's UUID: the intent succeeds only if it wins the checkout intent's one claim. */
+  checkoutIntent: string | null;
 }
 
 /** An attempt as it crosses continue-as-new. */
@@ -65,9 +81,14 @@ export interface CarriedState {
   closeAt?: string;
   succeededAt: string | null;
   canceledAt: string | null;
-  cancellationReason: 'requested' | 'expired' | null;
+  cancellationReason: CancellationReason | null;
   amountRefunded: number;
+  /** The furthest step an attempt reached (domain/older-views.ts); older runs: unknown, 1. */
+  stepReached?: number;
 }
+
+/** Why an intent was canceled: by the merchant, by its deadline, or because its checkout intent was paid by another. */
+export type CancellationReason = 'requested' | 'expired' | 'checkout_completed';
 
 /** The intent as retrieve answers it (domain/views.ts). */
 export type IntentView = PaymentIntentView;
@@ -111,6 +132,13 @@ export interface RefundAdmissionInput {
   slaSeconds: number;
   /** Older API processes sent it; the gateway activities build callback URLs now. */
   callbackBaseUrl?: string;
+  /** A refund of the older interface (POST /refunds by transaction_id): what its workflow needs for it. */
+  older?: OlderRefundInput;
+}
+
+/** The older interface's part of a refund: its webhook_urls (older body, Service-Webhook-Secret). */
+export interface OlderRefundInput {
+  webhooks: EndpointRef[];
 }
 
 export type RefundAdmission =

@@ -2,11 +2,13 @@ import type { ChargeOutcome } from '../../gateways/types';
 import type { IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
+import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-views';
 import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
 import type { RefundInput } from '../refund/messages';
 import type {
   AttemptInput,
   AttemptResult,
+  CancellationReason,
   CarriedAttempt,
   CarriedState,
   IntentState,
@@ -79,6 +81,10 @@ export class PaymentIntentState {
   /** Refunds canceled at their SLA that the gateway executed after all (older refund runs only). */
   readonly lateRefunds: Set<string>;
   closeAt: number;
+  /** The furthest step any attempt reached (the older interface's step_number of a canceled intent). */
+  stepReached: number;
+  /** The open attempt captured and its checkout intent's claim is being made: nothing else may move it. */
+  claiming = false;
   readonly expiresAt: number;
   readonly lifetimeMs: number;
   readonly maxAttempts: number;
@@ -122,6 +128,7 @@ export class PaymentIntentState {
     this.startedRefunds = new Set(c.refundStarted);
     this.settledRefunds = new Set(c.refundSettled);
     this.lateRefunds = new Set(c.lateRefunds ?? []);
+    this.stepReached = c.stepReached ?? (c.status === 'success' ? 4 : 1);
     this.closeAt = c.closeAt ? new Date(c.closeAt).getTime() : c.succeededAt ? new Date(c.succeededAt).getTime() + REFUND_WINDOW_MS : 0;
     this.expiresAt = new Date(input.expiresAt).getTime();
     this.lifetimeMs = this.expiresAt - new Date(input.createdAt).getTime();
@@ -157,8 +164,34 @@ export class PaymentIntentState {
       connector_used: this.paid?.connector ?? this.attempt?.connector ?? null,
       gateway_charge_id: this.paid?.chargeId ?? null,
       last_failure_code: this.lastFailureCode,
+      ...this.olderProgress(),
       updated_at: now,
     };
+  }
+
+  /** The older interface's sub_status, step_number and last_reason (domain/older-views.ts). */
+  olderProgress(): OlderProgress {
+    return olderProgress({
+      status: this.status,
+      attemptPhase: this.status === 'pending' ? (this.attempt?.phase ?? null) : null,
+      lastFailureCode: this.lastFailureCode,
+      stepReached: this.stepReached,
+      cancellationReason: this.cancellationReason,
+    });
+  }
+
+  /** The older webhook body of an event (null when the intent has no older part). */
+  olderWebhookBody(event: string, now: string): Record<string, unknown> | null {
+    const older = this.input.older;
+    if (!older) return null;
+    const payload = older.payloadJson === null ? null : (JSON.parse(older.payloadJson) as unknown);
+    const view = { ...older.view, status: this.status, ...this.olderProgress(), transaction_id: this.status === 'success' ? older.transactionId : null };
+    return { ...olderIntentWebhookBody(view, event, payload), updated_at: now };
+  }
+
+  /** An attempt moved on: remember the furthest step reached. */
+  reached(a: Attempt): void {
+    this.stepReached = Math.max(this.stepReached, stepOfPhase(a.phase));
   }
 
   snapshot(version: number): IntentState {
@@ -214,6 +247,7 @@ export class PaymentIntentState {
       canceledAt: this.canceledAt,
       cancellationReason: this.cancellationReason,
       amountRefunded: this.amountRefunded,
+      stepReached: this.stepReached,
     };
   }
 
@@ -232,10 +266,10 @@ export class PaymentIntentState {
     // A 3DS challenge the customer walked away from must not lock the intent: a new attempt replaces it.
     // A charge on the wire, one whose outcome is being reconciled, or an async one decides first.
     const a = this.attempt;
-    if (a && a.phase !== 'awaiting_action')
+    if (this.claiming || (a && a.phase !== 'awaiting_action'))
       return {
         type: 'attempt_in_progress',
-        message: a.phase === 'unknown' ? 'The previous payment attempt is being checked with the gateway; retry shortly' : 'Another payment attempt is in progress',
+        message: a?.phase === 'unknown' ? 'The previous payment attempt is being checked with the gateway; retry shortly' : 'Another payment attempt is in progress',
       };
     if (this.attemptsMade >= this.maxAttempts)
       return { type: 'attempt_limit_reached', message: `This payment intent has reached its limit of ${this.maxAttempts} payment attempts` };
@@ -259,6 +293,7 @@ export class PaymentIntentState {
       checks: 0,
     };
     this.attempt = a;
+    this.reached(a);
     return a;
   }
 
@@ -270,14 +305,14 @@ export class PaymentIntentState {
 
   /** A charge on the wire, or one whose lost answer is being reconciled: it decides before a cancel does. */
   chargeDeciding(): boolean {
-    return this.attempt?.phase === 'charging' || this.attempt?.phase === 'unknown';
+    return this.claiming || this.attempt?.phase === 'charging' || this.attempt?.phase === 'unknown';
   }
 
   /** Why a cancel is refused once the charge it waited for has decided (or the wait ran out). */
   cancelRefusal(): Refusal | null {
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
-    if (this.attempt?.phase === 'charging') return { type: 'attempt_in_progress', message: 'A payment attempt is still being processed; retry shortly' };
+    if (this.claiming || this.attempt?.phase === 'charging') return { type: 'attempt_in_progress', message: 'A payment attempt is still being processed; retry shortly' };
     return null;
   }
 
@@ -315,10 +350,12 @@ export class PaymentIntentState {
         case 'requires_action':
           a.phase = 'awaiting_action';
           a.chargeId = word.chargeId;
+          this.reached(a);
           return { kind: 'open', result: { payment_intent: this.input.id, status: 'requires_action', next_action: { type: 'redirect_to_url', url: word.challengeUrl } } };
         case 'pending':
           a.phase = 'awaiting_callback';
           a.chargeId = word.chargeId;
+          this.reached(a);
           return { kind: 'open', result: { payment_intent: this.input.id, status: 'pending' } };
       }
     }
@@ -342,6 +379,7 @@ export class PaymentIntentState {
     this.balance = { paid: this.input.amount, currency: this.input.currency, reserved: {} };
     this.succeededAt = new Date(now).toISOString();
     this.closeAt = now + REFUND_WINDOW_MS;
+    this.stepReached = 4;
   }
 
   failAttempt(a: Attempt, failureCode: string): void {
@@ -349,7 +387,7 @@ export class PaymentIntentState {
     this.lastFailureCode = failureCode;
   }
 
-  cancel(reason: 'requested' | 'expired', now: number): void {
+  cancel(reason: CancellationReason, now: number): void {
     if (this.attempt) this.letGo(this.attempt, now);
     this.canceledAt = new Date(now).toISOString();
     this.cancellationReason = reason;
@@ -439,6 +477,7 @@ export class PaymentIntentState {
       slaSeconds: req.slaSeconds,
       createdAt,
       webhookTaskQueue: i.webhookTaskQueue,
+      ...(req.older ? { older: req.older } : {}),
     };
   }
 

@@ -1,6 +1,8 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { RefundOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
+import type { OlderRefundInput } from '../payment-intent/messages';
+import type { OlderRefundFacts, OlderRefundSubStatus } from '../../domain/older-refund-views';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
 // Queries. The API and tests import this module; it pulls in no Node or I/O module.
@@ -25,6 +27,8 @@ export interface RefundInput {
   webhookTaskQueue: string;
   /** Carried across continue-as-new. */
   carried?: RefundCarried;
+  /** A refund of the older interface (POST /refunds): its webhook_urls get the older body. */
+  older?: OlderRefundInput;
 }
 
 export interface RefundCarried {
@@ -39,6 +43,15 @@ export interface RefundCarried {
   lateOutcome: { status: string; at: string; gateway_transaction_id?: string } | null;
   polls: number;
   canceledAnnounced: boolean;
+  // Carried by runs of this code on (older runs: derived, see RefundLifecycle).
+  /** The gateway acknowledged the refund before its SLA (domain/older-refund-views.ts). */
+  acknowledged?: boolean;
+  succeededAt?: string | null;
+  /** The sub-status last written to the record, and the last one announced to older webhook_urls. */
+  recordedSubStatus?: OlderRefundSubStatus | null;
+  olderAnnounced?: OlderRefundSubStatus | null;
+  /** An older refund's fixed row fields, read once (activity olderRefundFacts). */
+  olderFacts?: OlderRefundFacts | null;
 }
 
 export interface RefundState {

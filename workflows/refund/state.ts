@@ -2,6 +2,7 @@ import type { RefundOutcome } from '../../gateways/types';
 import { formatMoney } from '../../domain/money';
 import type { RefundStatus } from '../../domain/refund';
 import type { RefundView } from '../../domain/views';
+import { olderRefundRowOf, olderRefundSubStatus, type OlderRefundFacts, type OlderRefundRow, type OlderRefundSubStatus } from '../../domain/older-refund-views';
 import type { RefundCarried, RefundInput, RefundState } from './messages';
 
 // A refund's state and its rules, as plain code: what the gateway's word means for the money reserved on
@@ -21,6 +22,14 @@ export class RefundLifecycle {
   lateOutcome: RefundCarried['lateOutcome'];
   polls: number;
   canceledAnnounced: boolean;
+  /** The gateway acknowledged the refund before its SLA: it answered the request, or has it by our key. */
+  acknowledged: boolean;
+  succeededAt: string | null;
+  /** The sub-status the record holds (null: unknown, a run of older code wrote it last). */
+  recordedSubStatus: OlderRefundSubStatus | null;
+  /** The sub-status last announced to an older refund's webhook_urls (null: none yet). */
+  olderAnnounced: OlderRefundSubStatus | null;
+  olderFacts: OlderRefundFacts | null;
   readonly deadline: number;
   readonly slaMs: number;
   private readonly startVersion: number;
@@ -47,6 +56,13 @@ export class RefundLifecycle {
     this.lateOutcome = c.lateOutcome;
     this.polls = c.polls;
     this.canceledAnnounced = c.canceledAnnounced;
+    // Runs of older code carried none of these: what their state says comes closest.
+    this.acknowledged = c.acknowledged ?? (c.submitted || c.gatewayRefundId !== null);
+    this.succeededAt = c.succeededAt ?? (c.status === 'success' ? (c.lateOutcome?.at ?? null) : null);
+    // A new refund's record was inserted as pending_created (activities/store.ts createRefundRecord).
+    this.recordedSubStatus = input.carried ? (c.recordedSubStatus ?? null) : 'pending_created';
+    this.olderAnnounced = c.olderAnnounced ?? null;
+    this.olderFacts = c.olderFacts ?? null;
     this.startVersion = c.version;
     this.deadline = new Date(input.createdAt).getTime() + input.slaSeconds * 1000;
     this.slaMs = input.slaSeconds * 1000;
@@ -77,6 +93,7 @@ export class RefundLifecycle {
 
   succeed(refundId: string, afterSla: boolean, now: number): void {
     this.gatewayTransactionId = refundId;
+    this.succeededAt = new Date(now).toISOString();
     if (afterSla) this.lateOutcome = { status: 'succeeded', at: new Date(now).toISOString(), gateway_transaction_id: refundId };
     this.phase = 'done';
     this.status = 'success';
@@ -92,6 +109,28 @@ export class RefundLifecycle {
   slaPassed(): void {
     this.phase = 'canceling';
     this.failureCode = 'sla_timeout';
+  }
+
+  /** The older interface's sub-status of this state (domain/older-refund-views.ts has the table). */
+  subStatus(): OlderRefundSubStatus {
+    return olderRefundSubStatus({ status: this.status, acknowledged: this.acknowledged, failureCode: this.failureCode });
+  }
+
+  /** The refund as GET /refunds lists it (null until its fixed fields are known). */
+  olderRow(now: string): OlderRefundRow | null {
+    if (!this.olderFacts) return null;
+    const i = this.input;
+    return olderRefundRowOf(this.olderFacts, {
+      amount: i.amount,
+      currency: i.currency,
+      status: this.status,
+      sub_status: this.subStatus(),
+      idempotency_key: i.idempotencyKey,
+      gateway_transaction_id: this.gatewayTransactionId,
+      created_at: i.createdAt,
+      updated_at: now,
+      succeeded_at: this.status === 'success' ? this.succeededAt : null,
+    });
   }
 
   view(): RefundView {
@@ -130,6 +169,13 @@ export class RefundLifecycle {
     };
   }
 
+  /** The older interface's fields of the record, written with record(); what it writes is then the recorded sub-status. */
+  olderRecord(): { sub_status: OlderRefundSubStatus; succeeded_at: string | null } {
+    const sub_status = this.subStatus();
+    this.recordedSubStatus = sub_status;
+    return { sub_status, succeeded_at: this.status === 'success' ? this.succeededAt : null };
+  }
+
   summary(): string {
     const i = this.input;
     return (
@@ -152,6 +198,17 @@ export class RefundLifecycle {
       lateOutcome: this.lateOutcome,
       polls: this.polls,
       canceledAnnounced: this.canceledAnnounced,
+    };
+  }
+
+  /** What continue-as-new carries of the older interface's part, beside carry(). */
+  olderCarry(): Pick<RefundCarried, 'acknowledged' | 'succeededAt' | 'recordedSubStatus' | 'olderAnnounced' | 'olderFacts'> {
+    return {
+      acknowledged: this.acknowledged,
+      succeededAt: this.succeededAt,
+      recordedSubStatus: this.recordedSubStatus,
+      olderAnnounced: this.olderAnnounced,
+      olderFacts: this.olderFacts,
     };
   }
 }

@@ -6,6 +6,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -21,6 +22,7 @@ import { serialWriter } from '../serial-writer';
 import { refundOutcomeSignal, refundStateQuery, type RefundInput, type RefundState } from './messages';
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
+import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-refund-views';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
 // The submission retries until it is answered (the idempotency key makes that safe) or the SLA cuts it off.
@@ -30,6 +32,12 @@ const gatewaySubmit = proxyActivities<Activities>({ startToCloseTimeout: '15s', 
 const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
 
 /**
+ * Runs started by code with this patch write the older sub-status's one move that is no status change
+ * (pending_created -> pending_promise) to the record; runs recorded before it replay without that write.
+ */
+export const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
+
+/**
  * One workflow per refund; its id is the `re_` id. It owns the refund's state and its SLA timer. Money moves
  * only on what the gateway says when asked: a callback is a hint that makes it ask at once. At the SLA it
  * asks the gateway to cancel and releases the reservation only when the gateway confirms.
@@ -37,6 +45,10 @@ const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', r
 export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   const r = new RefundLifecycle(input);
   let hinted = false;
+  // Asked once, before the first command: a run keeps one behaviour from its start to its end.
+  const writesProgress = patched(SUB_STATUS_WRITES_PATCH);
+  // Only refunds of the older interface have `older`, so no history recorded before it takes these branches.
+  const olderHooks = input.older?.webhooks ?? [];
 
   setHandler(refundOutcomeSignal, ({ outcome }) => {
     hinted = true;
@@ -48,7 +60,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   describe();
 
   const writer = serialWriter(r.version, store.saveRefund);
-  const persist = () => writer.write(r.record(new Date().toISOString()));
+  const persist = () => writer.write({ ...r.record(new Date().toISOString()), ...r.olderRecord() });
 
   const tellPayment = async (word: 'success' | 'canceled') => {
     try {
@@ -72,6 +84,43 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     });
   };
 
+  /**
+   * An older refund's webhook_urls hear of each new sub-status once, with the refund as GET /refunds lists
+   * it (format `legacy`: the same body to every URL, with Service-Webhook-Secret when it has a secret).
+   */
+  const announceOlder = async () => {
+    if (olderHooks.length === 0) return;
+    const sub = r.subStatus();
+    if (r.olderAnnounced === sub) return;
+    const row = r.olderRow(new Date().toISOString());
+    if (!row) return;
+    r.olderAnnounced = sub;
+    const type = olderRefundEvent(sub);
+    const body = olderRefundWebhookBody(row, type);
+    await emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type,
+      objectId: input.id,
+      source: { kind: 'refund', id: input.id },
+      data: body,
+      endpoints: olderHooks,
+      format: 'legacy',
+      legacyBody: body,
+    });
+  };
+
+  /** A sub-status that moved with the status still pending (the gateway has it now): record, webhooks. */
+  const progressed = async () => {
+    if (r.status !== 'pending' || r.subStatus() === r.recordedSubStatus) return;
+    if (writesProgress) {
+      describe();
+      await persist();
+    }
+    await announceOlder();
+  };
+
   /** The status the merchant sees changed: search attribute, summary, record. */
   const publishStatus = async () => {
     upsertSearchAttributes([{ key: SA.RefundStatus, value: r.status }]);
@@ -85,6 +134,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     await publishStatus();
     await tellPayment('success');
     await announce('refund.success');
+    await announceOlder();
   };
 
   /** The gateway will never execute it (rejected, or canceled at our request): the amount is released. */
@@ -98,6 +148,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       r.canceledAnnounced = true;
       await announce('refund.canceled');
     }
+    await announceOlder();
   };
 
   /** The gateway's word on this refund: by its id when known, else by our idempotency key. */
@@ -115,8 +166,13 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
     await writer.flushed();
-    await continueAsNew<typeof refundWorkflow>({ ...input, carried: r.carry(writer.version()) });
+    await continueAsNew<typeof refundWorkflow>({ ...input, carried: { ...r.carry(writer.version()), ...r.olderCarry() } });
   };
+
+  // An older refund with webhook_urls: its row's fixed fields (read once, carried on), and its first
+  // webhook, pending_created, before the gateway is asked (so it is the first the merchant is sent).
+  if (olderHooks.length > 0 && !r.olderFacts) r.olderFacts = await store.olderRefundFacts({ tenantId: input.tenantId, id: input.id });
+  if (!input.carried) await announceOlder();
 
   // Before the SLA: submit, then wait for the outcome (a callback hint, or the polling clock).
   let answer: RefundOutcome | null = null;
@@ -140,12 +196,14 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       .then(
         (o: RefundOutcome) => {
           r.submitted = true;
+          r.acknowledged = true;
           answer = o;
         },
         (err: unknown) => {
           if (isCancellation(err)) return;
           // A gateway that refuses the request outright (a non-retryable failure) has rejected the refund.
           r.submitted = true;
+          r.acknowledged = true;
           answer = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: String(err) };
         },
       );
@@ -172,11 +230,17 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       hinted = false;
       r.polls += 1;
       word = await ask();
+      // The gateway has it under our key (an answer about it before the SLA is its acknowledgement).
+      if (word && word !== 'not_found') r.acknowledged = true;
     }
-    if (!word || word === 'not_found') continue;
+    if (!word || word === 'not_found') {
+      await progressed();
+      continue;
+    }
     const m = r.meaning(word, false);
     if (m.kind === 'spent') await succeed(m.refundId, false);
     else if (m.kind === 'released') await release(m.failureCode);
+    else await progressed();
   }
 
   if (phase() === 'waiting') {
@@ -212,6 +276,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       await publishStatus();
       r.canceledAnnounced = true;
       await announce('refund.canceled');
+      await announceOlder();
     }
     hinted = false;
     await condition(wasHinted, cancelRetryDelayMs(tries++));

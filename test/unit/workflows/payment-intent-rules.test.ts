@@ -328,6 +328,10 @@ describe('views', () => {
       connector_used: 'con_eu_b',
       gateway_charge_id: null,
       last_failure_code: null,
+      // The older interface's reading of an attempt on the wire (domain/older-views.ts).
+      sub_status: 'pending_processing',
+      step_number: 2,
+      last_reason: '',
       updated_at: '2026-11-23T10:01:00.000Z',
     });
     expect(paid().record('x')).toMatchObject({ amount_paid: 1000, connector_used: 'con_eu_a', gateway_charge_id: 'ch_paid', succeeded_at: new Date(NOW).toISOString() });
@@ -420,5 +424,46 @@ describe('continue-as-new', () => {
       saveMethod: false,
       checks: 0,
     });
+  });
+});
+
+describe('the older interface', () => {
+  const older = { view: { payment_intent: 'u-1', transaction_id: null } as never, transactionId: 41, payloadJson: '{"basket":{"$id":7}}', webhooks: [], checkoutIntent: 'co-1' };
+
+  test('the furthest step an attempt reached stays on a canceled intent, and is carried across continue-as-new', () => {
+    const s = new PaymentIntentState(input(), NOW);
+    const a = s.startAttempt({ token: 't' }, NOW);
+    s.resolve(a, { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'https://3ds' }, NOW);
+    s.cancel('requested', NOW);
+    s.status = 'canceled';
+    expect(s.olderProgress()).toEqual({ sub_status: 'canceled_requested', step_number: 3, last_reason: '' });
+    expect(new PaymentIntentState(input({ carried: s.carry(4) }), NOW).olderProgress().step_number).toBe(3);
+  });
+
+  test('while the checkout intent is claimed, no new attempt and no cancel can move the intent', () => {
+    const s = new PaymentIntentState(input({ older }), NOW);
+    const a = s.startAttempt({ token: 't' }, NOW);
+    s.resolve(a, { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'https://3ds' }, NOW);
+    expect(s.attemptRefusal({ token: 't2' }, NOW)).toBeNull();
+    s.claiming = true;
+    expect(s.attemptRefusal({ token: 't2' }, NOW)?.type).toBe('attempt_in_progress');
+    expect(s.chargeDeciding()).toBe(true);
+    expect(s.cancelRefusal()?.type).toBe('attempt_in_progress');
+  });
+
+  test('the webhook body shows the transaction_id once paid, and the payload parsed from its text', () => {
+    const s = paid({ older });
+    expect(s.olderWebhookBody('payment.success', 'now')).toMatchObject({
+      payment_intent: 'u-1',
+      status: 'success',
+      sub_status: 'success',
+      step_number: 4,
+      transaction_id: 41,
+      payload: { basket: { $id: 7 } },
+      event: 'payment.success',
+      updated_at: 'now',
+    });
+    expect(new PaymentIntentState(input({ older }), NOW).olderWebhookBody('payment.canceled', 'now')).toMatchObject({ transaction_id: null, status: 'pending' });
+    expect(paid().olderWebhookBody('payment.success', 'now')).toBeNull();
   });
 });

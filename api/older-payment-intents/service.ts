@@ -1,0 +1,219 @@
+import type { Context } from 'koa';
+import { conflict, DomainError, invalidRequest, notFound, unauthenticated } from '../../domain/errors';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
+import type { CheckoutIntentRecord, PaymentIntentRecord } from '../../platform/records';
+import { paymentIntentData } from '../../data/payment-intents';
+import { checkoutIntentData } from '../../data/checkout-intents';
+import { connectorData } from '../../data/connectors';
+import { tenantData } from '../../data/tenants';
+import type { AppDeps, AuthContext } from '../deps';
+import { bearerToken, verifyApiKey } from '../http/auth';
+import { isClientSecretFor } from '../hosted/client-secret';
+import { planSharedSecretWebhooks, type PlannedWebhooks } from '../events/endpoints';
+import { resolveCheckoutConnectors } from '../payment-methods/resolve';
+import { findCustomer } from '../customers/service';
+import {
+  cancelPaymentIntent,
+  customerOf,
+  getPaymentIntent,
+  insertAndStart,
+  intentUrl,
+  newIntentRecord,
+  replay,
+} from '../payment-intents/service';
+import type { CreateBodyV202606, OlderCreateBody } from './schemas';
+import { olderIntentView } from './views';
+import { definedOnly } from '../../data/list';
+
+// The older interface's payment intents: the same records and workflows as v202607's, created bound to a
+// gateway (unprefixed) or without one (v202606), and shown in the older shape.
+
+/** The key's tenant, when `tenant` names it (its id, name or integer tenant_id); 400 otherwise. */
+export async function checkTenant(deps: AppDeps, auth: AuthContext, given: string | undefined): Promise<void> {
+  if (given === undefined) return;
+  const tenant = await tenantData(deps.mongo).find(auth.tenantId);
+  if (!tenant || (given !== tenant._id && given !== tenant.name && given !== String(tenant.number)))
+    throw invalidRequest('tenant_mismatch', 'tenant must name the tenant of the API key (or be omitted)', 'tenant');
+}
+
+/** The tenant's gateways that take payments: those of its live connectors with payment methods. */
+export async function paymentGateways(deps: AppDeps, tenantId: string): Promise<Map<string, string[]>> {
+  const known = new Set(deps.gateways.names());
+  const byGateway = new Map<string, string[]>();
+  for (const c of await connectorData(deps.mongo).ofTenant(tenantId)) {
+    if (!c.live || c.payment_methods.length === 0 || !known.has(c.gateway)) continue;
+    byGateway.set(c.gateway, [...new Set([...(byGateway.get(c.gateway) ?? []), ...c.payment_methods])]);
+  }
+  return byGateway;
+}
+
+/** The tenant's live connectors of `gateway`, which the intent may use; 400 naming `gateway` when none. */
+async function gatewayConnectors(deps: AppDeps, tenantId: string, gateway: string, allowed: string[] | null): Promise<string[]> {
+  const ids = (await connectorData(deps.mongo).ofTenant(tenantId))
+    .filter((c) => c.live && c.gateway === gateway && c.payment_methods.length > 0 && deps.gateways.names().includes(c.gateway))
+    .map((c) => c._id);
+  if (ids.length === 0 || (allowed !== null && !allowed.includes(gateway))) {
+    const usable = allowed ?? [...(await paymentGateways(deps, tenantId)).keys()];
+    throw invalidRequest('gateway_invalid', `"${gateway}" is not a gateway this payment can use${usable.length ? ` (usable: ${usable.join(', ')})` : ''}`, 'gateway');
+  }
+  return ids;
+}
+
+/** The legacy endpoints of a planned set, as the record keeps them (secrets stay in webhook_secrets). */
+export function legacyEndpoints(plan: PlannedWebhooks): { url: string; secretRef?: string }[] {
+  return plan.endpoints.map((e) => ({ url: e.url, ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
+}
+
+/** A checkout intent a new payment may join: the tenant's, still open; 400/409 otherwise. */
+async function openCheckoutIntent(deps: AppDeps, tenantId: string, id: string): Promise<CheckoutIntentRecord> {
+  const checkout = await checkoutIntentData(deps.mongo).find(tenantId, id);
+  if (!checkout) throw new DomainError('invalid_request', 'resource_missing', `No such checkout_intent: '${id}'`, 'checkout_intent');
+  if (checkout.status !== 'open') throw conflict('checkout_intent_completed', 'This checkout intent has already been paid');
+  return checkout;
+}
+
+const createdAnswer = (r: PaymentIntentRecord, created: boolean, deps: AppDeps) => ({
+  status: created ? 201 : 200,
+  body: { payment_intent: r.uuid!, resource_created: created, target_url: intentUrl(r._id, deps) },
+});
+
+/**
+ * POST /payment-intents: an intent bound to one of the tenant's gateways, optionally under a checkout
+ * intent (whose amount, currency, page and webhooks it takes). Nothing is written before every check passed.
+ */
+export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: OlderCreateBody) {
+  await checkTenant(deps, auth, body.tenant);
+  const key = body.checkout_intent_idempotency_key;
+  if (key) {
+    const existing = await paymentIntentData(deps.mongo).byIdempotencyKey(auth.tenantId, key);
+    if (existing) return createdAnswer(await replay(existing, deps), false, deps);
+  }
+  const checkout = body.checkout_intent ? await openCheckoutIntent(deps, auth.tenantId, body.checkout_intent) : null;
+  const amount = checkout?.amount ?? body.amount!;
+  const currency = checkout?.currency ?? body.currency!;
+  if (checkout && body.amount !== undefined && body.amount !== checkout.amount)
+    throw invalidRequest('amount_mismatch', `amount must equal the checkout intent's (${checkout.amount}) or be omitted`, 'amount');
+  if (checkout && body.currency !== undefined && body.currency !== checkout.currency)
+    throw invalidRequest('currency_mismatch', `currency must equal the checkout intent's (${checkout.currency}) or be omitted`, 'currency');
+  const connectors = await gatewayConnectors(deps, auth.tenantId, body.gateway, checkout?.gateways ?? null);
+  const webhooks = planSharedSecretWebhooks(auth.tenantId, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
+  // The checkout intent's webhook_urls hear about every intent under it (an URL given twice hears once).
+  const own = legacyEndpoints(webhooks);
+  const inherited = (checkout?.legacy_webhooks ?? []).filter((w) => !own.some((o) => o.url === w.url));
+  const record = await newIntentRecord(deps, auth, {
+    amount,
+    currency,
+    customer: null,
+    metadata: {},
+    webhooks: [],
+    return_url: null,
+    pin: null,
+    connectors,
+    timeout_seconds: body.payment_intent_timeout_seconds ?? checkout?.payment_intent_timeout_seconds ?? DEFAULT_TIMEOUT_SECONDS,
+    idempotency_key: key ?? null,
+    api_version: 'unprefixed',
+    gateway: body.gateway,
+    checkout_intent: checkout?._id ?? null,
+    human_friendly_payment_intent_secret: body.human_friendly_payment_intent_secret ?? checkout?.human_friendly_payment_intent_secret ?? null,
+    final_success_url: body.final_success_url ?? checkout?.final_success_url ?? null,
+    final_failure_url: body.final_failure_url ?? checkout?.final_failure_url ?? null,
+    feature_flag: body.feature_flag ?? null,
+    lg: body.lg ?? checkout?.lg ?? null,
+    line_items: body.line_items ?? checkout?.line_items ?? [],
+    payload_json: body.payload !== undefined ? JSON.stringify(body.payload) : (checkout?.payload_json ?? null),
+    legacy_webhooks: [...own, ...inherited],
+    contact: { phone_number: null, email: null },
+  });
+  const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer: null });
+  return createdAnswer(made.record, made.created, deps);
+}
+
+/** POST /v202606/payment-intents: no gateway (any live connector), a customer by id or by merchant_id. */
+export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body: CreateBodyV202606) {
+  const { mongo } = deps;
+  if (body.idempotency_key) {
+    const existing = await paymentIntentData(mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
+    if (existing) return { status: 200, body: await answerV202606(deps, await replay(existing, deps), false, false) };
+  }
+  const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, null);
+  const given = body.customer;
+  const input =
+    given === undefined || typeof given === 'string'
+      ? given
+      : definedOnly({ reference: given.merchant_id, first_name: given.first_name, last_name: given.last_name, phone_number: given.phone_number, email: given.email });
+  const customer = await customerOf(deps, auth, input);
+  const customerExisted = customer !== null && (customer.input === undefined || (await findCustomer(mongo, auth.tenantId, customer.id)) !== null);
+  const webhooks = planSharedSecretWebhooks(auth.tenantId, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
+  const record = await newIntentRecord(deps, auth, {
+    amount: body.amount,
+    currency: body.currency,
+    customer: customer?.id ?? null,
+    metadata: body.metadata ?? {},
+    webhooks: [],
+    return_url: null,
+    pin: null,
+    connectors,
+    timeout_seconds: body.timeout,
+    idempotency_key: body.idempotency_key ?? null,
+    api_version: 'v202606',
+    gateway: null,
+    checkout_intent: null,
+    final_success_url: body.final_success_url ?? null,
+    final_failure_url: body.final_failure_url ?? null,
+    legacy_webhooks: legacyEndpoints(webhooks),
+    contact: {
+      phone_number: typeof given === 'object' ? (given.phone_number ?? null) : null,
+      email: typeof given === 'object' ? (given.email ?? null) : null,
+    },
+  });
+  const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
+  return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.record, made.created, made.created && !customerExisted) };
+}
+
+async function answerV202606(deps: AppDeps, r: PaymentIntentRecord, created: boolean, customerCreated: boolean) {
+  const customer = r.customer ? await findCustomer(deps.mongo, r.tenant_id, r.customer) : null;
+  return {
+    payment_intent: r._id,
+    payment_intent_created: created,
+    ...(customer ? { customer: { customer: customer._id, merchant_id: customer.reference, created: customerCreated } } : {}),
+  };
+}
+
+/**
+ * The intent GET /payment-intents/{payment_intent} may show this caller: with a secret key, by any of its
+ * ids; with a publishable key of its tenant or its client secret, by `pi_...` or UUID (not by the integer,
+ * which can be guessed). Every failure after authentication is the same 404.
+ */
+export async function frontEndSafeIntent(ctx: Context, deps: AppDeps, ref: string): Promise<PaymentIntentRecord> {
+  const token = bearerToken(ctx);
+  if (!token) throw unauthenticated('Send Authorization: Bearer <secret key, publishable key or client secret>');
+  const missing = () => notFound('payment_intent', ref, 'payment_intent');
+  const intents = paymentIntentData(deps.mongo);
+  if (token.startsWith('pics_')) {
+    const r = await intents.findByUnguessableRef(ref);
+    if (!r || !isClientSecretFor(r._id, token, deps.config.KEY_HASH_SECRET)) throw unauthenticated('Invalid client secret for this payment intent');
+    return r;
+  }
+  const key = await verifyApiKey(token, ctx.state.region as string, deps);
+  const r = key.kind === 'secret' ? await intents.findByRef(key.tenant_id, ref) : await intents.findByUnguessableRef(ref);
+  if (!r || r.tenant_id !== key.tenant_id) throw missing();
+  return r;
+}
+
+/** PUT /payment-intents/{payment_intent}/cancel: the canceled intent in the older shape (last_reason null unless it failed). */
+export async function cancelOlderIntent(deps: AppDeps, tenantId: string, ref: string) {
+  const before = await getPaymentIntent(deps, tenantId, ref);
+  await cancelPaymentIntent(deps, tenantId, before._id);
+  // The workflow writes the record before it answers the cancel.
+  const after = await getPaymentIntent(deps, tenantId, before._id);
+  const view = olderIntentView(after, deps);
+  return { ...view, last_reason: view.last_reason === '' ? null : view.last_reason };
+}
+
+/** Refuses a payment attempt on an intent whose checkout intent another intent has paid (the claim decides in the end). */
+export async function checkoutStillOpen(deps: AppDeps, r: PaymentIntentRecord): Promise<void> {
+  if (!r.checkout_intent) return;
+  const checkout = await checkoutIntentData(deps.mongo).find(r.tenant_id, r.checkout_intent);
+  if (checkout && checkout.status === 'completed' && checkout.payment_intent !== r._id)
+    throw conflict('checkout_intent_completed', 'Another payment of this checkout intent has already succeeded');
+}

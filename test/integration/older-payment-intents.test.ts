@@ -1,0 +1,460 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { api, call, createMerchant, eventually, getStack, mongo, pay, type Merchant } from './harness';
+
+// The older interface's payment intents on the real stack: the unprefixed create bound to a gateway, the
+// v202606 create, checkout intents, the three ids of an intent, the front-end-safe retrieve, the
+// page-numbered list, cancel, and the older webhooks. Underneath are the same records and workflows as
+// v202607's, so every crossing between the interfaces is tested too.
+
+interface Hook {
+  path: string;
+  body: any;
+  secret: string | undefined;
+}
+const hooks: Hook[] = [];
+let hookBase = '';
+let server: http.Server;
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      hooks.push({ path: req.url ?? '', body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  hookBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+let m: Merchant;
+let other: Merchant;
+beforeAll(async () => {
+  [m, other] = await Promise.all([createMerchant('Older shop'), createMerchant()]);
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const put = (path: string, key?: string) => call('PUT', path, { key });
+const create = (body: Record<string, unknown>, key = m.secretKey) => api.post('/payment-intents', { gateway: 'sandbox', amount: 2500, currency: 'EUR', ...body }, key);
+const retrieve = (ref: string | number, key = m.secretKey) => api.get(`/payment-intents/${ref}`, key);
+/** The older intent's `pi_` id, which the hosted page and the attempts endpoint use. */
+const piOf = async (uuid: string) => (await retrieve(uuid)).body.initial_data.payment_intent_id as string;
+const olderSettled = (uuid: string, subStatus: string) =>
+  eventually(async () => {
+    const r = await retrieve(uuid);
+    return r.body.sub_status === subStatus ? r.body : undefined;
+  }, 15_000, `intent ${uuid} ${subStatus}`);
+
+describe('POST /payment-intents (bound to a gateway)', () => {
+  test('creates an intent: its UUID, resource_created and the hosted page as target_url', async () => {
+    const r = await create({ human_friendly_payment_intent_secret: 'ORDER-17', lg: 'ar', feature_flag: 'beta', payment_intent_timeout_seconds: 600 });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ payment_intent: expect.stringMatching(UUID), resource_created: true, target_url: expect.stringMatching(/\/pay\/pi_eu_.+client_secret=pics_/) });
+    const v = (await retrieve(r.body.payment_intent)).body;
+    expect(v).toMatchObject({
+      payment_intent: r.body.payment_intent,
+      payment_intent_secret: expect.any(Number),
+      amount: 2500,
+      currency: 'EUR',
+      status: 'pending',
+      sub_status: 'pending_created',
+      step_number: 1,
+      last_reason: '',
+      gateway: 'sandbox',
+      human_friendly_payment_intent_secret: 'ORDER-17',
+      payment_intent_timeout_seconds: 600,
+      lg: 'ar',
+      feature_flag: 'beta',
+      transaction_id: null,
+      checkout_intent: null,
+      tenant_initial_user_data: { payment_intent_channel: 'api', redirect_to: r.body.target_url },
+    });
+    expect(r.body.target_url).toContain(v.initial_data.payment_intent_id);
+  });
+
+  test('defaults: a 1800 s timeout, no final URLs, no line items', async () => {
+    const v = (await retrieve((await create({})).body.payment_intent)).body;
+    expect(v).toMatchObject({ payment_intent_timeout_seconds: 1800, final_success_url: null, final_failure_url: null, line_items: [], lg: null });
+  });
+
+  test('checkout_intent_idempotency_key: a repeat answers the same intent, resource_created false, 200', async () => {
+    const key = `ord-${Date.now()}`;
+    const [a, b] = await Promise.all([create({ checkout_intent_idempotency_key: key }), create({ checkout_intent_idempotency_key: key })]);
+    expect(a.body.payment_intent).toBe(b.body.payment_intent);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    const again = await create({ checkout_intent_idempotency_key: key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ payment_intent: a.body.payment_intent, resource_created: false, target_url: a.body.target_url });
+  });
+
+  test('a gateway the tenant has no live connector for is a 400 naming gateway', async () => {
+    const r = await create({ gateway: 'acquirer-x' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'gateway_invalid', param: 'gateway' });
+    expect(r.body.error.message).toContain('sandbox');
+  });
+
+  test('tenant must be the key\'s own (by id or name); another is a 400', async () => {
+    expect((await create({ tenant: m.tenant })).status).toBe(201);
+    expect((await create({ tenant: 'Older shop' })).status).toBe(201);
+    const r = await create({ tenant: other.tenant });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'tenant_mismatch', param: 'tenant' });
+  });
+
+  test('amount and currency are required without a checkout intent; a bad line item is named', async () => {
+    const r = await api.post('/payment-intents', { gateway: 'sandbox' }, m.secretKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('amount');
+    const li = await create({ line_items: [{ name: 'Tea', quantity: 0, price: 100 }] });
+    expect(li.status).toBe(400);
+    expect(li.body.error.param).toBe('line_items[0][quantity]');
+  });
+
+  test('no key is a 401; a publishable key cannot create', async () => {
+    expect((await api.post('/payment-intents', { gateway: 'sandbox', amount: 1, currency: 'EUR' })).status).toBe(401);
+    expect((await create({}, m.publishableKey)).status).toBe(403);
+  });
+});
+
+describe('three ids, one intent', () => {
+  test('the UUID, the pi_ id and the integer secret retrieve the same intent; v202607 retrieves it by UUID and pi_', async () => {
+    const uuid = (await create({ amount: 777 })).body.payment_intent;
+    const byUuid = (await retrieve(uuid)).body;
+    const pi = byUuid.initial_data.payment_intent_id;
+    expect((await retrieve(pi)).body).toEqual(byUuid);
+    expect((await retrieve(byUuid.payment_intent_secret)).body).toEqual(byUuid);
+    for (const ref of [uuid, pi, String(byUuid.payment_intent_secret)]) {
+      const v = await api.get(`/v202607/payment-intents/${ref}`, m.secretKey);
+      expect(v.status).toBe(200);
+      expect(v.body).toMatchObject({ payment_intent: pi, amount: 777, status: 'pending' });
+    }
+  });
+
+  test('an intent made with v202607 has a UUID and a secret too, and the older interface shows it', async () => {
+    const pi = (await api.post('/v202607/payment-intents', { amount: 900, currency: 'EUR' }, m.secretKey)).body.payment_intent;
+    const v = await retrieve(pi);
+    expect(v.status).toBe(200);
+    expect(v.body).toMatchObject({ payment_intent: expect.stringMatching(UUID), gateway: null, amount: 900, sub_status: 'pending_created' });
+    expect((await retrieve(v.body.payment_intent)).body.initial_data.payment_intent_id).toBe(pi);
+  });
+
+  test("another tenant's ids are 404 with its own secret key", async () => {
+    const uuid = (await create({})).body.payment_intent;
+    const secret = (await retrieve(uuid)).body.payment_intent_secret;
+    expect((await retrieve(uuid, other.secretKey)).status).toBe(404);
+    expect((await retrieve(secret, other.secretKey)).status).toBe(404);
+    expect((await api.get(`/v202607/payment-intents/${uuid}`, other.secretKey)).status).toBe(404);
+  });
+});
+
+describe('GET /payment-intents/{payment_intent} is safe for front-end code', () => {
+  let uuid: string;
+  let pi: string;
+  let clientSecret: string;
+  beforeAll(async () => {
+    const r = await create({ payload: { basket: 'secret-basket' }, webhook_urls: [`${hookBase}/fe`], webhook_secret: 'fe-secret' });
+    uuid = r.body.payment_intent;
+    clientSecret = new URL(r.body.target_url).searchParams.get('client_secret')!;
+    pi = await piOf(uuid);
+  });
+
+  test('a publishable key of the tenant reads it by UUID or pi_ id: public fields only', async () => {
+    for (const ref of [uuid, pi]) {
+      const r = await retrieve(ref, m.publishableKey);
+      expect(r.status).toBe(200);
+      expect(r.body.payment_intent).toBe(uuid);
+      const text = JSON.stringify(r.body);
+      for (const hidden of ['secret-basket', 'fe-secret', '/fe', 'payload', 'webhook']) expect(text).not.toContain(hidden);
+    }
+  });
+
+  test('the client secret reads its own intent', async () => {
+    const r = await retrieve(uuid, clientSecret);
+    expect(r.status).toBe(200);
+    expect(r.body.payment_intent).toBe(uuid);
+    expect((await retrieve(pi, clientSecret)).status).toBe(200);
+    const another = (await create({})).body.payment_intent;
+    expect((await retrieve(another, clientSecret)).status).toBe(401);
+  });
+
+  test('the integer secret, which can be guessed, needs the secret key', async () => {
+    const secret = (await retrieve(uuid)).body.payment_intent_secret;
+    expect((await retrieve(secret, m.publishableKey)).status).toBe(404);
+    expect((await retrieve(secret, m.secretKey)).status).toBe(200);
+  });
+
+  test("another tenant's publishable key and no credential at all read nothing", async () => {
+    expect((await retrieve(uuid, other.publishableKey)).status).toBe(404);
+    const none = await api.get(`/payment-intents/${uuid}`);
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('invalid_api_key');
+  });
+});
+
+describe('progress: status, sub_status, step_number, last_reason, transaction_id', () => {
+  test('a paid intent: success, step 4, an integer transaction_id; the older list row shows it too', async () => {
+    const uuid = (await create({ amount: 4100 })).body.payment_intent;
+    expect((await pay(await piOf(uuid), m.publishableKey)).body.status).toBe('success');
+    const v = await olderSettled(uuid, 'success');
+    expect(v).toMatchObject({ status: 'success', step_number: 4, last_reason: '', transaction_id: expect.any(Number) });
+    const row = (await api.get(`/payment-intents?filter.payment_intent=$eq:${uuid}`, m.secretKey)).body.data[0];
+    expect(row).toMatchObject({ transaction_id: v.transaction_id, amount_paid_by_customer: 4100, gateway_transaction_id: expect.stringMatching(/^ch_/) });
+  });
+
+  test('a declined attempt: pending_failed_attempt, last_reason the response code', async () => {
+    const uuid = (await create({})).body.payment_intent;
+    expect((await pay(await piOf(uuid), m.publishableKey, 'tok_decline')).body.status).toBe('failed');
+    const v = await olderSettled(uuid, 'pending_failed_attempt');
+    expect(v).toMatchObject({ status: 'pending', step_number: 1, last_reason: 'card_declined', transaction_id: null });
+  });
+
+  test('a 3DS challenge: pending_requires_action at step 3; canceled then, step 3 stays the last step reached', async () => {
+    const uuid = (await create({})).body.payment_intent;
+    expect((await pay(await piOf(uuid), m.publishableKey, 'tok_3ds')).body.status).toBe('requires_action');
+    await olderSettled(uuid, 'pending_requires_action');
+    expect((await retrieve(uuid)).body.step_number).toBe(3);
+    const c = await put(`/payment-intents/${uuid}/cancel`, m.secretKey);
+    expect(c.status).toBe(200);
+    expect(c.body).toMatchObject({ status: 'canceled', sub_status: 'canceled_requested', step_number: 3, last_reason: null });
+  });
+});
+
+describe('PUT /payment-intents/{payment_intent}/cancel', () => {
+  test('200 with the canceled intent (by UUID or pi_ id), then 409; unknown 404', async () => {
+    const a = (await create({})).body.payment_intent;
+    const r = await put(`/payment-intents/${a}/cancel`, m.secretKey);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ payment_intent: a, status: 'canceled', sub_status: 'canceled_requested', step_number: 1, last_reason: null });
+    expect((await put(`/payment-intents/${a}/cancel`, m.secretKey)).status).toBe(409);
+    const b = (await create({})).body.payment_intent;
+    expect((await put(`/payment-intents/${await piOf(b)}/cancel`, m.secretKey)).body.status).toBe('canceled');
+    expect((await put('/payment-intents/7d0c1b7e-2f57-4c43-9d4a-2c1f4f3e9b11/cancel', m.secretKey)).status).toBe(404);
+    expect((await put(`/payment-intents/${b}/cancel`, other.secretKey)).status).toBe(404);
+  });
+
+  test('a paid intent is not mutable: 409', async () => {
+    const uuid = (await create({})).body.payment_intent;
+    await pay(await piOf(uuid), m.publishableKey);
+    const r = await put(`/payment-intents/${uuid}/cancel`, m.secretKey);
+    expect(r.status).toBe(409);
+  });
+});
+
+describe('GET /payment-intents: page-numbered', () => {
+  let lister: Merchant;
+  const made: { uuid: string; amount: number; secret: number }[] = [];
+  beforeAll(async () => {
+    lister = await createMerchant();
+    for (const [i, amount] of [300, 100, 200, 500, 400].entries()) {
+      const uuid = (await create({ amount, currency: i % 2 ? 'USD' : 'EUR', checkout_intent_idempotency_key: `list-${i}` }, lister.secretKey)).body.payment_intent;
+      made.push({ uuid, amount, secret: (await retrieve(uuid, lister.secretKey)).body.payment_intent_secret });
+    }
+    await api.post('/v202607/payment-intents', { amount: 50, currency: 'EUR' }, lister.secretKey);
+  });
+  const list = (q: string) => api.get(`/payment-intents${q}`, lister.secretKey);
+
+  test('newest first by payment_intent_secret, with the envelope; only the tenant\'s intents', async () => {
+    const r = await list('?limit=2');
+    expect(r.status).toBe(200);
+    expect(r.body.meta).toEqual({ itemsPerPage: 2, totalItems: 6, currentPage: 1, totalPages: 3, sortBy: [['payment_intent_secret', 'DESC']] });
+    expect(r.body.links.next).toBe('/payment-intents?page=2&limit=2&sortBy=payment_intent_secret:DESC');
+    const secrets = r.body.data.map((d: any) => d.payment_intent_secret);
+    expect(secrets[0]).toBeGreaterThan(secrets[1]);
+  });
+
+  test('one record by filter.payment_intent_secret=$eq:<n>', async () => {
+    const r = await list(`?filter.payment_intent_secret=$eq:${made[2]!.secret}`);
+    expect(r.body.data).toHaveLength(1);
+    expect(r.body.data[0]).toMatchObject({ payment_intent: made[2]!.uuid, status: 'pending', checkout_intent_idempotency_key: 'list-2' });
+  });
+
+  test('sort by amount and amount_paid_by_customer; filters by currency, amount, gateway, status, key', async () => {
+    expect((await list('?sortBy=amount:ASC&filter.gateway=$eq:sandbox')).body.data.map((d: any) => d.amount)).toEqual([100, 200, 300, 400, 500]);
+    expect((await list('?sortBy=amount_paid_by_customer:DESC')).body.meta.sortBy).toEqual([['amount_paid_by_customer', 'DESC']]);
+    expect((await list('?filter.currency=$eq:USD')).body.data.map((d: any) => d.amount).sort()).toEqual([100, 500]);
+    expect((await list('?filter.amount=$btw:200,400')).body.meta.totalItems).toBe(3);
+    expect((await list('?filter.gateway=$null')).body.data.map((d: any) => d.amount)).toEqual([50]);
+    expect((await list('?filter.status=$eq:pending')).body.meta.totalItems).toBe(6);
+    expect((await list('?filter.checkout_intent_idempotency_key=$sw:list-')).body.meta.totalItems).toBe(5);
+    expect((await list(`?filter.payment_intent=$in:${made[0]!.uuid},${made[1]!.uuid}`)).body.meta.totalItems).toBe(2);
+  });
+
+  test('bad queries are 400s naming the parameter; limit above 1000 too', async () => {
+    const bad = await list('?sortBy=created_at:ASC');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('sortBy');
+    expect((await list('?filter.payload=$eq:x')).status).toBe(400);
+    expect((await list('?limit=1001')).status).toBe(400);
+  });
+});
+
+describe('older webhooks', () => {
+  test('every webhook_urls entry gets the same body: the older intent, the event and the payload, with Service-Webhook-Secret', async () => {
+    const urls = [`${hookBase}/older-a`, `${hookBase}/older-b`];
+    const uuid = (await create({ amount: 1234, webhook_urls: urls, webhook_secret: 'older-secret', payload: { cart: { id: 'c-9', $odd: 'kept as JSON' } } })).body.payment_intent;
+    await pay(await piOf(uuid), m.publishableKey);
+    const got = await eventually(async () => {
+      const h = hooks.filter((x) => x.body.payment_intent === uuid && x.body.event === 'payment.success');
+      return h.length === 2 ? h : undefined;
+    }, 15_000, 'two older webhooks');
+    expect(got.map((h) => h.path).sort()).toEqual(['/older-a', '/older-b']);
+    for (const h of got) {
+      expect(h.secret).toBe('older-secret');
+      expect(h.body).toMatchObject({
+        webhook_type: 'payment_intent',
+        event: 'payment.success',
+        payment_intent: uuid,
+        status: 'success',
+        sub_status: 'success',
+        step_number: 4,
+        amount: 1234,
+        transaction_id: expect.any(Number),
+        payload: { cart: { id: 'c-9', $odd: 'kept as JSON' } },
+      });
+    }
+    expect(got[0]!.body.event_id).toBe(got[1]!.body.event_id);
+    expect(got[0]!.body.transaction_id).toBe((await retrieve(uuid)).body.transaction_id);
+  });
+});
+
+describe('POST /v202606/payment-intents', () => {
+  test('no gateway; a customer object by merchant_id is created, then matched; list, retrieve and cancel are unprefixed', async () => {
+    const ref = `m-${Date.now()}`;
+    const a = await api.post('/v202606/payment-intents', { amount: 1500, currency: 'EUR', customer: { merchant_id: ref, email: 'ada@example.com', phone_number: '+2348012345678' }, metadata: { order: '1' } }, m.secretKey);
+    expect(a.status).toBe(201);
+    expect(a.body).toEqual({ payment_intent: expect.stringMatching(/^pi_eu_/), payment_intent_created: true, customer: { customer: expect.stringMatching(/^cus_/), merchant_id: ref, created: true } });
+    const b = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', customer: { merchant_id: ref } }, m.secretKey);
+    expect(b.body.customer).toEqual({ customer: a.body.customer.customer, merchant_id: ref, created: false });
+    const byId = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', customer: a.body.customer.customer }, m.secretKey);
+    expect(byId.body.customer.customer).toBe(a.body.customer.customer);
+    const none = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR' }, m.secretKey);
+    expect(none.body.customer).toBeUndefined();
+
+    const v = (await retrieve(a.body.payment_intent)).body;
+    expect(v).toMatchObject({ gateway: null, amount: 1500, tenant_initial_user_data: { email: 'ada@example.com', phone_number: '+2348012345678' } });
+    expect((await api.get(`/payment-intents?filter.payment_intent=$eq:${v.payment_intent}`, m.secretKey)).body.data[0].phone_number).toBe('+2348012345678');
+    expect((await put(`/payment-intents/${a.body.payment_intent}/cancel`, m.secretKey)).body.status).toBe('canceled');
+    // The versioned interface sees the same intent.
+    expect((await api.get(`/v202607/payment-intents/${a.body.payment_intent}`, m.secretKey)).body.customer).toBe(a.body.customer.customer);
+  });
+
+  test('idempotency_key: the same intent, payment_intent_created false; the list filters by it', async () => {
+    const key = `v6-${Date.now()}`;
+    const a = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', idempotency_key: key }, m.secretKey);
+    const b = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', idempotency_key: key }, m.secretKey);
+    expect([a.status, b.status]).toEqual([201, 200]);
+    expect(b.body).toEqual({ payment_intent: a.body.payment_intent, payment_intent_created: false });
+    const rows = (await api.get(`/payment-intents?filter.idempotency_key=$eq:${key}`, m.secretKey)).body.data;
+    expect(rows.map((r: any) => r.initial_data.payment_intent_id)).toEqual([a.body.payment_intent]);
+  });
+
+  test('a v202606 intent is paid through the hosted flow and webhooks its webhook_urls in the older body', async () => {
+    const r = await api.post('/v202606/payment-intents', { amount: 640, currency: 'EUR', webhook_urls: [`${hookBase}/v6`] }, m.secretKey);
+    await pay(r.body.payment_intent, m.publishableKey);
+    const h = await eventually(async () => hooks.find((x) => x.path === '/v6' && x.body.event === 'payment.success'), 15_000, 'v202606 webhook');
+    expect(h.secret).toBeUndefined();
+    expect(h.body).toMatchObject({ initial_data: { payment_intent_id: r.body.payment_intent }, status: 'success', payload: null });
+  });
+
+  test('crossing: an older refund (by transaction_id) of a v202606 intent, seen by the v202607 refund list too', async () => {
+    const pi = (await api.post('/v202606/payment-intents', { amount: 2000, currency: 'EUR' }, m.secretKey)).body.payment_intent;
+    await pay(pi, m.publishableKey);
+    const tx = (await olderSettled((await retrieve(pi)).body.payment_intent, 'success')).transaction_id;
+    const r = await api.post('/refunds', { transaction_id: tx, amount: 500, currency: 'EUR' }, m.secretKey);
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({ refund_id: expect.any(Number), refundable_amount_left: 1500, resource_created: true });
+    const v7 = await api.get(`/v202607/refunds?payment_intent=${pi}`, m.secretKey);
+    expect(v7.body.data).toEqual([expect.objectContaining({ payment_intent: pi, amount: 500 })]);
+  });
+
+  test('an unknown customer id is a 400; v202606 has no gateway parameter', async () => {
+    const r = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', customer: 'cus_eu_00000000000000000000' }, m.secretKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('customer');
+    expect((await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', gateway: 'sandbox' }, m.secretKey)).status).toBe(400);
+  });
+});
+
+describe('checkout intents', () => {
+  const createCheckout = (body: Record<string, unknown> = {}) =>
+    api.post('/checkout-intents', { amount: 3000, currency: 'EUR', webhook_urls: [`${hookBase}/checkout`], webhook_secret: 'co-secret', final_success_url: 'https://shop.example/ok', ...body }, m.secretKey);
+
+  test('the gateway list and a checkout intent with its gateways', async () => {
+    const g = await api.get('/gateways', m.secretKey);
+    expect(g.body).toEqual({ data: [{ gateway: 'sandbox', payment_methods: ['card'] }] });
+    const c = await createCheckout({ checkout_intent_idempotency_key: `co-${Date.now()}` });
+    expect(c.status).toBe(201);
+    expect(c.body).toMatchObject({ checkout_intent: expect.stringMatching(UUID), status: 'open', amount: 3000, currency: 'EUR', gateways: g.body.data, payment_intent: null, resource_created: true });
+    const again = await createCheckout({ checkout_intent_idempotency_key: c.body.checkout_intent_idempotency_key });
+    expect(again.status).toBe(200);
+    expect(again.body.checkout_intent).toBe(c.body.checkout_intent);
+    expect((await createCheckout({ gateways: ['nope'] })).body.error).toMatchObject({ code: 'gateway_invalid', param: 'gateways' });
+    expect((await api.get(`/checkout-intents/${c.body.checkout_intent}`, other.secretKey)).status).toBe(404);
+  });
+
+  test('a payment intent under it needs only gateway, and takes its amount, currency and final URLs', async () => {
+    const co = (await createCheckout()).body.checkout_intent;
+    const r = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey);
+    expect(r.status).toBe(201);
+    expect((await retrieve(r.body.payment_intent)).body).toMatchObject({ amount: 3000, currency: 'EUR', checkout_intent: co, final_success_url: 'https://shop.example/ok', tenant_initial_user_data: { payment_intent_channel: 'checkout_intent' } });
+    const mismatch = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co, amount: 1 }, m.secretKey);
+    expect(mismatch.body.error).toMatchObject({ code: 'amount_mismatch', param: 'amount' });
+    expect((await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, other.secretKey)).body.error.param).toBe('checkout_intent');
+  });
+
+  test('two payment intents paid at the same moment: exactly one succeeds, the other capture is given back', async () => {
+    const co = (await createCheckout()).body.checkout_intent;
+    const uuids = await Promise.all([1, 2].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey)).body.payment_intent as string));
+    const pis = await Promise.all(uuids.map(piOf));
+    const results = await Promise.all(pis.map((pi) => pay(pi, m.publishableKey)));
+    const outcomes = results.map((r) => r.body.status ?? r.body.error?.code).sort();
+    expect(outcomes).toEqual(['failed', 'success']);
+    const loser = results.findIndex((r) => r.body.status !== 'success');
+    expect(results[loser]!.body.failure_code).toBe('checkout_intent_completed');
+    const winner = 1 - loser;
+    const lost = await olderSettled(uuids[loser]!, 'canceled_checkout_completed');
+    expect(lost.status).toBe('canceled');
+    expect((await retrieve(uuids[winner]!)).body.status).toBe('success');
+    const checkout = (await api.get(`/checkout-intents/${co}`, m.secretKey)).body;
+    expect(checkout).toMatchObject({ status: 'completed', payment_intent: uuids[winner] });
+    // The losing capture was refunded at the gateway: it is recorded on the intent for operators.
+    const db = await mongo();
+    try {
+      const loserRecord = await eventually(async () => {
+        const r = await db.db().collection('payment_intents').findOne({ _id: pis[loser] as never });
+        return (r as any)?.voided_charges?.length ? r : undefined;
+      }, 15_000, 'voided charge');
+      expect((loserRecord as any).voided_charges[0]).toMatchObject({ outcome: 'refunded' });
+    } finally {
+      await db.close();
+    }
+    // The checkout intent's webhook_urls heard both intents.
+    await eventually(async () => {
+      const heard = new Set(hooks.filter((h) => h.path === '/checkout' && h.secret === 'co-secret').map((h) => h.body.payment_intent));
+      return uuids.every((u) => heard.has(u)) ? true : undefined;
+    }, 15_000, 'checkout webhooks for both intents');
+  });
+
+  test('once paid, a new attempt on another intent and a new intent under it are 409 checkout_intent_completed', async () => {
+    const co = (await createCheckout()).body.checkout_intent;
+    const [a, b] = await Promise.all([1, 2].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey)).body.payment_intent as string));
+    expect((await pay(await piOf(a!), m.publishableKey)).body.status).toBe('success');
+    const late = await pay(await piOf(b!), m.publishableKey);
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('checkout_intent_completed');
+    const fresh = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey);
+    expect(fresh.status).toBe(409);
+    expect(fresh.body.error.code).toBe('checkout_intent_completed');
+  });
+});
+
+test('the OpenAPI document lists the older routes', async () => {
+  const doc = (await call('GET', '/openapi.json', { baseUrl: getStack().apiUrl })).body;
+  for (const p of ['/payment-intents', '/payment-intents/{payment_intent}', '/payment-intents/{payment_intent}/cancel', '/v202606/payment-intents', '/checkout-intents', '/gateways']) expect(doc.paths[p]).toBeDefined();
+});

@@ -1,0 +1,73 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type OlderIntentInput } from '../../workflows/payment-intent/messages';
+import { useWorkflowTestEnv } from './env';
+import { intentFixtures } from './payment-intent-fixtures';
+
+// The payment-intent workflow's older-interface part in virtual time: the progress fields it writes as an
+// attempt moves, the older webhook emitted beside each event, and the checkout intent's one claim.
+
+const testEnv = useWorkflowTestEnv();
+const { recorders, input, withWorker } = intentFixtures(testEnv);
+
+const older = (checkoutIntent: string | null): OlderIntentInput => ({
+  view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e01', payment_intent_secret: 7 } as never,
+  transactionId: 70,
+  payloadJson: '{"order":"A-1"}',
+  webhooks: [{ url: 'http://127.0.0.1:1/older', events: [] }],
+  checkoutIntent,
+});
+
+/** With RECORD_HISTORIES=1, keeps the run's history for test/workflows/replay-recorded-histories. */
+async function keep(name: string, workflowId: string) {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
+  writeFileSync(path.join(__dirname, 'histories', `payment-intent-older-${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+}
+
+test('a paid older intent: progress written as the attempt moves, and each event also in the older body', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+  const claims: string[] = [];
+  const inp = await input(1800, { older: older('co-1') });
+  await withWorker({ ...activities, claimCheckoutIntent: async (c: { paymentIntent: string }) => (claims.push(c.paymentIntent), true) }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).toEqual({ payment_intent: inp.id, status: 'success' });
+    await keep('checkout-claimed-paid', inp.id);
+    await handle.terminate('test done');
+  });
+  expect(claims).toEqual([inp.id]);
+  expect(rec.patches.map((p) => [p.sub_status, p.step_number])).toEqual([
+    ['pending_created', 1],
+    ['pending_processing', 2],
+    ['success', 4],
+  ]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success', 'payment.success']);
+});
+
+test('losing the checkout intent claim: the capture is refunded and the intent ends canceled_checkout_completed', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_second' }));
+  const inp = await input(1800, { older: older('co-2') });
+  await withWorker({ ...activities, claimCheckoutIntent: async () => false }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    expect(result).toEqual({ payment_intent: inp.id, status: 'failed', failure_code: 'checkout_intent_completed' });
+    const view = await handle.result();
+    expect(view.status).toBe('canceled');
+  });
+  expect(rec.voids).toEqual([{ chargeId: 'ch_second', amount: 2500 }]);
+  const last = rec.patches.at(-1)!;
+  expect(last).toMatchObject({ status: 'canceled', cancellation_reason: 'checkout_completed', sub_status: 'canceled_checkout_completed', step_number: 2, last_reason: 'checkout_intent_completed' });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled', 'payment.canceled']);
+});
+
+test('an intent without an older part emits only the envelope event and claims nothing', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_plain' }));
+  const inp = await input(1800);
+  await withWorker({ ...activities, claimCheckoutIntent: async () => { throw new Error('no claim expected'); } }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
