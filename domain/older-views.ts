@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_AMOUNT } from './money';
 
 // The older interface's payment intent (unprefixed `/payment-intents`, its webhooks): one shape, built by the
 // API from the stored record and by the intent's workflow for its webhook body. zod and plain code only, so
@@ -77,8 +78,9 @@ export function olderProgress(p: OlderProgressInput): OlderProgress {
 export const lineItemSchema = z
   .object({
     name: z.string().min(1).max(200),
+    // quantity x price stays below 2^53, so a line total is exact.
     quantity: z.number().int().min(1).max(10_000),
-    price: z.number().int('an integer in cents').min(0).max(1e12),
+    price: z.number().int('an integer in cents').min(0).max(MAX_AMOUNT),
     image: z.url({ protocol: /^https?$/ }).max(2048).optional(),
     category: z.string().max(200).optional(),
     slug: z.string().max(200).optional(),

@@ -9,10 +9,17 @@ export interface CspOptions {
   frameAncestors: 'none' | 'any';
   /** Origins the page may itself frame (the demo shop frames our embedded form). */
   frames?: string[];
+  /** https origins of merchant images the page shows (line items): added to img-src, nothing else. */
+  images?: string[];
 }
 
 export function originOf(url: string): string {
   return new URL(url).origin;
+}
+
+/** An https origin as URL.origin writes it: nothing that could end a source list or a directive. */
+function isHttpsOrigin(origin: string): boolean {
+  return /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(origin);
 }
 
 export function contentSecurityPolicy(opts: CspOptions): string {
@@ -21,7 +28,7 @@ export function contentSecurityPolicy(opts: CspOptions): string {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    ["img-src 'self' data:", ...new Set((opts.images ?? []).filter(isHttpsOrigin))].join(' '),
     `connect-src ${connect}`,
     `form-action ${connect}`,
     opts.frames ? `frame-src ${opts.frames.join(' ')}` : null,

@@ -1,10 +1,13 @@
 import type { CheckoutView } from './checkout-view';
-import { FAILURE_REASONS, GENERIC_FAILURE, outcomeCopy, type FinalOutcome, type OutcomeCopy } from './copy';
+import { outcomeCopy, type FinalOutcome, type OutcomeCopy } from './copy';
 import { html, jsonForScript, type SafeHtml } from './html';
 import { ICONS } from './icons';
+import { lineItemsOf } from './line-items';
+import { clientText, ENGLISH, fill, fillHtml, isolate, localeFor, type ClientText, type Language, type Locale } from './locale';
 
 // The customer-facing pages, rendered on the server as plain HTML. Every value goes through `html`, which
-// escapes it; the page script reads its settings from a JSON data block, never from inline code.
+// escapes it; the page script reads its settings from a JSON data block, never from inline code. Every
+// word comes from the page language's table (locales/), which the script gets its part of in the config.
 
 export const PRODUCT_NAME = 'PayOrch';
 
@@ -42,30 +45,60 @@ export interface CheckoutClientConfig {
   copy: Record<FinalOutcome | 'processing', OutcomeCopy>;
   failureReasons: Readonly<Record<string, string>>;
   genericFailure: string;
+  /** The page's language and direction, and the table entries the script shows (`{name}` placeholders). */
+  lang: Language;
+  dir: 'ltr' | 'rtl';
+  dateLocale: string | null;
+  text: ClientText;
+  /** Older intents: where the customer goes once paid, or once the payment ended or they give up (hosted only). */
+  finalSuccessUrl?: string | null;
+  finalFailureUrl?: string | null;
 }
 
-export function outcomeCopies(merchantName: string, amountLabel: string): CheckoutClientConfig['copy'] {
+export function outcomeCopies(merchantName: string, amountLabel: string, locale: Locale = ENGLISH): CheckoutClientConfig['copy'] {
   return {
-    succeeded: outcomeCopy('succeeded', merchantName, amountLabel),
-    expired: outcomeCopy('expired', merchantName, amountLabel),
-    canceled: outcomeCopy('canceled', merchantName, amountLabel),
-    processing: outcomeCopy('processing', merchantName, amountLabel),
+    succeeded: outcomeCopy('succeeded', merchantName, amountLabel, locale),
+    expired: outcomeCopy('expired', merchantName, amountLabel, locale),
+    canceled: outcomeCopy('canceled', merchantName, amountLabel, locale),
+    processing: outcomeCopy('processing', merchantName, amountLabel, locale),
   };
 }
 
-export function clientDefaults(): Pick<CheckoutClientConfig, 'failureReasons' | 'genericFailure'> {
-  return { failureReasons: FAILURE_REASONS, genericFailure: GENERIC_FAILURE };
+export function clientDefaults(
+  locale: Locale = ENGLISH,
+): Pick<CheckoutClientConfig, 'failureReasons' | 'genericFailure' | 'lang' | 'dir' | 'dateLocale' | 'text'> {
+  return {
+    failureReasons: locale.text.failureReasons,
+    genericFailure: locale.text.genericFailure,
+    lang: locale.lang,
+    dir: locale.dir,
+    dateLocale: locale.dateLocale,
+    text: clientText(locale),
+  };
 }
 
-function shell(opts: { title: string; assets: PageAssets; bodyClass: string; withScript: boolean; config?: CheckoutClientConfig }, body: SafeHtml): string {
+interface ShellOptions {
+  title: string;
+  assets: PageAssets;
+  bodyClass: string;
+  withScript: boolean;
+  config?: CheckoutClientConfig;
+  locale?: Locale;
+  /** Sends the browser on after a few seconds, for pages without the script (an http(s) URL only). */
+  refresh?: { seconds: number; url: string } | null;
+}
+
+function shell(opts: ShellOptions, body: SafeHtml): string {
+  const locale = opts.locale ?? ENGLISH;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${locale.lang}"${locale.dir === 'rtl' ? html` dir="rtl"` : null}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="color-scheme" content="light">
-<title>${opts.title}</title>
+${opts.refresh ? html`<meta http-equiv="refresh" content="${opts.refresh.seconds}; url=${opts.refresh.url}">
+` : null}<title>${opts.title}</title>
 <link rel="icon" href="${opts.assets.favicon}" type="image/svg+xml">
 <link rel="stylesheet" href="${opts.assets.css}">
 ${opts.withScript ? html`<script src="${opts.assets.js}" defer></script>` : null}
@@ -83,55 +116,87 @@ function initial(name: string): string {
   return first ? first.toUpperCase() : '·';
 }
 
-const securedFooter = html`<footer class="secured">${ICONS.lock}<span>Secured by <strong>${PRODUCT_NAME}</strong></span></footer>`;
+function securedFooter(locale: Locale) {
+  const product = html`<strong>${PRODUCT_NAME}</strong>`;
+  return html`<footer class="secured">${ICONS.lock}<span>${fillHtml(locale.text.securedBy, { product })}</span></footer>`;
+}
 
-function merchantBar(view: Pick<CheckoutView, 'merchantName' | 'card'>) {
+function merchantBar(view: Pick<CheckoutView, 'merchantName' | 'card'>, locale: Locale) {
   return html`<header class="merchant-bar">
-  <div class="merchant"><span class="merchant-avatar" aria-hidden="true">${initial(view.merchantName)}</span><span class="merchant-name">${view.merchantName}</span></div>
-  ${view.card?.testMode ? html`<span class="badge-test">Test mode</span>` : null}
+  <div class="merchant"><span class="merchant-avatar" aria-hidden="true">${initial(view.merchantName)}</span><span class="merchant-name">${isolate(locale, view.merchantName)}</span></div>
+  ${view.card?.testMode ? html`<span class="badge-test">${locale.text.testMode}</span>` : null}
 </header>`;
 }
 
-function summary(view: CheckoutView) {
+/** The purchase's lines (older intents), above the amount: image, name, quantity × unit price, line total. */
+function lineItemList(view: CheckoutView, locale: Locale) {
+  const { items } = lineItemsOf(view.intent);
+  if (items.length === 0) return null;
+  const withImages = items.some((i) => i.image);
+  return html`<ul class="line-items" aria-label="${locale.text.items}">
+    ${items.map(
+      (i) => html`<li class="line-item">
+      ${withImages
+        ? html`<span class="line-item-image">${i.image ? html`<img src="${i.image}" alt="" width="40" height="40" referrerpolicy="no-referrer">` : null}</span>`
+        : null}
+      <span class="line-item-main"><span class="line-item-name">${isolate(locale, i.name)}</span><span class="line-item-quantity">${fill(locale.text.quantityTimesPrice, { quantity: i.quantity, price: isolate(locale, i.unitPrice) })}</span></span>
+      <span class="line-item-total">${isolate(locale, i.total)}</span>
+    </li>`,
+    )}
+  </ul>`;
+}
+
+function summary(view: CheckoutView, locale: Locale) {
+  const t = locale.text;
   const expires = view.intent.expires_at;
+  const orderReference = view.intent.human_friendly_payment_intent_secret;
   return html`<section class="summary" aria-labelledby="checkout-heading">
-  <h1 id="checkout-heading" class="summary-title">Pay ${view.merchantName}</h1>
-  <p class="summary-amount">${view.amountLabel}</p>
+  <h1 id="checkout-heading" class="summary-title">${fill(t.heading, { merchant: isolate(locale, view.merchantName) })}</h1>
+  ${lineItemList(view, locale)}
+  <p class="summary-amount">${isolate(locale, view.amountLabel)}</p>
   <dl class="summary-details">
-    <div><dt>Reference</dt><dd class="mono">${view.intent._id}</dd></div>
+    ${orderReference ? html`<div><dt>${t.orderReference}</dt><dd>${isolate(locale, orderReference)}</dd></div>` : null}
+    <div><dt>${t.reference}</dt><dd class="mono">${view.intent._id}</dd></div>
     ${view.intent.status === 'pending'
-      ? html`<div id="pay-before"><dt>Pay before</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${expires.toISOString().slice(0, 16).replace('T', ' ')} UTC</time></dd></div>`
+      ? html`<div id="pay-before"><dt>${t.payBefore}</dt><dd><time datetime="${expires.toISOString()}" data-local-time>${isolate(locale, `${expires.toISOString().slice(0, 16).replace('T', ' ')} UTC`)}</time></dd></div>`
       : null}
   </dl>
 </section>`;
 }
 
-function methodList(view: CheckoutView) {
+function methodList(view: CheckoutView, locale: Locale) {
   // Only worth a list when there is something besides the card to mention.
   if (view.methods.length === 0 || (view.methods.length < 2 && view.card)) return null;
+  const t = locale.text;
   return html`<section class="methods" aria-labelledby="methods-heading">
-  <h2 id="methods-heading" class="section-title">Payment method</h2>
+  <h2 id="methods-heading" class="section-title">${t.paymentMethod}</h2>
   <ul class="method-list">
     ${view.methods.map(
       (m) => html`<li class="method ${m.available ? 'is-selected' : 'is-unavailable'}">
       <img src="${m.logoUrl}" alt="" width="40" height="25" class="method-logo">
       <span class="method-title">${m.title}</span>
-      <span class="method-note">${m.available ? 'Selected' : 'Not available in the sandbox'}</span>
+      <span class="method-note">${m.available ? t.methodSelected : t.methodUnavailable}</span>
     </li>`,
     )}
   </ul>
 </section>`;
 }
 
-function cardForm(view: CheckoutView) {
-  if (!view.card)
-    return html`<p class="notice">Card payments are not available for this payment. Please contact ${view.merchantName}.</p>`;
+function cardForm(view: CheckoutView, locale: Locale) {
+  const t = locale.text;
+  if (!view.card) return html`<p class="notice">${fill(t.cardUnavailable, { merchant: isolate(locale, view.merchantName) })}</p>`;
+  const cards = {
+    successCard: isolate(locale, '4242 4242 4242 4242'),
+    challengeCard: isolate(locale, '4000 0000 0000 3220'),
+    threeDSecure: isolate(locale, '3-D Secure'),
+  };
+  // Card numbers, dates and codes are written left to right on every page.
   return html`<form id="card-form" class="card-form" novalidate aria-labelledby="card-heading">
-  <h2 id="card-heading" class="section-title">Pay with card</h2>
+  <h2 id="card-heading" class="section-title">${t.payWithCard}</h2>
   <div class="field">
-    <label for="card-number">Card number</label>
-    <div class="input-wrap">
-      <input id="card-number" type="text" inputmode="numeric" autocomplete="cc-number" autocorrect="off" spellcheck="false"
+    <label for="card-number">${t.cardNumber}</label>
+    <div class="input-wrap" dir="ltr">
+      <input id="card-number" type="text" inputmode="numeric" autocomplete="cc-number" autocorrect="off" spellcheck="false" dir="ltr"
         placeholder="1234 1234 1234 1234" maxlength="23" required aria-describedby="card-number-error">
       <span class="card-brand" id="card-brand" aria-hidden="true"></span>
     </div>
@@ -139,36 +204,36 @@ function cardForm(view: CheckoutView) {
   </div>
   <div class="field-row">
     <div class="field">
-      <label for="card-expiry">Expiry date</label>
-      <input id="card-expiry" type="text" inputmode="numeric" autocomplete="cc-exp" autocorrect="off" spellcheck="false"
-        placeholder="MM / YY" maxlength="7" required aria-describedby="card-expiry-error">
+      <label for="card-expiry">${t.expiryDate}</label>
+      <input id="card-expiry" type="text" inputmode="numeric" autocomplete="cc-exp" autocorrect="off" spellcheck="false" dir="ltr"
+        placeholder="${t.expiryPlaceholder}" maxlength="7" required aria-describedby="card-expiry-error">
       <p class="field-error" id="card-expiry-error"></p>
     </div>
     <div class="field">
-      <label for="card-cvc">CVC</label>
-      <input id="card-cvc" type="text" inputmode="numeric" autocomplete="cc-csc" autocorrect="off" spellcheck="false"
+      <label for="card-cvc">${t.cvc}</label>
+      <input id="card-cvc" type="text" inputmode="numeric" autocomplete="cc-csc" autocorrect="off" spellcheck="false" dir="ltr"
         placeholder="123" maxlength="4" required aria-describedby="card-cvc-hint card-cvc-error">
-      <p class="visually-hidden" id="card-cvc-hint">3 digits on the back, 4 on the front for Amex</p>
+      <p class="visually-hidden" id="card-cvc-hint">${t.cvcHint}</p>
       <p class="field-error" id="card-cvc-error"></p>
     </div>
   </div>
   <div class="field">
-    <label for="card-name">Name on card <span class="optional">(optional)</span></label>
-    <input id="card-name" type="text" autocomplete="cc-name" autocorrect="off" spellcheck="false">
+    <label for="card-name">${t.nameOnCard} <span class="optional">${t.optional}</span></label>
+    <input id="card-name" type="text" autocomplete="cc-name" autocorrect="off" spellcheck="false" dir="auto">
   </div>
   <div id="form-error" class="form-error" role="alert"></div>
   <button type="submit" id="pay-button" class="pay-button" disabled>
-    <span class="spinner" aria-hidden="true"></span><span class="pay-label">Pay ${view.amountLabel}</span>
+    <span class="spinner" aria-hidden="true"></span><span class="pay-label">${fill(t.pay, { amount: isolate(locale, view.amountLabel) })}</span>
   </button>
-  <noscript><p class="notice">Please enable JavaScript to pay by card: card details are sent straight to the payment gateway by this page.</p></noscript>
-  ${view.card.testMode
-    ? html`<p class="test-hint">Test mode: pay with 4242 4242 4242 4242, any future expiry date and any CVC. 4000 0000 0000 3220 asks for 3-D Secure.</p>`
-    : null}
+  <noscript><p class="notice">${t.noscript}</p></noscript>
+  ${view.card.testMode ? html`<p class="test-hint">${fill(t.testHint, cards)}</p>` : null}
 </form>`;
 }
 
+type Link = { href: string; label: string };
+
 /** The outcome panel: shown at once when the intent is final, filled in by the script otherwise. */
-function outcomePanel(copy: OutcomeCopy | null, link: { href: string; label: string } | null) {
+function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote: string | null = null) {
   return html`<section id="outcome" class="outcome tone-${copy?.tone ?? 'progress'}" tabindex="-1" aria-labelledby="outcome-title" ${copy ? null : html`hidden`}>
   <div class="outcome-icon">
     <span class="oi oi-success">${ICONS.success}</span><span class="oi oi-failure">${ICONS.failure}</span>
@@ -176,7 +241,7 @@ function outcomePanel(copy: OutcomeCopy | null, link: { href: string; label: str
   </div>
   <h2 id="outcome-title" class="outcome-title">${copy?.title ?? ''}</h2>
   <p id="outcome-message" class="outcome-message">${copy?.message ?? ''}</p>
-  <p id="outcome-redirect" class="outcome-redirect" role="status"></p>
+  <p id="outcome-redirect" class="outcome-redirect" role="status">${redirectNote ?? ''}</p>
   <a id="outcome-link" class="button-secondary" href="${link?.href ?? '#'}" ${link ? null : html`hidden`}>${link?.label ?? ''}</a>
 </section>`;
 }
@@ -186,18 +251,29 @@ export interface CheckoutPageOptions {
   assets: PageAssets;
   config: CheckoutClientConfig;
   /** Where "Return to the merchant" goes when the page opens on a final intent (hosted layout). */
-  exitLink: { href: string; label: string } | null;
+  exitLink: Link | null;
+  /**
+   * Older intents with a final_failure_url: the way back to the merchant for a customer who gives up after a
+   * failed attempt (hosted layout). Shown at once when an attempt has already failed, else by the script.
+   */
+  giveUp?: (Link & { shown: boolean }) | null;
 }
 
 export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): string {
+  const locale = localeFor(opts.config.lang);
+  const t = locale.text;
   const final = opts.config.outcome;
   const finalCopy = final ? opts.config.copy[final] : null;
   const payable = !final;
+  const merchant = isolate(locale, view.merchantName);
+  const amount = isolate(locale, view.amountLabel);
+  const giveUp = opts.layout === 'hosted' ? opts.giveUp : null;
   const inner = html`
   ${payable
     ? html`<div id="pay-section" class="pay-section">
-    ${methodList(view)}
-    ${cardForm(view)}
+    ${methodList(view, locale)}
+    ${cardForm(view, locale)}
+    ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${giveUp.label}</a></p>` : null}
   </div>`
     : null}
   ${outcomePanel(finalCopy, final ? opts.exitLink : null)}
@@ -207,46 +283,74 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
     opts.layout === 'hosted'
       ? html`<div class="page">
 <main class="checkout">
-${merchantBar(view)}
-${summary(view)}
+${merchantBar(view, locale)}
+${summary(view, locale)}
 <div class="panel">${inner}</div>
-${securedFooter}
+${securedFooter(locale)}
 </main>
-<p class="page-note">Card details go straight to the payment gateway. ${view.merchantName} never sees your full card number.</p>
+<p class="page-note">${fill(t.pageNote, { merchant })}</p>
 </div>`
-      : html`<main class="checkout checkout-embed" aria-label="Pay ${view.merchantName} ${view.amountLabel}">
+      : html`<main class="checkout checkout-embed" aria-label="${fill(t.embedLabel, { merchant, amount })}">
 <div class="panel">${inner}</div>
-${securedFooter}
+${securedFooter(locale)}
 </main>`;
   return shell(
-    { title: `Pay ${view.merchantName} · ${view.amountLabel}`, assets: opts.assets, bodyClass: `layout-${opts.layout}`, withScript: true, config: opts.config },
+    {
+      title: fill(t.title, { merchant, amount }),
+      assets: opts.assets,
+      bodyClass: `layout-${opts.layout}`,
+      withScript: true,
+      config: opts.config,
+      locale,
+    },
     body,
   );
 }
 
-/** The generic page a hosted flow ends on when the merchant gave no return_url. */
-export function resultPage(view: CheckoutView, opts: { assets: PageAssets; payAgainHref: string }): string {
+/** Seconds the result page shows its outcome before it sends the customer on to the merchant's final URL. */
+export const RESULT_REDIRECT_SECONDS = 3;
+
+/**
+ * The generic page a hosted flow ends on when the merchant gave no return_url. With `exit` (an older
+ * intent's final URL for its ending) it says so, links there and sends the browser on by itself.
+ */
+export function resultPage(view: CheckoutView, opts: { assets: PageAssets; payAgainHref: string; locale?: Locale; exit?: Link | null }): string {
+  const locale = opts.locale ?? ENGLISH;
+  const t = locale.text;
   const status = view.intent.status;
+  const merchant = isolate(locale, view.merchantName);
   const copy: OutcomeCopy =
     status === 'success'
-      ? outcomeCopy('succeeded', view.merchantName, view.amountLabel)
+      ? outcomeCopy('succeeded', view.merchantName, view.amountLabel, locale)
       : status === 'canceled'
-        ? outcomeCopy(view.intent.cancellation_reason === 'expired' ? 'expired' : 'canceled', view.merchantName, view.amountLabel)
-        : { tone: 'neutral', title: 'This payment is not complete yet', message: 'Nothing has been charged so far.' };
-  const link = status === 'pending' ? { href: opts.payAgainHref, label: 'Go to the payment page' } : null;
+        ? outcomeCopy(view.intent.cancellation_reason === 'expired' ? 'expired' : 'canceled', view.merchantName, view.amountLabel, locale)
+        : { tone: 'neutral', title: t.pendingTitle, message: t.pendingMessage };
+  const exit = status === 'pending' ? null : (opts.exit ?? null);
+  const link = status === 'pending' ? { href: opts.payAgainHref, label: t.goToPaymentPage } : exit;
+  const footnote = status === 'pending' || exit ? null : html`<p class="outcome-footnote">${t.closeWindow}</p>`;
   const body = html`<div class="page">
 <main class="checkout">
-${merchantBar(view)}
-${summary(view)}
-<div class="panel">${outcomePanel(copy, link)}${status === 'pending' ? null : html`<p class="outcome-footnote">You can close this window.</p>`}</div>
-${securedFooter}
+${merchantBar(view, locale)}
+${summary(view, locale)}
+<div class="panel">${outcomePanel(copy, link, exit ? fill(t.takingBack, { merchant }) : null)}${footnote}</div>
+${securedFooter(locale)}
 </main>
 </div>`;
-  return shell({ title: `${copy.title} · ${view.merchantName}`, assets: opts.assets, bodyClass: 'layout-hosted', withScript: false }, body);
+  return shell(
+    {
+      title: `${copy.title} · ${merchant}`,
+      assets: opts.assets,
+      bodyClass: 'layout-hosted',
+      withScript: false,
+      locale,
+      refresh: exit ? { seconds: RESULT_REDIRECT_SECONDS, url: exit.href } : null,
+    },
+    body,
+  );
 }
 
 /** A page that only says something: the "not found" answer and the "unavailable" one. */
-export function messagePage(assets: PageAssets, copy: { title: string; message: string }): string {
+export function messagePage(assets: PageAssets, copy: { title: string; message: string }, locale: Locale = ENGLISH): string {
   const body = html`<div class="page">
 <main class="checkout">
 <div class="panel">
@@ -256,18 +360,21 @@ export function messagePage(assets: PageAssets, copy: { title: string; message: 
   <p class="outcome-message">${copy.message}</p>
 </section>
 </div>
-${securedFooter}
+${securedFooter(locale)}
 </main>
 </div>`;
-  return shell({ title: copy.title, assets, bodyClass: 'layout-hosted', withScript: false }, body);
+  return shell({ title: copy.title, assets, bodyClass: 'layout-hosted', withScript: false, locale }, body);
 }
 
 /** One page for every "you may not see this" case: unknown intent, wrong or missing secret or key. */
-export const NOT_FOUND_COPY = {
-  title: 'Payment not found',
-  message: 'This payment link is invalid or incomplete. Check the link you were given, or contact the merchant.',
-};
-export const UNAVAILABLE_COPY = { title: 'Temporarily unavailable', message: 'We cannot load this payment right now. Please try again in a moment.' };
+export function notFoundCopy(locale: Locale = ENGLISH) {
+  return { title: locale.text.notFoundTitle, message: locale.text.notFoundMessage };
+}
+export function unavailableCopy(locale: Locale = ENGLISH) {
+  return { title: locale.text.unavailableTitle, message: locale.text.unavailableMessage };
+}
+export const NOT_FOUND_COPY = notFoundCopy();
+export const UNAVAILABLE_COPY = unavailableCopy();
 
 /** A pretend shop page that embeds the form the way a merchant would (GET /demo/embedded). */
 export function demoShopPage(opts: { assets: PageAssets; paymentIntent: string; publishableKey: string }): string {

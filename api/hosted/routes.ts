@@ -9,16 +9,20 @@ import type { FinalOutcome } from './copy';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
 import { checkoutOutcome, liveIntentState } from './intent-status';
+import { lineItemsOf } from './line-items';
+import { fill, isolate, localeFor } from './locale';
+import { exitUrl, finalUrl, giveUpUrl, merchantUrls } from './merchant-exit';
+import { languageCookie, pageLanguage, withLanguage, type PageLanguage } from './page-language';
 import {
   checkoutPage,
   clientDefaults,
   demoShopPage,
   messagePage,
-  NOT_FOUND_COPY,
+  notFoundCopy,
   outcomeCopies,
   resultPage,
   type CheckoutClientConfig,
-  UNAVAILABLE_COPY,
+  unavailableCopy,
   type PageAssets,
 } from './pages';
 import { sandboxPublicUrl } from './public-url';
@@ -69,25 +73,38 @@ function finalOutcome(r: PaymentIntentRecord): FinalOutcome | null {
   return null;
 }
 
-function checkoutCsp(deps: AppDeps, view: CheckoutView | null, frameAncestors: 'none' | 'any'): string {
+/** The page's CSP: the gateway's tokenization origin, and the https origins of the line items' images it shows. */
+function checkoutCsp(deps: AppDeps, view: CheckoutView | null, frameAncestors: 'none' | 'any', images: readonly string[] = []): string {
   const connect = new Set([originOf(sandboxPublicUrl(deps.config))]);
   if (view?.card) connect.add(originOf(view.card.tokenUrl));
-  return contentSecurityPolicy({ connect: [...connect], frameAncestors });
+  return contentSecurityPolicy({ connect: [...connect], frameAncestors, images: [...images] });
 }
 
-function htmlNotFound(deps: AppDeps): RouteResult {
-  return { status: 404, body: messagePage(PAGE_ASSETS, NOT_FOUND_COPY), headers: pageHeaders(checkoutCsp(deps, null, 'none')) };
+/** A page's language before any intent is known (not found, unavailable): `?lg=` or the cookie. */
+const requestLanguage = (ctx: Context, query: Record<string, unknown>) => pageLanguage(query, ctx.get('cookie'), null);
+
+function htmlNotFound(deps: AppDeps, lang: PageLanguage): RouteResult {
+  const locale = localeFor(lang.lang);
+  return { status: 404, body: messagePage(PAGE_ASSETS, notFoundCopy(locale), locale), headers: pageHeaders(checkoutCsp(deps, null, 'none')) };
 }
 
 /** A page that cannot reach MongoDB says so in HTML, not in the API's JSON error. */
-async function htmlPage(deps: AppDeps, render: () => Promise<RouteResult>): Promise<RouteResult> {
+async function htmlPage(deps: AppDeps, lang: PageLanguage, render: () => Promise<RouteResult>): Promise<RouteResult> {
   try {
     return await render();
   } catch (err) {
     if (!isDependencyDown(err)) throw err;
-    const body = messagePage(PAGE_ASSETS, UNAVAILABLE_COPY);
+    const locale = localeFor(lang.lang);
+    const body = messagePage(PAGE_ASSETS, unavailableCopy(locale), locale);
     return { status: 503, body, headers: { ...pageHeaders(checkoutCsp(deps, null, 'none')), 'Retry-After': '5' } };
   }
+}
+
+/** Remembers a `?lg=` for this intent's pages, so the 3-D Secure return (whose URL has no `lg`) keeps it. */
+function languageHeaders(deps: AppDeps, ctx: Context, id: string, lang: PageLanguage): Record<string, string> {
+  if (!lang.fromQuery) return {};
+  const secure = ctx.secure || /^https:/i.test(deps.config.PUBLIC_BASE_URL ?? '');
+  return { 'Set-Cookie': languageCookie(pagePath(id), lang.fromQuery, secure) };
 }
 
 async function renderCheckout(
@@ -99,11 +116,16 @@ async function renderCheckout(
 ): Promise<RouteResult> {
   const credential = credentialFrom(query, layout === 'hosted' ? ['client_secret'] : ['publishable_key']);
   const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
-  if (!intent || !credential) return htmlNotFound(deps);
+  if (!intent || !credential) return htmlNotFound(deps, requestLanguage(ctx, query));
   const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
+  const lang = pageLanguage(query, ctx.get('cookie'), intent.lg);
+  const locale = localeFor(lang.lang);
+  const hosted = layout === 'hosted';
   const credentialQuery = `${credential.kind === 'client_secret' ? 'client_secret' : 'key'}=${encodeURIComponent(credential.value)}`;
-  const returnUrl = safeHttpUrl(intent.return_url);
-  const resultUrl = layout === 'hosted' ? `${pagePath(id, '/result')}?${credentialQuery}` : null;
+  const urls = merchantUrls(intent);
+  const returnUrl = urls.returnUrl;
+  const resultUrl = hosted ? withLanguage(`${pagePath(id, '/result')}?${credentialQuery}`, lang) : null;
+  const outcome = finalOutcome(intent);
   const config: CheckoutClientConfig = {
     mode: layout,
     paymentIntent: intent._id,
@@ -113,21 +135,35 @@ async function renderCheckout(
     attemptsUrl: attemptsUrl(intent._id),
     statusUrl: `${pagePath(id, '/status')}?${credentialQuery}`,
     resultUrl,
-    returnUrl: layout === 'hosted' ? returnUrl : null,
+    returnUrl: hosted ? returnUrl : null,
+    ...(hosted && (urls.finalSuccessUrl || urls.finalFailureUrl) ? { finalSuccessUrl: urls.finalSuccessUrl, finalFailureUrl: urls.finalFailureUrl } : {}),
     tokenUrl: view.card?.tokenUrl ?? null,
     connector: view.card?.connector ?? null,
     expiresAt: intent.expires_at.toISOString(),
     attempt: intent.status === 'pending' ? attemptFrom(query) : null,
-    outcome: finalOutcome(intent),
-    copy: outcomeCopies(view.merchantName, view.amountLabel),
-    ...clientDefaults(),
+    outcome,
+    copy: outcomeCopies(view.merchantName, view.amountLabel, locale),
+    ...clientDefaults(locale),
   };
-  const exitLink =
-    layout === 'embed' ? null : returnUrl ? { href: returnUrl, label: `Return to ${view.merchantName}` } : { href: resultUrl!, label: 'Continue' };
+  const backToMerchant = fill(locale.text.returnTo, { merchant: isolate(locale, view.merchantName) });
+  const exit = outcome ? exitUrl(urls, outcome) : returnUrl;
+  const exitLink = !hosted ? null : exit ? { href: exit, label: backToMerchant } : { href: resultUrl!, label: locale.text.continue };
+  const giveUp = hosted ? giveUpUrl(urls) : null;
+  // Line items (and their images) are shown in the hosted layout only.
+  const images = hosted ? lineItemsOf(intent).imageOrigins : [];
   return {
     status: 200,
-    body: checkoutPage(view, { layout, assets: PAGE_ASSETS, config, exitLink }),
-    headers: pageHeaders(checkoutCsp(deps, view, layout === 'embed' ? 'any' : 'none'), { framable: layout === 'embed' }),
+    body: checkoutPage(view, {
+      layout,
+      assets: PAGE_ASSETS,
+      config,
+      exitLink,
+      giveUp: giveUp ? { href: giveUp, label: backToMerchant, shown: !!intent.last_failure_code } : null,
+    }),
+    headers: {
+      ...pageHeaders(checkoutCsp(deps, view, hosted ? 'none' : 'any', images), { framable: !hosted }),
+      ...(hosted ? languageHeaders(deps, ctx, id, lang) : {}),
+    },
   };
 }
 
@@ -149,7 +185,7 @@ export const hostedPageRoutes: RouteDef[] = [
     params: intentParams,
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
-    handler: ({ params, query, deps, ctx }) => htmlPage(deps, () => renderCheckout(deps, ctx, params.payment_intent, query, 'hosted')),
+    handler: ({ params, query, deps, ctx }) => htmlPage(deps, requestLanguage(ctx, query), () => renderCheckout(deps, ctx, params.payment_intent, query, 'hosted')),
   }),
   route({
     ...common,
@@ -159,7 +195,7 @@ export const hostedPageRoutes: RouteDef[] = [
     params: intentParams,
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
-    handler: ({ params, query, deps, ctx }) => htmlPage(deps, () => renderCheckout(deps, ctx, params.payment_intent, query, 'embed')),
+    handler: ({ params, query, deps, ctx }) => htmlPage(deps, requestLanguage(ctx, query), () => renderCheckout(deps, ctx, params.payment_intent, query, 'embed')),
   }),
   route({
     ...common,
@@ -194,19 +230,30 @@ export const hostedPageRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/pay/:payment_intent/result',
-    summary: 'Generic result page, where the hosted flow ends without a return_url',
+    summary: 'Generic result page, where the hosted flow ends without a return_url (or final URL)',
     params: intentParams,
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
     handler: ({ params, query, deps, ctx }) =>
-      htmlPage(deps, async () => {
+      htmlPage(deps, requestLanguage(ctx, query), async () => {
         const id = params.payment_intent;
         const credential = credentialFrom(query, ['client_secret']);
         const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
-        if (!intent || !credential) return htmlNotFound(deps);
+        if (!intent || !credential) return htmlNotFound(deps, requestLanguage(ctx, query));
         const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
-        const payAgainHref = `${pagePath(id)}?client_secret=${encodeURIComponent(credential.value)}`;
-        return { status: 200, body: resultPage(view, { assets: PAGE_ASSETS, payAgainHref }), headers: pageHeaders(checkoutCsp(deps, null, 'none')) };
+        const lang = pageLanguage(query, ctx.get('cookie'), intent.lg);
+        const locale = localeFor(lang.lang);
+        const payAgainHref = withLanguage(`${pagePath(id)}?client_secret=${encodeURIComponent(credential.value)}`, lang);
+        // An older intent's final URL for its ending (a v202607 intent's result page stays as it was).
+        const outcome = finalOutcome(intent);
+        const urls = merchantUrls(intent);
+        const exit = outcome && finalUrl(urls, outcome) ? exitUrl(urls, outcome) : null;
+        const exitLink = exit ? { href: exit, label: fill(locale.text.returnTo, { merchant: isolate(locale, view.merchantName) }) } : null;
+        return {
+          status: 200,
+          body: resultPage(view, { assets: PAGE_ASSETS, payAgainHref, locale, exit: exitLink }),
+          headers: pageHeaders(checkoutCsp(deps, null, 'none', lineItemsOf(intent).imageOrigins)),
+        };
       }),
   }),
   route({
@@ -239,9 +286,9 @@ export const hostedPageRoutes: RouteDef[] = [
     summary: 'A pretend merchant page embedding the form (not served in production)',
     query: z.looseObject({ payment_intent: z.string().max(100).optional(), key: z.string().max(200).optional() }),
     responses: { 200: { description: 'HTML page' } },
-    handler: async ({ query, deps }) => {
+    handler: async ({ query, deps, ctx }) => {
       // A page styled as "a shop" has no business on a production payment domain.
-      if (deps.config.NODE_ENV === 'production' || !query.payment_intent || !query.key) return htmlNotFound(deps);
+      if (deps.config.NODE_ENV === 'production' || !query.payment_intent || !query.key) return htmlNotFound(deps, requestLanguage(ctx, query));
       const csp = contentSecurityPolicy({ frameAncestors: 'none', frames: ["'self'"] });
       return {
         status: 200,

@@ -4,6 +4,9 @@
 // receives the token. Then the token is submitted as a payment attempt, and the page follows the
 // attempt to its end: success, a decline (the customer may try again), a 3-D Secure challenge (the
 // gateway sends the browser back here with `attempt=<n>`), or the intent ending (expired, canceled).
+//
+// Every word it shows comes from `config.text`, the page language's table (api/hosted/locales/), with
+// `{name}` placeholders; amounts and names go into right-to-left text as bidi isolates.
 /* global window, document, ResizeObserver -- browser script, served as is (no build step) */
 (function () {
   'use strict';
@@ -12,6 +15,24 @@
   if (!configEl) return;
   var config = JSON.parse(configEl.textContent);
   var isEmbed = config.mode === 'embed';
+  var text = config.text || {};
+  var has = function (obj, key) { return !!obj && Object.prototype.hasOwnProperty.call(obj, key); };
+
+  /** An entry of the language's table with its `{name}` placeholders filled in. */
+  function t(key, vars) {
+    var template = has(text, key) ? text[key] : key;
+    return template.replace(/\{(\w+)\}/g, function (whole, name) { return vars && has(vars, name) ? String(vars[name]) : whole; });
+  }
+
+  /** A value inside right-to-left text keeps its own order ("25.00 EUR"): first-strong isolate. */
+  function iso(value) {
+    return config.dir === 'rtl' ? '\u2068' + value + '\u2069' : value;
+  }
+
+  /** English pages show our API's own message where there is one (as they always did); others the table's. */
+  function apiText(message, key) {
+    return config.lang === 'en' && message ? message : t(key);
+  }
 
   var $ = function (id) { return document.getElementById(id); };
   var form = $('card-form');
@@ -86,8 +107,8 @@
   }
 
   function failureText(code) {
-    var reason = (code && config.failureReasons[code]) || config.genericFailure;
-    return 'Payment failed: ' + reason + ', try another card.';
+    var reason = (code && has(config.failureReasons, code) && config.failureReasons[code]) || config.genericFailure;
+    return t('failed', { reason: reason });
   }
 
   // Times are rendered in UTC on the server; show them in the customer's own time zone, with the date
@@ -95,8 +116,16 @@
   Array.prototype.forEach.call(document.querySelectorAll('time[data-local-time]'), function (el) {
     var d = new Date(el.getAttribute('datetime'));
     if (isNaN(d.getTime())) return;
-    var time = d.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-    el.textContent = d.toDateString() === new Date().toDateString() ? time : d.toLocaleDateString([], { day: 'numeric', month: 'short' }) + ', ' + time;
+    var locale = config.dateLocale || [];
+    var time = d.toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+    el.textContent = d.toDateString() === new Date().toDateString() ? time : d.toLocaleDateString(locale, { day: 'numeric', month: 'short' }) + ', ' + time;
+  });
+
+  // A merchant's line-item image that does not load leaves its empty frame rather than a broken picture.
+  Array.prototype.forEach.call(document.querySelectorAll('.line-item-image img'), function (img) {
+    function hide() { img.hidden = true; }
+    if (img.complete && img.naturalWidth === 0) hide();
+    else img.addEventListener('error', hide);
   });
 
   // ---- card input formatting and validation --------------------------------------------------------
@@ -177,23 +206,23 @@
   var validators = {
     number: function () {
       var d = digitsOf(fields.number.value);
-      if (!d) return 'Enter your card number.';
-      if (d.length < 12 || d.length > 19 || !luhnValid(d)) return 'Your card number is invalid.';
+      if (!d) return t('enterCardNumber');
+      if (d.length < 12 || d.length > 19 || !luhnValid(d)) return t('invalidCardNumber');
       return '';
     },
     expiry: function () {
-      if (!fields.expiry.value.trim()) return 'Enter the expiry date.';
+      if (!fields.expiry.value.trim()) return t('enterExpiry');
       var e = parseExpiry(fields.expiry.value);
-      if (!e || e.month < 1 || e.month > 12) return 'Enter the expiry date as MM / YY.';
+      if (!e || e.month < 1 || e.month > 12) return t('expiryFormat', { format: iso(t('expiryPlaceholder')) });
       var now = new Date();
-      if (e.year * 12 + e.month - 1 < now.getFullYear() * 12 + now.getMonth()) return 'Your card has expired.';
+      if (e.year * 12 + e.month - 1 < now.getFullYear() * 12 + now.getMonth()) return t('cardExpired');
       return '';
     },
     cvc: function () {
       var d = digitsOf(fields.cvc.value);
       var want = brandOf(digitsOf(fields.number.value)) === 'amex' ? 4 : 3;
-      if (!d) return 'Enter the security code (CVC).';
-      if (d.length !== want) return 'The security code has ' + want + ' digits.';
+      if (!d) return t('enterCvc');
+      if (d.length !== want) return t('cvcDigits', { digits: want });
       return '';
     },
   };
@@ -265,7 +294,7 @@
     payButton.disabled = on;
     if (on) payButton.setAttribute('aria-busy', 'true');
     else payButton.removeAttribute('aria-busy');
-    payLabel.textContent = on ? label || 'Processing…' : 'Pay ' + config.amountLabel;
+    payLabel.textContent = on ? label || t('processing') : t('pay', { amount: iso(config.amountLabel) });
     ['number', 'expiry', 'cvc', 'name'].forEach(function (k) {
       if (fields[k]) fields[k].readOnly = on;
     });
@@ -274,6 +303,11 @@
   // ---- outcome panel ----------------------------------------------------------------------------
 
   var ended = false;
+
+  function showGiveUp() {
+    var giveUp = $('give-up');
+    if (giveUp && !isChallengePopup) giveUp.hidden = false;
+  }
 
   function showOutcome(tone, title, message) {
     if (paySection) paySection.hidden = true;
@@ -304,19 +338,21 @@
     announce({ status: kind });
     if (isChallengePopup) {
       tellOpener();
-      $('outcome-redirect').textContent = 'You can close this window.';
+      $('outcome-redirect').textContent = t('closeWindow');
       setTimeout(function () { window.close(); }, 1500);
       return;
     }
     if (isEmbed) return; // the merchant's page decides what happens next (payorch:payment event)
-    var target = safeUrl(config.returnUrl) || safeUrl(config.resultUrl);
+    // The merchant's return_url first, then (older intents) the final URL of this ending, else our result page.
+    var merchantTarget = safeUrl(config.returnUrl) || safeUrl(kind === 'succeeded' ? config.finalSuccessUrl : config.finalFailureUrl);
+    var target = merchantTarget || safeUrl(config.resultUrl);
     if (!target) return;
-    var back = config.returnUrl ? 'Return to ' + config.merchantName : 'Continue';
+    var merchant = iso(config.merchantName);
     var link = $('outcome-link');
     link.href = target;
-    link.textContent = back;
+    link.textContent = merchantTarget ? t('returnTo', { merchant: merchant }) : t('continue');
     link.hidden = false;
-    $('outcome-redirect').textContent = config.returnUrl ? 'Taking you back to ' + config.merchantName + '…' : 'Taking you to your receipt…';
+    $('outcome-redirect').textContent = merchantTarget ? t('takingBack', { merchant: merchant }) : t('takingToReceipt');
     setTimeout(function () { window.location.assign(target); }, 2500);
   }
 
@@ -328,10 +364,11 @@
     var text = failureText(code);
     setFormError(text);
     announce({ status: 'failed', failure_code: code });
+    showGiveUp(); // older intents: "Return to <merchant>" (final_failure_url) for a customer who gives up
     if (isChallengePopup) {
       tellOpener();
-      showOutcome('failure', 'Payment not completed', text);
-      $('outcome-redirect').textContent = 'You can close this window.';
+      showOutcome('failure', t('notCompleted'), text);
+      $('outcome-redirect').textContent = t('closeWindow');
       setTimeout(function () { window.close(); }, 2500);
       return;
     }
@@ -399,7 +436,7 @@
     }
     function wait() {
       var elapsed = Date.now() - started;
-      if (elapsed > 120000) $('outcome-message').textContent = 'Your bank is taking longer than usual. Please keep this page open; it updates by itself.';
+      if (elapsed > 120000) $('outcome-message').textContent = t('bankSlow');
       return new Promise(function (resolve) {
         var t = setTimeout(resolve, elapsed < 20000 ? 1000 : 3000);
         wake = function () { clearTimeout(t); resolve(); };
@@ -429,12 +466,12 @@
     var invalid = validateAll();
     if (invalid) {
       invalid.focus();
-      setFormError('Check the highlighted card details.');
+      setFormError(t('checkHighlighted'));
       return;
     }
     var exp = parseExpiry(fields.expiry.value);
     setBusy(true);
-    setStatus('Processing your payment…');
+    setStatus(t('processingPayment'));
     postJson(config.tokenUrl, {
       number: digitsOf(fields.number.value),
       exp_month: exp.month,
@@ -447,11 +484,11 @@
           var field = TOKEN_PARAM_FIELD[err.param];
           setBusy(false);
           if (field) {
-            setFieldError(field, err.message || 'Check this value.');
+            setFieldError(field, apiText(err.message, 'checkValue')); // the gateway's message is in English
             fields[field].focus();
-            setFormError('Check the highlighted card details.');
+            setFormError(t('checkHighlighted'));
           } else {
-            setFormError('Your card could not be checked right now. Please try again.');
+            setFormError(t('cardCheckUnavailable'));
           }
           return;
         }
@@ -461,7 +498,7 @@
       })
       .catch(function () {
         setBusy(false);
-        setFormError('We could not reach the payment service. Check your connection and try again.');
+        setFormError(t('unreachable'));
       });
   }
 
@@ -482,7 +519,7 @@
     }
     if (res.status === 409 && r.error && r.error.code === 'attempt_limit_reached') {
       setBusy(false);
-      setFormError(r.error.message);
+      setFormError(apiText(r.error.message, 'attemptLimit'));
       return;
     }
     if (res.status === 409) {
@@ -492,7 +529,7 @@
       return pollOutcome(null);
     }
     setBusy(false);
-    setFormError((r.error && r.error.message) || 'The payment could not be started. Please try again.');
+    setFormError(apiText(r.error && r.error.message, 'couldNotStart'));
   }
 
   /** 3-D Secure: the customer confirms with their bank on the gateway's page. */
@@ -503,18 +540,18 @@
       setFormError(failureText('processing_error'));
       return;
     }
-    setStatus('Redirecting to your bank…');
+    setStatus(t('redirectingToBank'));
     if (!isEmbed) {
-      setBusy(true, 'Redirecting to your bank…');
+      setBusy(true, t('redirectingToBank'));
       window.location.assign(url); // comes back here with attempt=<n>
       return;
     }
     // In a merchant's page we must not navigate it away: the challenge opens in a popup, from a click
     // (browsers only allow popups from a user gesture), and this form waits for the outcome.
-    showOutcome('action', 'Confirm with your bank', 'Your bank needs you to confirm this payment in a new window.');
+    showOutcome('action', t('confirmTitle'), t('confirmMessage'));
     var link = $('outcome-link');
     link.href = url;
-    link.textContent = 'Open your bank’s page';
+    link.textContent = t('openBankPage');
     link.hidden = false;
     link.onclick = function (ev) {
       ev.preventDefault();
@@ -524,7 +561,7 @@
         return;
       }
       link.hidden = true;
-      $('outcome-message').textContent = 'Complete the confirmation in the window that opened. This page updates by itself.';
+      $('outcome-message').textContent = t('completeInWindow');
       pollOutcome(null);
     };
     link.focus();

@@ -4,6 +4,8 @@
 //   <script src="https://<api>/js/v1/embed.js" data-publishable-key="pk_..."
 //           data-payment-intent="pi_..." data-target="#pay"></script>
 //
+// Optional `data-lg="ar"` (en, fr, ar) shows the form in that language instead of the intent's.
+//
 // The form itself runs in an iframe on our origin, so card fields are never part of the merchant's page
 // (its scripts cannot read them) and the merchant's page needs no change to its CSP beyond frame-src.
 // The outcome reaches the merchant as a DOM event on the target element:
@@ -23,6 +25,7 @@
   var key = script.getAttribute('data-publishable-key');
   var intent = script.getAttribute('data-payment-intent');
   var targetSelector = script.getAttribute('data-target');
+  var lg = script.getAttribute('data-lg');
 
   function fail(message) {
     if (window.console) console.error('[payorch embed] ' + message);
@@ -40,7 +43,7 @@
       return;
     }
     var iframe = document.createElement('iframe');
-    iframe.src = origin + '/pay/' + encodeURIComponent(intent) + '/embed?key=' + encodeURIComponent(key);
+    iframe.src = origin + '/pay/' + encodeURIComponent(intent) + '/embed?key=' + encodeURIComponent(key) + (lg ? '&lg=' + encodeURIComponent(lg) : '');
     iframe.title = 'Secure payment form';
     iframe.setAttribute('allow', 'payment');
     iframe.setAttribute('referrerpolicy', 'origin');

@@ -1,0 +1,39 @@
+import type { PaymentIntentRecord } from '../../platform/records';
+import type { FinalOutcome } from './copy';
+import { safeHttpUrl } from './html';
+
+// Where the hosted flow hands the customer back to the merchant. A v202607 intent has one `return_url` for
+// every ending; an older intent has `final_success_url` and `final_failure_url`. The return_url comes first
+// (older intents have none), then the final URL of the ending. Only http(s) URLs, whatever is stored.
+
+export interface MerchantUrls {
+  returnUrl: string | null;
+  finalSuccessUrl: string | null;
+  finalFailureUrl: string | null;
+}
+
+export function merchantUrls(intent: Pick<PaymentIntentRecord, 'return_url' | 'final_success_url' | 'final_failure_url'>): MerchantUrls {
+  return {
+    returnUrl: safeHttpUrl(intent.return_url),
+    finalSuccessUrl: safeHttpUrl(intent.final_success_url),
+    finalFailureUrl: safeHttpUrl(intent.final_failure_url),
+  };
+}
+
+/** The final URL of an ending (success: the success URL; canceled, expired: the failure URL). */
+export function finalUrl(urls: MerchantUrls, outcome: FinalOutcome): string | null {
+  return outcome === 'succeeded' ? urls.finalSuccessUrl : urls.finalFailureUrl;
+}
+
+/** Where the customer goes once the intent has ended, or null for our own result page. */
+export function exitUrl(urls: MerchantUrls, outcome: FinalOutcome): string | null {
+  return urls.returnUrl ?? finalUrl(urls, outcome);
+}
+
+/**
+ * Where a customer who gives up after a failed attempt goes: offered only when the merchant gave a
+ * final_failure_url (the intent stays open until it expires or the merchant cancels it).
+ */
+export function giveUpUrl(urls: MerchantUrls): string | null {
+  return urls.finalFailureUrl ? (urls.returnUrl ?? urls.finalFailureUrl) : null;
+}

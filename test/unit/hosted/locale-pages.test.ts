@@ -1,0 +1,231 @@
+import type { CheckoutView } from '../../../api/hosted/checkout-view';
+import { contentSecurityPolicy } from '../../../api/hosted/csp';
+import { lineItemsOf, MAX_IMAGE_ORIGINS, safeImageUrl } from '../../../api/hosted/line-items';
+import { localeFor, type Language } from '../../../api/hosted/locale';
+import { exitUrl, giveUpUrl, merchantUrls } from '../../../api/hosted/merchant-exit';
+import { checkoutPage, clientDefaults, messagePage, notFoundCopy, outcomeCopies, resultPage, type CheckoutClientConfig, type PageAssets } from '../../../api/hosted/pages';
+import type { PaymentIntentRecord } from '../../../platform/records';
+
+// The hosted page of older intents: language, line items, order reference, the merchant's final URLs.
+
+const ASSETS: PageAssets = {
+  css: '/assets/hosted/checkout.css?v=1',
+  js: '/assets/hosted/checkout.js?v=1',
+  favicon: '/assets/hosted/favicon.svg?v=1',
+  demoCss: '/assets/hosted/demo.css?v=1',
+  demoJs: '/assets/hosted/demo.js?v=1',
+  embedJs: '/js/v1/embed.js',
+};
+const HOSTILE = `<img src=x onerror=alert(1)> "Mug"`;
+
+function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
+  const now = new Date('2026-03-01T12:00:00Z');
+  return {
+    _id: 'pi_eu_older00000000000001',
+    tenant_id: 'ten_eu_x',
+    region: 'eu',
+    status: 'pending',
+    amount: 3500,
+    currency: 'EUR',
+    customer: null,
+    metadata: {},
+    webhooks: [],
+    return_url: null,
+    pin: null,
+    connectors: ['con_a'],
+    timeout_seconds: 1800,
+    idempotency_key: null,
+    idempotency_scope: 'pi_eu_older00000000000001',
+    api_version: 'older',
+    expires_at: new Date('2026-03-01T12:30:00Z'),
+    created_at: now,
+    updated_at: now,
+    version: 0,
+    lg: 'ar',
+    human_friendly_payment_intent_secret: 'ORD-<42>',
+    final_success_url: 'https://shop.example/ok?o=42',
+    final_failure_url: 'https://shop.example/ko?o=42',
+    line_items: [
+      { name: HOSTILE, quantity: 2, price: 1250, image: 'https://cdn.shop.example/mug.png?a=1&b="2"' },
+      { name: 'Tea', quantity: 1, price: 1000, image: 'javascript:alert(1)' },
+    ],
+    ...over,
+  };
+}
+
+function view(i = intent()): CheckoutView {
+  return {
+    intent: i,
+    merchantName: 'Brew & Bean',
+    amountLabel: '35.00 EUR',
+    methods: [{ name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true }],
+    card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
+  };
+}
+
+function render(lang: Language, v = view(), over: Partial<CheckoutClientConfig> = {}, giveUpShown = false) {
+  const locale = localeFor(lang);
+  const urls = merchantUrls(v.intent);
+  const config: CheckoutClientConfig = {
+    mode: 'hosted',
+    paymentIntent: v.intent._id,
+    amountLabel: v.amountLabel,
+    merchantName: v.merchantName,
+    bearer: 'pics_x',
+    attemptsUrl: '/v202607/payment-intents/x/attempts',
+    statusUrl: '/pay/x/status?client_secret=pics_x',
+    resultUrl: `/pay/x/result?client_secret=pics_x&lg=${lang}`,
+    returnUrl: null,
+    finalSuccessUrl: urls.finalSuccessUrl,
+    finalFailureUrl: urls.finalFailureUrl,
+    tokenUrl: v.card?.tokenUrl ?? null,
+    connector: v.card?.connector ?? null,
+    expiresAt: v.intent.expires_at.toISOString(),
+    attempt: null,
+    outcome: null,
+    copy: outcomeCopies(v.merchantName, v.amountLabel, locale),
+    ...clientDefaults(locale),
+    ...over,
+  };
+  const giveUp = giveUpUrl(urls);
+  return checkoutPage(v, {
+    layout: 'hosted',
+    assets: ASSETS,
+    config,
+    exitLink: null,
+    giveUp: giveUp ? { href: giveUp, label: 'Return to Brew & Bean', shown: giveUpShown } : null,
+  });
+}
+
+const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
+const configOf = (page: string) => JSON.parse(/<script type="application\/json" id="checkout-config">([\s\S]*?)<\/script>/.exec(page)![1]!);
+
+describe('the hosted page in the intent’s language', () => {
+  test('Arabic: lang and dir on <html>, Arabic words, amounts as isolates, card inputs left to right', () => {
+    const page = render('ar');
+    expect(page).toMatch(/^<!doctype html>\n<html lang="ar" dir="rtl">/);
+    expect(page).toContain('<label for="card-number">رقم البطاقة</label>');
+    expect(page).toContain('<span class="pay-label">ادفع \u206835.00 EUR\u2069</span>');
+    expect(page).toContain('<p class="summary-amount">\u206835.00 EUR\u2069</p>');
+    expect(page).toMatch(/<input id="card-number"[^>]*dir="ltr"/);
+    expect(markup(page)).not.toMatch(/>Pay |Card number|Expiry date/);
+    const config = configOf(page);
+    expect(config).toMatchObject({ lang: 'ar', dir: 'rtl', genericFailure: 'رُفض الدفع' });
+    expect(config.text.pay).toBe('ادفع {amount}');
+    expect(config.failureReasons.card_declined).toBe('رُفضت بطاقتك');
+  });
+
+  test('French and English pages are left to right, with no dir attribute', () => {
+    expect(render('fr')).toMatch(/<html lang="fr">/);
+    expect(render('fr')).toContain('<label for="card-number">Numéro de carte</label>');
+    expect(render('en')).toMatch(/<html lang="en">/);
+    expect(render('en')).toContain('<span class="pay-label">Pay 35.00 EUR</span>');
+  });
+
+  test('line items come above the amount, escaped, with quantity × unit price, line total and safe images only', () => {
+    const page = markup(render('en'));
+    const items = page.indexOf('class="line-items"');
+    expect(items).toBeGreaterThan(0);
+    expect(items).toBeLessThan(page.indexOf('class="summary-amount"'));
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt; &quot;Mug&quot;');
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('<span class="line-item-quantity">2 × 12.50 EUR</span>');
+    expect(page).toContain('<span class="line-item-total">25.00 EUR</span>');
+    expect(page).toContain('<span class="line-item-total">10.00 EUR</span>');
+    expect(page).toContain('src="https://cdn.shop.example/mug.png?a=1&amp;b=%222%22"');
+    expect(page).not.toContain('javascript:');
+    expect(page.match(/<span class="line-item-image"><img src=/g)).toHaveLength(1);
+    expect(page.match(/<span class="line-item-image"><\/span>/g)).toHaveLength(1); // an empty frame keeps the lines aligned
+  });
+
+  test('the order reference is shown, escaped, when the merchant gave one', () => {
+    expect(render('en')).toContain('<div><dt>Order reference</dt><dd>ORD-&lt;42&gt;</dd></div>');
+    expect(render('fr')).toContain('<dt>Référence de commande</dt>');
+    expect(render('en', view(intent({ human_friendly_payment_intent_secret: null })))).not.toContain('Order reference');
+  });
+
+  test('the final URLs reach the script; the give-up link waits for a failed attempt', () => {
+    const page = render('en');
+    expect(configOf(page)).toMatchObject({ finalSuccessUrl: 'https://shop.example/ok?o=42', finalFailureUrl: 'https://shop.example/ko?o=42' });
+    expect(page).toContain('<p id="give-up" class="give-up" hidden><a href="https://shop.example/ko?o=42">Return to Brew &amp; Bean</a></p>');
+    expect(render('en', view(), {}, true)).toContain('<p id="give-up" class="give-up" ><a href="https://shop.example/ko?o=42">');
+    const none = view(intent({ final_failure_url: null, final_success_url: null }));
+    expect(render('en', none)).not.toContain('id="give-up"');
+  });
+
+  test('the not-found page speaks the language of ?lg=', () => {
+    const page = messagePage(ASSETS, notFoundCopy(localeFor('ar')), localeFor('ar'));
+    expect(page).toMatch(/<html lang="ar" dir="rtl">/);
+    expect(page).toContain('الدفعة غير موجودة');
+  });
+});
+
+describe('the result page of an older intent', () => {
+  const paid = view(intent({ status: 'success' }));
+
+  test('sends the customer to the final URL: a link, and a refresh for a page without script', () => {
+    const exit = { href: 'https://shop.example/ok?o=42&x="1"', label: 'العودة إلى Brew & Bean' };
+    const page = resultPage(paid, { assets: ASSETS, payAgainHref: '/pay/x?client_secret=pics_x&lg=ar', locale: localeFor('ar'), exit });
+    expect(page).toMatch(/<html lang="ar" dir="rtl">/);
+    expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42&amp;x=&quot;1&quot;">');
+    expect(page).toContain('href="https://shop.example/ok?o=42&amp;x=&quot;1&quot;" >العودة إلى Brew &amp; Bean</a>');
+    expect(page).toContain('تم الدفع بنجاح');
+    expect(page).not.toContain('<script');
+  });
+
+  test('without a final URL it stays the generic page; a pending intent links back to pay, in its language', () => {
+    expect(resultPage(paid, { assets: ASSETS, payAgainHref: '/x' })).not.toContain('http-equiv');
+    const pending = resultPage(view(), { assets: ASSETS, payAgainHref: '/pay/x?client_secret=pics_x&lg=fr', locale: localeFor('fr'), exit: null });
+    expect(pending).toContain('Ce paiement n’est pas encore terminé');
+    expect(pending).toContain('href="/pay/x?client_secret=pics_x&amp;lg=fr"');
+  });
+});
+
+describe('where the customer goes back to the merchant', () => {
+  test('return_url first, then the final URL of the ending; only http(s)', () => {
+    const older = merchantUrls(intent());
+    expect(exitUrl(older, 'succeeded')).toBe('https://shop.example/ok?o=42');
+    expect(exitUrl(older, 'expired')).toBe('https://shop.example/ko?o=42');
+    expect(exitUrl(older, 'canceled')).toBe('https://shop.example/ko?o=42');
+    const both = merchantUrls(intent({ return_url: 'https://shop.example/back' }));
+    expect(exitUrl(both, 'succeeded')).toBe('https://shop.example/back');
+    expect(giveUpUrl(both)).toBe('https://shop.example/back');
+    const hostile = merchantUrls(intent({ final_success_url: 'javascript:alert(1)', final_failure_url: 'data:text/html,x' }));
+    expect(hostile).toEqual({ returnUrl: null, finalSuccessUrl: null, finalFailureUrl: null });
+    expect(giveUpUrl(hostile)).toBeNull();
+    // A v202607 intent: no final URLs, no give-up link.
+    expect(giveUpUrl(merchantUrls(intent({ return_url: 'https://shop.example/back', final_failure_url: undefined })))).toBeNull();
+  });
+});
+
+describe('line items and the images they may show', () => {
+  test('only https images without credentials, whose origin a CSP can name', () => {
+    expect(safeImageUrl('https://cdn.example/a.png')).toBe('https://cdn.example/a.png');
+    expect(safeImageUrl('https://cdn.example:8443/a.png')).toBe('https://cdn.example:8443/a.png');
+    for (const bad of ['http://cdn.example/a.png', 'javascript:alert(1)', 'data:image/png;base64,AA', 'https://u:p@cdn.example/a.png', 'https://[::1]/a.png', '//cdn.example/a', 42, null])
+      expect(safeImageUrl(bad)).toBeNull();
+  });
+
+  test('totals and prices in the intent’s currency (zero-decimal too); malformed lines are left out', () => {
+    const { items } = lineItemsOf({ currency: 'JPY', line_items: [{ name: 'Tea', quantity: 3, price: 500 }, { name: 7, quantity: 1 } as never] });
+    expect(items).toEqual([{ name: 'Tea', quantity: 3, unitPrice: '500 JPY', total: '1500 JPY', image: null }]);
+    expect(lineItemsOf({ currency: 'EUR' })).toEqual({ items: [], imageOrigins: [] });
+  });
+
+  test('image origins are deduplicated and capped; an image past the cap is not shown', () => {
+    const line_items = Array.from({ length: MAX_IMAGE_ORIGINS + 2 }, (_, i) => ({ name: `n${i}`, quantity: 1, price: 1, image: `https://img${i}.example/x.png` }));
+    line_items.push({ name: 'again', quantity: 1, price: 1, image: 'https://img0.example/y.png' });
+    const { items, imageOrigins } = lineItemsOf({ currency: 'EUR', line_items });
+    expect(imageOrigins).toHaveLength(MAX_IMAGE_ORIGINS);
+    expect(items.filter((i) => i.image)).toHaveLength(MAX_IMAGE_ORIGINS + 1);
+    expect(items[MAX_IMAGE_ORIGINS]!.image).toBeNull();
+  });
+
+  test('the CSP allows those origins in img-src and nowhere else', () => {
+    const csp = contentSecurityPolicy({ connect: ['http://sandbox.test:4010'], frameAncestors: 'none', images: ['https://cdn.shop.example', 'https://cdn.shop.example', "https://x; script-src 'unsafe-inline'"] });
+    expect(csp).toContain("img-src 'self' data: https://cdn.shop.example; connect-src 'self' http://sandbox.test:4010;");
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(contentSecurityPolicy({ frameAncestors: 'none' })).toContain("img-src 'self' data:;");
+  });
+});
