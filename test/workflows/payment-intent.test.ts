@@ -118,12 +118,14 @@ test('a charge in flight when the deadline passes: its late success wins', async
     await gate;
     return { status: 'succeeded', chargeId: 'ch_late' };
   });
-  const inp = await input(1);
+  // 3 s, not 1: while an activity runs the test server's clock runs in real time, and on a loaded machine a
+  // 1 s deadline passed before the attempt was admitted. (Under the charge's 15 s activity timeout.)
+  const inp = await input(3);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
-    await testEnv().sleep('2 seconds'); // past the deadline while the charge is still on the wire
+    await testEnv().sleep('4 seconds'); // past the deadline while the charge is still on the wire
     expect((await handle.query(intentStateQuery)).status).toBe('pending');
     release();
     expect((await attempt).status).toBe('success');
