@@ -71,11 +71,13 @@ export const EVENT_TYPES = [
   'invoice.payment_failed',
 ] as const;
 
+/** A secret sent back in an HTTP header (Service-Webhook-Secret), which carries only visible ASCII. */
+export const headerSecretSchema = z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only');
+
 export const webhookEndpointSchema = z
   .object({
     url: z.url({ protocol: /^https?$/ }).max(2048),
-    // Sent back in an HTTP header, which carries only visible ASCII.
-    secret: z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only').optional(),
+    secret: headerSecretSchema.optional(),
     events: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length),
   })
   .strict();
@@ -86,3 +88,11 @@ export const idempotencyKeySchema = z.string().min(1).max(255);
 
 export const typedId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `a ${prefix}_... id`);
+
+/** The older interface's webhooks: `webhook_urls` sharing one `webhook_secret` (Service-Webhook-Secret). */
+export function sharedSecretWebhookFields(urlsDescription: string) {
+  return {
+    webhook_urls: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(10).optional().meta({ description: urlsDescription }),
+    webhook_secret: headerSecretSchema.optional().meta({ description: 'Sent to every webhook_urls entry in the header Service-Webhook-Secret' }),
+  };
+}

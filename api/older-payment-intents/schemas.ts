@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { lineItemSchema } from '../../domain/older-views';
-import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId } from '../http/common-schemas';
+import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
 
 // The older interface's request shapes: the unprefixed create (bound to a gateway), the v202606 create, and
 // the fields they share with checkout intents.
@@ -16,16 +16,7 @@ export const payloadSchema = z
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /** webhook_urls share the one webhook_secret, sent back in the header Service-Webhook-Secret. */
-export const olderWebhookFields = {
-  webhook_urls: z.array(httpUrl).max(10).optional().meta({ description: 'Each receives the same body on every event, at the same time' }),
-  webhook_secret: z
-    .string()
-    .min(1)
-    .max(256)
-    .regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only')
-    .optional()
-    .meta({ description: 'Sent in the header Service-Webhook-Secret of every delivery' }),
-};
+export const olderWebhookFields = sharedSecretWebhookFields('Each receives the same body on every event, at the same time');
 
 /** What an older intent and a checkout intent share: where the customer ends, what the page shows. */
 export const olderPresentationFields = {

@@ -4,7 +4,7 @@ import { MAX_AMOUNT } from '../../domain/money';
 import { pageQuerySchema } from '../../domain/page-query';
 import { olderRefundRow } from '../../domain/older-refund-views';
 import { OLDER_REFUND_LIST } from '../../data/refunds';
-import { currencySchema, idempotencyKeySchema } from '../http/common-schemas';
+import { currencySchema, idempotencyKeySchema, sharedSecretWebhookFields } from '../http/common-schemas';
 
 // The older interface's refunds (unprefixed `/refunds`): a payment named by its integer transaction_id,
 // webhook_urls sharing one webhook_secret, integer refund ids, page-numbered lists.
@@ -19,19 +19,9 @@ export const olderRefundCreateBody = z
       .meta({ description: 'The integer transaction_id of a successful payment (older payment-intent webhooks and reads show it); one of another tenant reads as unknown (404)' }),
     amount: z.number().int('an integer in cents').min(1).max(MAX_AMOUNT).meta({ description: 'Cents, at most what is left to refund of the payment' }),
     currency: currencySchema.meta({ description: "3-letter ISO code; must be the payment's currency (REFUND_CCY_MISMATCH otherwise)" }),
-    webhook_urls: z
-      .array(z.url({ protocol: /^https?$/ }).max(2048))
-      .max(10)
-      .optional()
-      .meta({ description: 'Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id`' }),
-    // Sent back in an HTTP header, which carries only visible ASCII.
-    webhook_secret: z
-      .string()
-      .min(1)
-      .max(256)
-      .regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only')
-      .optional()
-      .meta({ description: 'Sent back to every webhook_urls entry in the header Service-Webhook-Secret (and signs the delivery, README "Webhooks")' }),
+    ...sharedSecretWebhookFields(
+      'Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id`',
+    ),
     refund_sla_timeout: z
       .number()
       .int()
