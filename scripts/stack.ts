@@ -193,7 +193,26 @@ async function readyOrStopped(proc: Proc, ready: () => Promise<void>): Promise<v
   }
 }
 
+/** How often a dev server on a port we chose ourselves is started again after it died at start. */
+const TEMPORAL_START_TRIES = 3;
+
+/**
+ * The dev server binds more ports than the one we give it (its HTTP API and internal services, derived from
+ * it), and one of those may be taken by another process: it then exits at start (seen once in CI, exit 2).
+ * On a port of our own choosing that is retried on another port; a port the caller asked for is not.
+ */
 export async function startTemporal(opts: ChildStartOptions & { fast: boolean; uiPort: number | null }) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startTemporalOnce(opts);
+    } catch (err) {
+      const diedAtStart = err instanceof Error && err.message.includes('exited with') && err.message.includes('before it was ready');
+      if (opts.port !== undefined || !diedAtStart || attempt >= TEMPORAL_START_TRIES || opts.signal?.aborted) throw err;
+    }
+  }
+}
+
+async function startTemporalOnce(opts: ChildStartOptions & { fast: boolean; uiPort: number | null }) {
   const port = opts.port ?? (await freePort());
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
   args.push('--db-filename', path.join(opts.dataDir, 'temporal.sqlite'));
