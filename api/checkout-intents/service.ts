@@ -7,8 +7,8 @@ import { checkoutIntentData } from '../../data/checkout-intents';
 import { idempotencyScope } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
 import type { AppDeps, AuthContext } from '../deps';
-import { discardWebhookSecrets, planSharedSecretWebhooks, storeWebhookSecrets } from '../events/endpoints';
-import { legacyEndpoints, paymentGateways } from '../older-payment-intents/service';
+import { discardWebhookSecrets, planSharedSecretWebhooks, sharedSecretEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { paymentGateways } from '../older-payment-intents/service';
 import type { CheckoutIntentCreateBody, CheckoutIntentView } from './schemas';
 
 /** The tenant's payment gateways, as the customer's choice lists them. */
@@ -65,7 +65,7 @@ export async function createCheckoutIntent(deps: AppDeps, auth: AuthContext, bod
     gateways,
     idempotency_key: key,
     idempotency_scope: idempotencyScope(auth.tenantId, key, id),
-    legacy_webhooks: legacyEndpoints(webhooks),
+    legacy_webhooks: sharedSecretEndpoints(webhooks),
     final_success_url: body.final_success_url ?? null,
     final_failure_url: body.final_failure_url ?? null,
     human_friendly_payment_intent_secret: body.human_friendly_payment_intent_secret ?? null,

@@ -56,6 +56,18 @@ export async function discardWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks)
   if (plan.secrets) await webhookSecretData(mongo).remove(plan.secrets._id);
 }
 
+/** Shared-secret endpoints as records keep them: the URL and where its secret is (events do not apply). */
+export type SharedSecretEndpoint = { url: string; secretRef?: string };
+
+export function sharedSecretEndpoints(plan: PlannedWebhooks): SharedSecretEndpoint[] {
+  return plan.endpoints.map((e) => ({ url: e.url, ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
+}
+
+/** Stored shared-secret endpoints as a workflow's endpoints (a `legacy` event goes to every one). */
+export function endpointRefs(stored: readonly SharedSecretEndpoint[]): EndpointRef[] {
+  return stored.map((e) => ({ url: e.url, events: [], ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
+}
+
 /**
  * The older interface's webhooks (payouts, older intents and refunds, checkout intents): `webhook_urls` that
  * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret.

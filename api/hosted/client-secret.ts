@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { hashesEqual } from '../../platform/keys';
+import { publicBaseUrl, type Config } from '../../platform/config';
 
 // The hosted page cannot hold a publishable key (keys are shown once and stored hashed), so each intent's
 // `url` carries a client secret bound to that one intent: an HMAC of its id under the server's pepper.
@@ -16,4 +17,9 @@ export function isClientSecretFor(paymentIntentId: string, candidate: string, pe
 
 export function hostedPageUrl(publicBaseUrl: string, paymentIntentId: string, pepper: string): string {
   return `${publicBaseUrl.replace(/\/$/, '')}/pay/${paymentIntentId}?client_secret=${clientSecretFor(paymentIntentId, pepper)}`;
+}
+
+/** An intent's hosted page on this service's public base: its `url` (v202607) and `target_url` (older interface). */
+export function intentPageUrl(paymentIntentId: string, config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT' | 'KEY_HASH_SECRET'>): string {
+  return hostedPageUrl(publicBaseUrl(config), paymentIntentId, config.KEY_HASH_SECRET);
 }

@@ -8,8 +8,8 @@ import { connectorData } from '../../data/connectors';
 import { tenantData } from '../../data/tenants';
 import type { AppDeps, AuthContext } from '../deps';
 import { bearerToken, verifyApiKey } from '../http/auth';
-import { isClientSecretFor } from '../hosted/client-secret';
-import { planSharedSecretWebhooks, type PlannedWebhooks } from '../events/endpoints';
+import { intentPageUrl, isClientSecretFor } from '../hosted/client-secret';
+import { planSharedSecretWebhooks, sharedSecretEndpoints } from '../events/endpoints';
 import { resolveCheckoutConnectors } from '../payment-methods/resolve';
 import { findCustomer } from '../customers/service';
 import {
@@ -17,9 +17,8 @@ import {
   customerOf,
   getPaymentIntent,
   insertAndStart,
-  intentUrl,
   newIntentRecord,
-  replay,
+  replayByKey,
 } from '../payment-intents/service';
 import type { CreateBodyV202606, OlderCreateBody } from './schemas';
 import { olderIntentView } from './views';
@@ -36,32 +35,28 @@ export async function checkTenant(deps: AppDeps, auth: AuthContext, given: strin
     throw invalidRequest('tenant_mismatch', 'tenant must name the tenant of the API key (or be omitted)', 'tenant');
 }
 
-/** The tenant's gateways that take payments: those of its live connectors with payment methods. */
-export async function paymentGateways(deps: AppDeps, tenantId: string): Promise<Map<string, string[]>> {
+/** The tenant's connectors that take payments: live, with payment methods, of a gateway we have an adapter for. */
+async function paymentConnectors(deps: AppDeps, tenantId: string) {
   const known = new Set(deps.gateways.names());
+  return (await connectorData(deps.mongo).ofTenant(tenantId)).filter((c) => c.live && c.payment_methods.length > 0 && known.has(c.gateway));
+}
+
+/** The tenant's gateways that take payments, each with the payment methods of its connectors. */
+export async function paymentGateways(deps: AppDeps, tenantId: string): Promise<Map<string, string[]>> {
   const byGateway = new Map<string, string[]>();
-  for (const c of await connectorData(deps.mongo).ofTenant(tenantId)) {
-    if (!c.live || c.payment_methods.length === 0 || !known.has(c.gateway)) continue;
-    byGateway.set(c.gateway, [...new Set([...(byGateway.get(c.gateway) ?? []), ...c.payment_methods])]);
-  }
+  for (const c of await paymentConnectors(deps, tenantId)) byGateway.set(c.gateway, [...new Set([...(byGateway.get(c.gateway) ?? []), ...c.payment_methods])]);
   return byGateway;
 }
 
-/** The tenant's live connectors of `gateway`, which the intent may use; 400 naming `gateway` when none. */
+/** The tenant's connectors of `gateway`, which the intent may use; 400 naming `gateway` when none (or not `allowed`). */
 async function gatewayConnectors(deps: AppDeps, tenantId: string, gateway: string, allowed: string[] | null): Promise<string[]> {
-  const ids = (await connectorData(deps.mongo).ofTenant(tenantId))
-    .filter((c) => c.live && c.gateway === gateway && c.payment_methods.length > 0 && deps.gateways.names().includes(c.gateway))
-    .map((c) => c._id);
+  const usable = await paymentConnectors(deps, tenantId);
+  const ids = usable.filter((c) => c.gateway === gateway).map((c) => c._id);
   if (ids.length === 0 || (allowed !== null && !allowed.includes(gateway))) {
-    const usable = allowed ?? [...(await paymentGateways(deps, tenantId)).keys()];
-    throw invalidRequest('gateway_invalid', `"${gateway}" is not a gateway this payment can use${usable.length ? ` (usable: ${usable.join(', ')})` : ''}`, 'gateway');
+    const names = allowed ?? [...new Set(usable.map((c) => c.gateway))];
+    throw invalidRequest('gateway_invalid', `"${gateway}" is not a gateway this payment can use${names.length ? ` (usable: ${names.join(', ')})` : ''}`, 'gateway');
   }
   return ids;
-}
-
-/** The legacy endpoints of a planned set, as the record keeps them (secrets stay in webhook_secrets). */
-export function legacyEndpoints(plan: PlannedWebhooks): { url: string; secretRef?: string }[] {
-  return plan.endpoints.map((e) => ({ url: e.url, ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
 }
 
 /** A checkout intent a new payment may join: the tenant's, still open; 400/409 otherwise. */
@@ -74,7 +69,7 @@ async function openCheckoutIntent(deps: AppDeps, tenantId: string, id: string): 
 
 const createdAnswer = (r: PaymentIntentRecord, created: boolean, deps: AppDeps) => ({
   status: created ? 201 : 200,
-  body: { payment_intent: r.uuid!, resource_created: created, target_url: intentUrl(r._id, deps) },
+  body: { payment_intent: r.uuid!, resource_created: created, target_url: intentPageUrl(r._id, deps.config) },
 });
 
 /**
@@ -84,10 +79,8 @@ const createdAnswer = (r: PaymentIntentRecord, created: boolean, deps: AppDeps) 
 export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: OlderCreateBody) {
   await checkTenant(deps, auth, body.tenant);
   const key = body.checkout_intent_idempotency_key;
-  if (key) {
-    const existing = await paymentIntentData(deps.mongo).byIdempotencyKey(auth.tenantId, key);
-    if (existing) return createdAnswer(await replay(existing, deps), false, deps);
-  }
+  const existing = await replayByKey(deps, auth, key);
+  if (existing) return createdAnswer(existing, false, deps);
   const checkout = body.checkout_intent ? await openCheckoutIntent(deps, auth.tenantId, body.checkout_intent) : null;
   const amount = checkout?.amount ?? body.amount!;
   const currency = checkout?.currency ?? body.currency!;
@@ -98,7 +91,7 @@ export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: 
   const connectors = await gatewayConnectors(deps, auth.tenantId, body.gateway, checkout?.gateways ?? null);
   const webhooks = planSharedSecretWebhooks(auth.tenantId, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   // The checkout intent's webhook_urls hear about every intent under it (an URL given twice hears once).
-  const own = legacyEndpoints(webhooks);
+  const own = sharedSecretEndpoints(webhooks);
   const inherited = (checkout?.legacy_webhooks ?? []).filter((w) => !own.some((o) => o.url === w.url));
   const record = await newIntentRecord(deps, auth, {
     amount,
@@ -131,10 +124,8 @@ export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: 
 /** POST /v202606/payment-intents: no gateway (any live connector), a customer by id or by merchant_id. */
 export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body: CreateBodyV202606) {
   const { mongo } = deps;
-  if (body.idempotency_key) {
-    const existing = await paymentIntentData(mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
-    if (existing) return { status: 200, body: await answerV202606(deps, await replay(existing, deps), false, false) };
-  }
+  const existing = await replayByKey(deps, auth, body.idempotency_key);
+  if (existing) return { status: 200, body: await answerV202606(deps, existing, false, false) };
   const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, null);
   const given = body.customer;
   const input =
@@ -142,7 +133,6 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
       ? given
       : definedOnly({ reference: given.merchant_id, first_name: given.first_name, last_name: given.last_name, phone_number: given.phone_number, email: given.email });
   const customer = await customerOf(deps, auth, input);
-  const customerExisted = customer !== null && (customer.input === undefined || (await findCustomer(mongo, auth.tenantId, customer.id)) !== null);
   const webhooks = planSharedSecretWebhooks(auth.tenantId, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   const record = await newIntentRecord(deps, auth, {
     amount: body.amount,
@@ -160,14 +150,14 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
     checkout_intent: null,
     final_success_url: body.final_success_url ?? null,
     final_failure_url: body.final_failure_url ?? null,
-    legacy_webhooks: legacyEndpoints(webhooks),
+    legacy_webhooks: sharedSecretEndpoints(webhooks),
     contact: {
       phone_number: typeof given === 'object' ? (given.phone_number ?? null) : null,
       email: typeof given === 'object' ? (given.email ?? null) : null,
     },
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
-  return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.record, made.created, made.created && !customerExisted) };
+  return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.record, made.created, made.customerCreated) };
 }
 
 async function answerV202606(deps: AppDeps, r: PaymentIntentRecord, created: boolean, customerCreated: boolean) {
@@ -202,10 +192,9 @@ export async function frontEndSafeIntent(ctx: Context, deps: AppDeps, ref: strin
 
 /** PUT /payment-intents/{payment_intent}/cancel: the canceled intent in the older shape (last_reason null unless it failed). */
 export async function cancelOlderIntent(deps: AppDeps, tenantId: string, ref: string) {
-  const before = await getPaymentIntent(deps, tenantId, ref);
-  await cancelPaymentIntent(deps, tenantId, before._id);
+  await cancelPaymentIntent(deps, tenantId, ref);
   // The workflow writes the record before it answers the cancel.
-  const after = await getPaymentIntent(deps, tenantId, before._id);
+  const after = await getPaymentIntent(deps, tenantId, ref);
   const view = olderIntentView(after, deps);
   return { ...view, last_reason: view.last_reason === '' ? null : view.last_reason };
 }

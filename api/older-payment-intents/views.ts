@@ -1,8 +1,7 @@
 import { olderProgress, type OlderIntentRow, type OlderIntentView } from '../../domain/older-views';
 import type { PaymentIntentRecord } from '../../platform/records';
 import type { AppDeps } from '../deps';
-import { publicBaseUrl } from '../../platform/config';
-import { hostedPageUrl } from '../hosted/client-secret';
+import { intentPageUrl } from '../hosted/client-secret';
 
 // An intent as the older interface shows it, from its stored record (the workflow writes the progress
 // fields; records written before it had them read as their status implies).
@@ -38,7 +37,7 @@ export function olderIntentView(r: PaymentIntentRecord, deps: AppDeps): OlderInt
       phone_number: r.contact?.phone_number ?? null,
       email: r.contact?.email ?? null,
       payment_intent_channel: r.checkout_intent ? 'checkout_intent' : 'api',
-      redirect_to: hostedPageUrl(publicBaseUrl(deps.config), r._id, deps.config.KEY_HASH_SECRET),
+      redirect_to: intentPageUrl(r._id, deps.config),
     },
     lg: r.lg ?? null,
     x_token_id: null,

@@ -6,24 +6,18 @@ import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput
 import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
 import { START_DEADLINE_MS } from '../../platform/temporal';
-import { publicBaseUrl } from '../../platform/config';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
-import { hostedPageUrl } from '../hosted/client-secret';
+import { intentPageUrl } from '../hosted/client-secret';
 import { resolveCheckoutConnectors } from '../payment-methods/resolve';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
+import { discardWebhookSecrets, endpointRefs, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
 import { newOlderIds, paymentIntentData } from '../../data/payment-intents';
 import { idempotencyScope } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
-
-/** The hosted page of an intent, with the client secret that lets it show and pay that intent. */
-export function intentUrl(id: string, deps: AppDeps): string {
-  return hostedPageUrl(publicBaseUrl(deps.config), id, deps.config.KEY_HASH_SECRET);
-}
 
 /** A stored intent in its one public shape (domain/views.ts). */
 export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentView {
@@ -32,7 +26,7 @@ export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntent
     status: r.status,
     amount: r.amount,
     currency: r.currency,
-    url: intentUrl(r._id, deps),
+    url: intentPageUrl(r._id, deps.config),
     expires_at: r.expires_at.toISOString(),
     ...(r.customer ? { customer: r.customer } : {}),
     created_at: r.created_at.toISOString(),
@@ -53,7 +47,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     returnUrl: r.return_url,
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),
-    hostedPageUrl: intentUrl(r._id, deps),
+    hostedPageUrl: intentPageUrl(r._id, deps.config),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
     maxAttempts: deps.config.MAX_ATTEMPTS_PER_INTENT,
     ...(r.legacy_webhooks?.length || r.checkout_intent
@@ -62,7 +56,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
             view: olderIntentView(r, deps),
             transactionId: r.transaction_id!,
             payloadJson: r.payload_json ?? null,
-            webhooks: (r.legacy_webhooks ?? []).map((w) => ({ url: w.url, events: [], ...(w.secretRef ? { secretRef: w.secretRef } : {}) })),
+            webhooks: endpointRefs(r.legacy_webhooks ?? []),
             checkoutIntent: r.checkout_intent ?? null,
           },
         }
@@ -115,11 +109,8 @@ function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
  */
 export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
   const { mongo } = deps;
-  if (body.idempotency_key) {
-    // Fast path for a repeated key: no customer upsert, no second insert.
-    const existing = await paymentIntentData(mongo).byIdempotencyKey(auth.tenantId, body.idempotency_key);
-    if (existing) return replayed(await replay(existing, deps), deps);
-  }
+  const existing = await replayByKey(deps, auth, body.idempotency_key);
+  if (existing) return replayed(existing, deps);
   const pin = pinOf(body);
   const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
   const customer = await customerOf(deps, auth, body.customer);
@@ -142,6 +133,16 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
 }
 
 const replayed = (r: PaymentIntentRecord, deps: AppDeps) => ({ status: 200, body: createView(r, deps, false) });
+
+/**
+ * The fast path of a create repeated with a known idempotency key (every create interface has it): the
+ * intent it made, its workflow started if it never was; no customer upsert, no second insert.
+ */
+export async function replayByKey(deps: AppDeps, auth: AuthContext, key: string | undefined): Promise<PaymentIntentRecord | null> {
+  if (!key) return null;
+  const existing = await paymentIntentData(deps.mongo).byIdempotencyKey(auth.tenantId, key);
+  return existing ? replay(existing, deps) : null;
+}
 
 /** What a create decides; newIntentRecord adds the ids, the clock and the bookkeeping fields. */
 export type IntentDraft = Pick<
@@ -178,13 +179,14 @@ export interface IntentSideWrites {
 /**
  * Inserts the record (the idempotency guard), makes the side writes, starts the workflow. A concurrent
  * duplicate gets the winner's record (`created` false), whose workflow it starts again (harmless).
+ * `customerCreated`: this create made the intent's customer (an inline customer no one had yet).
  */
 export async function insertAndStart(
   deps: AppDeps,
   auth: AuthContext,
   record: PaymentIntentRecord,
   sides: IntentSideWrites,
-): Promise<{ created: boolean; record: PaymentIntentRecord }> {
+): Promise<{ created: boolean; record: PaymentIntentRecord; customerCreated: boolean }> {
   const { mongo } = deps;
   const intents = paymentIntentData(mongo);
   const id = record._id;
@@ -194,9 +196,10 @@ export async function insertAndStart(
     if (!isDuplicateKeyError(err)) throw err;
     const winner = await intents.byIdempotencyKey(auth.tenantId, record.idempotency_key!);
     if (!winner) throw err;
-    return { created: false, record: await replay(winner, deps) };
+    return { created: false, record: await replay(winner, deps), customerCreated: false };
   }
   // The guard is won: this request alone makes the side writes.
+  let customerCreated = false;
   const undo: (() => Promise<void>)[] = [];
   // Without its workflow the intent would never expire: take it all back so a retry starts clean.
   const takeBack = async () => {
@@ -212,6 +215,7 @@ export async function insertAndStart(
     if (customer?.input) {
       const upserted = await upsertCustomer(mongo, auth.tenantId, auth.region, customer.input, customer.id);
       undo.push(upserted.undo);
+      customerCreated = upserted.created;
       if (upserted.record._id !== customer.id) {
         // Another request created this reference since we looked: the intent belongs to that customer.
         record.customer = upserted.record._id;
@@ -226,11 +230,11 @@ export async function insertAndStart(
     await startWorkflow(record, deps);
   } catch (err) {
     // A start that timed out on our side may have happened on the server: then the intent stands.
-    if (await workflowExists(deps, id)) return { created: true, record };
+    if (await workflowExists(deps, id)) return { created: true, record, customerCreated };
     await takeBack();
     throw err;
   }
-  return { created: true, record };
+  return { created: true, record, customerCreated };
 }
 
 /**
@@ -258,7 +262,7 @@ async function workflowExists(deps: AppDeps, id: string): Promise<boolean> {
 }
 
 /** A create repeated with a known idempotency key: the same intent, its workflow started if it never was. */
-export async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<PaymentIntentRecord> {
+async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<PaymentIntentRecord> {
   // The first creator may have died between its insert and its start; starting again is harmless.
   if (existing.version === 0) await startWorkflow(existing, deps);
   return existing;

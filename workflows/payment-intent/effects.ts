@@ -73,7 +73,11 @@ export function describe(run: IntentRun): void {
   setCurrentDetails(run.s.summary());
 }
 
-function emit(run: IntentRun, type: string, data: Record<string, unknown>): Promise<string> {
+/**
+ * An event of the intent: in the envelope to its `webhooks`, or (`legacyBody`) in the older interface's body
+ * to every one of its older endpoints.
+ */
+function emit(run: IntentRun, type: string, data: Record<string, unknown>, legacyBody?: Record<string, unknown>): Promise<string> {
   const { input } = run;
   return emitEvent({
     webhookTaskQueue: input.webhookTaskQueue,
@@ -83,7 +87,7 @@ function emit(run: IntentRun, type: string, data: Record<string, unknown>): Prom
     objectId: input.id,
     source: { kind: 'payment_intent', id: input.id },
     data,
-    endpoints: input.webhooks,
+    ...(legacyBody ? { endpoints: input.older!.webhooks, format: 'legacy' as const, legacyBody } : { endpoints: input.webhooks }),
   });
 }
 
@@ -102,31 +106,15 @@ export async function apply(run: IntentRun, trigger: IntentTrigger): Promise<boo
   // the meantime; it is persisted before it is emitted, so the read model is never behind an event.
   const data = { ...s.view(), metadata: run.input.metadata };
   const now = new Date().toISOString();
-  const olderBodies = t.events.map((type) => s.olderWebhookBody(type, now));
+  const olderEvents = run.input.older?.webhooks.length ? t.events.map((type) => [type, s.olderWebhookBody(type, now)!] as const) : [];
   await persist(run);
   for (const type of t.events) await emit(run, type, data);
-  for (const [i, type] of t.events.entries()) await emitOlder(run, type, olderBodies[i]!);
+  for (const [type, body] of olderEvents) {
+    // The payload is the merchant's free JSON (any keys): it travels in the body's text, not in a stored object.
+    const { payload: _payload, ...stored } = body;
+    await emit(run, type, stored, body);
+  }
   return true;
-}
-
-/** The older interface's webhook: the same body to every webhook_urls entry (none: nothing is emitted). */
-async function emitOlder(run: IntentRun, type: string, body: Record<string, unknown> | null): Promise<void> {
-  const { input } = run;
-  if (!body || !input.older || input.older.webhooks.length === 0) return;
-  // The payload is the merchant's free JSON (any keys): it travels in the body's text, not in a stored object.
-  const { payload: _payload, ...data } = body;
-  await emitEvent({
-    webhookTaskQueue: input.webhookTaskQueue,
-    tenantId: input.tenantId,
-    region: input.region,
-    type,
-    objectId: input.id,
-    source: { kind: 'payment_intent', id: input.id },
-    data,
-    endpoints: input.older.webhooks,
-    format: 'legacy',
-    legacyBody: body,
-  });
 }
 
 export async function cancelIntent(run: IntentRun, reason: CancellationReason): Promise<void> {
