@@ -5,6 +5,7 @@ import type { ConnectorRecord, PaymentIntentRecord } from '../../platform/record
 import { CATALOG, logoUrl, type PaymentMethodCategory, type PaymentMethodName } from '../payment-methods/catalog';
 import { intentCheckoutMethods } from '../payment-methods/resolve';
 import { isClientSecretFor } from './client-secret';
+import { lineItemsOf, type LineItems } from './line-items';
 import { publishableKeyAllows } from './publishable-key';
 import { sandboxPublicUrl } from './public-url';
 import { paymentIntentData } from '../../data/payment-intents';
@@ -69,6 +70,8 @@ export interface CheckoutView {
   methods: CheckoutMethodView[];
   /** The card form's tokenization endpoint and connector, when a card can be paid here. */
   card: { tokenUrl: string; connector: string; testMode: boolean } | null;
+  /** The purchase's lines (older intents) and their image origins, which the page's CSP allows (hosted layout). */
+  lineItems: LineItems;
 }
 
 export async function loadCheckoutView(
@@ -98,6 +101,7 @@ export async function loadCheckoutView(
       available: m.name === 'card' && card !== null,
     })),
     card,
+    lineItems: lineItemsOf(intent),
   };
 }
 

@@ -1,24 +1,9 @@
-import type { CheckoutOutcome } from './intent-status';
-import { ENGLISH, fill, isolate, type Locale } from './locale';
+import type { FinalOutcome } from './intent-status';
+import { fill, isolate, type Locale } from './locale';
 
 // What the customer reads about a payment's outcome, in the page's language (the tables are in locales/).
 // Handed to the page script in its config too, so the server-rendered page and the script say the same thing.
-
-/** Gateway failure codes in the customer's words (English). Unknown codes get the generic line. */
-export const FAILURE_REASONS: Readonly<Record<string, string>> = ENGLISH.text.failureReasons;
-export const GENERIC_FAILURE = ENGLISH.text.genericFailure;
-
-export function failureReason(code: string | null | undefined, locale: Locale = ENGLISH): string {
-  const reasons: Readonly<Record<string, string>> = locale.text.failureReasons;
-  return (code && Object.prototype.hasOwnProperty.call(reasons, code) && reasons[code]) || locale.text.genericFailure;
-}
-
-/** "Payment failed: your card was declined, try another card." */
-export function failureMessage(code: string | null | undefined, locale: Locale = ENGLISH): string {
-  return fill(locale.text.failed, { reason: failureReason(code, locale) });
-}
-
-export type FinalOutcome = Extract<CheckoutOutcome, 'succeeded' | 'canceled' | 'expired'>;
+// A failed attempt's words are the script's own (checkout.js failureText, from the table's failureReasons).
 
 export interface OutcomeCopy {
   tone: 'success' | 'failure' | 'neutral' | 'progress';
@@ -26,7 +11,7 @@ export interface OutcomeCopy {
   message: string;
 }
 
-export function outcomeCopy(outcome: FinalOutcome | 'processing', merchantName: string, amountLabel: string, locale: Locale = ENGLISH): OutcomeCopy {
+export function outcomeCopy(outcome: FinalOutcome | 'processing', merchantName: string, amountLabel: string, locale: Locale): OutcomeCopy {
   const t = locale.text;
   const vars = { merchant: isolate(locale, merchantName), amount: isolate(locale, amountLabel) };
   switch (outcome) {

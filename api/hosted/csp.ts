@@ -17,8 +17,8 @@ export function originOf(url: string): string {
   return new URL(url).origin;
 }
 
-/** An https origin as URL.origin writes it: nothing that could end a source list or a directive. */
-function isHttpsOrigin(origin: string): boolean {
+/** An https origin as URL.origin writes it: nothing that could end a source list or a directive (no IPv6 literal either). */
+export function isHttpsOrigin(origin: string): boolean {
   return /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(origin);
 }
 

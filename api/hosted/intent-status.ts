@@ -16,12 +16,22 @@ import { intentStateQuery, type IntentState } from '../../workflows/payment-inte
  */
 export type CheckoutOutcome = 'open' | 'processing' | 'failed' | 'succeeded' | 'canceled' | 'expired';
 
+/** The endings of an intent: once in one, the page shows it and no one can pay. */
+export type FinalOutcome = Extract<CheckoutOutcome, 'succeeded' | 'canceled' | 'expired'>;
+
 export type RecordView = Pick<PaymentIntentRecord, 'status' | 'version' | 'expires_at' | 'cancellation_reason' | 'last_failure_code'>;
 export type LiveView = Pick<IntentState, 'status' | 'version' | 'attempt' | 'attempts'>;
 
 export interface OutcomeAnswer {
   outcome: CheckoutOutcome;
   failure_code?: string;
+}
+
+/** The ending an intent's record is in, or null while it is pending. */
+export function finalOutcome(record: Pick<PaymentIntentRecord, 'status' | 'cancellation_reason'>): FinalOutcome | null {
+  if (record.status === 'success') return 'succeeded';
+  if (record.status === 'canceled') return record.cancellation_reason === 'expired' ? 'expired' : 'canceled';
+  return null;
 }
 
 /**
@@ -31,8 +41,8 @@ export interface OutcomeAnswer {
  *   and a failure code already in it is taken as this attempt's).
  */
 export function checkoutOutcome(record: RecordView, live: LiveView | null, attemptNumber: number | null, now: Date): OutcomeAnswer {
-  if (record.status === 'success') return { outcome: 'succeeded' };
-  if (record.status === 'canceled') return { outcome: record.cancellation_reason === 'expired' ? 'expired' : 'canceled' };
+  const final = finalOutcome(record);
+  if (final) return { outcome: final };
   const failed = (): OutcomeAnswer =>
     record.last_failure_code ? { outcome: 'failed', failure_code: record.last_failure_code } : { outcome: 'failed' };
 

@@ -1,5 +1,6 @@
 import { formatMoney } from '../../domain/money';
 import type { LineItem, PaymentIntentRecord } from '../../platform/records';
+import { isHttpsOrigin, originOf } from './csp';
 
 // The purchase's lines (the older create's `line_items`) as the hosted page shows them, and the image
 // origins its Content-Security-Policy must allow for them. Both come from this one function, so the page
@@ -26,8 +27,7 @@ export function safeImageUrl(raw: unknown): string | null {
   if (typeof raw !== 'string' || !raw || raw.length > 2048) return null;
   try {
     const u = new URL(raw);
-    if (u.protocol !== 'https:' || u.username || u.password) return null;
-    if (!/^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(u.origin)) return null; // no IPv6 literal: CSP cannot name one
+    if (u.protocol !== 'https:' || u.username || u.password || !isHttpsOrigin(u.origin)) return null;
     return u.toString();
   } catch {
     return null;
@@ -40,13 +40,19 @@ function isLine(l: unknown): l is LineItem {
   return typeof name === 'string' && Number.isFinite(quantity) && Number.isFinite(price);
 }
 
-export function lineItemsOf(intent: Pick<PaymentIntentRecord, 'line_items' | 'currency'>): { items: LineItemView[]; imageOrigins: string[] } {
+export interface LineItems {
+  items: LineItemView[];
+  /** The https origins of the images in `items`: what the page's img-src must allow. */
+  imageOrigins: string[];
+}
+
+export function lineItemsOf(intent: Pick<PaymentIntentRecord, 'line_items' | 'currency'>): LineItems {
   const lines = Array.isArray(intent.line_items) ? intent.line_items.filter(isLine) : [];
   const origins: string[] = [];
   const items = lines.map((l): LineItemView => {
     let image = safeImageUrl(l.image);
     if (image) {
-      const origin = new URL(image).origin;
+      const origin = originOf(image);
       if (!origins.includes(origin)) {
         if (origins.length < MAX_IMAGE_ORIGINS) origins.push(origin);
         else image = null;

@@ -43,7 +43,7 @@ export function chooseLanguage(...candidates: unknown[]): Language {
   return 'en';
 }
 
-export function localeFor(lang: Language = 'en'): Locale {
+export function localeFor(lang: Language): Locale {
   return LOCALES[lang];
 }
 

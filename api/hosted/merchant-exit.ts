@@ -1,6 +1,6 @@
 import type { PaymentIntentRecord } from '../../platform/records';
-import type { FinalOutcome } from './copy';
 import { safeHttpUrl } from './html';
+import type { FinalOutcome } from './intent-status';
 
 // Where the hosted flow hands the customer back to the merchant. A v202607 intent has one `return_url` for
 // every ending; an older intent has `final_success_url` and `final_failure_url`. The return_url comes first
@@ -21,7 +21,7 @@ export function merchantUrls(intent: Pick<PaymentIntentRecord, 'return_url' | 'f
 }
 
 /** The final URL of an ending (success: the success URL; canceled, expired: the failure URL). */
-export function finalUrl(urls: MerchantUrls, outcome: FinalOutcome): string | null {
+function finalUrl(urls: MerchantUrls, outcome: FinalOutcome): string | null {
   return outcome === 'succeeded' ? urls.finalSuccessUrl : urls.finalFailureUrl;
 }
 
@@ -31,9 +31,17 @@ export function exitUrl(urls: MerchantUrls, outcome: FinalOutcome): string | nul
 }
 
 /**
- * Where a customer who gives up after a failed attempt goes: offered only when the merchant gave a
- * final_failure_url (the intent stays open until it expires or the merchant cancels it).
+ * Where our result page sends the customer on by itself: only for an ending the merchant gave a final URL
+ * for (a v202607 intent's result page, reached without its return_url, stays as it was).
+ */
+export function resultExitUrl(urls: MerchantUrls, outcome: FinalOutcome | null): string | null {
+  return outcome && finalUrl(urls, outcome) ? exitUrl(urls, outcome) : null;
+}
+
+/**
+ * Where a customer who gives up after a failed attempt goes: where a failed ending would take them, offered
+ * only when the merchant gave a final_failure_url (the intent stays open until it expires or is canceled).
  */
 export function giveUpUrl(urls: MerchantUrls): string | null {
-  return urls.finalFailureUrl ? (urls.returnUrl ?? urls.finalFailureUrl) : null;
+  return urls.finalFailureUrl ? exitUrl(urls, 'canceled') : null;
 }

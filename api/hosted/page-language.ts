@@ -1,3 +1,4 @@
+import type { Context } from 'koa';
 import { chooseLanguage, languageOf, type Language } from './locale';
 
 // A hosted page's language for one request. `?lg=` on the URL wins, then the language this browser chose
@@ -16,30 +17,38 @@ export interface PageLanguage {
   fromQuery: Language | null;
 }
 
-/** The language named by our cookie in a Cookie header, if it names a supported one. */
-export function cookieLanguage(cookieHeader: string | undefined): Language | null {
-  if (!cookieHeader) return null;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === LANGUAGE_COOKIE) return languageOf(part.slice(eq + 1).trim());
-  }
-  return null;
-}
-
-export function pageLanguage(query: Record<string, unknown>, cookieHeader: string | undefined, intentLg: string | null | undefined): PageLanguage {
+/**
+ * The language a request asks for, before any intent is known (what a "not found" page speaks): `?lg=`,
+ * then the cookie's value, else English. Once the intent is read, `intentLanguage` settles it.
+ */
+export function pageLanguage(query: Record<string, unknown>, cookieValue: string | undefined): PageLanguage {
   const raw = query['lg'];
   const fromQuery = languageOf(Array.isArray(raw) ? raw[0] : raw);
-  const carried = fromQuery ?? cookieLanguage(cookieHeader);
-  return { lang: chooseLanguage(carried, intentLg), carried, fromQuery };
+  const carried = fromQuery ?? languageOf(cookieValue);
+  return { lang: chooseLanguage(carried), carried, fromQuery };
+}
+
+/** The page's language once its intent is known: the customer's choice, else the intent's `lg`, else English. */
+export function intentLanguage(requested: PageLanguage, intentLg: string | null | undefined): PageLanguage {
+  return { ...requested, lang: chooseLanguage(requested.carried, intentLg) };
+}
+
+/** `pageLanguage` of a Koa request: its `?lg=` and our cookie. */
+export function requestLanguage(ctx: Pick<Context, 'cookies'>, query: Record<string, unknown>): PageLanguage {
+  return pageLanguage(query, ctx.cookies.get(LANGUAGE_COOKIE, { signed: false }));
+}
+
+/**
+ * Remembers a `?lg=` for one intent's pages (`pagePath` and below), for this browser session; nothing when
+ * the URL chose no language. Secure when the request came over https (`proxy: true`: X-Forwarded-Proto counts).
+ */
+export function rememberLanguage(ctx: Pick<Context, 'cookies' | 'secure'>, pagePath: string, lang: PageLanguage): void {
+  if (!lang.fromQuery) return;
+  ctx.cookies.set(LANGUAGE_COOKIE, lang.fromQuery, { path: pagePath, httpOnly: true, sameSite: 'lax', secure: ctx.secure, overwrite: true, signed: false });
 }
 
 /** `url` with `lg=` added when the customer chose the language; unchanged otherwise. */
 export function withLanguage(url: string, lang: PageLanguage): string {
   if (!lang.carried) return url;
   return `${url}${url.includes('?') ? '&' : '?'}lg=${lang.carried}`;
-}
-
-/** Set-Cookie value remembering `lang` for one intent's pages (`/pay/<id>` and below), for this browser session. */
-export function languageCookie(pagePath: string, lang: Language, secure: boolean): string {
-  return `${LANGUAGE_COOKIE}=${lang}; Path=${pagePath}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }

@@ -1,9 +1,9 @@
 import type { CheckoutView } from './checkout-view';
-import { outcomeCopy, type FinalOutcome, type OutcomeCopy } from './copy';
+import { outcomeCopy, type OutcomeCopy } from './copy';
 import { html, jsonForScript, type SafeHtml } from './html';
 import { ICONS } from './icons';
-import { lineItemsOf } from './line-items';
-import { clientText, ENGLISH, fill, fillHtml, isolate, localeFor, type ClientText, type Language, type Locale } from './locale';
+import type { FinalOutcome } from './intent-status';
+import { clientText, fill, fillHtml, isolate, localeFor, type ClientText, type Language, type Locale } from './locale';
 
 // The customer-facing pages, rendered on the server as plain HTML. Every value goes through `html`, which
 // escapes it; the page script reads its settings from a JSON data block, never from inline code. Every
@@ -50,12 +50,12 @@ export interface CheckoutClientConfig {
   dir: 'ltr' | 'rtl';
   dateLocale: string | null;
   text: ClientText;
-  /** Older intents: where the customer goes once paid, or once the payment ended or they give up (hosted only). */
-  finalSuccessUrl?: string | null;
-  finalFailureUrl?: string | null;
+  /** Older intents: where the customer goes once paid, or once the payment ended or they give up (hosted only, else null). */
+  finalSuccessUrl: string | null;
+  finalFailureUrl: string | null;
 }
 
-export function outcomeCopies(merchantName: string, amountLabel: string, locale: Locale = ENGLISH): CheckoutClientConfig['copy'] {
+export function outcomeCopies(merchantName: string, amountLabel: string, locale: Locale): CheckoutClientConfig['copy'] {
   return {
     succeeded: outcomeCopy('succeeded', merchantName, amountLabel, locale),
     expired: outcomeCopy('expired', merchantName, amountLabel, locale),
@@ -65,7 +65,7 @@ export function outcomeCopies(merchantName: string, amountLabel: string, locale:
 }
 
 export function clientDefaults(
-  locale: Locale = ENGLISH,
+  locale: Locale,
 ): Pick<CheckoutClientConfig, 'failureReasons' | 'genericFailure' | 'lang' | 'dir' | 'dateLocale' | 'text'> {
   return {
     failureReasons: locale.text.failureReasons,
@@ -83,13 +83,13 @@ interface ShellOptions {
   bodyClass: string;
   withScript: boolean;
   config?: CheckoutClientConfig;
-  locale?: Locale;
+  locale: Locale;
   /** Sends the browser on after a few seconds, for pages without the script (an http(s) URL only). */
   refresh?: { seconds: number; url: string } | null;
 }
 
 function shell(opts: ShellOptions, body: SafeHtml): string {
-  const locale = opts.locale ?? ENGLISH;
+  const locale = opts.locale;
   return html`<!doctype html>
 <html lang="${locale.lang}"${locale.dir === 'rtl' ? html` dir="rtl"` : null}>
 <head>
@@ -130,7 +130,7 @@ function merchantBar(view: Pick<CheckoutView, 'merchantName' | 'card'>, locale: 
 
 /** The purchase's lines (older intents), above the amount: image, name, quantity × unit price, line total. */
 function lineItemList(view: CheckoutView, locale: Locale) {
-  const { items } = lineItemsOf(view.intent);
+  const { items } = view.lineItems;
   if (items.length === 0) return null;
   const withImages = items.some((i) => i.image);
   return html`<ul class="line-items" aria-label="${locale.text.items}">
@@ -250,13 +250,16 @@ export interface CheckoutPageOptions {
   layout: 'hosted' | 'embed';
   assets: PageAssets;
   config: CheckoutClientConfig;
-  /** Where "Return to the merchant" goes when the page opens on a final intent (hosted layout). */
-  exitLink: Link | null;
+  /**
+   * Hosted layout, an intent already final: the merchant's URL for its ending ("Return to <merchant>"), or
+   * null for our result page (`config.resultUrl`, "Continue").
+   */
+  merchantExit: string | null;
   /**
    * Older intents with a final_failure_url: the way back to the merchant for a customer who gives up after a
    * failed attempt (hosted layout). Shown at once when an attempt has already failed, else by the script.
    */
-  giveUp?: (Link & { shown: boolean }) | null;
+  giveUp: { href: string; shown: boolean } | null;
 }
 
 export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): string {
@@ -267,16 +270,20 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
   const payable = !final;
   const merchant = isolate(locale, view.merchantName);
   const amount = isolate(locale, view.amountLabel);
-  const giveUp = opts.layout === 'hosted' ? opts.giveUp : null;
+  const backToMerchant = fill(t.returnTo, { merchant });
+  const giveUp = opts.giveUp;
+  // The hosted page of an ended intent links on: back to the merchant, else to our result page.
+  const exitHref = opts.layout === 'hosted' ? (opts.merchantExit ?? opts.config.resultUrl) : null;
+  const exitLink = exitHref ? { href: exitHref, label: opts.merchantExit ? backToMerchant : t.continue } : null;
   const inner = html`
   ${payable
     ? html`<div id="pay-section" class="pay-section">
     ${methodList(view, locale)}
     ${cardForm(view, locale)}
-    ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${giveUp.label}</a></p>` : null}
+    ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${backToMerchant}</a></p>` : null}
   </div>`
     : null}
-  ${outcomePanel(finalCopy, final ? opts.exitLink : null)}
+  ${outcomePanel(finalCopy, final ? exitLink : null)}
   <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>`;
 
   const body =
@@ -310,24 +317,31 @@ ${securedFooter(locale)}
 /** Seconds the result page shows its outcome before it sends the customer on to the merchant's final URL. */
 export const RESULT_REDIRECT_SECONDS = 3;
 
+export interface ResultPageOptions {
+  assets: PageAssets;
+  locale: Locale;
+  /** The intent's ending (intent-status finalOutcome), or null while it is pending. */
+  outcome: FinalOutcome | null;
+  /** The hosted page, for a pending intent ("Go to the payment page"). */
+  payAgainHref: string;
+  /** An ended older intent: its final URL, where the page sends the customer on by itself. */
+  exitUrl: string | null;
+}
+
 /**
- * The generic page a hosted flow ends on when the merchant gave no return_url. With `exit` (an older
+ * The generic page a hosted flow ends on when the merchant gave no return_url. With `exitUrl` (an older
  * intent's final URL for its ending) it says so, links there and sends the browser on by itself.
  */
-export function resultPage(view: CheckoutView, opts: { assets: PageAssets; payAgainHref: string; locale?: Locale; exit?: Link | null }): string {
-  const locale = opts.locale ?? ENGLISH;
+export function resultPage(view: CheckoutView, opts: ResultPageOptions): string {
+  const { locale, outcome } = opts;
   const t = locale.text;
-  const status = view.intent.status;
   const merchant = isolate(locale, view.merchantName);
-  const copy: OutcomeCopy =
-    status === 'success'
-      ? outcomeCopy('succeeded', view.merchantName, view.amountLabel, locale)
-      : status === 'canceled'
-        ? outcomeCopy(view.intent.cancellation_reason === 'expired' ? 'expired' : 'canceled', view.merchantName, view.amountLabel, locale)
-        : { tone: 'neutral', title: t.pendingTitle, message: t.pendingMessage };
-  const exit = status === 'pending' ? null : (opts.exit ?? null);
-  const link = status === 'pending' ? { href: opts.payAgainHref, label: t.goToPaymentPage } : exit;
-  const footnote = status === 'pending' || exit ? null : html`<p class="outcome-footnote">${t.closeWindow}</p>`;
+  const copy: OutcomeCopy = outcome
+    ? outcomeCopy(outcome, view.merchantName, view.amountLabel, locale)
+    : { tone: 'neutral', title: t.pendingTitle, message: t.pendingMessage };
+  const exit = outcome && opts.exitUrl ? { href: opts.exitUrl, label: fill(t.returnTo, { merchant }) } : null;
+  const link = outcome ? exit : { href: opts.payAgainHref, label: t.goToPaymentPage };
+  const footnote = !outcome || exit ? null : html`<p class="outcome-footnote">${t.closeWindow}</p>`;
   const body = html`<div class="page">
 <main class="checkout">
 ${merchantBar(view, locale)}
@@ -350,7 +364,7 @@ ${securedFooter(locale)}
 }
 
 /** A page that only says something: the "not found" answer and the "unavailable" one. */
-export function messagePage(assets: PageAssets, copy: { title: string; message: string }, locale: Locale = ENGLISH): string {
+export function messagePage(assets: PageAssets, copy: { title: string; message: string }, locale: Locale): string {
   const body = html`<div class="page">
 <main class="checkout">
 <div class="panel">
@@ -367,14 +381,12 @@ ${securedFooter(locale)}
 }
 
 /** One page for every "you may not see this" case: unknown intent, wrong or missing secret or key. */
-export function notFoundCopy(locale: Locale = ENGLISH) {
+export function notFoundCopy(locale: Locale) {
   return { title: locale.text.notFoundTitle, message: locale.text.notFoundMessage };
 }
-export function unavailableCopy(locale: Locale = ENGLISH) {
+export function unavailableCopy(locale: Locale) {
   return { title: locale.text.unavailableTitle, message: locale.text.unavailableMessage };
 }
-export const NOT_FOUND_COPY = notFoundCopy();
-export const UNAVAILABLE_COPY = unavailableCopy();
 
 /** A pretend shop page that embeds the form the way a merchant would (GET /demo/embedded). */
 export function demoShopPage(opts: { assets: PageAssets; paymentIntent: string; publishableKey: string }): string {

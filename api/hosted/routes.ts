@@ -1,30 +1,16 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import type { PaymentIntentRecord } from '../../platform/records';
 import { isDependencyDown } from '../http/dependency-errors';
 import type { AppDeps } from '../deps';
 import { authorizedIntent, credentialFrom, loadCheckoutView, type CheckoutCredential, type CheckoutView } from './checkout-view';
-import type { FinalOutcome } from './copy';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
 import { checkoutOutcome, liveIntentState } from './intent-status';
-import { lineItemsOf } from './line-items';
-import { fill, isolate, localeFor } from './locale';
-import { exitUrl, finalUrl, giveUpUrl, merchantUrls } from './merchant-exit';
-import { languageCookie, pageLanguage, withLanguage, type PageLanguage } from './page-language';
-import {
-  checkoutPage,
-  clientDefaults,
-  demoShopPage,
-  messagePage,
-  notFoundCopy,
-  outcomeCopies,
-  resultPage,
-  type CheckoutClientConfig,
-  unavailableCopy,
-  type PageAssets,
-} from './pages';
+import { localeFor } from './locale';
+import { intentLanguage, rememberLanguage, requestLanguage, type PageLanguage } from './page-language';
+import { checkoutPageSetup, pagePath, resultPageSetup } from './page-setup';
+import { checkoutPage, demoShopPage, messagePage, notFoundCopy, resultPage, unavailableCopy, type PageAssets } from './pages';
 import { sandboxPublicUrl } from './public-url';
 import { assetFile, serveAsset } from './static-asset';
 import { route, type RouteDef, type RouteResult } from '../http/route';
@@ -52,10 +38,6 @@ const PAGE_ASSETS: PageAssets = {
   embedJs: '/js/v1/embed.js',
 };
 
-/** The attempts endpoint the page submits tokens to (the lead's route, v202607). */
-const attemptsUrl = (id: string) => `/v202607/payment-intents/${encodeURIComponent(id)}/attempts`;
-const pagePath = (id: string, suffix = '') => `/pay/${encodeURIComponent(id)}${suffix}`;
-
 const intentParams = z.object({ payment_intent: z.string().min(1).max(100) });
 // Pages accept any query (a merchant may add tracking parameters to the URL); what we read we check here.
 const anyQuery = z.looseObject({});
@@ -67,44 +49,41 @@ function attemptFrom(query: Record<string, unknown>): number | null {
   return typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : null;
 }
 
-function finalOutcome(r: PaymentIntentRecord): FinalOutcome | null {
-  if (r.status === 'success') return 'succeeded';
-  if (r.status === 'canceled') return r.cancellation_reason === 'expired' ? 'expired' : 'canceled';
-  return null;
-}
-
-/** The page's CSP: the gateway's tokenization origin, and the https origins of the line items' images it shows. */
-function checkoutCsp(deps: AppDeps, view: CheckoutView | null, frameAncestors: 'none' | 'any', images: readonly string[] = []): string {
+/**
+ * The page's CSP: the gateway's tokenization origin, and (hosted layout, the only one that shows them) the
+ * https origins of the line items' images. The embedded form may be framed by any merchant site.
+ */
+function checkoutCsp(deps: AppDeps, view: CheckoutView | null, layout: 'hosted' | 'embed'): string {
   const connect = new Set([originOf(sandboxPublicUrl(deps.config))]);
   if (view?.card) connect.add(originOf(view.card.tokenUrl));
-  return contentSecurityPolicy({ connect: [...connect], frameAncestors, images: [...images] });
+  const images = layout === 'hosted' && view ? view.lineItems.imageOrigins : [];
+  return contentSecurityPolicy({ connect: [...connect], frameAncestors: layout === 'hosted' ? 'none' : 'any', images });
 }
-
-/** A page's language before any intent is known (not found, unavailable): `?lg=` or the cookie. */
-const requestLanguage = (ctx: Context, query: Record<string, unknown>) => pageLanguage(query, ctx.get('cookie'), null);
 
 function htmlNotFound(deps: AppDeps, lang: PageLanguage): RouteResult {
   const locale = localeFor(lang.lang);
-  return { status: 404, body: messagePage(PAGE_ASSETS, notFoundCopy(locale), locale), headers: pageHeaders(checkoutCsp(deps, null, 'none')) };
+  return { status: 404, body: messagePage(PAGE_ASSETS, notFoundCopy(locale), locale), headers: pageHeaders(checkoutCsp(deps, null, 'hosted')) };
 }
 
-/** A page that cannot reach MongoDB says so in HTML, not in the API's JSON error. */
-async function htmlPage(deps: AppDeps, lang: PageLanguage, render: () => Promise<RouteResult>): Promise<RouteResult> {
+/**
+ * A page in the language the request asks for (worked out once, here), and one that cannot reach MongoDB
+ * says so in HTML, not in the API's JSON error.
+ */
+async function htmlPage(
+  deps: AppDeps,
+  ctx: Context,
+  query: Record<string, unknown>,
+  render: (lang: PageLanguage) => Promise<RouteResult>,
+): Promise<RouteResult> {
+  const lang = requestLanguage(ctx, query);
   try {
-    return await render();
+    return await render(lang);
   } catch (err) {
     if (!isDependencyDown(err)) throw err;
     const locale = localeFor(lang.lang);
     const body = messagePage(PAGE_ASSETS, unavailableCopy(locale), locale);
-    return { status: 503, body, headers: { ...pageHeaders(checkoutCsp(deps, null, 'none')), 'Retry-After': '5' } };
+    return { status: 503, body, headers: { ...pageHeaders(checkoutCsp(deps, null, 'hosted')), 'Retry-After': '5' } };
   }
-}
-
-/** Remembers a `?lg=` for this intent's pages, so the 3-D Secure return (whose URL has no `lg`) keeps it. */
-function languageHeaders(deps: AppDeps, ctx: Context, id: string, lang: PageLanguage): Record<string, string> {
-  if (!lang.fromQuery) return {};
-  const secure = ctx.secure || /^https:/i.test(deps.config.PUBLIC_BASE_URL ?? '');
-  return { 'Set-Cookie': languageCookie(pagePath(id), lang.fromQuery, secure) };
 }
 
 async function renderCheckout(
@@ -112,58 +91,21 @@ async function renderCheckout(
   ctx: Context,
   id: string,
   query: Record<string, unknown>,
+  requested: PageLanguage,
   layout: 'hosted' | 'embed',
 ): Promise<RouteResult> {
   const credential = credentialFrom(query, layout === 'hosted' ? ['client_secret'] : ['publishable_key']);
   const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
-  if (!intent || !credential) return htmlNotFound(deps, requestLanguage(ctx, query));
+  if (!intent || !credential) return htmlNotFound(deps, requested);
   const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
-  const lang = pageLanguage(query, ctx.get('cookie'), intent.lg);
-  const locale = localeFor(lang.lang);
-  const hosted = layout === 'hosted';
-  const credentialQuery = `${credential.kind === 'client_secret' ? 'client_secret' : 'key'}=${encodeURIComponent(credential.value)}`;
-  const urls = merchantUrls(intent);
-  const returnUrl = urls.returnUrl;
-  const resultUrl = hosted ? withLanguage(`${pagePath(id, '/result')}?${credentialQuery}`, lang) : null;
-  const outcome = finalOutcome(intent);
-  const config: CheckoutClientConfig = {
-    mode: layout,
-    paymentIntent: intent._id,
-    amountLabel: view.amountLabel,
-    merchantName: view.merchantName,
-    bearer: credential.value,
-    attemptsUrl: attemptsUrl(intent._id),
-    statusUrl: `${pagePath(id, '/status')}?${credentialQuery}`,
-    resultUrl,
-    returnUrl: hosted ? returnUrl : null,
-    ...(hosted && (urls.finalSuccessUrl || urls.finalFailureUrl) ? { finalSuccessUrl: urls.finalSuccessUrl, finalFailureUrl: urls.finalFailureUrl } : {}),
-    tokenUrl: view.card?.tokenUrl ?? null,
-    connector: view.card?.connector ?? null,
-    expiresAt: intent.expires_at.toISOString(),
-    attempt: intent.status === 'pending' ? attemptFrom(query) : null,
-    outcome,
-    copy: outcomeCopies(view.merchantName, view.amountLabel, locale),
-    ...clientDefaults(locale),
-  };
-  const backToMerchant = fill(locale.text.returnTo, { merchant: isolate(locale, view.merchantName) });
-  const exit = outcome ? exitUrl(urls, outcome) : returnUrl;
-  const exitLink = !hosted ? null : exit ? { href: exit, label: backToMerchant } : { href: resultUrl!, label: locale.text.continue };
-  const giveUp = hosted ? giveUpUrl(urls) : null;
-  // Line items (and their images) are shown in the hosted layout only.
-  const images = hosted ? lineItemsOf(intent).imageOrigins : [];
+  const lang = intentLanguage(requested, intent.lg);
+  const page = checkoutPageSetup(view, { layout, credential, lang, attempt: attemptFrom(query) });
+  // Remembers a `?lg=` for this intent's pages, so the 3-D Secure return (whose URL has no `lg`) keeps it.
+  if (layout === 'hosted') rememberLanguage(ctx, pagePath(id), lang);
   return {
     status: 200,
-    body: checkoutPage(view, {
-      layout,
-      assets: PAGE_ASSETS,
-      config,
-      exitLink,
-      giveUp: giveUp ? { href: giveUp, label: backToMerchant, shown: !!intent.last_failure_code } : null,
-    }),
-    headers: {
-      ...pageHeaders(checkoutCsp(deps, view, hosted ? 'none' : 'any', images), { framable: !hosted }),
-      ...(hosted ? languageHeaders(deps, ctx, id, lang) : {}),
-    },
+    body: checkoutPage(view, { ...page, assets: PAGE_ASSETS }),
+    headers: pageHeaders(checkoutCsp(deps, view, layout), { framable: layout === 'embed' }),
   };
 }
 
@@ -185,7 +127,7 @@ export const hostedPageRoutes: RouteDef[] = [
     params: intentParams,
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
-    handler: ({ params, query, deps, ctx }) => htmlPage(deps, requestLanguage(ctx, query), () => renderCheckout(deps, ctx, params.payment_intent, query, 'hosted')),
+    handler: ({ params, query, deps, ctx }) => htmlPage(deps, ctx, query, (lang) => renderCheckout(deps, ctx, params.payment_intent, query, lang, 'hosted')),
   }),
   route({
     ...common,
@@ -195,7 +137,7 @@ export const hostedPageRoutes: RouteDef[] = [
     params: intentParams,
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
-    handler: ({ params, query, deps, ctx }) => htmlPage(deps, requestLanguage(ctx, query), () => renderCheckout(deps, ctx, params.payment_intent, query, 'embed')),
+    handler: ({ params, query, deps, ctx }) => htmlPage(deps, ctx, query, (lang) => renderCheckout(deps, ctx, params.payment_intent, query, lang, 'embed')),
   }),
   route({
     ...common,
@@ -235,24 +177,17 @@ export const hostedPageRoutes: RouteDef[] = [
     query: anyQuery,
     responses: { 200: { description: 'HTML page' }, 404: { description: 'HTML "not found" page' } },
     handler: ({ params, query, deps, ctx }) =>
-      htmlPage(deps, requestLanguage(ctx, query), async () => {
+      htmlPage(deps, ctx, query, async (requested) => {
         const id = params.payment_intent;
         const credential = credentialFrom(query, ['client_secret']);
         const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
-        if (!intent || !credential) return htmlNotFound(deps, requestLanguage(ctx, query));
+        if (!intent || !credential) return htmlNotFound(deps, requested);
         const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
-        const lang = pageLanguage(query, ctx.get('cookie'), intent.lg);
-        const locale = localeFor(lang.lang);
-        const payAgainHref = withLanguage(`${pagePath(id)}?client_secret=${encodeURIComponent(credential.value)}`, lang);
-        // An older intent's final URL for its ending (a v202607 intent's result page stays as it was).
-        const outcome = finalOutcome(intent);
-        const urls = merchantUrls(intent);
-        const exit = outcome && finalUrl(urls, outcome) ? exitUrl(urls, outcome) : null;
-        const exitLink = exit ? { href: exit, label: fill(locale.text.returnTo, { merchant: isolate(locale, view.merchantName) }) } : null;
+        const page = resultPageSetup(view, credential.value, intentLanguage(requested, intent.lg));
         return {
           status: 200,
-          body: resultPage(view, { assets: PAGE_ASSETS, payAgainHref, locale, exit: exitLink }),
-          headers: pageHeaders(checkoutCsp(deps, null, 'none', lineItemsOf(intent).imageOrigins)),
+          body: resultPage(view, { ...page, assets: PAGE_ASSETS }),
+          headers: pageHeaders(checkoutCsp(deps, view, 'hosted')),
         };
       }),
   }),

@@ -100,7 +100,12 @@ describe('the hosted page of an older intent', () => {
     expect(res.html).toContain('<label for="card-number">Numéro de carte</label>');
     expect(configOf(res.html).resultUrl).toMatch(/\/result\?client_secret=pics_[0-9a-f]+&lg=fr$/);
     const cookie = res.headers.get('set-cookie')!;
-    expect(cookie).toBe(`payorch_lg=fr; Path=/pay/${intent.id}; HttpOnly; SameSite=Lax`);
+    // Plain http here (no X-Forwarded-Proto: https): not Secure, or the browser would not send it back.
+    expect(cookie).toBe(`payorch_lg=fr; path=/pay/${intent.id}; samesite=lax; httponly`);
+
+    // Behind an https proxy (the app trusts X-Forwarded-Proto) the cookie is Secure.
+    const proxied = await page(withQuery(intent.url, 'lg=ar'), { 'x-forwarded-proto': 'https' });
+    expect(proxied.headers.get('set-cookie')).toBe(`payorch_lg=ar; path=/pay/${intent.id}; samesite=lax; secure; httponly`);
 
     // The 3DS return URL is the page URL the workflow was given, plus attempt=N: no lg, but the cookie.
     const back = withQuery(intent.url, 'attempt=1');
@@ -177,7 +182,7 @@ describe('v202607 intents are shown as before', () => {
     expect(res.html).not.toContain('line-items');
     expect(res.html).not.toContain('id="give-up"');
     const config = configOf(res.html);
-    expect(config).not.toHaveProperty('finalSuccessUrl');
+    expect(config).toMatchObject({ finalSuccessUrl: null, finalFailureUrl: null });
     expect(config.returnUrl).toBe('https://shop.example/back');
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data:;");
     // ?lg= works for them too.

@@ -152,7 +152,7 @@ test('the embedded form pays inside the merchant page, 3-D Secure in a popup, an
   await page.close();
 });
 
-test('an older intent in Arabic shows its line items right to left, pays with 4242 and lands on final_success_url', async () => {
+test('an older intent in Arabic shows its line items right to left, a decline in Arabic with the way back, then pays with 4242 and lands on final_success_url', async () => {
   const m = await createMerchant('Brew & Bean Coffee');
   const r = await api.post(
     '/payment-intents',
@@ -181,17 +181,30 @@ test('an older intent in Arabic shows its line items right to left, pays with 42
   await expect(page.locator('.line-item-name').allTextContents()).resolves.toEqual(['\u2068Flat white <b>\u2069', '\u2068قهوة عربية\u2069']);
   await expect(page.locator('.line-item-total').allTextContents()).resolves.toEqual(['\u206825.00 EUR\u2069', '\u206810.00 EUR\u2069']);
   await expect(page.getByText('ORD-42').isVisible()).resolves.toBe(true);
-  await page.getByLabel('رقم البطاقة').fill('4242 4242 4242 4242');
+  await page.locator('.line-item-image img').waitFor({ state: 'hidden', timeout: 10_000 });
+  // The way back to the merchant waits for a failed attempt.
+  const giveUp = page.locator('#give-up a');
+  await expect(giveUp.isHidden()).resolves.toBe(true);
+
+  // A declined card: the script's own words for it, in Arabic, and the way back to final_failure_url.
+  await page.getByLabel('رقم البطاقة').fill('4000 0000 0000 0002');
   await page.getByLabel('تاريخ الانتهاء').fill('12 / 34');
   await page.getByLabel('رمز التحقق (CVC)').fill('123');
+  await page.locator('#pay-button').click();
+  const alert = page.getByRole('alert').filter({ hasText: 'فشل الدفع' });
+  await alert.waitFor({ timeout: 20_000 });
+  await expect(alert.textContent()).resolves.toBe('فشل الدفع: رُفضت بطاقتك، جرّب بطاقة أخرى.');
+  await giveUp.waitFor({ state: 'visible' });
+  await expect(giveUp.getAttribute('href')).resolves.toBe(`${shop.url}/orders/42/failed`);
+  await expect(giveUp.textContent()).resolves.toBe('العودة إلى \u2068Brew & Bean Coffee\u2069');
+
+  await page.getByLabel('رقم البطاقة').fill('4242 4242 4242 4242');
   await expect(page.getByLabel('رقم البطاقة').inputValue()).resolves.toBe('4242 4242 4242 4242');
-  await page.screenshot({ path: '/tmp/hosted-ar.png', fullPage: true });
   await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-6-arabic.png'), fullPage: true });
 
   await page.locator('#pay-button').click();
   await page.getByRole('heading', { name: 'تم الدفع بنجاح' }).waitFor({ timeout: 20_000 });
   await expect(page.locator('#outcome-link').textContent()).resolves.toBe('العودة إلى \u2068Brew & Bean Coffee\u2069');
-  await page.screenshot({ path: '/tmp/hosted-ar-success.png', fullPage: true });
   await page.waitForURL(`${shop.url}/orders/42/paid?ref=abc`, { timeout: 15_000 });
   await eventually(async () => (shop.hits.includes('/orders/42/paid?ref=abc') ? true : undefined), 5_000, 'the final_success_url visit');
   const id = new URL(r.body.target_url).pathname.split('/')[2]!;

@@ -2,8 +2,10 @@ import type { CheckoutView } from '../../../api/hosted/checkout-view';
 import { contentSecurityPolicy } from '../../../api/hosted/csp';
 import { lineItemsOf, MAX_IMAGE_ORIGINS, safeImageUrl } from '../../../api/hosted/line-items';
 import { localeFor, type Language } from '../../../api/hosted/locale';
-import { exitUrl, giveUpUrl, merchantUrls } from '../../../api/hosted/merchant-exit';
-import { checkoutPage, clientDefaults, messagePage, notFoundCopy, outcomeCopies, resultPage, type CheckoutClientConfig, type PageAssets } from '../../../api/hosted/pages';
+import { exitUrl, giveUpUrl, merchantUrls, resultExitUrl } from '../../../api/hosted/merchant-exit';
+import { intentLanguage, pageLanguage } from '../../../api/hosted/page-language';
+import { checkoutPageSetup, resultPageSetup } from '../../../api/hosted/page-setup';
+import { checkoutPage, messagePage, notFoundCopy, resultPage, type PageAssets } from '../../../api/hosted/pages';
 import type { PaymentIntentRecord } from '../../../platform/records';
 
 // The hosted page of older intents: language, line items, order reference, the merchant's final URLs.
@@ -60,42 +62,19 @@ function view(i = intent()): CheckoutView {
     amountLabel: '35.00 EUR',
     methods: [{ name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true }],
     card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
+    lineItems: lineItemsOf(i),
   };
 }
 
-function render(lang: Language, v = view(), over: Partial<CheckoutClientConfig> = {}, giveUpShown = false) {
-  const locale = localeFor(lang);
-  const urls = merchantUrls(v.intent);
-  const config: CheckoutClientConfig = {
-    mode: 'hosted',
-    paymentIntent: v.intent._id,
-    amountLabel: v.amountLabel,
-    merchantName: v.merchantName,
-    bearer: 'pics_x',
-    attemptsUrl: '/v202607/payment-intents/x/attempts',
-    statusUrl: '/pay/x/status?client_secret=pics_x',
-    resultUrl: `/pay/x/result?client_secret=pics_x&lg=${lang}`,
-    returnUrl: null,
-    finalSuccessUrl: urls.finalSuccessUrl,
-    finalFailureUrl: urls.finalFailureUrl,
-    tokenUrl: v.card?.tokenUrl ?? null,
-    connector: v.card?.connector ?? null,
-    expiresAt: v.intent.expires_at.toISOString(),
-    attempt: null,
-    outcome: null,
-    copy: outcomeCopies(v.merchantName, v.amountLabel, locale),
-    ...clientDefaults(locale),
-    ...over,
-  };
-  const giveUp = giveUpUrl(urls);
-  return checkoutPage(v, {
-    layout: 'hosted',
-    assets: ASSETS,
-    config,
-    exitLink: null,
-    giveUp: giveUp ? { href: giveUp, label: 'Return to Brew & Bean', shown: giveUpShown } : null,
-  });
+/** The page's language as the route settles it: `?lg=` (when given), then the intent's `lg`. */
+const languageOf = (v: CheckoutView, lg?: Language) => intentLanguage(pageLanguage(lg ? { lg } : {}, undefined), v.intent.lg);
+
+/** What the route draws the checkout page with: the same setup, on the client secret `pics_x`. */
+function setup(v: CheckoutView, lg?: Language, layout: 'hosted' | 'embed' = 'hosted') {
+  return checkoutPageSetup(v, { layout, credential: { kind: 'client_secret', value: 'pics_x' }, lang: languageOf(v, lg), attempt: null });
 }
+
+const render = (lang: Language, v = view()) => checkoutPage(v, { ...setup(v, lang), assets: ASSETS });
 
 const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
 const configOf = (page: string) => JSON.parse(/<script type="application\/json" id="checkout-config">([\s\S]*?)<\/script>/.exec(page)![1]!);
@@ -146,11 +125,41 @@ describe('the hosted page in the intent’s language', () => {
 
   test('the final URLs reach the script; the give-up link waits for a failed attempt', () => {
     const page = render('en');
-    expect(configOf(page)).toMatchObject({ finalSuccessUrl: 'https://shop.example/ok?o=42', finalFailureUrl: 'https://shop.example/ko?o=42' });
+    expect(configOf(page)).toMatchObject({ finalSuccessUrl: 'https://shop.example/ok?o=42', finalFailureUrl: 'https://shop.example/ko?o=42', returnUrl: null });
     expect(page).toContain('<p id="give-up" class="give-up" hidden><a href="https://shop.example/ko?o=42">Return to Brew &amp; Bean</a></p>');
-    expect(render('en', view(), {}, true)).toContain('<p id="give-up" class="give-up" ><a href="https://shop.example/ko?o=42">');
+    // After a failed attempt the page opens with it shown, in the page's language.
+    const failed = view(intent({ last_failure_code: 'card_declined' }));
+    expect(render('en', failed)).toContain('<p id="give-up" class="give-up" ><a href="https://shop.example/ko?o=42">Return to Brew &amp; Bean</a></p>');
+    expect(render('fr', failed)).toContain('<p id="give-up" class="give-up" ><a href="https://shop.example/ko?o=42">Retour à Brew &amp; Bean</a></p>');
     const none = view(intent({ final_failure_url: null, final_success_url: null }));
     expect(render('en', none)).not.toContain('id="give-up"');
+    expect(configOf(render('en', none))).toMatchObject({ finalSuccessUrl: null, finalFailureUrl: null });
+  });
+
+  test('links carry a language chosen by ?lg=, not the intent’s own', () => {
+    expect(configOf(render('fr')).resultUrl).toBe('/pay/pi_eu_older00000000000001/result?client_secret=pics_x&lg=fr');
+    expect(setup(view()).config.resultUrl).toBe('/pay/pi_eu_older00000000000001/result?client_secret=pics_x');
+    expect(setup(view()).config.lang).toBe('ar');
+  });
+
+  test('the embedded form leaves the way back to the merchant’s page: no URLs of theirs, no give-up link', () => {
+    const embed = setup(view(intent({ last_failure_code: 'card_declined' })), 'en', 'embed');
+    expect(embed.config).toMatchObject({ mode: 'embed', resultUrl: null, returnUrl: null, finalSuccessUrl: null, finalFailureUrl: null });
+    expect(embed.giveUp).toBeNull();
+    expect(checkoutPage(view(), { ...embed, assets: ASSETS })).not.toContain('id="give-up"');
+  });
+
+  test('an intent already ended opens on its outcome, with the link to the final URL of that ending', () => {
+    const paid = view(intent({ status: 'success' }));
+    const page = render('ar', paid);
+    expect(configOf(page).outcome).toBe('succeeded');
+    expect(page).not.toContain('id="card-form"');
+    expect(page).toContain('href="https://shop.example/ok?o=42" >العودة إلى \u2068Brew &amp; Bean\u2069</a>');
+    const canceled = render('fr', view(intent({ status: 'canceled', cancellation_reason: 'requested' })));
+    expect(canceled).toContain('href="https://shop.example/ko?o=42" >Retour à Brew &amp; Bean</a>');
+    // Without a URL of the merchant's, the page goes on to our result page.
+    const plain = render('en', view(intent({ status: 'success', final_success_url: null })));
+    expect(plain).toContain('href="/pay/pi_eu_older00000000000001/result?client_secret=pics_x&amp;lg=en" >Continue</a>');
   });
 
   test('the not-found page speaks the language of ?lg=', () => {
@@ -162,22 +171,31 @@ describe('the hosted page in the intent’s language', () => {
 
 describe('the result page of an older intent', () => {
   const paid = view(intent({ status: 'success' }));
+  const result = (v: CheckoutView, lg?: Language) => resultPage(v, { ...resultPageSetup(v, 'pics_x', languageOf(v, lg)), assets: ASSETS });
 
   test('sends the customer to the final URL: a link, and a refresh for a page without script', () => {
-    const exit = { href: 'https://shop.example/ok?o=42&x="1"', label: 'العودة إلى Brew & Bean' };
-    const page = resultPage(paid, { assets: ASSETS, payAgainHref: '/pay/x?client_secret=pics_x&lg=ar', locale: localeFor('ar'), exit });
+    const page = result(paid);
     expect(page).toMatch(/<html lang="ar" dir="rtl">/);
-    expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42&amp;x=&quot;1&quot;">');
-    expect(page).toContain('href="https://shop.example/ok?o=42&amp;x=&quot;1&quot;" >العودة إلى Brew &amp; Bean</a>');
+    expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42">');
+    expect(page).toContain('href="https://shop.example/ok?o=42" >العودة إلى \u2068Brew &amp; Bean\u2069</a>');
     expect(page).toContain('تم الدفع بنجاح');
     expect(page).not.toContain('<script');
+    expect(result(view(intent({ status: 'canceled', cancellation_reason: 'expired' })), 'fr')).toContain('url=https://shop.example/ko?o=42">');
+  });
+
+  test('the final URL is escaped in the refresh and the link', () => {
+    const exitUrl = 'https://shop.example/ok?o=42&x="1"';
+    const page = resultPage(paid, { assets: ASSETS, locale: localeFor('en'), outcome: 'succeeded', payAgainHref: '/x', exitUrl });
+    expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42&amp;x=&quot;1&quot;">');
+    expect(page).toContain('href="https://shop.example/ok?o=42&amp;x=&quot;1&quot;" >Return to Brew &amp; Bean</a>');
   });
 
   test('without a final URL it stays the generic page; a pending intent links back to pay, in its language', () => {
-    expect(resultPage(paid, { assets: ASSETS, payAgainHref: '/x' })).not.toContain('http-equiv');
-    const pending = resultPage(view(), { assets: ASSETS, payAgainHref: '/pay/x?client_secret=pics_x&lg=fr', locale: localeFor('fr'), exit: null });
+    expect(result(view(intent({ status: 'success', final_success_url: null })))).not.toContain('http-equiv');
+    const pending = result(view(), 'fr');
     expect(pending).toContain('Ce paiement n’est pas encore terminé');
-    expect(pending).toContain('href="/pay/x?client_secret=pics_x&amp;lg=fr"');
+    expect(pending).toContain('href="/pay/pi_eu_older00000000000001?client_secret=pics_x&amp;lg=fr"');
+    expect(pending).not.toContain('http-equiv');
   });
 });
 
@@ -193,8 +211,12 @@ describe('where the customer goes back to the merchant', () => {
     const hostile = merchantUrls(intent({ final_success_url: 'javascript:alert(1)', final_failure_url: 'data:text/html,x' }));
     expect(hostile).toEqual({ returnUrl: null, finalSuccessUrl: null, finalFailureUrl: null });
     expect(giveUpUrl(hostile)).toBeNull();
-    // A v202607 intent: no final URLs, no give-up link.
-    expect(giveUpUrl(merchantUrls(intent({ return_url: 'https://shop.example/back', final_failure_url: undefined })))).toBeNull();
+    // A v202607 intent: no final URLs, no give-up link, and its result page does not send the customer on.
+    const v202607 = merchantUrls(intent({ return_url: 'https://shop.example/back', final_success_url: undefined, final_failure_url: undefined }));
+    expect(giveUpUrl(v202607)).toBeNull();
+    expect(resultExitUrl(v202607, 'succeeded')).toBeNull();
+    expect(resultExitUrl(older, 'expired')).toBe('https://shop.example/ko?o=42');
+    expect(resultExitUrl(older, null)).toBeNull();
   });
 });
 

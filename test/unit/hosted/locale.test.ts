@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import path from 'node:path';
-import { failureMessage, outcomeCopy } from '../../../api/hosted/copy';
+import Koa from 'koa';
+import { outcomeCopy } from '../../../api/hosted/copy';
 import { html } from '../../../api/hosted/html';
 import { chooseLanguage, CLIENT_KEYS, clientText, fill, fillHtml, isolate, LANGUAGES, languageOf, localeFor, type Texts } from '../../../api/hosted/locale';
-import { cookieLanguage, LANGUAGE_COOKIE, languageCookie, pageLanguage, withLanguage } from '../../../api/hosted/page-language';
+import { intentLanguage, LANGUAGE_COOKIE, pageLanguage, rememberLanguage, requestLanguage, withLanguage } from '../../../api/hosted/page-language';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -31,33 +34,60 @@ describe('choosing the page language', () => {
   test('Arabic is right to left, the others left to right', () => {
     expect(localeFor('ar')).toMatchObject({ lang: 'ar', dir: 'rtl' });
     expect(localeFor('fr')).toMatchObject({ lang: 'fr', dir: 'ltr' });
-    expect(localeFor()).toMatchObject({ lang: 'en', dir: 'ltr', dateLocale: null });
+    expect(localeFor('en')).toMatchObject({ lang: 'en', dir: 'ltr', dateLocale: null });
   });
 });
 
+/** A Koa context of a GET request, behind our proxy (`proxy: true`, as api/app.ts runs). */
+function koaContext(headers: Record<string, string> = {}) {
+  const req = new IncomingMessage(new Socket());
+  Object.assign(req, { method: 'GET', url: '/pay/pi_1', headers });
+  return new Koa({ proxy: true }).createContext(req, new ServerResponse(req));
+}
+
 describe("a page's language across the flow", () => {
   test('?lg= wins over the cookie, the cookie over the intent, and only a chosen language is carried in links', () => {
-    expect(pageLanguage({ lg: 'fr' }, `${LANGUAGE_COOKIE}=ar`, 'en')).toEqual({ lang: 'fr', carried: 'fr', fromQuery: 'fr' });
-    expect(pageLanguage({}, `other=1; ${LANGUAGE_COOKIE}=ar`, 'fr')).toEqual({ lang: 'ar', carried: 'ar', fromQuery: null });
-    expect(pageLanguage({}, undefined, 'fr-FR')).toEqual({ lang: 'fr', carried: null, fromQuery: null });
-    expect(pageLanguage({ lg: 'klingon' }, '', 'xx')).toEqual({ lang: 'en', carried: null, fromQuery: null });
-    expect(pageLanguage({ lg: ['ar', 'fr'] }, '', null).lang).toBe('ar');
+    expect(intentLanguage(pageLanguage({ lg: 'fr' }, 'ar'), 'en')).toEqual({ lang: 'fr', carried: 'fr', fromQuery: 'fr' });
+    expect(intentLanguage(pageLanguage({}, 'ar'), 'fr')).toEqual({ lang: 'ar', carried: 'ar', fromQuery: null });
+    expect(intentLanguage(pageLanguage({}, undefined), 'fr-FR')).toEqual({ lang: 'fr', carried: null, fromQuery: null });
+    expect(intentLanguage(pageLanguage({ lg: 'klingon' }, 'de'), 'xx')).toEqual({ lang: 'en', carried: null, fromQuery: null });
+    expect(pageLanguage({ lg: ['ar', 'fr'] }, undefined).lang).toBe('ar');
+    // Before the intent is known (a "not found" page): the request's choice, else English.
+    expect(pageLanguage({}, 'fr')).toEqual({ lang: 'fr', carried: 'fr', fromQuery: null });
+    expect(pageLanguage({}, undefined)).toEqual({ lang: 'en', carried: null, fromQuery: null });
   });
 
   test('the cookie is read only by its exact name and only for a supported language', () => {
-    expect(cookieLanguage(`x${LANGUAGE_COOKIE}=ar`)).toBeNull();
-    expect(cookieLanguage(`${LANGUAGE_COOKIE}=<script>`)).toBeNull();
-    expect(cookieLanguage(` ${LANGUAGE_COOKIE}=fr ; a=b`)).toBe('fr');
-    expect(cookieLanguage(undefined)).toBeNull();
+    const lang = (cookie: string) => requestLanguage(koaContext({ cookie }), {}).carried;
+    expect(lang(`other=1; ${LANGUAGE_COOKIE}=ar`)).toBe('ar');
+    expect(lang(`a=b;${LANGUAGE_COOKIE}=fr`)).toBe('fr');
+    expect(lang(`x${LANGUAGE_COOKIE}=ar`)).toBeNull();
+    expect(lang(`${LANGUAGE_COOKIE}=<script>`)).toBeNull();
+    expect(requestLanguage(koaContext(), {}).carried).toBeNull();
+    expect(requestLanguage(koaContext({ cookie: `${LANGUAGE_COOKIE}=ar` }), { lg: 'fr' })).toEqual({ lang: 'fr', carried: 'fr', fromQuery: 'fr' });
   });
 
-  test('links keep a chosen language; the cookie is scoped to the intent’s pages', () => {
-    const chosen = pageLanguage({ lg: 'ar' }, undefined, null);
+  test('links keep a chosen language', () => {
+    const chosen = pageLanguage({ lg: 'ar' }, undefined);
     expect(withLanguage('/pay/pi_1/result?client_secret=pics_x', chosen)).toBe('/pay/pi_1/result?client_secret=pics_x&lg=ar');
     expect(withLanguage('/pay/pi_1', chosen)).toBe('/pay/pi_1?lg=ar');
-    expect(withLanguage('/pay/pi_1?a=1', pageLanguage({}, undefined, 'ar'))).toBe('/pay/pi_1?a=1');
-    expect(languageCookie('/pay/pi_1', 'ar', false)).toBe(`${LANGUAGE_COOKIE}=ar; Path=/pay/pi_1; HttpOnly; SameSite=Lax`);
-    expect(languageCookie('/pay/pi_1', 'fr', true)).toMatch(/; Secure$/);
+    expect(withLanguage('/pay/pi_1?a=1', intentLanguage(pageLanguage({}, undefined), 'ar'))).toBe('/pay/pi_1?a=1');
+  });
+
+  test('only a ?lg= is remembered, in a cookie scoped to the intent’s pages, Secure when the request came over https', () => {
+    const setCookie = (ctx: ReturnType<typeof koaContext>) => ctx.response.headers['set-cookie'];
+    const plain = koaContext();
+    rememberLanguage(plain, '/pay/pi_1', pageLanguage({ lg: 'ar' }, undefined));
+    rememberLanguage(plain, '/pay/pi_1', pageLanguage({ lg: 'fr' }, undefined)); // overwrites, never two
+    expect(setCookie(plain)).toEqual([`${LANGUAGE_COOKIE}=fr; path=/pay/pi_1; samesite=lax; httponly`]);
+
+    const proxied = koaContext({ 'x-forwarded-proto': 'https' });
+    rememberLanguage(proxied, '/pay/pi_1', pageLanguage({ lg: 'fr' }, undefined));
+    expect(setCookie(proxied)).toEqual([`${LANGUAGE_COOKIE}=fr; path=/pay/pi_1; samesite=lax; secure; httponly`]);
+
+    const fromCookie = koaContext({ cookie: `${LANGUAGE_COOKIE}=ar` });
+    rememberLanguage(fromCookie, '/pay/pi_1', requestLanguage(fromCookie, {}));
+    expect(setCookie(fromCookie)).toBeUndefined();
   });
 });
 
@@ -82,13 +112,7 @@ describe('the language tables', () => {
     for (const key of ['heading', 'cardNumber', 'succeededTitle', 'failed', 'returnTo'] as const) expect(table[key]).not.toBe(en[key]);
   });
 
-  test('failure reasons and outcomes read in the page language; an unknown code gets the generic reason', () => {
-    expect(failureMessage('card_declined', localeFor('fr'))).toBe('Échec du paiement : votre carte a été refusée, essayez une autre carte.');
-    expect(failureMessage('card_declined', localeFor('ar'))).toBe('فشل الدفع: رُفضت بطاقتك، جرّب بطاقة أخرى.');
-    expect(failureMessage('nope', localeFor('ar'))).toBe('فشل الدفع: رُفض الدفع، جرّب بطاقة أخرى.');
-    // Not an own entry of the table: never Object.prototype's.
-    expect(failureMessage('constructor')).toBe('Payment failed: the payment was declined, try another card.');
-    expect(failureMessage('__proto__', localeFor('fr'))).toBe('Échec du paiement : le paiement a été refusé, essayez une autre carte.');
+  test('outcomes read in the page language', () => {
     expect(outcomeCopy('succeeded', 'Shop', '25.00 EUR', localeFor('fr'))).toEqual({ tone: 'success', title: 'Paiement réussi', message: '25.00 EUR payés à Shop.' });
   });
 

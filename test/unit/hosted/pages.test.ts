@@ -1,7 +1,10 @@
 import type { CheckoutView } from '../../../api/hosted/checkout-view';
-import { failureMessage } from '../../../api/hosted/copy';
 import { contentSecurityPolicy, pageHeaders } from '../../../api/hosted/csp';
-import { checkoutPage, clientDefaults, messagePage, NOT_FOUND_COPY, outcomeCopies, resultPage, type CheckoutClientConfig, type PageAssets } from '../../../api/hosted/pages';
+import { lineItemsOf } from '../../../api/hosted/line-items';
+import { ENGLISH } from '../../../api/hosted/locale';
+import { pageLanguage } from '../../../api/hosted/page-language';
+import { checkoutPageSetup, resultPageSetup } from '../../../api/hosted/page-setup';
+import { checkoutPage, messagePage, notFoundCopy, resultPage, type PageAssets } from '../../../api/hosted/pages';
 import type { PaymentIntentRecord } from '../../../platform/records';
 
 const ASSETS: PageAssets = {
@@ -42,8 +45,9 @@ function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
 }
 
 function view(over: Partial<CheckoutView> = {}): CheckoutView {
+  const i = over.intent ?? intent();
   return {
-    intent: intent(),
+    intent: i,
     merchantName: HOSTILE,
     amountLabel: '25.00 EUR',
     methods: [
@@ -51,34 +55,16 @@ function view(over: Partial<CheckoutView> = {}): CheckoutView {
       { name: 'sepa_debit', title: 'SEPA Direct Debit', category: 'bank', logoUrl: '/assets/payment-methods/sepa_debit.svg', available: false },
     ],
     card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
+    lineItems: lineItemsOf(i),
     ...over,
   };
 }
 
-function config(v: CheckoutView, over: Partial<CheckoutClientConfig> = {}): CheckoutClientConfig {
-  return {
-    mode: 'hosted',
-    paymentIntent: v.intent._id,
-    amountLabel: v.amountLabel,
-    merchantName: v.merchantName,
-    bearer: 'pics_x',
-    attemptsUrl: `/v202607/payment-intents/${v.intent._id}/attempts`,
-    statusUrl: `/pay/${v.intent._id}/status?client_secret=pics_x`,
-    resultUrl: `/pay/${v.intent._id}/result?client_secret=pics_x`,
-    returnUrl: null,
-    tokenUrl: v.card?.tokenUrl ?? null,
-    connector: v.card?.connector ?? null,
-    expiresAt: v.intent.expires_at.toISOString(),
-    attempt: null,
-    outcome: null,
-    copy: outcomeCopies(v.merchantName, v.amountLabel),
-    ...clientDefaults(),
-    ...over,
-  };
-}
-
-const render = (v = view(), over: Partial<CheckoutClientConfig> = {}, layout: 'hosted' | 'embed' = 'hosted') =>
-  checkoutPage(v, { layout, assets: ASSETS, config: config(v, { mode: layout, ...over }), exitLink: { href: '/pay/x/result', label: 'Continue' } });
+/** An English page (no `lg` anywhere), set up as the route does, opened with the client secret `pics_x`. */
+const ENGLISH_PAGE = pageLanguage({}, undefined);
+const render = (v = view(), layout: 'hosted' | 'embed' = 'hosted') =>
+  checkoutPage(v, { ...checkoutPageSetup(v, { layout, credential: { kind: 'client_secret', value: 'pics_x' }, lang: ENGLISH_PAGE, attempt: null }), assets: ASSETS });
+const result = (v: CheckoutView) => resultPage(v, { ...resultPageSetup(v, 'pics_x', ENGLISH_PAGE), assets: ASSETS });
 
 /** The page's HTML without its JSON data block (which holds the values as JSON, escaped separately). */
 const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
@@ -122,10 +108,13 @@ describe('hosted payment page', () => {
 
   test('an intent that is already paid shows the outcome instead of the form', () => {
     const paid = view({ intent: intent({ status: 'success' }) });
-    const page = render(paid, { outcome: 'succeeded' });
+    const page = render(paid);
     expect(page).not.toContain('id="card-form"');
     expect(page).toContain('Payment successful');
-    expect(page).toMatch(/<a id="outcome-link" class="button-secondary" href="\/pay\/x\/result" >Continue<\/a>/);
+    expect(page).toContain('<a id="outcome-link" class="button-secondary" href="/pay/pi_eu_page0000000000000001/result?client_secret=pics_x" >Continue</a>');
+    // With a return_url, the link goes back to the merchant.
+    const back = render(view({ intent: intent({ status: 'success', return_url: 'https://shop.example/back' }) }));
+    expect(back).toContain('href="https://shop.example/back" >Return to Evil &quot;Shop&quot; &lt;script&gt;alert(1)&lt;/script&gt;</a>');
   });
 
   test('without a card connector the page says card payments are unavailable', () => {
@@ -135,31 +124,28 @@ describe('hosted payment page', () => {
   });
 
   test('the embedded layout has the form but not the merchant header', () => {
-    const page = render(view(), {}, 'embed');
+    const page = render(view(), 'embed');
     expect(page).toContain('id="card-form"');
     expect(page).not.toContain('merchant-bar');
     expect(page).toContain('class="layout-embed"');
   });
 
   test('the result page states the outcome and offers the way back to pay while pending', () => {
-    const pending = resultPage(view(), { assets: ASSETS, payAgainHref: '/pay/pi_x?client_secret=pics_x' });
+    const pending = result(view());
     expect(pending).toContain('This payment is not complete yet');
-    expect(pending).toContain('href="/pay/pi_x?client_secret=pics_x"');
-    const expired = resultPage(view({ intent: intent({ status: 'canceled', cancellation_reason: 'expired' }) }), { assets: ASSETS, payAgainHref: '/x' });
+    expect(pending).toContain('href="/pay/pi_eu_page0000000000000001?client_secret=pics_x"');
+    const expired = result(view({ intent: intent({ status: 'canceled', cancellation_reason: 'expired' }) }));
     expect(expired).toContain('This payment has expired');
+    expect(expired).toContain('You can close this window.');
     expect(expired).not.toContain('<script');
+    // A return_url alone does not make the result page send the customer on.
+    expect(result(view({ intent: intent({ status: 'success', return_url: 'https://shop.example/back' }) }))).not.toContain('http-equiv');
   });
 
   test('the not-found page reveals nothing about the intent', () => {
-    const page = messagePage(ASSETS, NOT_FOUND_COPY);
+    const page = messagePage(ASSETS, notFoundCopy(ENGLISH), ENGLISH);
     expect(page).toContain('Payment not found');
     expect(page).not.toMatch(/pi_|EUR/);
-  });
-
-  test('a decline reads as the reason and an invitation to use another card', () => {
-    expect(failureMessage('card_declined')).toBe('Payment failed: your card was declined, try another card.');
-    expect(failureMessage('insufficient_funds')).toBe('Payment failed: your card has insufficient funds, try another card.');
-    expect(failureMessage('something_new')).toBe('Payment failed: the payment was declined, try another card.');
   });
 });
 
