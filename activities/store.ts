@@ -1,10 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import { connectorData } from '../data/connectors';
-import { paymentIntentData } from '../data/payment-intents';
-import { REFUND_SEQUENCE, refundData } from '../data/refunds';
-import { sequencesFor } from '../data/sequences';
+import { olderRefundFactsOf, olderRefundFields, refundData } from '../data/refunds';
 import type { OlderRefundFacts } from '../domain/older-refund-views';
 import { idempotencyScope } from '../data/idempotency';
 import { workflowRecordData } from '../data/workflow-records';
@@ -40,9 +37,8 @@ export interface RefundPatch {
   gateway_transaction_id: string | null;
   failure_code: string | null;
   late_outcome: { status: string; at: string; gateway_transaction_id?: string } | null;
-  /** The older interface's sub-status and success time (domain/older-refund-views.ts); absent from runs of older code. */
+  /** The older interface's sub-status (domain/older-refund-views.ts); absent from runs of older code. */
   sub_status?: string;
-  succeeded_at?: string | null;
   updated_at: string;
 }
 
@@ -51,16 +47,14 @@ export interface RefundRecordInput {
   id: string;
   tenantId: string;
   paymentIntent: string;
-  /** The connector that took the payment (every caller sends it; typed optional for inputs of older code). */
-  connector?: string;
+  /** The connector that took the payment. */
+  connector: string;
   amount: number;
   currency: string;
   idempotencyKey: string | null;
   webhooks: { url: string; events: string[] }[];
   slaSeconds: number;
   createdAt: string;
-  /** A refund of the older interface: its webhook_urls. */
-  older?: { webhooks: { url: string; secretRef?: string }[] };
 }
 
 const asDate = (s: string | null) => (s ? new Date(s) : null);
@@ -88,14 +82,11 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
     /**
      * Inserts the refund's record, with the older interface's integer id and UUID (a retried insert finds
      * its own record, so the first insert's numbers stand; a retry only leaves a gap in the sequence) and
-     * what its row shows of the refunded payment, read once here.
+     * what its row shows of the refunded payment, read once here (data/refunds.ts olderRefundFields).
      */
     async createRefundRecord(r: RefundRecordInput): Promise<void> {
       const createdAt = new Date(r.createdAt);
-      const [intent, connector] = await Promise.all([
-        paymentIntentData(mongo).find(r.tenantId, r.paymentIntent),
-        r.connector ? connectors.find(r.tenantId, r.connector) : Promise.resolve(null),
-      ]);
+      const older = await olderRefundFields(mongo, r.tenantId, r.paymentIntent, r.connector);
       const holder = await records.insertRefund({
         _id: r.id,
         tenant_id: r.tenantId,
@@ -115,16 +106,8 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         created_at: createdAt,
         updated_at: createdAt,
         version: 1,
-        id: await sequencesFor(mongo).next(REFUND_SEQUENCE),
-        uuid: randomUUID(),
+        ...older,
         sub_status: 'pending_created',
-        succeeded_at: null,
-        connector: r.connector ?? intent?.connector_used ?? null,
-        gateway: connector?.gateway ?? null,
-        transaction_id: intent?.transaction_id ?? null,
-        payment_intent_uuid: intent?.uuid ?? null,
-        payment_intent_secret: intent?.payment_intent_secret ?? null,
-        ...(r.older ? { legacy_webhooks: r.older.webhooks.map((w) => ({ url: w.url, ...(w.secretRef ? { secretRef: w.secretRef } : {}) })) } : {}),
       });
       // A retried activity finds its own record; another refund holding this idempotency key is a conflict.
       if (holder !== null)
@@ -137,7 +120,7 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         gateway_transaction_id: p.gateway_transaction_id,
         failure_code: p.failure_code,
         late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
-        ...(p.sub_status !== undefined ? { sub_status: p.sub_status, succeeded_at: asDate(p.succeeded_at ?? null) } : {}),
+        ...(p.sub_status !== undefined ? { sub_status: p.sub_status } : {}),
         updated_at: new Date(p.updated_at),
       });
     },
@@ -147,8 +130,7 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       const refunds = refundData(mongo);
       const found = await refunds.find(q.tenantId, q.id);
       if (!found) throw ApplicationFailure.retryable(`refund ${q.id} has no record yet`, 'refund_record_missing');
-      const r = await refunds.withOlderIds(found);
-      return { id: r.id!, uuid: r.uuid!, gateway: r.gateway ?? null, transaction_id: r.transaction_id ?? null, payment_intent: r.payment_intent_uuid ?? null };
+      return olderRefundFactsOf(await refunds.withOlderIds(found));
     },
 
     async recordEvent(e: {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mongo } from '../platform/mongo';
 import type { RefundRecord } from '../platform/records';
 import type { PageListSpec, PageQuery as PageNumberQuery } from '../domain/page-query';
-import { subStatusOfRecord } from '../domain/older-refund-views';
+import { OLDER_REFUND_SUB_STATUSES, subStatusOfRecord, type OlderRefundFacts } from '../domain/older-refund-views';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 import { pageList } from './page-list';
@@ -19,22 +19,22 @@ export interface RefundFilter {
 /** The sequence of refunds' integer ids (the older interface's `refund_id`). */
 export const REFUND_SEQUENCE = 'refunds';
 
-/** What `GET /refunds` (older interface) filters and sorts by: public name -> stored field and type. */
+/** What `GET /refunds` (older interface) filters and sorts by: public name -> stored field, type and meaning. */
 export const OLDER_REFUND_LIST: PageListSpec = {
   filterable: {
-    id: { type: 'integer' },
-    uuid: { type: 'string' },
-    currency: { type: 'string' },
-    created_at: { type: 'date' },
-    updated_at: { type: 'date' },
-    status: { type: 'string' },
-    sub_status: { type: 'string' },
-    amount: { type: 'integer' },
-    checkout_intent_idempotency_key: { type: 'string', column: 'idempotency_key' },
-    checkout_intent_secret: { type: 'integer', column: 'payment_intent_secret' },
-    gateway: { type: 'string' },
-    gateway_transaction_id: { type: 'string' },
-    gateway_transaction_human_readable: { type: 'string', column: 'gateway_transaction_id' },
+    id: { type: 'integer', description: 'The integer refund id; `$eq:<id>` fetches one refund.' },
+    uuid: { type: 'string', description: "The refund's UUID." },
+    currency: { type: 'string', description: '3-letter ISO code, upper case.' },
+    created_at: { type: 'date', description: 'When the refund was admitted.' },
+    updated_at: { type: 'date', description: 'When the refund last changed.' },
+    status: { type: 'string', description: 'Base status: pending, success or canceled.' },
+    sub_status: { type: 'string', description: `Sub-status: ${OLDER_REFUND_SUB_STATUSES.join(', ')}.` },
+    amount: { type: 'integer', description: 'Cents.' },
+    checkout_intent_idempotency_key: { type: 'string', column: 'idempotency_key', description: 'The idempotency key the refund was created with (either interface).' },
+    checkout_intent_secret: { type: 'integer', column: 'payment_intent_secret', description: "The refunded payment intent's integer payment_intent_secret." },
+    gateway: { type: 'string', description: 'The gateway that took the refunded payment.' },
+    gateway_transaction_id: { type: 'string', description: "The gateway's reference of the refund (set once it executed)." },
+    gateway_transaction_human_readable: { type: 'string', column: 'gateway_transaction_id', description: 'The same gateway reference as gateway_transaction_id.' },
   },
   sortable: { id: 'id', amount: 'amount' },
   defaultSort: ['id', 'DESC'],
@@ -58,32 +58,48 @@ export function refundData(mongo: Mongo) {
   };
 }
 
+/** The older interface's fields a refund's record holds from its insert on, beside its sub-status. */
+export type OlderRefundFields = Required<Pick<RefundRecord, 'id' | 'uuid' | 'gateway' | 'transaction_id' | 'payment_intent_uuid' | 'payment_intent_secret'>>;
+
 /**
- * What a refund from before the older interface lacks: its integer id and UUID, and what its row shows of
- * the refunded payment (read from the intent and its connector), and a sub-status from what the record says.
+ * A refund's integer id and UUID, and what its row shows of the refunded payment: the intent's older ids
+ * and the gateway of the connector that took it (`connector`, else the intent's connector_used). Given
+ * once: when the record is inserted (activities/store.ts createRefundRecord), or by the backfill to a
+ * refund from before the older interface (ensureRefundOlderIds).
  */
-async function olderFieldsOf(mongo: Mongo, r: RefundRecord): Promise<Partial<RefundRecord>> {
-  const intent = await paymentIntentData(mongo).find(r.tenant_id, r.payment_intent);
-  const connectorId = r.connector ?? intent?.connector_used ?? null;
-  const connector = connectorId ? await connectorData(mongo).find(r.tenant_id, connectorId) : null;
+export async function olderRefundFields(mongo: Mongo, tenantId: string, paymentIntent: string, connector?: string): Promise<OlderRefundFields> {
+  const intentRead = paymentIntentData(mongo).find(tenantId, paymentIntent);
+  const connectorId = connector ?? (await intentRead)?.connector_used ?? null;
+  const [intent, found] = await Promise.all([intentRead, connectorId ? connectorData(mongo).find(tenantId, connectorId) : null]);
   return {
     id: await sequencesFor(mongo).next(REFUND_SEQUENCE),
     uuid: randomUUID(),
-    connector: connectorId,
-    gateway: r.gateway ?? connector?.gateway ?? null,
+    gateway: found?.gateway ?? null,
     transaction_id: intent?.transaction_id ?? null,
     payment_intent_uuid: intent?.uuid ?? null,
     payment_intent_secret: intent?.payment_intent_secret ?? null,
-    ...(r.sub_status === undefined ? { sub_status: subStatusOfRecord(r) } : {}),
-    ...(r.succeeded_at === undefined ? { succeeded_at: r.status === 'success' ? r.updated_at : null } : {}),
   };
+}
+
+/** What a refund's row shows that its workflow does not own (the record must have its older ids). */
+export function olderRefundFactsOf(r: RefundRecord): OlderRefundFacts {
+  return { id: r.id!, uuid: r.uuid!, gateway: r.gateway ?? null, transaction_id: r.transaction_id ?? null, payment_intent: r.payment_intent_uuid ?? null };
+}
+
+/**
+ * Gives a refund from before the older interface its older fields and a sub-status from what its record
+ * says, only while it has no id (a refund given them once keeps them): whether this call gave them.
+ */
+async function giveOlderFields(mongo: Mongo, r: RefundRecord): Promise<boolean> {
+  const fields = { ...(await olderRefundFields(mongo, r.tenant_id, r.payment_intent)), sub_status: subStatusOfRecord(r) };
+  const res = await mongo.c.refunds.updateOne({ _id: r._id, id: { $exists: false } }, { $set: fields });
+  return res.modifiedCount === 1;
 }
 
 /** Gives one refund its older fields (only while it has no id) and answers the record as it now reads. */
 async function giveOlderIds(mongo: Mongo, r: RefundRecord): Promise<RefundRecord> {
-  const c = mongo.c.refunds;
-  await c.updateOne({ _id: r._id, id: { $exists: false } }, { $set: await olderFieldsOf(mongo, r) });
-  return (await c.findOne({ _id: r._id, tenant_id: r.tenant_id })) ?? r;
+  await giveOlderFields(mongo, r);
+  return (await mongo.c.refunds.findOne({ _id: r._id, tenant_id: r.tenant_id })) ?? r;
 }
 
 /**
@@ -92,12 +108,8 @@ async function giveOlderIds(mongo: Mongo, r: RefundRecord): Promise<RefundRecord
  * this, before it listens, after the payment intents got theirs (ensureOlderIds), whose ids it copies.
  */
 export async function ensureRefundOlderIds(mongo: Mongo): Promise<number> {
-  const c = mongo.c.refunds;
-  const missing = await c.find({ id: { $exists: false } }).sort({ created_at: 1, _id: 1 }).toArray();
+  const missing = await mongo.c.refunds.find({ id: { $exists: false } }).sort({ created_at: 1, _id: 1 }).toArray();
   let given = 0;
-  for (const r of missing) {
-    const res = await c.updateOne({ _id: r._id, id: { $exists: false } }, { $set: await olderFieldsOf(mongo, r) });
-    given += res.modifiedCount;
-  }
+  for (const r of missing) if (await giveOlderFields(mongo, r)) given += 1;
   return given;
 }

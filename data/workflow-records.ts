@@ -28,7 +28,7 @@ export type PaymentIntentProgress = Partial<Pick<PaymentIntentRecord, 'sub_statu
 
 /** What a refund's workflow writes of its record after creating it (runs of older code: no sub_status). */
 export type RefundProgress = Pick<RefundRecord, 'status' | 'gateway_transaction_id' | 'failure_code' | 'late_outcome' | 'updated_at'> &
-  Partial<Pick<RefundRecord, 'sub_status' | 'succeeded_at'>>;
+  Partial<Pick<RefundRecord, 'sub_status'>>;
 
 /** A late capture the intent's workflow refunded (or failed to), kept on the intent for operators. */
 export interface VoidedCharge {

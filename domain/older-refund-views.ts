@@ -36,7 +36,7 @@ export type OlderRefundSubStatus = (typeof OLDER_REFUND_SUB_STATUSES)[number];
 /** The failure code of a refund canceled at its SLA (workflows/refund/state.ts). */
 export const SLA_TIMEOUT = 'sla_timeout';
 
-export interface OlderRefundProgressInput {
+interface OlderRefundProgressInput {
   status: 'pending' | 'success' | 'canceled';
   /** The gateway acknowledged the refund before its SLA passed. */
   acknowledged: boolean;
@@ -51,12 +51,25 @@ export function olderRefundSubStatus(p: OlderRefundProgressInput): OlderRefundSu
   return p.acknowledged ? 'canceled_timeout_e2e_manual' : 'canceled_timeout_potential_ghost';
 }
 
+/** The base status of a sub-status: its prefix (pending_created is pending). */
+export function olderRefundStatusOf(sub: OlderRefundSubStatus): 'pending' | 'success' | 'canceled' {
+  return sub === 'success' ? 'success' : sub.startsWith('pending') ? 'pending' : 'canceled';
+}
+
 /**
- * The sub-status of a stored refund whose workflow never wrote one (refunds from before the older
- * interface): what the record still says. A pending one with a gateway reference is with the gateway; one
+ * The sub-status of a stored refund: the one its workflow wrote, unless the record has none of its status
+ * (refunds from before the older interface, or whose status a worker of older code moved on since). Then
+ * it is what the record still says: a pending one with a gateway reference is with the gateway; one
  * canceled at its SLA reads as needing a manual look, since whether the gateway had it is not recorded.
  */
-export function subStatusOfRecord(r: { status: 'pending' | 'success' | 'canceled'; failure_code: string | null; gateway_transaction_id: string | null }): OlderRefundSubStatus {
+export function subStatusOfRecord(r: {
+  status: 'pending' | 'success' | 'canceled';
+  sub_status?: string;
+  failure_code: string | null;
+  gateway_transaction_id: string | null;
+}): OlderRefundSubStatus {
+  const written = OLDER_REFUND_SUB_STATUSES.find((s) => s === r.sub_status);
+  if (written && olderRefundStatusOf(written) === r.status) return written;
   return olderRefundSubStatus({ status: r.status, acknowledged: r.status !== 'pending' || r.gateway_transaction_id !== null, failureCode: r.failure_code });
 }
 
@@ -100,19 +113,22 @@ export const olderRefundRow = z.object({
 });
 export type OlderRefundRow = z.infer<typeof olderRefundRow>;
 
-/** A row from the facts and the state of the moment (what the workflow and the record both know). */
+/**
+ * A row from the facts and the state of the moment (what the workflow and the record both know). Its status
+ * is the sub-status's prefix; succeeded_at is null unless it succeeded, and then the time given, or else
+ * updated_at (a successful refund's record was last written by its success).
+ */
 export function olderRefundRowOf(
   facts: OlderRefundFacts,
   s: {
     amount: number;
     currency: string;
-    status: 'pending' | 'success' | 'canceled';
     sub_status: OlderRefundSubStatus;
     idempotency_key: string | null;
     gateway_transaction_id: string | null;
     created_at: string;
     updated_at: string;
-    succeeded_at: string | null;
+    succeeded_at?: string | null;
   },
 ): OlderRefundRow {
   return {
@@ -120,7 +136,7 @@ export function olderRefundRowOf(
     uuid: facts.uuid,
     amount: s.amount,
     currency: s.currency,
-    status: s.status,
+    status: olderRefundStatusOf(s.sub_status),
     sub_status: s.sub_status,
     checkout_intent_idempotency_key: s.idempotency_key,
     gateway_transaction_id: s.gateway_transaction_id,
@@ -130,7 +146,7 @@ export function olderRefundRowOf(
     payment_intent: facts.payment_intent,
     created_at: s.created_at,
     updated_at: s.updated_at,
-    succeeded_at: s.succeeded_at,
+    succeeded_at: s.sub_status === 'success' ? (s.succeeded_at ?? s.updated_at) : null,
   };
 }
 

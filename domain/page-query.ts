@@ -14,8 +14,11 @@ export type FieldType = 'string' | 'integer' | 'date' | 'boolean' | 'string[]';
 export type SortDirection = 'ASC' | 'DESC';
 
 export interface PageListSpec {
-  /** Filterable properties by public name: type, and the stored field when it differs. */
-  filterable: Record<string, { type: FieldType; column?: string }>;
+  /**
+   * Filterable properties by public name: type, the stored field when it differs, and what the property
+   * means where its name does not say it (the document puts it before the operators' notes).
+   */
+  filterable: Record<string, { type: FieldType; column?: string; description?: string }>;
   /** Sortable columns by public name -> stored field. */
   sortable: Record<string, string>;
   defaultSort: [string, SortDirection];
@@ -76,7 +79,7 @@ const TYPE_NAMES: Record<FieldType, string> = {
 
 interface Compiled {
   // Maps, so a property named `constructor` or `__proto__` is simply not there.
-  filterable: Map<string, { type: FieldType; column: string }>;
+  filterable: Map<string, { type: FieldType; column: string; description?: string }>;
   sortable: Map<string, string>;
   defaultSort: [string, SortDirection];
 }
@@ -87,7 +90,9 @@ const compiled = new WeakMap<PageListSpec, Compiled>();
 function compile(spec: PageListSpec): Compiled {
   const done = compiled.get(spec);
   if (done) return done;
-  const filterable = new Map(Object.entries(spec.filterable).map(([name, f]) => [name, { type: f.type, column: f.column ?? name }]));
+  const filterable = new Map(
+    Object.entries(spec.filterable).map(([name, f]) => [name, { type: f.type, column: f.column ?? name, ...(f.description ? { description: f.description } : {}) }]),
+  );
   const sortable = new Map(Object.entries(spec.sortable));
   for (const column of [...[...filterable.values()].map((f) => f.column), ...sortable.values()])
     if (column === '' || column.startsWith('$')) throw new Error(`page list spec: '${column}' is not a stored field name`);
@@ -361,6 +366,7 @@ export function pageQuerySchema(spec: PageListSpec): z.ZodType<PageQuery> {
       `filter.${name}`,
       repeatable().meta({
         description:
+          (f.description ? `${f.description} ` : '') +
           `Filter on ${name} (${TYPE_NAMES[f.type]}): [$not:]<operator>:<value>, or a bare value for $eq. ` +
           `Operators: ${[...OPERATORS_BY_TYPE[f.type]].join(', ')}.` +
           (TYPE_NOTES[f.type] ?? '') +

@@ -230,18 +230,17 @@ export interface RefundRecord {
   /** The integer id, from the `refunds` sequence. */
   id?: number;
   uuid?: string;
-  /** Written by the refund workflow (domain/older-refund-views.ts documents the mapping). */
+  /**
+   * Written by the refund workflow (domain/older-refund-views.ts documents the mapping). Its succeeded_at is
+   * no field: a successful refund's record was last written by its success, so it is updated_at.
+   */
   sub_status?: string;
-  succeeded_at?: Date | null;
-  /** The connector that took the refunded payment, and its gateway's name. */
-  connector?: string | null;
+  /** The gateway of the connector that took the refunded payment. */
   gateway?: string | null;
   /** The refunded intent's older ids: its payment's transaction_id, its UUID and its integer secret. */
   transaction_id?: number | null;
   payment_intent_uuid?: string | null;
   payment_intent_secret?: number | null;
-  /** webhook_urls of an older refund (they receive the older body, with Service-Webhook-Secret). */
-  legacy_webhooks?: { url: string; secretRef?: string }[];
 }
 
 export interface EventRecord {

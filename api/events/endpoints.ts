@@ -32,12 +32,14 @@ export function planWebhookEndpoints(
   region: string,
   webhooks: z.infer<typeof webhooksSchema> | undefined,
   config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
+  /** How the request names endpoint `i`'s URL, for the 400 that refuses it. */
+  urlParam: (i: number) => string = (i) => `webhooks[${i}][url]`,
 ): PlannedWebhooks {
   if (!webhooks || webhooks.length === 0) return { endpoints: [], secrets: null };
   const policy = webhookTargetPolicy(config);
   webhooks.forEach((w, i) => {
     const check = checkWebhookUrl(w.url, policy);
-    if (!check.ok) throw invalidRequest('webhook_url_invalid', `webhooks[${i}][url] is not allowed: ${check.reason}`, `webhooks[${i}][url]`);
+    if (!check.ok) throw invalidRequest('webhook_url_invalid', `${urlParam(i)} is not allowed: ${check.reason}`, urlParam(i));
   });
   const secretsId = webhooks.some((w) => w.secret) ? newId('whs', region) : null;
   return {
@@ -70,7 +72,8 @@ export function endpointRefs(stored: readonly SharedSecretEndpoint[]): EndpointR
 
 /**
  * The older interface's webhooks (payouts, older intents and refunds, checkout intents): `webhook_urls` that
- * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret.
+ * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret. A URL the
+ * webhook target policy refuses is a 400 naming it by its place in webhook_urls (`webhook_urls[i]`).
  */
 export function planSharedSecretWebhooks(
   tenantId: string,
@@ -79,5 +82,6 @@ export function planSharedSecretWebhooks(
   secret: string | undefined,
   config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
 ): PlannedWebhooks {
-  return planWebhookEndpoints(tenantId, region, urls?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) })), config);
+  const endpoints = urls?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) }));
+  return planWebhookEndpoints(tenantId, region, endpoints, config, (i) => `webhook_urls[${i}]`);
 }

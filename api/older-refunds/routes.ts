@@ -1,6 +1,7 @@
-import { pageEnvelopeSchema } from '../../domain/page-query';
+import { pageEnvelopeSchema, pageQuerySchema } from '../../domain/page-query';
+import { OLDER_REFUND_LIST } from '../../data/refunds';
 import { route, type RouteDef } from '../http/route';
-import { olderRefundCreateBody, olderRefundCreateResponse, olderRefundListQuery, olderRefundRow } from './schemas';
+import { olderRefundCreateBody, olderRefundCreateResponse, olderRefundRow } from './schemas';
 import { createOlderRefund, listOlderRefunds } from './service';
 
 // The older interface's refunds: unprefixed and version-neutral, the same secret keys and tenants, the same
@@ -36,7 +37,7 @@ export const olderRefundRoutes: RouteDef[] = [
     auth: 'secret',
     summary: "List the tenant's refunds (of both interfaces), page-numbered; one refund with filter.id=$eq:<id>",
     tags,
-    query: olderRefundListQuery(),
+    query: pageQuerySchema(OLDER_REFUND_LIST),
     responses: { 200: { description: 'A page of refunds, default order id:DESC', schema: pageEnvelopeSchema(olderRefundRow) } },
     handler: async ({ query, auth, deps }) => ({ status: 200, body: await listOlderRefunds(deps, auth.tenantId, query) }),
   }),

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_REFUND_SLA_SECONDS, MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
-import { pageQuerySchema } from '../../domain/page-query';
 import { olderRefundRow } from '../../domain/older-refund-views';
-import { OLDER_REFUND_LIST } from '../../data/refunds';
 import { currencySchema, idempotencyKeySchema, sharedSecretWebhookFields } from '../http/common-schemas';
 
 // The older interface's refunds (unprefixed `/refunds`): a payment named by its integer transaction_id,
@@ -43,34 +41,3 @@ export const olderRefundCreateResponse = z.object({
 });
 
 export { olderRefundRow };
-
-/** What each filter of GET /refunds means, where its name does not say it (before the operators' notes). */
-const FILTER_NOTES: Record<string, string> = {
-  id: 'The integer refund id; `$eq:<id>` fetches one refund.',
-  uuid: "The refund's UUID.",
-  status: 'Base status: pending, success or canceled.',
-  sub_status: `Sub-status: ${olderRefundRow.shape.sub_status.options.join(', ')}.`,
-  amount: 'Cents.',
-  checkout_intent_idempotency_key: 'The idempotency key the refund was created with (either interface).',
-  checkout_intent_secret: "The refunded payment intent's integer payment_intent_secret.",
-  gateway: 'The gateway that took the refunded payment.',
-  gateway_transaction_id: "The gateway's reference of the refund (set once it executed).",
-  gateway_transaction_human_readable: 'The same gateway reference as gateway_transaction_id.',
-  created_at: 'When the refund was admitted.',
-  updated_at: 'When the refund last changed.',
-  currency: '3-letter ISO code, upper case.',
-};
-
-/** GET /refunds's query: the page-numbered list language, each filter's meaning in the document. */
-export function olderRefundListQuery() {
-  const schema = pageQuerySchema(OLDER_REFUND_LIST);
-  const shape = (schema as unknown as { in: z.ZodObject }).in.shape as Record<string, z.ZodType>;
-  for (const [name, note] of Object.entries(FILTER_NOTES)) {
-    const param = shape[`filter.${name}`];
-    if (!param) throw new Error(`GET /refunds documents filter.${name}, which OLDER_REFUND_LIST does not declare`);
-    const meta = param.meta() ?? {};
-    // Registering this schema instance again replaces its metadata (it is this list's own instance).
-    z.globalRegistry.add(param, { ...meta, description: `${note} ${String(meta.description ?? '')}`.trim() });
-  }
-  return schema;
-}

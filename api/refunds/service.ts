@@ -26,24 +26,29 @@ export function refundView(r: RefundRecord): RefundView {
   };
 }
 
-/** Which request parameter each refusal names, by interface (the older one names the payment by transaction_id). */
-export interface RefundParams {
+/**
+ * The interface a refund request came through: the request parameters its refusals name (the older one
+ * names the payment by transaction_id), and whether its endpoints are the older interface's webhook_urls
+ * (older body) rather than v202607 `webhooks`.
+ */
+export interface RefundInterface {
   intent: 'payment_intent' | 'transaction_id';
   idempotencyKey: 'idempotency_key' | 'checkout_intent_idempotency_key';
+  older: boolean;
 }
-const V202607_PARAMS: RefundParams = { intent: 'payment_intent', idempotencyKey: 'idempotency_key' };
+const V202607_REFUNDS: RefundInterface = { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false };
 
-function paramOfRejection(code: string, params: RefundParams): string {
+function paramOfRejection(code: string, via: RefundInterface): string {
   if (code === 'REFUND_CCY_MISMATCH') return 'currency';
   if (code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT') return 'amount';
-  if (code === 'idempotency_key_in_use') return params.idempotencyKey;
-  return params.intent;
+  if (code === 'idempotency_key_in_use') return via.idempotencyKey;
+  return via.intent;
 }
 
-const notRefundable = (params: RefundParams) => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', params.intent);
+const notRefundable = (via: RefundInterface) => invalidRequest('REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', via.intent);
 
 /** A refund request of either interface, as the payment intent's workflow is asked to admit it. */
-export interface RefundRequest {
+export interface RefundAdmissionRequest {
   amount: number;
   currency: string;
   idempotencyKey: string | null;
@@ -53,8 +58,6 @@ export interface RefundRequest {
    * only for a new refund, so a repeated idempotency key answers its refund whatever endpoints it carries.
    */
   webhooks: () => PlannedWebhooks;
-  /** The older interface: the endpoints are its webhook_urls (older body), not v202607 `webhooks`. */
-  older: boolean;
 }
 
 export interface RefundAdmitted {
@@ -71,13 +74,13 @@ export interface RefundAdmitted {
  * again from the balance kept in MongoDB, in the same call (Update-with-Start). A known idempotency key
  * answers its refund (created false); one used for a refund of another intent is a 400.
  */
-export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundRequest, params: RefundParams = V202607_PARAMS): Promise<RefundAdmitted> {
+export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundAdmissionRequest, via: RefundInterface): Promise<RefundAdmitted> {
   const handle = deps.temporal.workflow.getHandle(intent._id);
   if (req.idempotencyKey) {
     const existing = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, req.idempotencyKey);
     if (existing) {
       if (existing.payment_intent !== intent._id)
-        throw invalidRequest('idempotency_key_in_use', `This ${params.idempotencyKey} was used for a refund of another payment intent`, params.idempotencyKey);
+        throw invalidRequest('idempotency_key_in_use', `This ${via.idempotencyKey} was used for a refund of another payment intent`, via.idempotencyKey);
       const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(intentStateQuery))
         .then((s) => s.refundable_amount_left)
         .catch(() => intent.amount - (intent.amount_refunded ?? 0));
@@ -91,9 +94,9 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
       amount: req.amount,
       currency: req.currency,
       idempotencyKey: req.idempotencyKey,
-      webhooks: req.older ? [] : webhooks.endpoints,
+      webhooks: via.older ? [] : webhooks.endpoints,
       slaSeconds: req.slaSeconds,
-      ...(req.older ? { older: { webhooks: webhooks.endpoints } } : {}),
+      ...(via.older ? { older: { webhooks: webhooks.endpoints } } : {}),
     },
   ];
   // The secrets are written before the admission (the refund's first event may follow it at once) and
@@ -106,17 +109,17 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
       () => handle.executeUpdate(admitRefundUpdate, { args }),
       // The intent's workflow has ended: canceled (or never paid), nothing to refund; paid, its refund
       // window closed, so it is reopened from its stored balance.
-      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args, params) : notRefundable(params)),
+      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args, via) : notRefundable(via)),
     );
   } catch (err) {
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     throw err;
   }
   if (!admission.ok || !admission.created) await discardWebhookSecrets(deps.mongo, webhooks);
-  if (!admission.ok) throw invalidRequest(admission.code, admission.message, paramOfRejection(admission.code, params));
+  if (!admission.ok) throw invalidRequest(admission.code, admission.message, paramOfRejection(admission.code, via));
   const record = await refundData(deps.mongo).find(intent.tenant_id, admission.refund);
   if (!record)
-    throw new DomainError('unavailable', 'service_unavailable', `The refund was admitted but its record is not readable yet; retry with the same ${params.idempotencyKey}`);
+    throw new DomainError('unavailable', 'service_unavailable', `The refund was admitted but its record is not readable yet; retry with the same ${via.idempotencyKey}`);
   return { created: admission.created, record, refundable_amount_left: admission.refundable_amount_left };
 }
 
@@ -124,14 +127,18 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
 export async function createRefund(deps: AppDeps, auth: AuthContext, body: RefundCreateBody) {
   const intent = await getPaymentIntent(deps, auth.tenantId, body.payment_intent);
   return createAnswer(
-    await admitRefund(deps, intent, {
-      amount: body.amount,
-      currency: body.currency,
-      idempotencyKey: body.idempotency_key ?? null,
-      slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
-      webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config),
-      older: false,
-    }),
+    await admitRefund(
+      deps,
+      intent,
+      {
+        amount: body.amount,
+        currency: body.currency,
+        idempotencyKey: body.idempotency_key ?? null,
+        slaSeconds: body.refund_sla_timeout ?? DEFAULT_REFUND_SLA_SECONDS,
+        webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config),
+      },
+      V202607_REFUNDS,
+    ),
   );
 }
 
@@ -143,7 +150,7 @@ function createAnswer(a: RefundAdmitted) {
 }
 
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
-async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], params: RefundParams): Promise<RefundAdmission> {
+async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], via: RefundInterface): Promise<RefundAdmission> {
   const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
   const options = startOptions(intent, deps);
   const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
@@ -152,7 +159,7 @@ async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: 
     args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date()) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(params));
+  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(via));
 }
 
 function createView(r: RefundRecord) {

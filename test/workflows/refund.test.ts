@@ -1,7 +1,13 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { RefundOutcome } from '../../gateways/types';
 import type { RefundPatch } from '../../activities/store';
+import type { DeliveryPlan, SendWebhookResult } from '../../activities/webhooks';
+import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
+import type { OlderRefundInput } from '../../workflows/payment-intent/messages';
 import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/refund/messages';
 import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 
@@ -13,7 +19,7 @@ const testEnv = useWorkflowTestEnv({ perTest: true });
 
 let n = 0;
 function recorders(submit: RefundOutcome, status: () => RefundOutcome, cancel: () => RefundOutcome = () => ({ status: 'canceled', refundId: 'rf_1' })) {
-  const rec = { patches: [] as RefundPatch[], events: [] as { type: string; createdAt: string }[], polls: 0, cancels: 0 };
+  const rec = { patches: [] as RefundPatch[], events: [] as { type: string; createdAt: string; body: Record<string, unknown> }[], polls: 0, cancels: 0 };
   const activities = {
     refundCharge: async () => submit,
     refundStatus: async () => {
@@ -32,14 +38,36 @@ function recorders(submit: RefundOutcome, status: () => RefundOutcome, cancel: (
       rec.patches.push(p);
       return 'applied';
     },
-    recordEvent: async (e: { type: string; createdAt: string }) => {
-      rec.events.push({ type: e.type, createdAt: e.createdAt });
+    recordEvent: async (e: { type: string; createdAt: string; body: string }) => {
+      rec.events.push({ type: e.type, createdAt: e.createdAt, body: JSON.parse(e.body) });
     },
+    olderRefundFacts: async () => FACTS,
+    // Webhook deliveries (children on the same worker, see run()): each delivered at once.
+    deliveryPlan: async (): Promise<DeliveryPlan> => ({ waitsMs: [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 }),
+    sendWebhook: async (): Promise<SendWebhookResult> => ({ attemptedAt: new Date().toISOString(), statusCode: 204, latencyMs: 1, error: null, outcome: 'delivered', permanent: false, retryAfterMs: null }),
+    recordDeliveryAttempt: async () => undefined,
   };
   return { rec, activities };
 }
 
-async function run(slaSeconds: number, activities: object, during: (h: any, inp: RefundInput) => Promise<void>) {
+/** An older refund's fixed row fields, as the olderRefundFacts activity reads them from its record. */
+const FACTS = { id: 41, uuid: '0b6f7c1e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', gateway: 'sandbox', transaction_id: 12, payment_intent: '1a2b3c4d-1c2d-4e5f-8a9b-0c1d2e3f4a5b' };
+
+/**
+ * With RECORD_HISTORIES=1, a run's history is kept as a fixture that test/workflows/replay-recorded-histories
+ * replays against later code (`npx jest test/workflows/refund.test.ts` with the variable set).
+ */
+function keep(name: string | undefined, history: unknown) {
+  if (!name || process.env.RECORD_HISTORIES !== '1') return;
+  writeFileSync(path.join(__dirname, 'histories', `refund-${name}.bin`), temporal.api.history.v1.History.encode(history as temporal.api.history.v1.IHistory).finish());
+}
+
+async function run(
+  slaSeconds: number,
+  activities: object,
+  during: (h: any, inp: RefundInput) => Promise<void>,
+  opts: { older?: OlderRefundInput; recordAs?: string } = {},
+) {
   const taskQueue = `re-${++n}`;
   const now = new Date(await testEnv().currentTimeMs());
   const parentId = `pi_eu_parent${n}${Date.now()}`;
@@ -58,6 +86,9 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
     createdAt: now.toISOString(),
     callbackUrl: 'http://127.0.0.1:1/cb',
     webhookTaskQueue: 'webhooks-test',
+    // An older refund's webhooks are child workflows: they run on this worker, as a workflow task left
+    // waiting for a worker would stop the test server from skipping time.
+    ...(opts.older ? { older: opts.older, webhookTaskQueue: taskQueue } : {}),
   };
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   const out: { result?: { status: string; late_outcome: string | null }; runs: number[]; settled: string[] } = { runs: [], settled: [] };
@@ -79,6 +110,7 @@ async function run(slaSeconds: number, activities: object, during: (h: any, inp:
     const result = handle.result();
     await during(handle, inp);
     out.result = await result;
+    keep(opts.recordAs, await handle.fetchHistory());
     // Every run of the chain (continue-as-new), its length, and what it told the payment.
     let runId: string | undefined = handle.firstExecutionRunId;
     while (runId) {
@@ -157,6 +189,11 @@ test('at the SLA the gateway cancels the refund: canceled, and only then is the 
   const { result, settled } = await run(3_600, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined);
   expect(result).toMatchObject({ status: 'canceled', late_outcome: null });
   expect(rec.cancels).toBe(1);
+  // The gateway took the request (pending): the record reads pending_promise from then on, once.
+  expect(rec.patches.map((p) => [p.status, p.sub_status])).toEqual([
+    ['pending', 'pending_promise'],
+    ['canceled', 'canceled_timeout_e2e_manual'],
+  ]);
   expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', failure_code: 'sla_timeout' });
   expect(settled).toEqual(['canceled']);
   expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
@@ -244,4 +281,40 @@ test('a gateway that refuses the refund request outright cancels the refund at o
   expect(result.status).toBe('canceled');
   expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', failure_code: 'gateway_rejected' });
   expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
+});
+
+describe('a refund of the older interface (webhook_urls)', () => {
+  const older: OlderRefundInput = { webhooks: [{ url: 'http://127.0.0.1:1/older', events: [] }] };
+  const olderBodies = (rec: ReturnType<typeof recorders>['rec']) => rec.events.filter((e) => e.body.webhook_type === 'refund').map((e) => e.body);
+
+  test('success: each sub-status written and sent once, the row in the body; succeeded_at is when its record was last written', async () => {
+    // The gateway takes the request (pending) and has executed it by the second time it is asked.
+    const { rec, activities } = recorders(pending, () => (rec.polls >= 2 ? { status: 'succeeded', refundId: 'rf_1' } : pending));
+    const { result } = await run(259_200, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined, { older, recordAs: 'older-success' });
+    expect(result.status).toBe('success');
+    expect(rec.patches.map((p) => [p.status, p.sub_status])).toEqual([
+      ['pending', 'pending_promise'],
+      ['success', 'success'],
+    ]);
+    expect(rec.events.map((e) => e.type)).toEqual(['refund.pending_created', 'refund.pending_promise', 'refund.success', 'refund.success']);
+    const bodies = olderBodies(rec);
+    expect(bodies.map((b) => [b.event, b.status, b.sub_status])).toEqual([
+      ['refund.pending_created', 'pending', 'pending_created'],
+      ['refund.pending_promise', 'pending', 'pending_promise'],
+      ['refund.success', 'success', 'success'],
+    ]);
+    expect(bodies.at(-1)).toMatchObject({ ...FACTS, amount: 300, currency: 'EUR', gateway_transaction_id: 'rf_1', succeeded_at: rec.patches.at(-1)!.updated_at });
+    expect(bodies.slice(0, 2).every((b) => b.succeeded_at === null)).toBe(true);
+  });
+
+  test('held by the gateway past its SLA: canceled_timeout_e2e_manual', async () => {
+    const { rec, activities } = recorders(pending, () => pending);
+    const { result } = await run(3_600, { ...activities, savePaymentIntent: async () => 'applied' }, async () => undefined, {
+      older,
+      recordAs: 'older-canceled-timeout-e2e-manual',
+    });
+    expect(result.status).toBe('canceled');
+    expect(rec.patches.map((p) => p.sub_status)).toEqual(['pending_promise', 'canceled_timeout_e2e_manual']);
+    expect(olderBodies(rec).map((b) => b.event)).toEqual(['refund.pending_created', 'refund.pending_promise', 'refund.canceled_timeout_e2e_manual']);
+  });
 });

@@ -46,7 +46,6 @@ export interface RefundCarried {
   // Carried by runs of this code on (older runs: derived, see RefundLifecycle).
   /** The gateway acknowledged the refund before its SLA (domain/older-refund-views.ts). */
   acknowledged?: boolean;
-  succeededAt?: string | null;
   /** The sub-status last written to the record, and the last one announced to older webhook_urls. */
   recordedSubStatus?: OlderRefundSubStatus | null;
   olderAnnounced?: OlderRefundSubStatus | null;

@@ -2,7 +2,7 @@ import type { RefundOutcome } from '../../gateways/types';
 import { formatMoney } from '../../domain/money';
 import type { RefundStatus } from '../../domain/refund';
 import type { RefundView } from '../../domain/views';
-import { olderRefundRowOf, olderRefundSubStatus, type OlderRefundFacts, type OlderRefundRow, type OlderRefundSubStatus } from '../../domain/older-refund-views';
+import { olderRefundRowOf, olderRefundSubStatus, SLA_TIMEOUT, type OlderRefundFacts, type OlderRefundRow, type OlderRefundSubStatus } from '../../domain/older-refund-views';
 import type { RefundCarried, RefundInput, RefundState } from './messages';
 
 // A refund's state and its rules, as plain code: what the gateway's word means for the money reserved on
@@ -22,9 +22,13 @@ export class RefundLifecycle {
   lateOutcome: RefundCarried['lateOutcome'];
   polls: number;
   canceledAnnounced: boolean;
-  /** The gateway acknowledged the refund before its SLA: it answered the request, or has it by our key. */
+  /** The gateway acknowledged the refund before its SLA (see heard()). */
   acknowledged: boolean;
-  succeededAt: string | null;
+  /**
+   * When this run saw it executed, for the older webhook's row (not carried: a run that succeeds ends; the
+   * record's updated_at is this time, as its success was its last write).
+   */
+  succeededAt: string | null = null;
   /** The sub-status the record holds (null: unknown, a run of older code wrote it last). */
   recordedSubStatus: OlderRefundSubStatus | null;
   /** The sub-status last announced to an older refund's webhook_urls (null: none yet). */
@@ -58,7 +62,6 @@ export class RefundLifecycle {
     this.canceledAnnounced = c.canceledAnnounced;
     // Runs of older code carried none of these: what their state says comes closest.
     this.acknowledged = c.acknowledged ?? (c.submitted || c.gatewayRefundId !== null);
-    this.succeededAt = c.succeededAt ?? (c.status === 'success' ? (c.lateOutcome?.at ?? null) : null);
     // A new refund's record was inserted as pending_created (activities/store.ts createRefundRecord).
     this.recordedSubStatus = input.carried ? (c.recordedSubStatus ?? null) : 'pending_created';
     this.olderAnnounced = c.olderAnnounced ?? null;
@@ -83,12 +86,28 @@ export class RefundLifecycle {
       case 'succeeded':
         return { kind: 'spent', refundId: word.refundId };
       case 'rejected':
-        return { kind: 'released', failureCode: afterSla ? 'sla_timeout' : word.failureCode };
+        return { kind: 'released', failureCode: afterSla ? SLA_TIMEOUT : word.failureCode };
       case 'canceled':
-        return { kind: 'released', failureCode: afterSla ? 'sla_timeout' : 'gateway_canceled' };
+        return { kind: 'released', failureCode: afterSla ? SLA_TIMEOUT : 'gateway_canceled' };
       case 'pending':
         return { kind: 'open' };
     }
+  }
+
+  /** The gateway answered the refund request (a refusal outright is its answer too): see heard(). */
+  answered(word: RefundOutcome): void {
+    this.submitted = true;
+    this.heard(word);
+  }
+
+  /**
+   * A word of the gateway on the refund before its SLA: its answer to the request, or what it says of the
+   * refund when asked (by its id, or by our key). Any word about the refund means the gateway has it: it
+   * acknowledged it (pending_promise; canceled_timeout_e2e_manual should the SLA pass). Not found, or no
+   * answer, acknowledges nothing; nor does a word after the SLA (the cancel's answer).
+   */
+  heard(word: RefundOutcome | 'not_found' | null): void {
+    if (this.phase === 'waiting' && word !== null && word !== 'not_found') this.acknowledged = true;
   }
 
   succeed(refundId: string, afterSla: boolean, now: number): void {
@@ -108,7 +127,7 @@ export class RefundLifecycle {
   /** The SLA passed with the refund still pending: ask the gateway to cancel it. */
   slaPassed(): void {
     this.phase = 'canceling';
-    this.failureCode = 'sla_timeout';
+    this.failureCode = SLA_TIMEOUT;
   }
 
   /** The older interface's sub-status of this state (domain/older-refund-views.ts has the table). */
@@ -123,13 +142,12 @@ export class RefundLifecycle {
     return olderRefundRowOf(this.olderFacts, {
       amount: i.amount,
       currency: i.currency,
-      status: this.status,
       sub_status: this.subStatus(),
       idempotency_key: i.idempotencyKey,
       gateway_transaction_id: this.gatewayTransactionId,
       created_at: i.createdAt,
       updated_at: now,
-      succeeded_at: this.status === 'success' ? this.succeededAt : null,
+      succeeded_at: this.succeededAt,
     });
   }
 
@@ -169,11 +187,11 @@ export class RefundLifecycle {
     };
   }
 
-  /** The older interface's fields of the record, written with record(); what it writes is then the recorded sub-status. */
-  olderRecord(): { sub_status: OlderRefundSubStatus; succeeded_at: string | null } {
+  /** The older interface's field of the record, written with record(); what it writes is then the recorded sub-status. */
+  olderRecord(): { sub_status: OlderRefundSubStatus } {
     const sub_status = this.subStatus();
     this.recordedSubStatus = sub_status;
-    return { sub_status, succeeded_at: this.status === 'success' ? this.succeededAt : null };
+    return { sub_status };
   }
 
   summary(): string {
@@ -202,10 +220,9 @@ export class RefundLifecycle {
   }
 
   /** What continue-as-new carries of the older interface's part, beside carry(). */
-  olderCarry(): Pick<RefundCarried, 'acknowledged' | 'succeededAt' | 'recordedSubStatus' | 'olderAnnounced' | 'olderFacts'> {
+  olderCarry(): Pick<RefundCarried, 'acknowledged' | 'recordedSubStatus' | 'olderAnnounced' | 'olderFacts'> {
     return {
       acknowledged: this.acknowledged,
-      succeededAt: this.succeededAt,
       recordedSubStatus: this.recordedSubStatus,
       olderAnnounced: this.olderAnnounced,
       olderFacts: this.olderFacts,

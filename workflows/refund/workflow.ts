@@ -35,7 +35,7 @@ const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', r
  * Runs started by code with this patch write the older sub-status's one move that is no status change
  * (pending_created -> pending_promise) to the record; runs recorded before it replay without that write.
  */
-export const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
+const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
 
 /**
  * One workflow per refund; its id is the `re_` id. It owns the refund's state and its SLA timer. Money moves
@@ -71,23 +71,27 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     }
   };
 
-  const announce = async (type: 'refund.success' | 'refund.canceled') => {
-    await emitEvent({
+  /**
+   * An event of the refund: in the envelope to its `webhooks`, or (`legacyBody`) in the older interface's
+   * body to every one of its webhook_urls (format `legacy`, with Service-Webhook-Secret when it has a secret).
+   */
+  const emit = (type: string, data: Record<string, unknown>, legacyBody?: Record<string, unknown>) =>
+    emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
       tenantId: input.tenantId,
       region: input.region,
       type,
       objectId: input.id,
       source: { kind: 'refund', id: input.id },
-      data: r.view(), // the refund as retrieve answers it, at the moment of the event
-      endpoints: input.webhooks,
+      data,
+      ...(legacyBody ? { endpoints: olderHooks, format: 'legacy' as const, legacyBody } : { endpoints: input.webhooks }),
     });
+
+  const announce = async (type: 'refund.success' | 'refund.canceled') => {
+    await emit(type, r.view()); // the refund as retrieve answers it, at the moment of the event
   };
 
-  /**
-   * An older refund's webhook_urls hear of each new sub-status once, with the refund as GET /refunds lists
-   * it (format `legacy`: the same body to every URL, with Service-Webhook-Secret when it has a secret).
-   */
+  /** An older refund's webhook_urls hear of each new sub-status once, with the refund as GET /refunds lists it. */
   const announceOlder = async () => {
     if (olderHooks.length === 0) return;
     const sub = r.subStatus();
@@ -97,18 +101,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     r.olderAnnounced = sub;
     const type = olderRefundEvent(sub);
     const body = olderRefundWebhookBody(row, type);
-    await emitEvent({
-      webhookTaskQueue: input.webhookTaskQueue,
-      tenantId: input.tenantId,
-      region: input.region,
-      type,
-      objectId: input.id,
-      source: { kind: 'refund', id: input.id },
-      data: body,
-      endpoints: olderHooks,
-      format: 'legacy',
-      legacyBody: body,
-    });
+    await emit(type, body, body);
   };
 
   /** A sub-status that moved with the status still pending (the gateway has it now): record, webhooks. */
@@ -195,16 +188,15 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       )
       .then(
         (o: RefundOutcome) => {
-          r.submitted = true;
-          r.acknowledged = true;
+          r.answered(o);
           answer = o;
         },
         (err: unknown) => {
           if (isCancellation(err)) return;
           // A gateway that refuses the request outright (a non-retryable failure) has rejected the refund.
-          r.submitted = true;
-          r.acknowledged = true;
-          answer = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: String(err) };
+          const refused: RefundOutcome = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: String(err) };
+          r.answered(refused);
+          answer = refused;
         },
       );
   }
@@ -230,8 +222,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       hinted = false;
       r.polls += 1;
       word = await ask();
-      // The gateway has it under our key (an answer about it before the SLA is its acknowledgement).
-      if (word && word !== 'not_found') r.acknowledged = true;
+      r.heard(word);
     }
     if (!word || word === 'not_found') {
       await progressed();

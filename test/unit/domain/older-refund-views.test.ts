@@ -3,6 +3,7 @@ import {
   olderRefundEvent,
   olderRefundRow,
   olderRefundRowOf,
+  olderRefundStatusOf,
   olderRefundSubStatus,
   olderRefundWebhookBody,
   subStatusOfRecord,
@@ -32,7 +33,10 @@ describe('olderRefundSubStatus: the table', () => {
   test('every sub-status is reachable, and its base status is its prefix', () => {
     const reached = new Set(cases.map(([, , s]) => s));
     expect([...reached].sort()).toEqual([...OLDER_REFUND_SUB_STATUSES].sort());
-    for (const [, input, s] of cases) expect(s.startsWith(input.status)).toBe(true);
+    for (const [, input, s] of cases) {
+      expect(s.startsWith(input.status)).toBe(true);
+      expect(olderRefundStatusOf(s)).toBe(input.status);
+    }
   });
 });
 
@@ -44,21 +48,29 @@ describe('subStatusOfRecord: refunds whose workflow never wrote one', () => {
     expect(subStatusOfRecord({ status: 'canceled', failure_code: 'refund_rejected', gateway_transaction_id: null })).toBe('canceled_rejected');
     expect(subStatusOfRecord({ status: 'canceled', failure_code: 'sla_timeout', gateway_transaction_id: null })).toBe('canceled_timeout_e2e_manual');
   });
+
+  test('the one its workflow wrote stands while it is of the record\'s status', () => {
+    const canceledAtSla = { status: 'canceled', failure_code: 'sla_timeout', gateway_transaction_id: null } as const;
+    expect(subStatusOfRecord({ ...canceledAtSla, sub_status: 'canceled_timeout_potential_ghost' })).toBe('canceled_timeout_potential_ghost');
+    expect(subStatusOfRecord({ status: 'pending', sub_status: 'pending_promise', failure_code: null, gateway_transaction_id: null })).toBe('pending_promise');
+    // a worker of older code moved the status on without writing one: what the record says
+    expect(subStatusOfRecord({ status: 'success', sub_status: 'pending_promise', failure_code: null, gateway_transaction_id: 'rf_1' })).toBe('success');
+    expect(subStatusOfRecord({ ...canceledAtSla, sub_status: 'pending_created' })).toBe('canceled_timeout_e2e_manual');
+    expect(subStatusOfRecord({ ...canceledAtSla, sub_status: 'not-a-sub-status' })).toBe('canceled_timeout_e2e_manual');
+  });
 });
 
 describe('the row and the webhook body', () => {
   const facts = { id: 42, uuid: '0b6f7c1e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', gateway: 'sandbox', transaction_id: 7, payment_intent: '1a2b3c4d-1c2d-4e5f-8a9b-0c1d2e3f4a5b' };
-  const row = olderRefundRowOf(facts, {
+  const state = {
     amount: 300,
     currency: 'EUR',
-    status: 'success',
-    sub_status: 'success',
     idempotency_key: 'key-1',
     gateway_transaction_id: 'rf_9',
     created_at: '2026-11-23T10:00:00.000Z',
     updated_at: '2026-11-23T10:00:02.000Z',
-    succeeded_at: '2026-11-23T10:00:02.000Z',
-  });
+  };
+  const row = olderRefundRowOf(facts, { ...state, sub_status: 'success' });
 
   test('has the spec fields, the gateway reference twice, and parses with its schema', () => {
     expect(row).toEqual({
@@ -79,6 +91,12 @@ describe('the row and the webhook body', () => {
       succeeded_at: '2026-11-23T10:00:02.000Z',
     });
     expect(olderRefundRow.strict().parse(row)).toEqual(row);
+  });
+
+  test('status is the sub-status\'s prefix; succeeded_at the time given, else updated_at, and null unless success', () => {
+    expect(olderRefundRowOf(facts, { ...state, sub_status: 'success', succeeded_at: '2026-11-23T10:00:01.000Z' }).succeeded_at).toBe('2026-11-23T10:00:01.000Z');
+    expect(olderRefundRowOf(facts, { ...state, sub_status: 'pending_promise', succeeded_at: '2026-11-23T10:00:01.000Z' })).toMatchObject({ status: 'pending', succeeded_at: null });
+    expect(olderRefundRowOf(facts, { ...state, sub_status: 'canceled_timeout_e2e_manual' })).toMatchObject({ status: 'canceled', succeeded_at: null });
   });
 
   test('the webhook body is the row with webhook_type and the event, named refund.<sub_status>', () => {

@@ -25,7 +25,7 @@ const SPEC: PageListSpec = {
     created_at: { type: 'date' },
     live: { type: 'boolean' },
     tags: { type: 'string[]' },
-    uuid: { type: 'string', column: '_id' },
+    uuid: { type: 'string', column: '_id', description: "The payout's UUID." },
   },
   sortable: { id: 'seq', created_at: 'created_at', amount: 'amount', uuid: '_id' },
   defaultSort: ['created_at', 'DESC'],
@@ -509,6 +509,11 @@ describe('pageQuerySchema in a route', () => {
       expect(param('filter.live').description).toContain('Operators: $eq, $null, $in.');
       expect(param('filter.tags').description).toContain('Operators: $eq, $null, $in, $ilike, $sw, $contains.');
       expect(param('filter.amount').description).not.toContain('$ilike');
+    });
+
+    test("a filter's own description comes first, before the operators' notes", () => {
+      expect(param('filter.uuid').description).toMatch(/^The payout's UUID\. Filter on uuid \(a string\): /);
+      expect(param('filter.status').description).toMatch(/^Filter on status \(a string\): /);
     });
 
     test('the response is the envelope, previous and next nullable', () => {

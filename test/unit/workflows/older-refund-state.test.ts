@@ -25,22 +25,43 @@ const input = (extra: Partial<RefundInput> = {}): RefundInput => ({
   ...extra,
 });
 
+const PENDING = { status: 'pending', refundId: 'rf_1' } as const;
+
 test('a new refund is pending_created, recorded so by its insert; the gateway answering makes it pending_promise', () => {
   const r = new RefundLifecycle(input());
   expect(r.subStatus()).toBe('pending_created');
   expect(r.recordedSubStatus).toBe('pending_created');
-  r.submitted = true;
-  r.acknowledged = true;
+  r.answered(PENDING);
+  expect(r.submitted).toBe(true);
   expect(r.subStatus()).toBe('pending_promise');
-  expect(r.olderRecord()).toEqual({ sub_status: 'pending_promise', succeeded_at: null });
+  expect(r.olderRecord()).toEqual({ sub_status: 'pending_promise' });
   expect(r.recordedSubStatus).toBe('pending_promise');
 });
 
-test('success records succeeded_at; the row carries it and the facts', () => {
+test('asked by our key before the SLA: found is pending_promise; not found, or no answer, is not', () => {
+  const r = new RefundLifecycle(input());
+  r.heard(null);
+  r.heard('not_found');
+  expect(r.subStatus()).toBe('pending_created');
+  r.heard(PENDING);
+  expect(r.subStatus()).toBe('pending_promise');
+  expect(r.submitted).toBe(false); // asking is not the request answered
+});
+
+test('a word after the SLA acknowledges nothing', () => {
+  const r = new RefundLifecycle(input());
+  r.slaPassed();
+  r.answered(PENDING);
+  r.heard(PENDING);
+  r.status = 'canceled';
+  expect(r.subStatus()).toBe('canceled_timeout_potential_ghost');
+});
+
+test('success: the row carries the time it executed and the facts', () => {
   const r = new RefundLifecycle(input());
   r.olderFacts = FACTS;
   r.succeed('rf_1', false, NOW);
-  expect(r.olderRecord()).toEqual({ sub_status: 'success', succeeded_at: new Date(NOW).toISOString() });
+  expect(r.olderRecord()).toEqual({ sub_status: 'success' });
   expect(r.olderRow('2026-11-23T10:05:01.000Z')).toMatchObject({
     id: 9,
     status: 'success',
@@ -60,8 +81,9 @@ test('no row before the facts are known', () => {
 
 test('a rejection before the SLA is canceled_rejected', () => {
   const r = new RefundLifecycle(input());
-  r.acknowledged = true;
-  const m = r.meaning({ status: 'rejected', refundId: 'rf_1', failureCode: 'refund_rejected', failureMessage: 'no' }, false);
+  const word = { status: 'rejected', refundId: 'rf_1', failureCode: 'refund_rejected', failureMessage: 'no' } as const;
+  r.answered(word);
+  const m = r.meaning(word, false);
   expect(m).toEqual({ kind: 'released', failureCode: 'refund_rejected' });
   r.release('refund_rejected');
   expect(r.subStatus()).toBe('canceled_rejected');
@@ -81,7 +103,7 @@ test('at the SLA: never acknowledged is a potential ghost, also once the cancel 
 
 test('at the SLA: acknowledged but never settled is e2e_manual; executed after all is success', () => {
   const r = new RefundLifecycle(input());
-  r.acknowledged = true;
+  r.heard(PENDING);
   r.slaPassed();
   r.status = 'canceled';
   expect(r.subStatus()).toBe('canceled_timeout_e2e_manual');
@@ -92,7 +114,7 @@ test('at the SLA: acknowledged but never settled is e2e_manual; executed after a
 
 test('continue-as-new carries the older state; a run of older code derives it', () => {
   const r = new RefundLifecycle(input());
-  r.acknowledged = true;
+  r.answered(PENDING);
   r.olderFacts = FACTS;
   r.olderAnnounced = 'pending_promise';
   r.olderRecord();
