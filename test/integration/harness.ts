@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
 
@@ -115,4 +117,33 @@ export async function temporalClient(): Promise<Client> {
 /** Pays an intent through the attempts endpoint with a fixed sandbox token. */
 export async function pay(intentId: string, publishableKey: string, token = 'tok_success') {
   return api.post(`/v202607/payment-intents/${intentId}/attempts`, { token }, publishableKey);
+}
+
+/** What an older-interface webhook receiver got: the path, the JSON body and Service-Webhook-Secret. */
+export interface OlderHook {
+  path: string;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  secret: string | undefined;
+}
+
+/** A loopback receiver of the older interface's webhooks (payouts, older intents and refunds): answers 204. */
+export async function startOlderHookReceiver(): Promise<{ base: string; hooks: OlderHook[]; close(): Promise<void> }> {
+  const hooks: OlderHook[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => {
+      hooks.push({ path: req.url ?? '', body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hooks,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }

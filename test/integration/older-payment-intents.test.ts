@@ -1,36 +1,17 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { api, call, createMerchant, eventually, getStack, mongo, pay, type Merchant } from './harness';
+import { api, call, createMerchant, eventually, getStack, mongo, pay, startOlderHookReceiver, type Merchant, type OlderHook } from './harness';
 
 // The older interface's payment intents on the real stack: the unprefixed create bound to a gateway, the
 // v202606 create, checkout intents, the three ids of an intent, the front-end-safe retrieve, the
 // page-numbered list, cancel, and the older webhooks. Underneath are the same records and workflows as
 // v202607's, so every crossing between the interfaces is tested too.
 
-interface Hook {
-  path: string;
-  body: any;
-  secret: string | undefined;
-}
-const hooks: Hook[] = [];
+let hooks: OlderHook[];
 let hookBase = '';
-let server: http.Server;
+let closeHooks: () => Promise<void>;
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      hooks.push({ path: req.url ?? '', body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hookBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ hooks, base: hookBase, close: closeHooks } = await startOlderHookReceiver());
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => closeHooks());
 
 let m: Merchant;
 let other: Merchant;

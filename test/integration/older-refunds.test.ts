@@ -1,7 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { MongoClient } from 'mongodb';
-import { api, call, createMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
+import { api, call, createMerchant, eventually, getStack, mongo, pay, startOlderHookReceiver, temporalClient, type Merchant, type OlderHook } from './harness';
 import { connectMongo } from '../../platform/mongo';
 import { ensureRefundOlderIds } from '../../data/refunds';
 
@@ -11,34 +9,19 @@ import { ensureRefundOlderIds } from '../../data/refunds';
 // refund workflow writes (the sandbox's magic refund amounts), the webhooks each sub-status change sends
 // (a real receiver on loopback, Service-Webhook-Secret) and the page-numbered list with every filter.
 
-interface Hook {
-  body: any;
-  secret: string | undefined;
-  path: string;
-}
-const hooks: Hook[] = [];
+let hooks: OlderHook[];
 let hookBase = '';
-let server: http.Server;
+let closeHooks: () => Promise<void>;
 let db: MongoClient;
 let m: Merchant;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      hooks.push({ body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined, path: req.url ?? '' });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hookBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ hooks, base: hookBase, close: closeHooks } = await startOlderHookReceiver());
   db = await mongo();
   m = await createMerchant();
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await closeHooks();
   await db.close();
 });
 

@@ -1,6 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { admin, api, call, createMerchant, eventually, getStack, type Merchant } from './harness';
+import { admin, api, call, createMerchant, eventually, getStack, startOlderHookReceiver, type Merchant, type OlderHook } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
 // workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
@@ -15,30 +13,15 @@ const ACCOUNTS = {
   ordinary: '0123456789',
 };
 
-interface Hook {
-  body: any;
-  secret: string | undefined;
-}
-const hooks: Hook[] = [];
+let hooks: OlderHook[];
 let hookUrl = '';
-let server: http.Server;
-
+let closeHooks: () => Promise<void>;
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      hooks.push({ body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payouts`;
+  const receiver = await startOlderHookReceiver();
+  ({ hooks, close: closeHooks } = receiver);
+  hookUrl = `${receiver.base}/payouts`;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-});
+afterAll(() => closeHooks());
 
 /** A merchant whose sandbox connector also pays out. */
 async function payoutMerchant(): Promise<Merchant & { tenantNumber: number }> {
