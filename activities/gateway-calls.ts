@@ -1,9 +1,10 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
-import type { GatewayAdapter, ChargeOutcome, RefundOutcome } from '../gateways/types';
+import type { ChargeAgreement, ChargeOutcome, GatewayAdapter, RefundOutcome } from '../gateways/types';
 import type { GatewayRegistry } from '../gateways/registry';
 import { callbackUrl } from '../gateways/callback-url';
 import { connectorData } from '../data/connectors';
+import { GATEWAY_UNREACHABLE } from '../gateways/sandbox-adapter';
 
 // Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
 // gateway; a connector that vanished or belongs to another tenant is a non-retryable failure. The callback
@@ -18,7 +19,8 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
   const gatewayOf = async ({ tenantId, connectorId }: ConnectorRef): Promise<{ adapter: GatewayAdapter; gateway: string }> => {
     const connector = await connectorData(mongo).find(tenantId, connectorId);
     if (!connector) throw ApplicationFailure.nonRetryable(`connector ${connectorId} not found for tenant`, 'ConnectorMissing');
-    return { adapter: gateways.get(connector.gateway), gateway: connector.gateway };
+    // A sandbox connector may be set up broken (down, timing out) for failover drills.
+    return { adapter: gateways.get(connector.gateway, { sandboxBehavior: connector.sandbox_behavior ?? null }), gateway: connector.gateway };
   };
   const adapterFor = async (ref: ConnectorRef): Promise<GatewayAdapter> => (await gatewayOf(ref)).adapter;
 
@@ -31,11 +33,21 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
         idempotencyKey: string;
         returnUrl: string;
         reference: string;
+        savePaymentMethod?: boolean;
         merchantInitiated?: boolean;
+        agreement?: ChargeAgreement;
       },
     ): Promise<ChargeOutcome> {
       const { adapter, gateway } = await gatewayOf(req);
-      return adapter.charge({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
+      try {
+        return await adapter.charge({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
+      } catch (err) {
+        // A refused connection on the first try means no request ever reached the gateway: the workflow may
+        // try another connector at once. On a retry it proves nothing (the first try may have arrived).
+        if (err instanceof ApplicationFailure && err.type === GATEWAY_UNREACHABLE && Context.current().info.attempt === 1)
+          throw ApplicationFailure.nonRetryable(err.message, GATEWAY_UNREACHABLE);
+        throw err;
+      }
     },
 
     async chargeStatus(req: ConnectorRef & { chargeId: string }): Promise<ChargeOutcome> {

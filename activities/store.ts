@@ -1,11 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
+import type { ChargedCard } from '../gateways/types';
+import type { TransactionRecord } from '../platform/records';
 import { connectorData } from '../data/connectors';
 import { olderRefundFactsOf, olderRefundFields, refundData } from '../data/refunds';
 import type { OlderRefundFacts } from '../domain/older-refund-views';
 import { idempotencyScope } from '../data/idempotency';
 import { workflowRecordData } from '../data/workflow-records';
 import { claimCheckoutIntent } from '../data/checkout-intents';
+import { agreementData, agreementScope } from '../data/agreements';
+import type { AgreementType } from '../platform/records';
+import type { GatewayRegistry } from '../gateways/registry';
 
 // MongoDB writes made on behalf of workflows, through the data layer (data/workflow-records.ts): every write
 // is idempotent (a retried activity changes nothing twice) and versioned (a late write never overwrites a
@@ -27,6 +32,9 @@ export interface PaymentIntentPatch {
   sub_status?: string;
   step_number?: number;
   last_reason?: string;
+  /** The saved card it was paid with, and its merchant-initiated charges; absent until there are any. */
+  payment_method?: string;
+  transactions?: TransactionRecord[];
   updated_at: string;
 }
 
@@ -59,9 +67,16 @@ export interface RefundRecordInput {
 
 const asDate = (s: string | null) => (s ? new Date(s) : null);
 
-export function createStoreActivities({ mongo }: { mongo: Mongo }) {
+export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gateways: GatewayRegistry }) {
   const records = workflowRecordData(mongo);
   const connectors = connectorData(mongo);
+  /** The card of a charge, as its gateway describes it now (undefined when it does not say). */
+  const cardOfCharge = async (tenantId: string, connectorId: string, chargeId: string): Promise<ChargedCard | undefined> => {
+    const connector = await connectors.find(tenantId, connectorId);
+    if (!connector) return undefined;
+    const outcome = await gateways.get(connector.gateway, { sandboxBehavior: connector.sandbox_behavior ?? null }).chargeStatus(chargeId);
+    return outcome.status === 'succeeded' ? outcome.card : undefined;
+  };
   return {
     async savePaymentIntent(p: PaymentIntentPatch): Promise<'applied' | 'stale'> {
       return records.savePaymentIntent(p.id, p.version, {
@@ -75,6 +90,8 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         gateway_charge_id: p.gateway_charge_id,
         last_failure_code: p.last_failure_code,
         ...(p.sub_status !== undefined ? { sub_status: p.sub_status, step_number: p.step_number!, last_reason: p.last_reason! } : {}),
+        ...(p.payment_method !== undefined ? { payment_method: p.payment_method } : {}),
+        ...(p.transactions !== undefined ? { transactions: p.transactions } : {}),
         updated_at: new Date(p.updated_at),
       });
     },
@@ -164,6 +181,11 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       });
     },
 
+    /**
+     * Saves the card a customer-present payment was made with (`pm_...`): its reusable gateway token (null
+     * when the gateway issued none) and what the customer recognises it by. `card` comes with the charge's
+     * answer; when the answer that decided the charge did not carry it, the gateway is asked.
+     */
     async savePaymentMethod(pm: {
       id: string;
       tenantId: string;
@@ -172,8 +194,10 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
       connectorId: string;
       chargeId: string;
       createdAt: string;
+      card?: ChargedCard;
     }): Promise<void> {
       const connector = await connectors.find(pm.tenantId, pm.connectorId);
+      const card = pm.card ?? (await cardOfCharge(pm.tenantId, pm.connectorId, pm.chargeId));
       await records.insertSavedPaymentMethod({
         _id: pm.id,
         tenant_id: pm.tenantId,
@@ -181,9 +205,34 @@ export function createStoreActivities({ mongo }: { mongo: Mongo }) {
         payment_intent: pm.paymentIntent,
         connector: pm.connectorId,
         gateway: connector?.gateway ?? 'unknown',
-        // The gateway's reusable reference for the card is the successful charge it made.
-        gateway_token: pm.chargeId,
+        gateway_token: card?.reusableToken ?? null,
+        brand: card?.brand ?? null,
+        last4: card?.last4 ?? null,
+        exp_month: card?.expMonth ?? null,
+        exp_year: card?.expYear ?? null,
         created_at: new Date(pm.createdAt),
+        detached_at: null,
+      });
+    },
+
+    /** The agreement's first successful charge: later charges under it send its network transaction id. */
+    async recordAgreementCharge(a: {
+      tenantId: string;
+      paymentMethod: string;
+      agreement: { id: string; agreementId: string; type: AgreementType };
+      networkTransactionId: string;
+      transaction: string;
+    }): Promise<void> {
+      await agreementData(mongo).recordFirstCharge({
+        _id: a.agreement.id,
+        tenant_id: a.tenantId,
+        scope: agreementScope(a.tenantId, a.paymentMethod, a.agreement.agreementId),
+        payment_method: a.paymentMethod,
+        agreement_id: a.agreement.agreementId,
+        agreement_type: a.agreement.type,
+        network_transaction_id: a.networkTransactionId,
+        first_transaction: a.transaction,
+        created_at: new Date(),
       });
     },
 

@@ -2,6 +2,7 @@ import type { RouteDef } from './http/route';
 import { adminRoutes } from './admin/routes';
 import { callbackRoutes } from './callbacks/routes';
 import { customerRoutes } from './customers/routes';
+import { customerPaymentMethodRoutes } from './customers/payment-methods';
 import { eventRoutes } from './events/routes';
 import { healthRoutes } from './health/routes';
 import { hostedPageRoutes } from './hosted/routes';
@@ -14,6 +15,7 @@ import { payoutRecipientRoutes } from './payout-recipients/routes';
 import { openApiRoutes } from './openapi/routes';
 import { olderPaymentIntentRoutes } from './older-payment-intents/routes';
 import { checkoutIntentRoutes } from './checkout-intents/routes';
+import { cardsMitRoutes } from './cards-mit/routes';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
@@ -21,6 +23,7 @@ export function allRoutes(): RouteDef[] {
     ...adminRoutes,
     ...paymentIntentRoutes,
     ...customerRoutes,
+    ...customerPaymentMethodRoutes,
     ...paymentMethodRoutes,
     ...refundRoutes,
     ...olderRefundRoutes,
@@ -29,6 +32,7 @@ export function allRoutes(): RouteDef[] {
     ...payoutRecipientRoutes,
     ...olderPaymentIntentRoutes,
     ...checkoutIntentRoutes,
+    ...cardsMitRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

@@ -30,6 +30,7 @@ const NOUNS: Record<string, string> = {
   refunds: 'refund',
   customers: 'customer',
   events: 'event',
+  saved_payment_methods: 'payment method',
 };
 
 type Listed = { _id: string; created_at: Date; tenant_id: string };

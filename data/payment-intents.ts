@@ -69,6 +69,8 @@ export function paymentIntentData(mongo: Mongo) {
     },
     /** The intent whose payment has this older `transaction_id`. */
     byTransactionId: (tenantId: string, transactionId: number) => c.findOne({ tenant_id: tenantId, transaction_id: transactionId }),
+    /** The intent one of whose merchant-initiated charges is this `ti_...` transaction. */
+    byMitTransaction: (tenantId: string, transaction: string) => c.findOne({ tenant_id: tenantId, 'transactions.transaction': transaction }),
     /** The tenant that owns an intent, for credentials bound to the intent itself (its client secret). */
     tenantOf: async (id: string) => (await c.findOne({ _id: id }, { projection: { tenant_id: 1 } }))?.tenant_id ?? null,
     /** For the hosted page, which is reached by the intent's id and its client secret. */

@@ -9,7 +9,7 @@ import type { EventRecord, PaymentIntentRecord, RefundRecord, SavedPaymentMethod
 // workflow's patch does not carry its tenant. Reads for the API stay in each collection's module.
 
 /** What a payment intent's workflow writes of its record (data/payment-intents.ts has the rest). */
-export type PaymentIntentProgress = Partial<Pick<PaymentIntentRecord, 'sub_status' | 'step_number' | 'last_reason'>> &
+export type PaymentIntentProgress = Partial<Pick<PaymentIntentRecord, 'sub_status' | 'step_number' | 'last_reason' | 'payment_method' | 'transactions'>> &
   Required<
   Pick<
     PaymentIntentRecord,

@@ -2,6 +2,8 @@
 
 export type ErrorKind =
   | 'invalid_request'
+  /** The payment was tried and failed (a card decline): 402. */
+  | 'payment_failed'
   | 'authentication'
   | 'permission'
   | 'not_found'
@@ -20,6 +22,8 @@ export class DomainError extends Error {
     readonly param?: string,
     /** When the client may try again (429, 503); the error handler sends it as Retry-After. */
     readonly retryAfterSeconds?: number,
+    /** Fields the error object carries beside the shape's own (a decline's `decline_code`, its `transaction_uuid`). */
+    readonly extra?: Record<string, string>,
   ) {
     super(message);
     this.name = 'DomainError';
@@ -40,3 +44,7 @@ export const forbidden = (code: string, message: string) => new DomainError('per
 
 export const unavailable = (dependency: string) =>
   new DomainError('unavailable', 'service_unavailable', `A dependency of the service (${dependency}) is unavailable; retry later`);
+
+/** A charge was made and failed: 402 `card_declined` (with the issuer's `decline_code`), or the failure's own code. */
+export const paymentFailed = (code: string, message: string, extra: Record<string, string>) =>
+  new DomainError('payment_failed', code, message, undefined, undefined, extra);

@@ -1,12 +1,14 @@
 // Adapter for our gateway sandbox (sandbox/app.ts), over real HTTP like any other gateway. Declines and
 // rejections are data; a timeout, connection error or 5xx is thrown as a retryable failure (Temporal retries
 // the activity; the idempotency key makes the retry safe), a 4xx as a non-retryable one (retrying the same
-// bad request cannot help).
+// bad request cannot help). A refused connection has its own retryable type: the request never reached the
+// gateway, so nothing was applied and failing over to another connector is safe.
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type {
+  ChargedCard,
   ChargeOutcome,
   ChargeRequest,
   GatewayAdapter,
@@ -20,9 +22,26 @@ import type {
 } from './types';
 import { referenceFromCallbackUrl } from './callback-url';
 
-/** Failure types, for retry policies: the first is retried, the second is not. */
+/**
+ * Failure types, for retry policies: the first two are retried, the third is not. GATEWAY_UNREACHABLE means
+ * the connection was refused: the request never reached the gateway. GATEWAY_UNAVAILABLE covers timeouts,
+ * other connection errors and 5xx, after which the outcome may be unknown (reconcile by idempotency key).
+ */
 export const GATEWAY_UNAVAILABLE = 'GatewayUnavailable';
+export const GATEWAY_UNREACHABLE = 'GatewayUnreachable';
 export const GATEWAY_REQUEST_REJECTED = 'GatewayRequestRejected';
+
+/** Request header that makes the sandbox behave like a broken connector (see sandbox/gateway-routes.ts). */
+export const SANDBOX_BEHAVIOR_HEADER = 'Sandbox-Behavior';
+/**
+ * Where `behavior: 'down'` sends requests by default: a port nothing listens on (connection refused). Not
+ * port 1: fetch refuses to dial it at all ("bad port", a blocked port of the Fetch standard), which is no
+ * connection refused.
+ */
+export const DEFAULT_DOWN_URL = 'http://127.0.0.1:2';
+
+/** Broken-connector drills: `down` refuses every connection, `timeout` never answers a charge. */
+export type SandboxBehavior = 'down' | 'timeout';
 
 /** Callbacks signed longer ago than this (or this far in the future) are refused as replays. */
 export const CALLBACK_TOLERANCE_SECONDS = 5 * 60;
@@ -33,6 +52,14 @@ export interface SandboxGatewayOptions {
   callbackSecret: string;
   /** Per request, including reading the body. */
   timeoutMs?: number;
+  /**
+   * A broken connector, for failover drills: `down` sends every request to `downUrl` (connection refused);
+   * `timeout` sends every request with `Sandbox-Behavior: timeout` (the sandbox never answers a charge and
+   * records nothing). Unset: a working connector.
+   */
+  behavior?: SandboxBehavior;
+  /** Where `behavior: 'down'` sends requests. Default http://127.0.0.1:2, where nothing listens. */
+  downUrl?: string;
 }
 
 // Response shapes: only what the adapter reads; extra fields are allowed so the sandbox can grow.
@@ -48,6 +75,14 @@ const chargeSchema = z.object({
   status: z.enum(['succeeded', 'declined', 'requires_action', 'pending']),
   challenge_url: z.string().nullish(),
   idempotency_key: z.string().nullish(),
+  /** Whether the charge asked to save the card (setup_future_usage: off_session). */
+  setup_future_usage: z.boolean().nullish(),
+  card: z
+    .object({ brand: z.string(), last4: z.string(), exp_month: z.number(), exp_year: z.number() })
+    .nullish(),
+  /** The reusable token a saving charge issued; null when the card allows none. */
+  payment_method_token: z.string().nullish(),
+  network_transaction_id: z.string().nullish(),
   ...failureFields,
 });
 const refundSchema = z.object({
@@ -85,10 +120,30 @@ function failure(json: { failure_code?: string | null; failure_message?: string 
   return { failureCode: json.failure_code ?? fallback, failureMessage: json.failure_message ?? fallback };
 }
 
+/** The card, for a charge that asked to save it (the only ones whose card the orchestrator keeps). */
+function chargedCard(c: ChargeJson): ChargedCard | undefined {
+  const savedIt = c.setup_future_usage === true || typeof c.payment_method_token === 'string';
+  if (!c.card || !savedIt) return undefined;
+  return {
+    brand: c.card.brand,
+    last4: c.card.last4,
+    expMonth: c.card.exp_month,
+    expYear: c.card.exp_year,
+    reusableToken: c.payment_method_token ?? null,
+  };
+}
+
 function toChargeOutcome(c: ChargeJson): ChargeOutcome {
   switch (c.status) {
-    case 'succeeded':
-      return { status: 'succeeded', chargeId: c.id };
+    case 'succeeded': {
+      const card = chargedCard(c);
+      return {
+        status: 'succeeded',
+        chargeId: c.id,
+        ...(c.network_transaction_id ? { networkTransactionId: c.network_transaction_id } : {}),
+        ...(card ? { card } : {}),
+      };
+    }
     case 'pending':
       return { status: 'pending', chargeId: c.id };
     case 'declined':
@@ -131,6 +186,19 @@ function unavailable(message: string, cause?: Error): ApplicationFailure {
   return ApplicationFailure.create({ type: GATEWAY_UNAVAILABLE, message, nonRetryable: false, cause });
 }
 
+interface ErrorCause {
+  code?: string;
+  message?: string;
+  errors?: Array<{ code?: string }>;
+}
+
+/** Whether fetch failed because the connection was refused (also when every address of a host refused). */
+function connectionRefused(cause: ErrorCause | undefined): boolean {
+  if (!cause) return false;
+  if (cause.code === 'ECONNREFUSED') return true;
+  return Array.isArray(cause.errors) && cause.errors.length > 0 && cause.errors.every((e) => e?.code === 'ECONNREFUSED');
+}
+
 function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) {
     if (key.toLowerCase() === name) return Array.isArray(value) ? value[0] : value;
@@ -145,15 +213,20 @@ function present(value: string | undefined): string | undefined {
 
 export class SandboxGateway implements GatewayAdapter {
   readonly name = 'sandbox';
+  /** The broken-connector drill this adapter plays, if any. */
+  readonly behavior: SandboxBehavior | undefined;
   private readonly baseUrl: string;
   private readonly callbackSecret: string;
   private readonly timeoutMs: number;
+  private readonly extraHeaders: Record<string, string>;
 
-  constructor({ baseUrl, callbackSecret, timeoutMs = 10_000 }: SandboxGatewayOptions) {
+  constructor({ baseUrl, callbackSecret, timeoutMs = 10_000, behavior, downUrl = DEFAULT_DOWN_URL }: SandboxGatewayOptions) {
     if (!callbackSecret) throw new Error('SandboxGateway: callbackSecret is required');
-    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.behavior = behavior;
+    this.baseUrl = (behavior === 'down' ? downUrl : baseUrl).replace(/\/+$/, '');
     this.callbackSecret = callbackSecret;
     this.timeoutMs = timeoutMs;
+    this.extraHeaders = behavior === 'timeout' ? { [SANDBOX_BEHAVIOR_HEADER]: 'timeout' } : {};
   }
 
   async charge(req: ChargeRequest): Promise<ChargeOutcome> {
@@ -164,7 +237,15 @@ export class SandboxGateway implements GatewayAdapter {
       currency: req.currency,
       callback_url: req.callbackUrl,
       return_url: req.returnUrl,
+      setup_future_usage: req.savePaymentMethod ? 'off_session' : undefined,
       merchant_initiated: req.merchantInitiated,
+      agreement: req.agreement
+        ? {
+            reference: req.agreement.reference,
+            type: req.agreement.type,
+            network_transaction_id: present(req.agreement.networkTransactionId),
+          }
+        : undefined,
       reference: req.reference ?? referenceFromCallbackUrl(req.callbackUrl),
     });
     return toChargeOutcome(this.parse(chargeSchema, json, 'charge'));
@@ -340,7 +421,11 @@ export class SandboxGateway implements GatewayAdapter {
     try {
       const res = await fetch(`${this.baseUrl}${path}`, {
         method,
-        headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+        headers: {
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          accept: 'application/json',
+          ...this.extraHeaders,
+        },
         body: body ? JSON.stringify(body) : undefined,
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -351,7 +436,15 @@ export class SandboxGateway implements GatewayAdapter {
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
         throw unavailable(`${what} timed out after ${this.timeoutMs} ms`, e);
       }
-      const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+      const cause = (e as Error & { cause?: ErrorCause }).cause;
+      if (connectionRefused(cause)) {
+        throw ApplicationFailure.create({
+          type: GATEWAY_UNREACHABLE,
+          message: `${what} failed: connection refused by ${this.baseUrl} (ECONNREFUSED); the request was not sent`,
+          nonRetryable: false,
+          cause: e,
+        });
+      }
       throw unavailable(`${what} failed: ${cause?.code ?? cause?.message ?? e.message}`, e);
     }
     if (status >= 200 && status < 300) {

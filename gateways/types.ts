@@ -12,8 +12,15 @@ export interface ChargeRequest {
   callbackUrl: string;
   /** Where the customer's browser goes after a 3DS challenge. */
   returnUrl: string;
-  /** Merchant-initiated (saved card, customer absent). */
+  /**
+   * Customer present and the card is to be saved: the gateway issues a reusable token with the charge
+   * (ChargeOutcome.card.reusableToken), unless the card cannot be reused.
+   */
+  savePaymentMethod?: boolean;
+  /** Merchant-initiated (saved card, customer absent): `token` is the reusable token of a saved card. */
   merchantInitiated?: boolean;
+  /** The agreement a merchant-initiated charge is made under, as card networks expect it. */
+  agreement?: ChargeAgreement;
   /**
    * Our id for the effect (pi_, re_, payout uuid), echoed by the gateway in callbacks so they can be routed
    * even when the callback URL is rewritten. Adapters may derive it from callbackUrl when absent.
@@ -21,8 +28,33 @@ export interface ChargeRequest {
   reference?: string;
 }
 
+export interface ChargeAgreement {
+  /** Our agreement id (`agr_...`): the gateway ties the charges of one agreement together by it. */
+  reference: string;
+  type: 'RECURRING' | 'INSTALLMENT' | 'UNSCHEDULED';
+  /** The network transaction id of the agreement's first charge: sent from the second charge on. */
+  networkTransactionId?: string;
+}
+
+/** The card a charge was made with, and the reusable token the gateway issued when asked to save it. */
+export interface ChargedCard {
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+  /** null: the gateway issued no reusable token (the card cannot be charged off-session). */
+  reusableToken: string | null;
+}
+
 export type ChargeOutcome =
-  | { status: 'succeeded'; chargeId: string }
+  | {
+      status: 'succeeded';
+      chargeId: string;
+      /** The card network's reference of this charge (what later merchant-initiated charges send). */
+      networkTransactionId?: string;
+      /** Present when the charge asked to save the card (savePaymentMethod). */
+      card?: ChargedCard;
+    }
   | { status: 'declined'; chargeId?: string; failureCode: string; failureMessage: string }
   | { status: 'requires_action'; chargeId: string; challengeUrl: string }
   | { status: 'pending'; chargeId: string };

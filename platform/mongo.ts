@@ -1,5 +1,6 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type {
+  AgreementRecord,
   ApiKeyRecord,
   CheckoutIntentClaimRecord,
   CheckoutIntentRecord,
@@ -37,6 +38,7 @@ export interface Collections {
   sequenceBlocks: Collection<SequenceBlockRecord>;
   checkoutIntents: Collection<CheckoutIntentRecord>;
   checkoutIntentClaims: Collection<CheckoutIntentClaimRecord>;
+  agreements: Collection<AgreementRecord>;
 }
 
 export interface Mongo {
@@ -72,6 +74,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     sequenceBlocks: db.collection('sequence_blocks'),
     checkoutIntents: db.collection('checkout_intents'),
     checkoutIntentClaims: db.collection('checkout_intent_claims'),
+    agreements: db.collection('agreements'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -132,6 +135,12 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'refunds', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'deliveryAttempts', key: { event_id: 1, attempted_at: 1 } },
   { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1 } },
+  // A customer's saved cards, newest first (GET /v202608/customers/{customer}/payment-methods).
+  { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1, detached_at: 1, created_at: -1, _id: -1 } },
+  // One agreement per tenant, card and merchant agreement_id.
+  { collection: 'agreements', key: { scope: 1 }, unique: true },
+  // A merchant-initiated charge (`ti_...`) is found through its intent.
+  { collection: 'paymentIntents', key: { 'transactions.transaction': 1 } },
   // Payouts and recipients: the create guards, the integer ids (unique: the sequences' safety net), and the
   // page-numbered lists' default order and sort columns (any filter runs on the tenant's rows in that order).
   { collection: 'payouts', key: { idempotency_scope: 1 }, unique: true },

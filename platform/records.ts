@@ -41,8 +41,15 @@ export interface ConnectorRecord {
   live: boolean;
   payment_methods: string[];
   payouts: boolean;
+  /**
+   * A broken sandbox connector for failover drills (sandbox gateway only): `down` refuses connections,
+   * `timeout` never answers a charge (status queries find none).
+   */
+  sandbox_behavior?: SandboxBehavior | null;
   created_at: Date;
 }
+
+export type SandboxBehavior = 'down' | 'timeout';
 
 export interface PaymentFormRecord {
   _id: string; // pf_...
@@ -60,6 +67,8 @@ export interface OrchestratorRecord {
   connectors: string[];
   strategy: 'priority';
   live: boolean;
+  /** The tenant's default orchestrator: unpinned intents try its connectors in turn. The newest default wins. */
+  default?: boolean;
   created_at: Date;
 }
 
@@ -111,6 +120,14 @@ export interface PaymentIntentRecord {
   pin: { kind: PinKind; id: string } | null;
   /** Connectors the hosted page may use, resolved at create (the pin, or the tenant's live ones). */
   connectors: string[];
+  /** The connectors come from an orchestrator: an attempt fails over to the next when one is unavailable. */
+  failover?: boolean;
+  /** v202608 `setup_future_usage: "off_session"`: the hosted page and embedded form offer to save the card. */
+  setup_future_usage?: 'off_session' | null;
+  /** The saved card this intent was paid with (saved by its payment, or charged by POST /cards/mit). */
+  payment_method?: string | null;
+  /** Its merchant-initiated charges (`ti_...`), written by its workflow. */
+  transactions?: TransactionRecord[];
   timeout_seconds: number;
   idempotency_key: string | null;
   /** `<tenant>:<idempotency_key>`, or the id: a unique single-field key that behaves alike on MongoDB and FerretDB. */
@@ -273,15 +290,64 @@ export interface DeliveryAttemptRecord {
   outcome: 'delivered' | 'failed' | 'gone';
 }
 
+/** A card saved by a customer-present payment (`pm_...`): what a merchant-initiated charge uses. */
 export interface SavedPaymentMethodRecord {
   _id: string; // pm_...
   tenant_id: string;
   customer: string | null;
   payment_intent: string;
+  /** The connector whose gateway issued the token: only it can charge the card. */
   connector: string;
   gateway: string;
-  gateway_token: string;
+  /**
+   * The gateway's reusable token for the card; null when the gateway issued none (NO_GATEWAY_TOKENS). Cards
+   * saved before reusable tokens held the charge id here.
+   */
+  gateway_token: string | null;
+  brand?: string | null;
+  last4?: string | null;
+  exp_month?: number | null;
+  exp_year?: number | null;
   created_at: Date;
+  /** Detached by the merchant: listed no more, never charged again. */
+  detached_at?: Date | null;
+}
+
+export type AgreementType = 'RECURRING' | 'INSTALLMENT' | 'UNSCHEDULED';
+
+/**
+ * An agreement (`agr_...`) between the merchant and the cardholder for merchant-initiated charges of one card,
+ * keyed by the merchant's `agreement_id`. Later charges send the network transaction id of its first one.
+ */
+export interface AgreementRecord {
+  _id: string; // agr_...
+  tenant_id: string;
+  /** `<tenant>:<payment_method>:<agreement_id>`: unique, so two concurrent first charges make one agreement. */
+  scope: string;
+  payment_method: string;
+  agreement_id: string;
+  agreement_type: AgreementType;
+  /** The network's reference of the first successful charge under the agreement (set once). */
+  network_transaction_id: string | null;
+  first_transaction: string | null;
+  created_at: Date;
+}
+
+/** A charge attempt of a payment intent that the merchant sees (`ti_...`): today the merchant-initiated ones. */
+export interface TransactionRecord {
+  transaction: string; // ti_...
+  kind: 'merchant_initiated';
+  status: 'processing' | 'requires_action' | 'succeeded' | 'failed';
+  payment_method: string;
+  agreement: string; // agr_...
+  /** The merchant's agreement_id. */
+  agreement_id: string;
+  agreement_type: AgreementType;
+  connector: string;
+  failure_code: string | null;
+  next_action: { type: 'redirect_to_url'; url: string } | null;
+  created_at: string; // ISO
+  updated_at: string; // ISO
 }
 
 /** Webhook secrets of one request (an intent's or a refund's `webhooks`), by endpoint index. */

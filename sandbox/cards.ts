@@ -1,5 +1,6 @@
 // Test cards and magic tokens. Like card networks' test modes, the outcome of a charge is decided by the
-// card alone, so tests and drills can pick a behaviour deterministically.
+// card alone (and, for a saved card, by whether the customer is present), so tests and drills can pick a
+// behaviour deterministically.
 
 export type CardBehaviour =
   | 'success'
@@ -9,10 +10,11 @@ export type CardBehaviour =
   | 'async'
   | 'timeout'
   | 'capture_no_answer'
-  | 'late_arrival';
-
-/** Behaviours whose charge request is never answered (the caller only ever sees its own timeout). */
-export const NEVER_ANSWERED: ReadonlySet<CardBehaviour> = new Set(['timeout', 'capture_no_answer', 'late_arrival']);
+  | 'late_arrival'
+  // Saved-card behaviours: how the card behaves once saved and charged off-session (merchant-initiated).
+  | 'sca_on_mit' // succeeds customer-present without 3DS; its off-session charges demand 3DS
+  | 'no_token' // succeeds customer-present, but the issuer allows no reusable token
+  | 'mit_declines'; // succeeds customer-present; its off-session charges are declined insufficient_funds
 
 /** Fixed tokens that work without tokenization (server-side tests, the worker's own drills). */
 export const FIXED_TOKENS: Readonly<Record<string, CardBehaviour>> = {
@@ -26,6 +28,9 @@ export const FIXED_TOKENS: Readonly<Record<string, CardBehaviour>> = {
   // request reaches the gateway only later (a status query by its key finds nothing until then).
   tok_capture_no_answer: 'capture_no_answer',
   tok_late_arrival: 'late_arrival',
+  tok_sca_on_mit: 'sca_on_mit',
+  tok_no_token: 'no_token',
+  tok_mit_declines: 'mit_declines',
 };
 
 /** Test card numbers (digits only) for the hosted payment page; any other valid number succeeds. */
@@ -35,9 +40,30 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000000000009995': 'insufficient_funds',
   '4000000000003220': 'three_ds',
   '4000000000000077': 'async',
+  '4000002760003184': 'sca_on_mit',
+  '4000000000000341': 'mit_declines',
 };
 
 export type CardBrand = 'visa' | 'mastercard' | 'amex' | 'unknown';
+
+/** What a charge JSON shows of the card charged. */
+export interface CardDetails {
+  brand: CardBrand;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/**
+ * The card behind a fixed token: the test card of the same behaviour when there is one (tok_decline is
+ * •••• 0002, tok_sca_on_mit •••• 3184), otherwise 4242; all expire 12/2034.
+ */
+export function fixedTokenCard(token: string): CardDetails | undefined {
+  const behaviour = FIXED_TOKENS[token];
+  if (!behaviour) return undefined;
+  const number = Object.keys(TEST_CARDS).find((n) => TEST_CARDS[n] === behaviour) ?? '4242424242424242';
+  return { brand: cardBrand(number), last4: number.slice(-4), expMonth: 12, expYear: 2034 };
+}
 
 export interface CardError {
   code: 'invalid_number' | 'invalid_expiry_month' | 'invalid_expiry_year' | 'expired_card' | 'invalid_cvc';

@@ -6,10 +6,9 @@
 
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { NEVER_ANSWERED } from './cards';
-import { behaviourOf, chargeByKey, chargeLater, chargeOnce } from './charges';
+import { chargeByKey, chargeLater, chargeOnce, planCharge } from './charges';
 import type { SandboxDeps } from './deps';
-import { notFound, parseInput } from './http-errors';
+import { badRequest, notFound, parseInput } from './http-errors';
 import { cancelPayoutByKey, isAnswerLost, payoutByKey, payoutOnce, recipientOnce } from './payouts';
 import { cancelRefundByKey, isSlowRefund, refundByKey, refundOnce, SLOW_REFUND_ANSWER_MS } from './refunds';
 import {
@@ -21,6 +20,9 @@ import {
   refundRequestSchema,
 } from './request-schemas';
 import { chargeJson, payoutJson, recipientJson, refundJson } from './resources';
+
+/** Request header of the broken-connector drill (see brokenConnector below). */
+export const SANDBOX_BEHAVIOR_HEADER = 'Sandbox-Behavior';
 
 function answer(ctx: Context, replayed: boolean, body: unknown): void {
   ctx.status = replayed ? 200 : 201;
@@ -46,15 +48,30 @@ export function gatewayRoutes(deps: SandboxDeps, drill: Middleware): Router {
     ctx.req.socket.destroy();
   };
 
-  router.post('/v1/charges', drill, async (ctx) => {
+  /**
+   * A broken connector, for failover drills: `Sandbox-Behavior: timeout` on a charge request is never
+   * answered and nothing is recorded (a query by its key answers 404). Other routes ignore the header.
+   */
+  const brokenConnector: Middleware = async (ctx, next) => {
+    const behavior = ctx.get(SANDBOX_BEHAVIOR_HEADER).trim().toLowerCase();
+    if (behavior === '') return next();
+    if (behavior === 'timeout') return hangUp(ctx);
+    throw badRequest(
+      'header_invalid',
+      `${SANDBOX_BEHAVIOR_HEADER}: unknown behavior '${behavior.slice(0, 40)}' (known: timeout)`,
+      SANDBOX_BEHAVIOR_HEADER,
+    );
+  };
+
+  router.post('/v1/charges', brokenConnector, drill, async (ctx) => {
     const input = parseInput(chargeRequestSchema, ctx.request.body);
-    if (behaviourOf(deps, input.token) === 'late_arrival' && !chargeByKey(deps, input.idempotency_key)) {
+    if (planCharge(deps, input).plan.kind === 'late_arrival' && !chargeByKey(deps, input.idempotency_key)) {
       chargeLater(deps, input);
       return hangUp(ctx);
     }
     const { record, replayed } = chargeOnce(deps, input);
     // tok_timeout and the lost-answer drills: never answered, on the first try or any retry.
-    if (record.behaviour !== 'unknown_token' && NEVER_ANSWERED.has(record.behaviour)) return hangUp(ctx);
+    if (record.neverAnswered) return hangUp(ctx);
     answer(ctx, replayed, chargeJson(record));
   });
 

@@ -34,7 +34,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   // An unknown parameter is usually the root cause (a typo), so it is reported before missing ones.
   const issues = parsed.error.issues;
   const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
-  const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  // Nested unknown keys are named by their full path (agreement.surprise).
+  const unknownKey = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]].join('.') : undefined;
   const param = unknownKey ?? (issue.path.length > 0 ? issue.path.join('.') : undefined);
   const message = unknownKey ? `Unknown parameter: ${unknownKey}` : `${param ?? 'body'}: ${issue.message}`;
   throw badRequest(unknownKey ? 'parameter_unknown' : 'parameter_invalid', message, param);

@@ -25,16 +25,42 @@ export const tokenRequestSchema = z.strictObject({
   cvc: z.string().max(8),
 });
 
-export const chargeRequestSchema = z.strictObject({
-  idempotency_key: idempotencyKey,
-  token: z.string().min(1).max(255),
-  amount,
-  currency,
-  callback_url: httpUrl,
-  return_url: httpUrl,
-  merchant_initiated: z.boolean().optional(),
-  reference: reference.optional(),
+/** The agreement a merchant-initiated charge is made under, as card networks expect it. */
+export const chargeAgreementSchema = z.strictObject({
+  /** The merchant's agreement id: the charges of one agreement are tied together by it. */
+  reference: z.string().min(1).max(255),
+  type: z.enum(['RECURRING', 'INSTALLMENT', 'UNSCHEDULED']),
+  /** The network_transaction_id of the agreement's first charge: required from the second charge on. */
+  network_transaction_id: z.string().min(1).max(255).optional(),
 });
+
+export const chargeRequestSchema = z
+  .strictObject({
+    idempotency_key: idempotencyKey,
+    /** A card token (tok_...), or for merchant_initiated charges a reusable token (pmt_...). */
+    token: z.string().min(1).max(255),
+    amount,
+    currency,
+    callback_url: httpUrl,
+    return_url: httpUrl,
+    /** Customer present and the card is to be saved: a succeeded charge issues a payment_method_token. */
+    setup_future_usage: z.literal('off_session').optional(),
+    merchant_initiated: z.boolean().optional(),
+    agreement: chargeAgreementSchema.optional(),
+    reference: reference.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.agreement !== undefined && c.merchant_initiated !== true) {
+      ctx.addIssue({ code: 'custom', path: ['agreement'], message: 'is only allowed with merchant_initiated: true' });
+    }
+    if (c.setup_future_usage !== undefined && c.merchant_initiated === true) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['setup_future_usage'],
+        message: 'is not allowed with merchant_initiated: true (the card is saved while the customer is present)',
+      });
+    }
+  });
 export type ChargeInput = z.output<typeof chargeRequestSchema>;
 
 export const refundRequestSchema = z.strictObject({

@@ -1,7 +1,8 @@
 // The sandbox's resources (charges, refunds, payouts, recipients) and their JSON form on the wire. The
 // JSON form is the same in API responses, status endpoints and callback bodies, so adapters parse one shape.
 
-import type { CardBehaviour } from './cards';
+import type { CardBehaviour, CardDetails } from './cards';
+import type { AgreementType } from './store';
 
 export type EffectKind = 'charge' | 'refund' | 'payout' | 'recipient';
 
@@ -32,7 +33,19 @@ export interface ChargeRecord extends Common {
   merchantInitiated: boolean;
   callbackUrl: string;
   returnUrl: string;
+  /** Set when the charge was challenged (3DS): the challenge page serves only such charges. */
   challengeUrl?: string;
+  /** Never answered, on the first try or any retry (tok_timeout and the lost-answer drills). */
+  neverAnswered: boolean;
+  /** The card charged; null for an unknown token. */
+  card: CardDetails | null;
+  /** Asked `setup_future_usage: off_session`: a succeeded charge issues a reusable token. */
+  setupFutureUsage: boolean;
+  /** The reusable token issued (pmt_...); null when the card allows none. Set once succeeded. */
+  paymentMethodToken?: string | null;
+  /** The card network's reference of the charge, set once succeeded. */
+  networkTransactionId?: string;
+  agreement?: { reference: string; type: AgreementType; networkTransactionId?: string };
 }
 
 export interface RefundRecord extends Common {
@@ -92,6 +105,13 @@ export function chargeJson(c: ChargeRecord) {
     amount: c.amount,
     currency: c.currency,
     merchant_initiated: c.merchantInitiated,
+    setup_future_usage: c.setupFutureUsage,
+    agreement: c.agreement
+      ? { reference: c.agreement.reference, type: c.agreement.type, network_transaction_id: c.agreement.networkTransactionId ?? null }
+      : null,
+    card: c.card ? { brand: c.card.brand, last4: c.card.last4, exp_month: c.card.expMonth, exp_year: c.card.expYear } : null,
+    payment_method_token: c.paymentMethodToken ?? null,
+    network_transaction_id: c.networkTransactionId ?? null,
     challenge_url: c.status === 'requires_action' ? (c.challengeUrl ?? null) : null,
     callback_url: c.callbackUrl,
     return_url: c.returnUrl,

@@ -21,6 +21,27 @@ export interface MintedToken {
   createdAt: Date;
 }
 
+/**
+ * A reusable (saved-card) token, issued by a succeeded charge that asked `setup_future_usage: off_session`.
+ * It keeps the behaviour of the card it was made from, which decides its merchant-initiated charges.
+ */
+export interface ReusableToken extends MintedToken {
+  /** The charge that issued it. */
+  chargeId: string;
+}
+
+export type AgreementType = 'RECURRING' | 'INSTALLMENT' | 'UNSCHEDULED';
+
+/** The merchant's agreement behind merchant-initiated charges, by its reference. */
+export interface AgreementRecord {
+  reference: string;
+  type: AgreementType;
+  /** The network transaction id of its first succeeded charge; later charges must send it. */
+  networkTransactionId: string | null;
+  firstChargeId: string | null;
+  createdAt: Date;
+}
+
 /** One effect the gateway applied, under the idempotency key that asked for it. */
 export interface EffectEntry {
   kind: EffectKind;
@@ -40,6 +61,8 @@ export type IdempotencyLookup =
 
 export class SandboxStore {
   readonly tokens = new Map<string, MintedToken>();
+  readonly reusableTokens = new Map<string, ReusableToken>();
+  readonly agreements = new Map<string, AgreementRecord>();
   readonly charges = new Map<string, ChargeRecord>();
   readonly refunds = new Map<string, RefundRecord>();
   readonly payouts = new Map<string, PayoutRecord>();

@@ -1,5 +1,7 @@
 // The 3DS challenge: GET shows the page, the form POST completes or fails it, tells the charge's callback_url
 // and sends the browser back to the merchant's return_url with a 303 (so the browser follows with a GET).
+// Any challenged charge has a page: customer-present 3DS cards, and merchant-initiated charges of saved cards
+// whose issuer demands authentication off-session (sca_on_mit).
 
 import Router from '@koa/router';
 import { AUTHENTICATION_FAILED, settleCharge } from './charges';
@@ -13,7 +15,7 @@ export function threeDsRoutes(deps: SandboxDeps): Router {
 
   router.get('/3ds/:id', (ctx) => {
     const charge = deps.store.charges.get(ctx.params.id!);
-    if (!charge || charge.behaviour !== 'three_ds') throw notFound('3DS challenge', ctx.params.id!);
+    if (!charge?.challengeUrl) throw notFound('3DS challenge', ctx.params.id!);
     ctx.type = 'html';
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
@@ -24,7 +26,7 @@ export function threeDsRoutes(deps: SandboxDeps): Router {
 
   router.post('/3ds/:id', async (ctx) => {
     const charge = deps.store.charges.get(ctx.params.id!);
-    if (!charge || charge.behaviour !== 'three_ds') throw notFound('3DS challenge', ctx.params.id!);
+    if (!charge?.challengeUrl) throw notFound('3DS challenge', ctx.params.id!);
     const { action } = parseInput(threeDsFormSchema, ctx.request.body);
     // A second submit (double click, back button) changes nothing and just redirects again.
     const delivery = settleCharge(

@@ -1,6 +1,7 @@
 import { generateKey, type KeyKind } from '../../platform/keys';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
+import type { SandboxBehavior } from '../../platform/records';
 import { apiKeyData } from '../../data/api-keys';
 import { connectorData } from '../../data/connectors';
 import { tenantData } from '../../data/tenants';
@@ -31,9 +32,10 @@ export async function createConnector(
   mongo: Mongo,
   tenantId: string,
   region: string,
-  input: { gateway: string; live: boolean; payment_methods: string[]; payouts: boolean },
+  input: { gateway: string; live: boolean; payment_methods: string[]; payouts: boolean; sandbox_behavior?: SandboxBehavior },
 ) {
   const id = newId('con', region);
-  await connectorData(mongo).insert({ _id: id, tenant_id: tenantId, ...input, created_at: new Date() });
+  const { sandbox_behavior, ...rest } = input;
+  await connectorData(mongo).insert({ _id: id, tenant_id: tenantId, ...rest, ...(sandbox_behavior ? { sandbox_behavior } : {}), created_at: new Date() });
   return id;
 }

@@ -135,6 +135,10 @@ export const adminRoutes: RouteDef[] = [
         live: z.boolean(),
         payment_methods: methods.default(['card']),
         payouts: z.boolean().default(false),
+        sandbox_behavior: z
+          .enum(['down', 'timeout'])
+          .optional()
+          .describe('Sandbox gateway only, for failover drills: `down` refuses every connection; `timeout` never answers a charge (status queries find none).'),
       })
       .strict(),
     responses: { 201: { description: 'Created', schema: z.object({ connector: z.string() }) } },
@@ -142,6 +146,8 @@ export const adminRoutes: RouteDef[] = [
       const t = await tenantOr404(deps, params.tenant);
       if (!deps.gateways.names().includes(body.gateway))
         throw invalidRequest('gateway_invalid', `Unknown gateway '${body.gateway}'; known: ${deps.gateways.names().join(', ')}`, 'gateway');
+      if (body.sandbox_behavior && body.gateway !== 'sandbox')
+        throw invalidRequest('parameter_invalid', 'sandbox_behavior is for connectors of the sandbox gateway only', 'sandbox_behavior');
       const id = await createConnector(deps.mongo, t._id, t.region, body);
       forgetCheckoutConfig(t._id);
       return { status: 201, body: { connector: id } };
@@ -181,13 +187,21 @@ export const adminRoutes: RouteDef[] = [
     path: '/admin/tenants/:tenant/orchestrators',
     summary: 'Create an orchestrator: an ordered set of connectors tried in turn',
     params: tenantParam,
-    body: z.object({ connectors: idList('con'), strategy: z.enum(['priority']).default('priority'), live: z.boolean().default(true) }).strict(),
+    body: z
+      .object({
+        connectors: idList('con'),
+        strategy: z.enum(['priority']).default('priority'),
+        live: z.boolean().default(true),
+        default: z.boolean().default(false).describe("The tenant's default: intents created without a pin try its connectors in turn, failing over."),
+      })
+      .strict(),
     responses: { 201: { description: 'Created', schema: z.object({ orchestrator: z.string() }) } },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       await connectorsOfTenant(deps, t._id, body.connectors);
       const id = newId('orc', t.region);
       await orchestratorData(deps.mongo).insert({ _id: id, tenant_id: t._id, ...body, created_at: new Date() });
+      forgetCheckoutConfig(t._id); // after the write, so no read in between caches the old config
       return { status: 201, body: { orchestrator: id } };
     },
   }),

@@ -110,6 +110,7 @@ export const CLIENT_KEYS = [
   'openBankPage',
   'completeInWindow',
   'bankSlow',
+  'cardSaved',
 ] as const satisfies readonly (keyof Texts)[];
 
 export type ClientText = Record<(typeof CLIENT_KEYS)[number], string>;

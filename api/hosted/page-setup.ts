@@ -1,3 +1,4 @@
+import type { PaymentIntentRecord } from '../../platform/records';
 import type { CheckoutCredential, CheckoutView } from './checkout-view';
 import { finalOutcome } from './intent-status';
 import { localeFor } from './locale';
@@ -14,6 +15,15 @@ export const pagePath = (id: string, suffix = '') => `/pay/${encodeURIComponent(
 
 /** The attempts endpoint the page submits tokens to (the lead's route, v202607). */
 export const attemptsUrl = (id: string) => `/v202607/payment-intents/${encodeURIComponent(id)}/attempts`;
+
+/**
+ * Does the page offer "Save this card for future payments"? Only when the merchant asked to keep the card
+ * (v202608 `setup_future_usage: "off_session"`) and the intent has a customer to keep it for: the attempts
+ * endpoint refuses `save_payment_method` without one.
+ */
+export function offersSaveCard(intent: Pick<PaymentIntentRecord, 'customer' | 'setup_future_usage'>): boolean {
+  return !!intent.customer && intent.setup_future_usage === 'off_session';
+}
 
 export interface CheckoutRequest {
   layout: 'hosted' | 'embed';
@@ -49,6 +59,7 @@ export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omi
       finalFailureUrl: hosted ? urls.finalFailureUrl : null,
       tokenUrl: view.card?.tokenUrl ?? null,
       connector: view.card?.connector ?? null,
+      offerSaveCard: offersSaveCard(intent),
       expiresAt: intent.expires_at.toISOString(),
       attempt: intent.status === 'pending' ? req.attempt : null,
       outcome,

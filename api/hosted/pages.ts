@@ -37,6 +37,11 @@ export interface CheckoutClientConfig {
   returnUrl: string | null;
   tokenUrl: string | null;
   connector: string | null;
+  /**
+   * The form shows "Save this card for future payments" (page-setup offersSaveCard); ticked, the attempt
+   * carries `save_payment_method: true`.
+   */
+  offerSaveCard: boolean;
   expiresAt: string;
   /** The attempt the customer comes back from (3DS), from `attempt=<n>`. */
   attempt: number | null;
@@ -182,7 +187,15 @@ function methodList(view: CheckoutView, locale: Locale) {
 </section>`;
 }
 
-function cardForm(view: CheckoutView, locale: Locale) {
+/** Unticked by default: the customer opts in. */
+function saveCardChoice(locale: Locale) {
+  return html`<div class="save-card">
+    <input id="save-card" type="checkbox" name="save_payment_method" value="true">
+    <label for="save-card">${locale.text.saveCard}</label>
+  </div>`;
+}
+
+function cardForm(view: CheckoutView, locale: Locale, offerSaveCard: boolean) {
   const t = locale.text;
   if (!view.card) return html`<p class="notice">${fill(t.cardUnavailable, { merchant: isolate(locale, view.merchantName) })}</p>`;
   const cards = {
@@ -221,6 +234,7 @@ function cardForm(view: CheckoutView, locale: Locale) {
     <label for="card-name">${t.nameOnCard} <span class="optional">${t.optional}</span></label>
     <input id="card-name" type="text" autocomplete="cc-name" autocorrect="off" spellcheck="false" dir="auto">
   </div>
+  ${offerSaveCard ? saveCardChoice(locale) : null}
   <div id="form-error" class="form-error" role="alert"></div>
   <button type="submit" id="pay-button" class="pay-button" disabled>
     <span class="spinner" aria-hidden="true"></span><span class="pay-label">${fill(t.pay, { amount: isolate(locale, view.amountLabel) })}</span>
@@ -233,7 +247,7 @@ function cardForm(view: CheckoutView, locale: Locale) {
 type Link = { href: string; label: string };
 
 /** The outcome panel: shown at once when the intent is final, filled in by the script otherwise. */
-function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote: string | null = null) {
+function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote: string | null = null, savedNote = false) {
   return html`<section id="outcome" class="outcome tone-${copy?.tone ?? 'progress'}" tabindex="-1" aria-labelledby="outcome-title" ${copy ? null : html`hidden`}>
   <div class="outcome-icon">
     <span class="oi oi-success">${ICONS.success}</span><span class="oi oi-failure">${ICONS.failure}</span>
@@ -241,7 +255,8 @@ function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote:
   </div>
   <h2 id="outcome-title" class="outcome-title">${copy?.title ?? ''}</h2>
   <p id="outcome-message" class="outcome-message">${copy?.message ?? ''}</p>
-  <p id="outcome-redirect" class="outcome-redirect" role="status">${redirectNote ?? ''}</p>
+  ${savedNote ? html`<p id="outcome-saved" class="outcome-saved" hidden></p>
+  ` : null}<p id="outcome-redirect" class="outcome-redirect" role="status">${redirectNote ?? ''}</p>
   <a id="outcome-link" class="button-secondary" href="${link?.href ?? '#'}" ${link ? null : html`hidden`}>${link?.label ?? ''}</a>
 </section>`;
 }
@@ -279,11 +294,11 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
   ${payable
     ? html`<div id="pay-section" class="pay-section">
     ${methodList(view, locale)}
-    ${cardForm(view, locale)}
+    ${cardForm(view, locale, opts.config.offerSaveCard)}
     ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${backToMerchant}</a></p>` : null}
   </div>`
     : null}
-  ${outcomePanel(finalCopy, final ? exitLink : null)}
+  ${outcomePanel(finalCopy, final ? exitLink : null, null, payable && opts.config.offerSaveCard)}
   <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>`;
 
   const body =

@@ -7,6 +7,7 @@ import { isDependencyDown } from './dependency-errors';
 
 const STATUS: Record<ErrorKind, number> = {
   invalid_request: 400,
+  payment_failed: 402,
   authentication: 401,
   permission: 403,
   not_found: 404,
@@ -20,6 +21,7 @@ const STATUS: Record<ErrorKind, number> = {
 
 const TYPE: Record<ErrorKind, string> = {
   invalid_request: 'invalid_request_error',
+  payment_failed: 'card_error',
   authentication: 'authentication_error',
   permission: 'permission_error',
   not_found: 'invalid_request_error',
@@ -31,8 +33,8 @@ const TYPE: Record<ErrorKind, string> = {
   unavailable: 'api_error',
 };
 
-export function errorBody(kind: ErrorKind, code: string, message: string, requestId: string, param?: string) {
-  return { error: { type: TYPE[kind], code, message, ...(param ? { param } : {}), request_id: requestId } };
+export function errorBody(kind: ErrorKind, code: string, message: string, requestId: string, param?: string, extra?: Record<string, string>) {
+  return { error: { type: TYPE[kind], code, message, ...(param ? { param } : {}), ...extra, request_id: requestId } };
 }
 
 export async function errorHandler(ctx: Context, next: Next): Promise<void> {
@@ -53,7 +55,7 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
     }
     if (err.kind === 'unavailable') ctx.state.logger?.warn({ err: raw, request_id: requestId }, 'dependency unavailable');
     ctx.status = STATUS[err.kind];
-    ctx.body = errorBody(err.kind, err.code, err.message, requestId, err.param);
+    ctx.body = errorBody(err.kind, err.code, err.message, requestId, err.param, err.extra);
     const retryAfter = err.retryAfterSeconds ?? (err.kind === 'unavailable' ? 1 : undefined);
     if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
   }

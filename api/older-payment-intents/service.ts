@@ -10,7 +10,7 @@ import type { AppDeps, AuthContext } from '../deps';
 import { bearerToken, verifyApiKey } from '../http/auth';
 import { intentPageUrl, isClientSecretFor } from '../hosted/client-secret';
 import { planSharedSecretWebhooks, sharedSecretEndpoints } from '../events/endpoints';
-import { resolveCheckoutConnectors } from '../payment-methods/resolve';
+import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { findCustomer } from '../customers/service';
 import {
   cancelPaymentIntent,
@@ -126,7 +126,7 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
   const { mongo } = deps;
   const existing = await replayByKey(deps, auth, body.idempotency_key);
   if (existing) return { status: 200, body: await answerV202606(deps, existing, false, false) };
-  const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, null);
+  const { connectors, failover } = await resolveCheckoutRouting(mongo, auth.tenantId, null);
   const given = body.customer;
   const input =
     given === undefined || typeof given === 'string'
@@ -143,6 +143,7 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
     return_url: null,
     pin: null,
     connectors,
+    ...(failover ? { failover } : {}),
     timeout_seconds: body.timeout,
     idempotency_key: body.idempotency_key ?? null,
     api_version: 'v202606',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, forbidden, unauthenticated } from '../../domain/errors';
+import { DomainError, forbidden, invalidRequest, unauthenticated } from '../../domain/errors';
 import { bearerToken, verifyApiKey } from '../http/auth';
 import { currencySchema, typedId } from '../http/common-schemas';
 import type { AppDeps } from '../deps';
@@ -14,6 +14,7 @@ import {
   createResponse,
   intentParams,
   intentView as intentViewSchema,
+  intentViewV202608,
   listRow,
 } from './schemas';
 import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent, intentView, submitAttempt } from './service';
@@ -97,6 +98,28 @@ export const paymentIntentRoutes: RouteDef[] = [
     handler: async ({ params, auth, deps }) => ({ status: 200, body: intentView(await getPaymentIntent(deps, auth.tenantId, params.payment_intent), deps) }),
   }),
   route({
+    method: 'get',
+    path: '/payment-intents/:payment_intent',
+    versions: ['v202608'],
+    auth: 'secret',
+    summary: 'Retrieve a payment intent, with the saved card and the connector that took its payment',
+    tags,
+    params: intentParams,
+    responses: { 200: { description: 'The intent', schema: intentViewV202608 }, 404: { description: 'Unknown' }, ...errors },
+    handler: async ({ params, auth, deps }) => {
+      const r = await getPaymentIntent(deps, auth.tenantId, params.payment_intent);
+      return {
+        status: 200,
+        body: {
+          ...intentView(r, deps),
+          ...(r.status === 'success' && r.payment_method ? { payment_method: r.payment_method } : {}),
+          ...(r.status === 'success' && r.connector_used ? { connector: r.connector_used } : {}),
+          ...(r.setup_future_usage ? { setup_future_usage: r.setup_future_usage } : {}),
+        },
+      };
+    },
+  }),
+  route({
     method: 'post',
     path: '/payment-intents/:payment_intent/cancel',
     versions: ['v202607'],
@@ -132,6 +155,8 @@ export const paymentIntentRoutes: RouteDef[] = [
     handler: async ({ params, body, deps, ctx }) => {
       const tenantId = await authenticateAttempt(ctx, deps, params.payment_intent);
       const record = await getPaymentIntent(deps, tenantId, params.payment_intent);
+      if (body.save_payment_method && !record.customer)
+        throw invalidRequest('customer_required', 'A card is saved to a customer: this payment intent has none', 'save_payment_method');
       await checkoutStillOpen(deps, record);
       return { status: 200, body: await submitAttempt(deps, record, body) };
     },

@@ -25,6 +25,12 @@ export const createBodyV202608 = z
     payment_form: typedId('pf').optional(),
     orchestrator: typedId('orc').optional(),
     connector: typedId('con').optional(),
+    setup_future_usage: z
+      .literal('off_session')
+      .optional()
+      .describe(
+        'v202608. The merchant may charge the card later with the customer absent (POST /cards/mit): when the intent has a customer, the hosted page and the embedded form offer "Save this card for future payments". Needs `customer`.',
+      ),
   })
   .strict();
 
@@ -32,6 +38,13 @@ export type CreateBody = z.infer<typeof createBodyV202608>;
 
 /** The payment intent as retrieve answers it: one definition, in domain/views.ts. */
 export const intentView = paymentIntentView;
+
+/** v202608's retrieve: the intent, and once paid, the card and the connector that took the payment. */
+export const intentViewV202608 = intentView.extend({
+  payment_method: z.string().optional().describe('The saved card (`pm_...`) it was paid with: saved by this payment, or charged by POST /cards/mit.'),
+  connector: z.string().optional().describe('Once paid: the connector that took the payment (after any failover of an orchestrator).'),
+  setup_future_usage: z.literal('off_session').optional(),
+});
 
 export const createResponse = intentView.omit({ created_at: true }).extend({ resource_created: z.boolean() });
 

@@ -10,7 +10,7 @@ import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
 import { intentPageUrl } from '../hosted/client-secret';
-import { resolveCheckoutConnectors } from '../payment-methods/resolve';
+import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { discardWebhookSecrets, endpointRefs, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
@@ -44,6 +44,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     metadata: r.metadata,
     webhooks: r.webhooks,
     connectors: r.connectors,
+    ...(r.failover ? { failover: true } : {}),
     returnUrl: r.return_url,
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),
@@ -112,7 +113,9 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
   const existing = await replayByKey(deps, auth, body.idempotency_key);
   if (existing) return replayed(existing, deps);
   const pin = pinOf(body);
-  const connectors = await resolveCheckoutConnectors(mongo, auth.tenantId, pin);
+  if (body.setup_future_usage && body.customer === undefined)
+    throw invalidRequest('parameter_missing', 'setup_future_usage needs a customer: a card is saved to a customer', 'customer');
+  const { connectors, failover } = await resolveCheckoutRouting(mongo, auth.tenantId, pin);
   const customer = await customerOf(deps, auth, body.customer);
   const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
   const record = await newIntentRecord(deps, auth, {
@@ -124,9 +127,11 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     return_url: body.return_url ?? null,
     pin,
     connectors,
+    ...(failover ? { failover } : {}),
     timeout_seconds: body.timeout,
     idempotency_key: body.idempotency_key ?? null,
     api_version: apiVersion,
+    setup_future_usage: body.setup_future_usage ?? null,
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
   return made.created ? { status: 201, body: createView(made.record, deps, true) } : replayed(made.record, deps);

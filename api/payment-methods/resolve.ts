@@ -106,7 +106,8 @@ export function checkoutMethods(connectorIds: readonly string[], connectors: rea
  * other API processes see them within CHECKOUT_CONFIG_CACHE_MS.
  */
 export const CHECKOUT_CONFIG_CACHE_MS = 5000;
-const checkoutConfigCache = new Map<string, { at: number; value: Promise<{ connectors: ConnectorRecord[]; form: PaymentFormRecord | null }> }>();
+type CheckoutConfig = { connectors: ConnectorRecord[]; form: PaymentFormRecord | null; orchestrator: OrchestratorRecord | null };
+const checkoutConfigCache = new Map<string, { at: number; value: Promise<CheckoutConfig> }>();
 
 export function forgetCheckoutConfig(tenantId: string): void {
   checkoutConfigCache.delete(tenantId);
@@ -115,7 +116,9 @@ export function forgetCheckoutConfig(tenantId: string): void {
 function checkoutConfig(mongo: Mongo, tenantId: string) {
   const hit = checkoutConfigCache.get(tenantId);
   if (hit && Date.now() - hit.at < CHECKOUT_CONFIG_CACHE_MS) return hit.value;
-  const value = Promise.all([tenantConnectors(mongo, tenantId), defaultForm(mongo, tenantId)]).then(([connectors, form]) => ({ connectors, form }));
+  const value = Promise.all([tenantConnectors(mongo, tenantId), defaultForm(mongo, tenantId), orchestratorData(mongo).liveDefault(tenantId)]).then(
+    ([connectors, form, orchestrator]) => ({ connectors, form, orchestrator }),
+  );
   if (checkoutConfigCache.size > 10_000) checkoutConfigCache.clear();
   checkoutConfigCache.set(tenantId, { at: Date.now(), value });
   value.catch(() => checkoutConfigCache.delete(tenantId)); // a failed read is not remembered
@@ -147,18 +150,28 @@ async function pinTarget(mongo: Mongo, tenantId: string, pin: CheckoutPin): Prom
   }
 }
 
+/** How a new intent routes its payment: its connectors in order, and whether an attempt fails over along them. */
+export interface CheckoutRouting {
+  connectors: string[];
+  /** The connectors are an orchestrator's: an unavailable connector hands the attempt to the next one. */
+  failover: boolean;
+}
+
 /**
  * The connectors a new intent may use, frozen on it at create. Pinned: the target's live connectors (in
- * an orchestrator's order), or `pin_invalid`. Unpinned: the default form's, else all live connectors.
+ * an orchestrator's order, with failover), or `pin_invalid`. Unpinned: the tenant's default orchestrator's
+ * live connectors (with failover), else the default form's, else all live connectors.
  */
-export async function resolveCheckoutConnectors(mongo: Mongo, tenantId: string, pin: CheckoutPin | null): Promise<string[]> {
+export async function resolveCheckoutRouting(mongo: Mongo, tenantId: string, pin: CheckoutPin | null): Promise<CheckoutRouting> {
   // On the create path every round trip shows in latency: cached config, and the pin read beside it.
   if (pin) {
     const [{ connectors }, target] = await Promise.all([checkoutConfig(mongo, tenantId), pinTarget(mongo, tenantId, pin)]);
-    return pinnedConnectorIds(pin, target, connectors, tenantId);
+    return { connectors: pinnedConnectorIds(pin, target, connectors, tenantId), failover: pin.kind === 'orchestrator' };
   }
-  const { connectors, form } = await checkoutConfig(mongo, tenantId);
-  return defaultConnectorIds(form, connectors, tenantId);
+  const { connectors, form, orchestrator } = await checkoutConfig(mongo, tenantId);
+  const orchestrated = orchestrator ? usableConnectorIds(orchestrator.connectors, connectors, tenantId, true) : [];
+  if (orchestrated.length > 0) return { connectors: orchestrated, failover: true };
+  return { connectors: defaultConnectorIds(form, connectors, tenantId), failover: false };
 }
 
 export interface MethodListing {

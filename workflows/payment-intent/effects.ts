@@ -20,6 +20,7 @@ import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { serialWriter } from '../serial-writer';
 import type { AttemptResult, CancellationReason, PaymentIntentInput } from './messages';
+import type { ChargedCard } from '../../gateways/types';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
 
 // The effects the state's decisions name: activities, events, search attributes, child workflows. Each is a
@@ -92,7 +93,7 @@ function emit(run: IntentRun, type: string, data: Record<string, unknown>, legac
 }
 
 /** A transition of the spec's state machine: persisted, then its events emitted. */
-export async function apply(run: IntentRun, trigger: IntentTrigger): Promise<boolean> {
+export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Record<string, unknown> = {}): Promise<boolean> {
   const { s } = run;
   const t = transition(s.status, trigger);
   if (!t.ok) return false;
@@ -104,7 +105,7 @@ export async function apply(run: IntentRun, trigger: IntentTrigger): Promise<boo
   }
   // The event describes the state this transition committed, not whatever a later handler changes in
   // the meantime; it is persisted before it is emitted, so the read model is never behind an event.
-  const data = { ...s.view(), metadata: run.input.metadata };
+  const data = { ...s.eventData(), ...extra };
   const now = new Date().toISOString();
   const olderEvents = run.input.older?.webhooks.length ? t.events.map((type) => [type, s.olderWebhookBody(type, now)!] as const) : [];
   await persist(run);
@@ -122,9 +123,14 @@ export async function cancelIntent(run: IntentRun, reason: CancellationReason): 
   await apply(run, { type: reason === 'expired' ? 'expired' : 'cancel_requested' });
 }
 
-/** The charge call of an attempt (a 3DS challenge returns the customer to the hosted page). */
+/**
+ * The charge call of an attempt (a 3DS challenge returns the customer to the hosted page): a customer's
+ * card token, asking for a reusable token when the card is to be saved; or a saved card's reusable token,
+ * merchant-initiated, under its agreement.
+ */
 export function charge(run: IntentRun, a: Attempt, token: string): Promise<GatewayWord> {
   const { input } = run;
+  const mit = a.mit;
   return gateway.charge({
     tenantId: input.tenantId,
     connectorId: a.connector,
@@ -134,6 +140,17 @@ export function charge(run: IntentRun, a: Attempt, token: string): Promise<Gatew
     idempotencyKey: a.idempotencyKey,
     returnUrl: run.s.returnUrl(a),
     reference: input.id,
+    ...(a.saveMethod ? { savePaymentMethod: true } : {}),
+    ...(mit
+      ? {
+          merchantInitiated: true,
+          agreement: {
+            reference: mit.agreement.id,
+            type: mit.agreement.type,
+            ...(mit.agreement.networkTransactionId ? { networkTransactionId: mit.agreement.networkTransactionId } : {}),
+          },
+        }
+      : {}),
   });
 }
 
@@ -168,25 +185,35 @@ async function voidCapture(run: IntentRun, a: Attempt, chargeId: string, why = '
   await store.recordVoidedCharge({ id: input.id, chargeId, attempt: a.number, at: new Date().toISOString(), outcome, error });
 }
 
-async function succeed(run: IntentRun, a: Attempt, chargeId: string): Promise<AttemptResult> {
+async function succeed(run: IntentRun, a: Attempt, paid: { chargeId: string; card?: ChargedCard; networkTransactionId?: string }): Promise<AttemptResult> {
   const { input, s } = run;
-  s.succeed(a, chargeId, Date.now());
+  // The saved card's id is drawn first so the success event names it (the same draw as when it came after).
+  const pmId = a.saveMethod ? typedIdFromUuid('pm', input.region, uuid4()) : null;
+  s.succeed(a, paid.chargeId, Date.now(), pmId);
   upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
   // The status flips before the first await below, so no cancel can slip in between capture and success.
   const applied = apply(run, { type: 'payment_succeeded' });
-  let pmId: string | undefined;
-  if (a.saveMethod) {
-    pmId = typedIdFromUuid('pm', input.region, uuid4());
+  if (pmId) {
     await store.savePaymentMethod({
       id: pmId,
       tenantId: input.tenantId,
       customer: input.customer,
       paymentIntent: input.id,
       connectorId: a.connector,
-      chargeId,
+      chargeId: paid.chargeId,
       createdAt: new Date().toISOString(),
+      ...(paid.card ? { card: paid.card } : {}),
     });
   }
+  // The first charge under an agreement gives it the network's reference that later charges send.
+  if (a.mit && !a.mit.agreement.networkTransactionId && paid.networkTransactionId)
+    await store.recordAgreementCharge({
+      tenantId: input.tenantId,
+      paymentMethod: a.mit.paymentMethod,
+      agreement: a.mit.agreement,
+      networkTransactionId: paid.networkTransactionId,
+      transaction: a.mit.transaction,
+    });
   await applied;
   return s.result('success', pmId ? { payment_method_uuid: pmId } : {});
 }
@@ -208,7 +235,7 @@ async function claimCheckoutIntent(run: IntentRun, checkoutIntent: string): Prom
 /** Another intent paid the checkout intent: this capture goes back, and this intent can never be paid. */
 async function lostCheckoutIntent(run: IntentRun, a: Attempt, chargeId: string): Promise<AttemptResult> {
   const { s } = run;
-  s.failAttempt(a, 'checkout_intent_completed');
+  s.failAttempt(a, 'checkout_intent_completed', Date.now());
   s.voided.add(chargeId);
   await voidCapture(run, a, chargeId, 'another payment intent of its checkout intent was paid first');
   await cancelIntent(run, 'checkout_completed');
@@ -217,9 +244,11 @@ async function lostCheckoutIntent(run: IntentRun, a: Attempt, chargeId: string):
 
 async function failAttempt(run: IntentRun, a: Attempt, failureCode: string): Promise<AttemptResult> {
   const { s } = run;
-  s.failAttempt(a, failureCode);
+  s.failAttempt(a, failureCode, Date.now());
   describe(run);
-  if (s.status === 'pending') await apply(run, { type: 'attempt_failed' });
+  // The event says which connector failed and why (an orchestrator's failover shows each try).
+  if (s.status === 'pending')
+    await apply(run, { type: 'attempt_failed' }, { failure_code: failureCode, connector: a.connector, ...(a.mit ? { transaction: a.mit.transaction } : {}) });
   return s.result('failed', { failure_code: failureCode });
 }
 
@@ -231,7 +260,7 @@ export async function resolve(run: IntentRun, a: Attempt, word: GatewayWord): Pr
     case 'succeed':
       if (run.input.older?.checkoutIntent && !(await claimCheckoutIntent(run, run.input.older.checkoutIntent)))
         return lostCheckoutIntent(run, a, r.chargeId);
-      return succeed(run, a, r.chargeId);
+      return succeed(run, a, r);
     case 'fail':
       return failAttempt(run, a, r.failureCode);
     case 'open':
@@ -294,6 +323,12 @@ export function startRefundWorkflow(refund: RefundInput) {
 /** What an activity or child failed with, through the ActivityFailure that wraps it. */
 export function causeOf(err: unknown): unknown {
   return err instanceof ActivityFailure ? err.cause : err;
+}
+
+/** The connector refused the connection on the charge's first try: nothing reached its gateway. */
+export function connectorUnreachable(err: unknown): boolean {
+  const cause = causeOf(err);
+  return cause instanceof ApplicationFailure && cause.type === 'GatewayUnreachable' && cause.nonRetryable === true;
 }
 
 /** A non-retryable failure (a 4xx, an unknown connector): the gateway never took the request. */

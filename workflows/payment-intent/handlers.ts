@@ -1,8 +1,8 @@
 import { ApplicationFailure, condition, log, uuid4 } from '@temporalio/workflow';
 import { typedIdFromUuid } from '../../domain/ids';
-import type { AttemptInput, AttemptResult, ChargeOutcomeHint, IntentView, RefundAdmission, RefundAdmissionInput, RefundSettled } from './messages';
-import { refundAmountRefusal, type GatewayWord, type Refusal } from './state';
-import { ask, cancelIntent, causeOf, charge, describe, persist, persistProgress, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
+import type { AttemptInput, AttemptResult, ChargeOutcomeHint, IntentView, MitChargeInput, MitChargeResult, RefundAdmission, RefundAdmissionInput, RefundSettled } from './messages';
+import { refundAmountRefusal, type Attempt, type GatewayWord, type Refusal } from './state';
+import { ask, cancelIntent, causeOf, charge, connectorUnreachable, describe, persist, persistProgress, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
 
 // What each Update and Signal of a payment intent does. workflow.ts registers them; state.ts decides, and
 // effects.ts performs what it decides.
@@ -26,16 +26,47 @@ export function validateAttempt(run: IntentRun, req: AttemptInput): void {
   refuse(run.s.attemptRefusal(req, Date.now()));
 }
 
+/**
+ * A customer's attempt. With failover (an orchestrator's connectors) a connector found unavailable (it
+ * refused the connection, or lost the answer and then said it has no such charge) hands the same card to
+ * the next one, each try an attempt of its own in the history and in a `payment.attempt_failed` event.
+ * A decline or a failed 3DS never fails over.
+ */
 export async function onAttempt(run: IntentRun, req: AttemptInput): Promise<AttemptResult> {
   const { s } = run;
-  const a = s.startAttempt(req, Date.now());
+  const order = s.failoverOrder(req);
+  let tried: Tried;
+  for (let i = 0; ; i++) {
+    const a = s.startAttempt({ ...req, connector: order[i] }, Date.now());
+    tried = await tryAttempt(run, a, req.token);
+    if (!tried.unavailable || i === order.length - 1 || !s.mayFailOver()) break;
+    log.warn('connector unavailable; failing over to the next connector', { attempt: a.number, from: a.connector, to: order[i + 1] });
+  }
+  return tried.result;
+}
+
+interface Tried {
+  result: AttemptResult;
+  /** The connector was unavailable and certainly made no charge: the next one may be tried. */
+  unavailable: boolean;
+}
+
+/** One attempt's charge and what the gateway's word about it means. */
+async function tryAttempt(run: IntentRun, a: Attempt, token: string): Promise<Tried> {
+  const { s } = run;
   describe(run);
   persistProgress(run);
   let word: GatewayWord | null;
+  let unavailable = false;
   try {
-    word = await charge(run, a, req.token);
+    word = await charge(run, a, token);
   } catch (err) {
-    if (refusedOutright(err)) {
+    if (connectorUnreachable(err)) {
+      // The connection was refused on the first try: the request never reached the gateway.
+      log.warn('the connector refused the connection', { attempt: a.number, connector: a.connector });
+      word = { status: 'declined', failureCode: 'connector_unavailable', failureMessage: String(err) };
+      unavailable = true;
+    } else if (refusedOutright(err)) {
       // The gateway refused the request itself (4xx, unknown connector): no charge can exist.
       log.warn('the gateway refused the charge request', { error: String(err) });
       word = { status: 'declined', failureCode: 'processing_error', failureMessage: String(err) };
@@ -45,15 +76,46 @@ export async function onAttempt(run: IntentRun, req: AttemptInput): Promise<Atte
       log.warn('the charge call ended without an answer; reconciling by idempotency key', { attempt: a.number, error: String(err) });
       a.checks += 1;
       word = await ask(run, a, true);
+      // The gateway says it has no such charge: only then may another connector be tried.
+      unavailable = word === 'not_found';
     }
   }
   if (word === null) {
     a.phase = 'unknown';
     describe(run);
     persistProgress(run);
-    return s.result('pending');
+    return { result: s.result('pending'), unavailable: false };
   }
-  return (await resolve(run, a, word)) ?? s.result('failed', { failure_code: 'payment_intent_canceled' });
+  const result = (await resolve(run, a, word)) ?? s.result('failed', { failure_code: 'payment_intent_canceled' });
+  return { result, unavailable: unavailable && result.status === 'failed' };
+}
+
+/** How long a repeated merchant-initiated charge waits for the same charge on the wire before answering. */
+const MIT_JOIN_WAITS_MS = 20_000;
+
+export function validateMitCharge(run: IntentRun, req: MitChargeInput): void {
+  refuse(run.s.mitRefusal(req, Date.now()));
+}
+
+/**
+ * POST /cards/mit: the intent's workflow owns the charge. The same call repeated (a retry, or many at once)
+ * joins the charge already made and answers its transaction; once the intent is paid by it, it answers the
+ * success again. A new call after a decline is a new charge.
+ */
+export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<MitChargeResult> {
+  const { s, input } = run;
+  const paid = s.paidByMit(req);
+  if (paid) return s.mitResult(paid.transaction);
+  const open = s.attempt;
+  if (s.isSameMit(open, req)) {
+    const deciding = () => s.claiming || (s.attempt === open && (open.phase === 'charging' || open.phase === 'unknown'));
+    if (deciding()) await condition(() => !deciding(), MIT_JOIN_WAITS_MS);
+    return s.mitResult(open.mit.transaction);
+  }
+  const transaction = typedIdFromUuid('ti', input.region, uuid4());
+  const a = s.startMitAttempt(req, transaction, Date.now());
+  await tryAttempt(run, a, req.token);
+  return s.mitResult(transaction);
 }
 
 export function validateCancel(run: IntentRun): void {

@@ -4,6 +4,7 @@ import type { PaymentIntentView } from '../../domain/views';
 import type { OlderIntentView } from '../../domain/older-views';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
+import type { AgreementType, TransactionRecord } from '../../platform/records';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
 // Queries. The API and tests import this module; it pulls in no Node or I/O module.
@@ -20,6 +21,8 @@ export interface PaymentIntentInput {
   metadata: Record<string, string>;
   webhooks: EndpointRef[];
   connectors: string[];
+  /** The connectors are an orchestrator's: an attempt fails over to the next one when a connector is unavailable. */
+  failover?: boolean;
   returnUrl: string | null;
   createdAt: string; // ISO
   expiresAt: string; // ISO
@@ -58,6 +61,26 @@ export interface CarriedAttempt {
   idempotencyKey: string;
   saveMethod: boolean;
   checks: number;
+  /** A merchant-initiated charge of a saved card (POST /cards/mit). */
+  mit?: MitAttempt;
+}
+
+/** What a merchant-initiated attempt charges: a saved card under an agreement, as its own transaction. */
+export interface MitAttempt {
+  transaction: string; // ti_...
+  paymentMethod: string; // pm_...
+  token: string;
+  agreement: MitAgreement;
+}
+
+export interface MitAgreement {
+  /** Our id (`agr_...`), derived from the tenant, the card and the merchant's agreement_id. */
+  id: string;
+  /** The merchant's agreement_id. */
+  agreementId: string;
+  type: AgreementType;
+  /** The network transaction id of the agreement's first charge; null for the first one. */
+  networkTransactionId: string | null;
 }
 
 export interface CarriedState {
@@ -85,6 +108,10 @@ export interface CarriedState {
   amountRefunded: number;
   /** The furthest step an attempt reached (domain/older-views.ts); older runs: unknown, 1. */
   stepReached?: number;
+  /** The saved card the intent was paid with. */
+  paymentMethod?: string | null;
+  /** Its merchant-initiated charges, oldest first. */
+  transactions?: TransactionRecord[];
 }
 
 /** Why an intent was canceled: by the merchant, by its deadline, or because its checkout intent was paid by another. */
@@ -145,7 +172,27 @@ export type RefundAdmission =
   | { ok: true; refund: string; created: boolean; refundable_amount_left: number }
   | { ok: false; code: string; message: string };
 
+/** POST /cards/mit: charge a saved card with the customer absent (the API resolved the card and agreement). */
+export interface MitChargeInput {
+  paymentMethod: string;
+  /** The gateway's reusable token of the card. */
+  token: string;
+  /** The connector that issued the token: only it can charge the card. */
+  connector: string;
+  agreement: MitAgreement;
+}
+
+/** The charge's answer: the transaction (`ti_...`) and how it stands. */
+export type MitChargeResult =
+  | { code: 'ok'; transaction_uuid: string }
+  | { code: 'REQUIRES_ACTION'; transaction_uuid: string; next_action: { type: 'redirect_to_url'; url: string } }
+  /** The gateway has not decided yet (an asynchronous charge, or a lost answer being reconciled). */
+  | { code: 'PROCESSING'; transaction_uuid: string }
+  | { code: 'declined'; transaction_uuid: string; failure_code: string };
+
 export const cancelUpdate = defineUpdate<IntentView, []>('cancel');
+
+export const mitChargeUpdate = defineUpdate<MitChargeResult, [MitChargeInput]>('chargeSavedCard');
 
 export const attemptUpdate = defineUpdate<AttemptResult, [AttemptInput]>('attempt');
 

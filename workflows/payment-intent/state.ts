@@ -1,12 +1,15 @@
-import type { ChargeOutcome } from '../../gateways/types';
+import type { ChargedCard, ChargeOutcome } from '../../gateways/types';
 import type { IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-views';
 import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
 import type { RefundInput } from '../refund/messages';
+import type { TransactionRecord } from '../../platform/records';
 import type {
   AttemptInput,
+  MitChargeInput,
+  MitChargeResult,
   AttemptResult,
   CancellationReason,
   CarriedAttempt,
@@ -38,7 +41,7 @@ export type GatewayWord = ChargeOutcome | 'not_found';
 
 /** What a gateway's word about an attempt means; the workflow performs it. */
 export type Resolution =
-  | { kind: 'succeed'; chargeId: string }
+  | { kind: 'succeed'; chargeId: string; card?: ChargedCard; networkTransactionId?: string }
   | { kind: 'fail'; failureCode: string }
   | { kind: 'open'; result: AttemptResult }
   /** A capture that matches no live attempt: refund it. */
@@ -85,6 +88,10 @@ export class PaymentIntentState {
   stepReached: number;
   /** The open attempt captured and its checkout intent's claim is being made: nothing else may move it. */
   claiming = false;
+  /** The saved card the intent was paid with (saved by this payment, or charged off-session). */
+  paymentMethod: string | null;
+  /** Merchant-initiated charges (`ti_...`) in the order they were made. */
+  readonly transactions: Map<string, TransactionRecord>;
   readonly expiresAt: number;
   readonly lifetimeMs: number;
   readonly maxAttempts: number;
@@ -129,6 +136,8 @@ export class PaymentIntentState {
     this.settledRefunds = new Set(c.refundSettled);
     this.lateRefunds = new Set(c.lateRefunds ?? []);
     this.stepReached = c.stepReached ?? (c.status === 'success' ? 4 : 1);
+    this.paymentMethod = c.paymentMethod ?? null;
+    this.transactions = new Map((c.transactions ?? []).map((t) => [t.transaction, t]));
     this.closeAt = c.closeAt ? new Date(c.closeAt).getTime() : c.succeededAt ? new Date(c.succeededAt).getTime() + REFUND_WINDOW_MS : 0;
     this.expiresAt = new Date(input.expiresAt).getTime();
     this.lifetimeMs = this.expiresAt - new Date(input.createdAt).getTime();
@@ -165,6 +174,8 @@ export class PaymentIntentState {
       gateway_charge_id: this.paid?.chargeId ?? null,
       last_failure_code: this.lastFailureCode,
       ...this.olderProgress(),
+      ...(this.paymentMethod ? { payment_method: this.paymentMethod } : {}),
+      ...(this.transactions.size ? { transactions: [...this.transactions.values()] } : {}),
       updated_at: now,
     };
   }
@@ -248,6 +259,8 @@ export class PaymentIntentState {
       cancellationReason: this.cancellationReason,
       amountRefunded: this.amountRefunded,
       stepReached: this.stepReached,
+      ...(this.paymentMethod ? { paymentMethod: this.paymentMethod } : {}),
+      ...(this.transactions.size ? { transactions: [...this.transactions.values()] } : {}),
     };
   }
 
@@ -259,7 +272,7 @@ export class PaymentIntentState {
   }
 
   /** Why a new attempt is refused now, if it is (the Update's validator). */
-  attemptRefusal(req: AttemptInput, now: number): Refusal | null {
+  attemptRefusal(req: AttemptInput, now: number, merchantInitiated = false): Refusal | null {
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
@@ -273,10 +286,32 @@ export class PaymentIntentState {
       };
     if (this.attemptsMade >= this.maxAttempts)
       return { type: 'attempt_limit_reached', message: `This payment intent has reached its limit of ${this.maxAttempts} payment attempts` };
+    // A saved card is charged where its token lives, whichever connectors the intent's checkout offers.
+    if (merchantInitiated) return null;
     if (req.connector && !this.input.connectors.includes(req.connector))
       return { type: 'connector_not_allowed', message: 'This connector cannot be used for this payment intent' };
     if (this.input.connectors.length === 0) return { type: 'no_connector', message: 'The merchant has no live connector' };
     return null;
+  }
+
+  /**
+   * The connectors a customer's attempt tries, in turn: with failover (an orchestrator's connectors), from
+   * the one asked for (or the first) to the last; without, just that one.
+   */
+  failoverOrder(req: AttemptInput): string[] {
+    const first = req.connector ?? this.input.connectors[0]!;
+    if (!this.input.failover) return [first];
+    return this.input.connectors.slice(Math.max(0, this.input.connectors.indexOf(first)));
+  }
+
+  /** After a try found its connector unavailable: whether the next connector may be tried now. */
+  mayFailOver(): boolean {
+    return this.status === 'pending' && this.attempt === null && !this.claiming && this.attemptsMade < this.maxAttempts;
+  }
+
+  /** What an event of this intent carries beside the intent: the saved card once it is paid with one. */
+  eventData(): Record<string, unknown> {
+    return { ...this.view(), metadata: this.input.metadata, ...(this.status === 'success' && this.paymentMethod ? { payment_method: this.paymentMethod } : {}) };
   }
 
   /** A new attempt replaces any open one (which is let go: a late capture of it is refunded). */
@@ -295,6 +330,76 @@ export class PaymentIntentState {
     this.attempt = a;
     this.reached(a);
     return a;
+  }
+
+  // ---- merchant-initiated charges (POST /cards/mit) ---------------------------------------------------
+
+  /** Whether an open attempt is this same merchant-initiated charge (same card, same agreement). */
+  isSameMit(a: Attempt | null, req: MitChargeInput): a is Attempt & { mit: NonNullable<Attempt['mit']> } {
+    return a?.mit !== undefined && a.mit.paymentMethod === req.paymentMethod && a.mit.agreement.id === req.agreement.id;
+  }
+
+  /** The transaction that paid this intent when it was this same charge: it is answered again. */
+  paidByMit(req: MitChargeInput): TransactionRecord | undefined {
+    if (this.status !== 'success') return undefined;
+    return [...this.transactions.values()].find((t) => t.status === 'succeeded' && t.payment_method === req.paymentMethod && t.agreement === req.agreement.id);
+  }
+
+  /**
+   * Why a merchant-initiated charge is refused now (the Update's validator): the rules of an attempt, except
+   * that the same charge already made (paid, or still deciding) is answered instead of refused.
+   */
+  mitRefusal(req: MitChargeInput, now: number): Refusal | null {
+    if (this.paidByMit(req)) return null;
+    const notMutable = this.mutableRefusal();
+    if (notMutable) return notMutable;
+    if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
+    if (this.isSameMit(this.attempt, req) && !this.claiming) return null;
+    return this.attemptRefusal({ token: req.token, connector: req.connector }, now, true);
+  }
+
+  /** A merchant-initiated charge starts as a new attempt on the card's connector, with its transaction. */
+  startMitAttempt(req: MitChargeInput, transaction: string, now: number): Attempt {
+    const a = this.startAttempt({ token: req.token, connector: req.connector }, now);
+    a.mit = { transaction, paymentMethod: req.paymentMethod, token: req.token, agreement: req.agreement };
+    const at = new Date(now).toISOString();
+    this.transactions.set(transaction, {
+      transaction,
+      kind: 'merchant_initiated',
+      status: 'processing',
+      payment_method: req.paymentMethod,
+      agreement: req.agreement.id,
+      agreement_id: req.agreement.agreementId,
+      agreement_type: req.agreement.type,
+      connector: req.connector,
+      failure_code: null,
+      next_action: null,
+      created_at: at,
+      updated_at: at,
+    });
+    return a;
+  }
+
+  /** A merchant-initiated attempt's transaction follows the attempt. */
+  private updateTransaction(a: Attempt, patch: Partial<TransactionRecord>, now: number): void {
+    const t = a.mit ? this.transactions.get(a.mit.transaction) : undefined;
+    if (!t || t.status === 'succeeded' || t.status === 'failed') return;
+    this.transactions.set(t.transaction, { ...t, ...patch, updated_at: new Date(now).toISOString() });
+  }
+
+  /** How a transaction answers its charge call (and any repeat of it). */
+  mitResult(transaction: string): MitChargeResult {
+    const t = this.transactions.get(transaction)!;
+    switch (t.status) {
+      case 'succeeded':
+        return { code: 'ok', transaction_uuid: t.transaction };
+      case 'requires_action':
+        return { code: 'REQUIRES_ACTION', transaction_uuid: t.transaction, next_action: t.next_action! };
+      case 'failed':
+        return { code: 'declined', transaction_uuid: t.transaction, failure_code: t.failure_code ?? 'processing_error' };
+      case 'processing':
+        return { code: 'PROCESSING', transaction_uuid: t.transaction };
+    }
   }
 
   /** Where a 3DS challenge of this attempt sends the customer back to: the hosted page. */
@@ -322,8 +427,9 @@ export class PaymentIntentState {
   }
 
   /** The attempt stops being waited on; it is watched for a late capture until the grace period ends. */
-  letGo(a: Attempt, now: number): void {
+  letGo(a: Attempt, now: number, why = 'superseded'): void {
     if (this.attempt === a) this.attempt = null;
+    this.updateTransaction(a, { status: 'failed', failure_code: why, next_action: null }, now);
     a.checks = 0;
     this.lateWatchUntil = this.lateAttempts.size === 0 ? now + LATE_OUTCOME_GRACE_MS : Math.max(this.lateWatchUntil, now + LATE_OUTCOME_GRACE_MS);
     this.lateAttempts.set(a.idempotencyKey, a);
@@ -339,18 +445,24 @@ export class PaymentIntentState {
       if (word === 'not_found') {
         // The gateway never took this charge. Its key is watched: a request held up in the network may
         // still arrive, and its capture would then be refunded.
-        this.letGo(a, now);
+        this.letGo(a, now, 'processing_error');
         return { kind: 'fail', failureCode: 'processing_error' };
       }
       switch (word.status) {
         case 'succeeded':
-          return { kind: 'succeed', chargeId: word.chargeId };
+          return {
+            kind: 'succeed',
+            chargeId: word.chargeId,
+            ...(word.card ? { card: word.card } : {}),
+            ...(word.networkTransactionId ? { networkTransactionId: word.networkTransactionId } : {}),
+          };
         case 'declined':
           return { kind: 'fail', failureCode: word.failureCode };
         case 'requires_action':
           a.phase = 'awaiting_action';
           a.chargeId = word.chargeId;
           this.reached(a);
+          this.updateTransaction(a, { status: 'requires_action', next_action: { type: 'redirect_to_url', url: word.challengeUrl } }, now);
           return { kind: 'open', result: { payment_intent: this.input.id, status: 'requires_action', next_action: { type: 'redirect_to_url', url: word.challengeUrl } } };
         case 'pending':
           a.phase = 'awaiting_callback';
@@ -373,8 +485,10 @@ export class PaymentIntentState {
   }
 
   /** The open attempt captured: the intent is paid and its balance opens. */
-  succeed(a: Attempt, chargeId: string, now: number): void {
+  succeed(a: Attempt, chargeId: string, now: number, savedAs: string | null = null): void {
     this.attempt = null;
+    this.updateTransaction(a, { status: 'succeeded', next_action: null }, now);
+    this.paymentMethod = a.mit?.paymentMethod ?? savedAs;
     this.paid = { amount: this.input.amount, currency: this.input.currency, connector: a.connector, chargeId };
     this.balance = { paid: this.input.amount, currency: this.input.currency, reserved: {} };
     this.succeededAt = new Date(now).toISOString();
@@ -382,13 +496,14 @@ export class PaymentIntentState {
     this.stepReached = 4;
   }
 
-  failAttempt(a: Attempt, failureCode: string): void {
+  failAttempt(a: Attempt, failureCode: string, now?: number): void {
     if (this.attempt === a) this.attempt = null;
+    this.updateTransaction(a, { status: 'failed', failure_code: failureCode, next_action: null }, now ?? Date.parse(this.transactions.get(a.mit?.transaction ?? '')?.updated_at ?? '0'));
     this.lastFailureCode = failureCode;
   }
 
   cancel(reason: CancellationReason, now: number): void {
-    if (this.attempt) this.letGo(this.attempt, now);
+    if (this.attempt) this.letGo(this.attempt, now, 'payment_intent_canceled');
     this.canceledAt = new Date(now).toISOString();
     this.cancellationReason = reason;
   }

@@ -6,13 +6,14 @@ import {
   cancelUpdate,
   chargeOutcomeSignal,
   intentStateQuery,
+  mitChargeUpdate,
   refundSettledSignal,
   type IntentView,
   type PaymentIntentInput,
 } from './messages';
 import type { Attempt } from './state';
 import { cancelIntent, check, describe, persist, startRun, type IntentRun } from './effects';
-import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onRefundSettled, validateAdmitRefund, validateAttempt, validateCancel } from './handlers';
+import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRefundSettled, validateAdmitRefund, validateAttempt, validateCancel, validateMitCharge } from './handlers';
 
 // Determinism: handlers and effects keep the await points they always had, and the main loop stays inline,
 // because one await more or less on a path can reorder the commands of a workflow task; the histories in
@@ -28,6 +29,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   const { s, writer } = run;
   setHandler(chargeOutcomeSignal, (hint) => onChargeOutcome(run, hint));
   setHandler(attemptUpdate, (req) => onAttempt(run, req), { validator: (req) => validateAttempt(run, req) });
+  setHandler(mitChargeUpdate, (req) => onMitCharge(run, req), { validator: (req) => validateMitCharge(run, req) });
   setHandler(cancelUpdate, () => onCancel(run), { validator: () => validateCancel(run) });
   setHandler(admitRefundUpdate, (req) => onAdmitRefund(run, req), { validator: validateAdmitRefund });
   setHandler(refundSettledSignal, (settled) => onRefundSettled(run, settled));

@@ -48,6 +48,8 @@
     cvc: $('card-cvc'),
     name: $('card-name'),
   };
+  // "Save this card for future payments": only on the page of an intent that offers it (config.offerSaveCard).
+  var saveCard = config.offerSaveCard ? $('save-card') : null;
 
   // ---- embedded form: tell the merchant's page about size and outcome -------------------------------
 
@@ -298,6 +300,7 @@
     ['number', 'expiry', 'cvc', 'name'].forEach(function (k) {
       if (fields[k]) fields[k].readOnly = on;
     });
+    if (saveCard) saveCard.disabled = on; // a checkbox has no read-only state
   }
 
   // ---- outcome panel ----------------------------------------------------------------------------
@@ -354,6 +357,18 @@
     link.hidden = false;
     $('outcome-redirect').textContent = merchantTarget ? t('takingBack', { merchant: merchant }) : t('takingToReceipt');
     setTimeout(function () { window.location.assign(target); }, 2500);
+  }
+
+  /**
+   * The attempt saved the card (`payment_method_uuid`): the success says so. The id stays on the outcome
+   * panel as `data-payment-method`, on our own page only (the merchant's page hears the outcome alone).
+   */
+  function showCardSaved(paymentMethod) {
+    var note = $('outcome-saved');
+    if (!note) return;
+    note.textContent = t('cardSaved');
+    note.hidden = false;
+    outcome.setAttribute('data-payment-method', String(paymentMethod));
   }
 
   /** A declined attempt: back to the form, with the reason, for another card. */
@@ -494,6 +509,7 @@
         }
         var body = { token: tok.json.id };
         if (config.connector) body.connector = config.connector;
+        if (saveCard && saveCard.checked) body.save_payment_method = true;
         return postJson(config.attemptsUrl, body, { Authorization: 'Bearer ' + config.bearer }).then(onAttemptAnswer);
       })
       .catch(function () {
@@ -507,6 +523,7 @@
     if (res.status === 200 || res.status === 201) {
       switch (r.status) {
         case 'success':
+          if (r.payment_method_uuid) showCardSaved(r.payment_method_uuid);
           return finish('succeeded');
         case 'failed':
           return attemptFailed(r.failure_code);

@@ -25,6 +25,7 @@ export const AR: Texts = {
   cvcHint: '3 أرقام على ظهر البطاقة، و4 على وجهها لبطاقات Amex',
   nameOnCard: 'الاسم على البطاقة',
   optional: '(اختياري)',
+  saveCard: 'حفظ هذه البطاقة للمدفوعات المستقبلية',
   pay: 'ادفع {amount}',
   noscript: 'يرجى تفعيل JavaScript للدفع بالبطاقة: ترسل هذه الصفحة بيانات البطاقة مباشرة إلى بوابة الدفع.',
   testHint: 'وضع الاختبار: ادفع بالبطاقة {successCard} وبأي تاريخ انتهاء مستقبلي وأي رمز تحقق. البطاقة {challengeCard} تطلب التحقق {threeDSecure}.',
@@ -35,6 +36,7 @@ export const AR: Texts = {
 
   succeededTitle: 'تم الدفع بنجاح',
   succeededMessage: 'تم دفع {amount} إلى {merchant}.',
+  cardSaved: 'تم حفظ البطاقة',
   expiredTitle: 'انتهت صلاحية هذه الدفعة',
   expiredMessage: 'انتهت مهلة الدفع. لم يُخصم أي مبلغ. تواصل مع {merchant} للمحاولة مرة أخرى.',
   canceledTitle: 'أُلغيت هذه الدفعة',

@@ -26,6 +26,8 @@ export const EN = {
   cvcHint: '3 digits on the back, 4 on the front for Amex',
   nameOnCard: 'Name on card',
   optional: '(optional)',
+  /** Offered when the merchant asked to keep the card for later (setup_future_usage) and the intent has a customer. */
+  saveCard: 'Save this card for future payments',
   pay: 'Pay {amount}',
   noscript: 'Please enable JavaScript to pay by card: card details are sent straight to the payment gateway by this page.',
   testHint: 'Test mode: pay with {successCard}, any future expiry date and any CVC. {challengeCard} asks for {threeDSecure}.',
@@ -37,6 +39,8 @@ export const EN = {
   // ---- outcomes ----------------------------------------------------------------------------------
   succeededTitle: 'Payment successful',
   succeededMessage: '{amount} paid to {merchant}.',
+  /** Under a success whose attempt saved the card. */
+  cardSaved: 'Card saved',
   expiredTitle: 'This payment has expired',
   expiredMessage: 'The time to pay has run out. Nothing was charged. Contact {merchant} to try again.',
   canceledTitle: 'This payment was canceled',

@@ -24,6 +24,7 @@ export const FR: Texts = {
   cvcHint: '3 chiffres au dos, 4 au recto pour Amex',
   nameOnCard: 'Nom sur la carte',
   optional: '(facultatif)',
+  saveCard: 'Enregistrer cette carte pour mes prochains paiements',
   pay: 'Payer {amount}',
   noscript: 'Veuillez activer JavaScript pour payer par carte : cette page envoie les données de carte directement à la passerelle de paiement.',
   testHint: 'Mode test : payez avec {successCard}, une date d’expiration future et n’importe quel CVC. {challengeCard} demande une authentification {threeDSecure}.',
@@ -34,6 +35,7 @@ export const FR: Texts = {
 
   succeededTitle: 'Paiement réussi',
   succeededMessage: '{amount} payés à {merchant}.',
+  cardSaved: 'Carte enregistrée',
   expiredTitle: 'Ce paiement a expiré',
   expiredMessage: 'Le délai de paiement est écoulé. Rien n’a été débité. Contactez {merchant} pour réessayer.',
   canceledTitle: 'Ce paiement a été annulé',

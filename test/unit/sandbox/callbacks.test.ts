@@ -161,7 +161,7 @@ describe('callback delivery', () => {
     const chargeId = await asyncCharge('http://127.0.0.1:1/callbacks/sandbox/pi_nowhere');
     await eventually(() => logs.includes('callback given up'), { what: 'give-up log' });
     expect(logs.filter((m) => m === 'callback attempt failed')).toHaveLength(3);
-    expect(await h.adapter.chargeStatus(chargeId)).toEqual({ status: 'succeeded', chargeId });
+    expect(await h.adapter.chargeStatus(chargeId)).toEqual({ status: 'succeeded', chargeId, networkTransactionId: expect.stringMatching(/^ntx_[0-9a-f]{24}$/) });
   });
 
   it('close() stops pending completions and retries', async () => {

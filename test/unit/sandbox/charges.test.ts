@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE } from '../../../gateways/sandbox-adapter';
+import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE, GATEWAY_UNREACHABLE } from '../../../gateways/sandbox-adapter';
 import type { ChargeRequest } from '../../../gateways/types';
 import {
   type CallbackReceiver,
@@ -42,7 +42,11 @@ function chargeRequest(token: string, overrides: Partial<ChargeRequest> = {}): C
 describe('charges by magic token', () => {
   it('tok_success succeeds at once', async () => {
     const outcome = await h.adapter.charge(chargeRequest('tok_success'));
-    expect(outcome).toEqual({ status: 'succeeded', chargeId: expect.stringMatching(/^ch_[0-9a-f]{24}$/) });
+    expect(outcome).toEqual({
+      status: 'succeeded',
+      chargeId: expect.stringMatching(/^ch_[0-9a-f]{24}$/),
+      networkTransactionId: expect.stringMatching(/^ntx_[0-9a-f]{24}$/),
+    });
     if (outcome.status !== 'succeeded') throw new Error('unreachable');
     expect(await h.adapter.chargeStatus(outcome.chargeId)).toEqual(outcome);
   });
@@ -82,9 +86,10 @@ describe('charges by magic token', () => {
       reference: req.reference,
       chargeId: outcome.chargeId,
       idempotencyKey: req.idempotencyKey,
-      outcome: { status: 'succeeded', chargeId: outcome.chargeId },
+      outcome: { status: 'succeeded', chargeId: outcome.chargeId, networkTransactionId: expect.stringMatching(/^ntx_[0-9a-f]{24}$/) },
     });
-    expect(await h.adapter.chargeStatus(outcome.chargeId)).toEqual({ status: 'succeeded', chargeId: outcome.chargeId });
+    const parsed = h.adapter.parseCallback(callback.headers, callback.rawBody);
+    expect(await h.adapter.chargeStatus(outcome.chargeId)).toEqual(parsed?.outcome);
   });
 
   it('tok_timeout is never answered: the adapter times out with a retryable failure, the charge is recorded once', async () => {
@@ -107,7 +112,9 @@ describe('charges by magic token', () => {
   });
 
   it('merchant-initiated charges and the echoed reference are recorded', async () => {
-    const req = chargeRequest('tok_success', { merchantInitiated: true });
+    const saved = await h.adapter.charge(chargeRequest('tok_success', { savePaymentMethod: true }));
+    if (saved.status !== 'succeeded' || !saved.card?.reusableToken) throw new Error('no reusable token');
+    const req = chargeRequest(saved.card.reusableToken, { merchantInitiated: true });
     const outcome = await h.adapter.charge(req);
     if (outcome.status !== 'succeeded') throw new Error(`unexpected ${outcome.status}`);
     const res = await h.http<ChargeJson>('GET', `/v1/charges/${outcome.chargeId}`);
@@ -171,9 +178,9 @@ describe('charge errors', () => {
     });
   });
 
-  it('throws a retryable failure when the sandbox is unreachable', async () => {
+  it('throws a retryable GatewayUnreachable when the connection is refused', async () => {
     const { SandboxGateway } = await import('../../../gateways/sandbox-adapter');
-    const closed = new SandboxGateway({ baseUrl: 'http://127.0.0.1:1', callbackSecret: 'x', timeoutMs: 2000 });
-    await expect(closed.chargeStatus('ch_1')).rejects.toMatchObject({ type: GATEWAY_UNAVAILABLE, nonRetryable: false });
+    const closed = new SandboxGateway({ baseUrl: 'http://127.0.0.1:2', callbackSecret: 'x', timeoutMs: 2000 });
+    await expect(closed.chargeStatus('ch_1')).rejects.toMatchObject({ type: GATEWAY_UNREACHABLE, nonRetryable: false });
   });
 });

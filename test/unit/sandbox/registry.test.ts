@@ -25,3 +25,35 @@ describe('gateway registry', () => {
     expect((error as Error).message).toBe('Unknown gateway "stripe"; registered gateways: sandbox');
   });
 });
+
+describe('gateway registry: broken sandbox connectors', () => {
+  const registry = createGatewayRegistry({
+    sandboxUrl: 'http://127.0.0.1:4010',
+    sandboxCallbackSecret: 'secret-123',
+    sandboxDownUrl: 'http://127.0.0.1:9999',
+  });
+
+  it('answers one adapter per behaviour; no behaviour is the working connector', () => {
+    const working = registry.get('sandbox');
+    expect(registry.get('sandbox', {})).toBe(working);
+    expect(registry.get('sandbox', { sandboxBehavior: null })).toBe(working);
+    expect((working as SandboxGateway).behavior).toBeUndefined();
+
+    const down = registry.get('sandbox', { sandboxBehavior: 'down' });
+    const timeout = registry.get('sandbox', { sandboxBehavior: 'timeout' });
+    expect(down).toBeInstanceOf(SandboxGateway);
+    expect((down as SandboxGateway).behavior).toBe('down');
+    expect((timeout as SandboxGateway).behavior).toBe('timeout');
+    expect(new Set([working, down, timeout]).size).toBe(3);
+    expect(registry.get('sandbox', { sandboxBehavior: 'down' })).toBe(down);
+    expect(down.name).toBe('sandbox');
+    expect(registry.names()).toEqual(['sandbox']);
+  });
+
+  it('refuses an unknown behaviour, non-retryably', () => {
+    expect(() => registry.get('sandbox', { sandboxBehavior: 'flaky' as never })).toThrow(
+      expect.objectContaining({ type: 'UnknownSandboxBehavior', nonRetryable: true }),
+    );
+    expect(() => registry.get('stripe', { sandboxBehavior: 'down' })).toThrow(expect.objectContaining({ type: 'UnknownGateway' }));
+  });
+});

@@ -87,9 +87,10 @@ describe('3DS challenge', () => {
       reference: charge.reference,
       chargeId: charge.chargeId,
       idempotencyKey: expect.any(String),
-      outcome: { status: 'succeeded', chargeId: charge.chargeId },
+      outcome: { status: 'succeeded', chargeId: charge.chargeId, networkTransactionId: expect.stringMatching(/^ntx_[0-9a-f]{24}$/) },
     });
-    expect(await h.adapter.chargeStatus(charge.chargeId)).toEqual({ status: 'succeeded', chargeId: charge.chargeId });
+    const parsed = h.adapter.parseCallback(callback!.headers, callback!.rawBody);
+    expect(await h.adapter.chargeStatus(charge.chargeId)).toEqual(parsed?.outcome);
   });
 
   it('"Fail authentication" declines with authentication_failed, calls back and redirects', async () => {

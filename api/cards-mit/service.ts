@@ -1,0 +1,107 @@
+import { conflict, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
+import { paymentIntentData } from '../../data/payment-intents';
+import { paymentMethodData } from '../../data/payment-methods';
+import { agreementData, agreementIdFor, agreementScope } from '../../data/agreements';
+import type { PaymentIntentRecord, TransactionRecord } from '../../platform/records';
+import { mitChargeUpdate, type MitChargeInput, type MitChargeResult } from '../../workflows/payment-intent/messages';
+import type { AppDeps, AuthContext } from '../deps';
+import type { RouteResult } from '../http/route';
+import { runUpdate } from '../http/workflow-calls';
+import type { MitChargeBody, TransactionView } from './schemas';
+
+/** The claim a secret key needs to charge saved cards. */
+export const MIT_CLAIM = 'cards.mit';
+
+/** What the card's issuer said: answered as `card_declined` with the issuer's reason as `decline_code`. */
+const ISSUER_DECLINES = new Set(['card_declined', 'insufficient_funds', 'authentication_failed', 'expired_card', 'do_not_honor', 'lost_card', 'stolen_card']);
+
+/**
+ * POST /cards/mit: everything that can refuse the charge is read and checked here; the charge itself is
+ * the intent workflow's (one at a time, once per call however often it is repeated). Nothing is written
+ * before the workflow accepts it: the agreement's record is made by its first successful charge.
+ */
+export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: MitChargeBody): Promise<RouteResult> {
+  if (!auth.claims.includes(MIT_CLAIM)) throw forbidden('missing_claim', `Charging a saved card needs a secret key with the claim '${MIT_CLAIM}'`);
+  const intent = await paymentIntentData(deps.mongo).findByRef(auth.tenantId, body.payment_intent_secret);
+  if (!intent) throw notFound('payment_intent', body.payment_intent_secret, 'payment_intent_secret');
+  const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);
+  if (!card) throw notFound('payment_method', body.payment_method_uuid, 'payment_method_uuid');
+  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid');
+  if (intent.customer && card.customer !== intent.customer)
+    throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
+  if (!card.gateway_token)
+    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', 'payment_method_uuid');
+  const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
+  const agreement = await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id);
+  if (agreement && agreement.agreement_type !== body.agreement_type)
+    throw invalidRequest('agreement_type_mismatch', `Agreement '${body.agreement_id}' of this card is ${agreement.agreement_type}`, 'agreement_type');
+  const input: MitChargeInput = {
+    paymentMethod: card._id,
+    token: card.gateway_token,
+    connector: card.connector,
+    agreement: {
+      id: agreement?._id ?? agreementIdFor(auth.region, scope),
+      agreementId: body.agreement_id,
+      type: body.agreement_type,
+      networkTransactionId: agreement?.network_transaction_id ?? null,
+    },
+  };
+  const handle = deps.temporal.workflow.getHandle(intent._id);
+  const result = await runUpdate(
+    deps,
+    () => handle.executeUpdate(mitChargeUpdate, { args: [input] }),
+    () => answeredAfterClose(deps, intent, input),
+  );
+  return answer(result);
+}
+
+/** The intent's workflow has closed: the same charge that paid it is answered again; anything else is a 409. */
+async function answeredAfterClose(deps: AppDeps, intent: PaymentIntentRecord, input: MitChargeInput): Promise<MitChargeResult> {
+  const now = await paymentIntentData(deps.mongo).find(intent.tenant_id, intent._id);
+  const paid = now?.status === 'success' && now.transactions?.find((t) => t.status === 'succeeded' && t.payment_method === input.paymentMethod && t.agreement === input.agreement.id);
+  if (paid) return { code: 'ok', transaction_uuid: paid.transaction };
+  return Promise.reject(conflict('payment_intent_unexpected_state', `This payment intent is ${now?.status ?? intent.status}`));
+}
+
+function answer(result: MitChargeResult): RouteResult {
+  switch (result.code) {
+    case 'ok':
+    case 'REQUIRES_ACTION':
+      return { status: 200, body: result };
+    case 'PROCESSING':
+      return { status: 202, body: result };
+    case 'declined': {
+      const extra = { transaction_uuid: result.transaction_uuid };
+      if (ISSUER_DECLINES.has(result.failure_code))
+        throw paymentFailed('card_declined', `The card was declined (${result.failure_code}); the payment intent stays pending`, { ...extra, decline_code: result.failure_code });
+      throw paymentFailed(result.failure_code, `The charge failed (${result.failure_code}); the payment intent stays pending`, extra);
+    }
+  }
+}
+
+/** A merchant-initiated charge in its public shape. */
+export function transactionView(intent: PaymentIntentRecord, t: TransactionRecord): TransactionView {
+  return {
+    transaction: t.transaction,
+    object: 'transaction',
+    kind: t.kind,
+    payment_intent: intent._id,
+    status: t.status,
+    amount: intent.amount,
+    currency: intent.currency,
+    payment_method: t.payment_method,
+    agreement: { agreement: t.agreement, agreement_id: t.agreement_id, agreement_type: t.agreement_type },
+    connector: t.connector,
+    failure_code: t.failure_code,
+    next_action: t.next_action,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+  };
+}
+
+export async function getTransaction(deps: AppDeps, tenantId: string, id: string): Promise<TransactionView> {
+  const intent = await paymentIntentData(deps.mongo).byMitTransaction(tenantId, id);
+  const t = intent?.transactions?.find((x) => x.transaction === id);
+  if (!intent || !t) throw notFound('transaction', id, 'transaction');
+  return transactionView(intent, t);
+}

@@ -1,0 +1,191 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { api, createMerchant, getStack, type Merchant } from './harness';
+
+// "Save this card for future payments" on the hosted page and the embedded form, driven in headless
+// Chromium against the real stack: a v202608 intent with a customer and setup_future_usage "off_session"
+// offers the checkbox; ticked, the page's attempt carries save_payment_method and the card is saved to the
+// customer. Screenshots land in test/artifacts/ (git-ignored) for a human look.
+
+const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+/** The sandbox's card that pays with the customer present, without 3-D Secure, and can be saved. */
+const SAVE_CARD = { number: '4000 0027 6000 3184', last4: '3184' };
+
+let browser: Browser;
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+interface Intent {
+  payment_intent: string;
+  url: string;
+  customer?: string;
+}
+
+async function createIntent(m: Merchant, body: Record<string, unknown>): Promise<Intent> {
+  const r = await api.post('/v202608/payment-intents', { currency: 'EUR', ...body }, m.secretKey);
+  expect(r.status).toBe(201);
+  return r.body as Intent;
+}
+
+const saving = (amount: number) => ({ amount, customer: { reference: `saver-${Date.now()}-${amount}` }, setup_future_usage: 'off_session' });
+
+const scriptErrors: string[] = [];
+
+async function newPage(): Promise<Page> {
+  // Each page has its own context: no language cookie of one test reaches another.
+  const page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
+  page.on('pageerror', (err) => scriptErrors.push(err.message));
+  return page;
+}
+
+afterEach(() => {
+  expect(scriptErrors.splice(0)).toEqual([]);
+});
+
+async function fillCard(page: Pick<Page, 'getByLabel'>, number: string, labels = { number: 'Card number', expiry: 'Expiry date', cvc: 'CVC' }) {
+  await page.getByLabel(labels.number).fill(number);
+  await page.getByLabel(labels.expiry).fill('12 / 34');
+  await page.getByLabel(labels.cvc).fill('123');
+}
+
+/** The attempt the page submits, and our API's answer to it. */
+function nextAttempt(page: Page): Promise<{ body: Record<string, unknown>; answer: Record<string, unknown> }> {
+  const isAttempt = (r: Request) => r.method() === 'POST' && /\/v202607\/payment-intents\/[^/]+\/attempts$/.test(new URL(r.url()).pathname);
+  return page.waitForResponse((res) => isAttempt(res.request()), { timeout: 20_000 }).then(async (res) => ({
+    body: res.request().postDataJSON() as Record<string, unknown>,
+    answer: (await res.json()) as Record<string, unknown>,
+  }));
+}
+
+const intentStatus = async (m: Merchant, id: string) => (await api.get(`/v202607/payment-intents/${id}`, m.secretKey)).body.status as string;
+
+test('ticked, "Save this card for future payments" saves the card to the customer and the success says so', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const intent = await createIntent(m, saving(2500));
+  expect(intent.customer).toMatch(/^cus_/);
+  const page = await newPage();
+  await page.goto(intent.url);
+
+  const save = page.getByRole('checkbox', { name: 'Save this card for future payments' });
+  await save.waitFor();
+  await expect(save.isChecked()).resolves.toBe(false); // the customer opts in
+  await fillCard(page, SAVE_CARD.number);
+  await save.check();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-7-save-card.png'), fullPage: true });
+
+  const attempt = nextAttempt(page);
+  await page.getByRole('button', { name: 'Pay 25.00 EUR' }).click();
+  const { body, answer } = await attempt;
+  expect(body).toMatchObject({ token: expect.stringMatching(/^tok_/), save_payment_method: true });
+  expect(answer).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  await page.getByText('Card saved', { exact: true }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-7-save-card-success.png'), fullPage: true });
+  await expect(page.locator('#outcome').getAttribute('data-payment-method')).resolves.toBe(answer.payment_method_uuid);
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
+
+  // VERIFY: GET /v202608/customers/{customer}/payment-methods is another helper's, new: its shape is
+  // { data: [{ payment_method, last4, ... }], has_more } as api/customers/payment-methods.ts defines it.
+  const cards = await api.get(`/v202608/customers/${intent.customer}/payment-methods`, m.secretKey);
+  expect(cards.status).toBe(200);
+  expect(cards.body.data).toHaveLength(1);
+  expect(cards.body.data[0]).toMatchObject({ payment_method: answer.payment_method_uuid, customer: intent.customer, last4: SAVE_CARD.last4 });
+  await page.close();
+});
+
+test('in Arabic the offer reads right to left; left unticked, the attempt carries no save_payment_method and nothing is saved', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const intent = await createIntent(m, saving(3500));
+  const page = await newPage();
+  await page.goto(`${intent.url}&lg=ar`);
+
+  await expect(page.locator('html').getAttribute('dir')).resolves.toBe('rtl');
+  const save = page.getByRole('checkbox', { name: 'حفظ هذه البطاقة للمدفوعات المستقبلية' });
+  await save.waitFor();
+  await fillCard(page, SAVE_CARD.number, { number: 'رقم البطاقة', expiry: 'تاريخ الانتهاء', cvc: 'رمز التحقق (CVC)' });
+  // Right to left: the checkbox stands at the start of its line, on the right, with the label to its left.
+  const [box, label] = await Promise.all([save.boundingBox(), page.locator('label[for="save-card"]').boundingBox()]);
+  expect(box!.x).toBeGreaterThan(label!.x + label!.width - 1);
+  await save.check();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-7-save-card-ar.png'), fullPage: true });
+  await save.uncheck(); // changes their mind
+
+  const attempt = nextAttempt(page);
+  await page.locator('#pay-button').click();
+  const { body, answer } = await attempt;
+  expect(body).not.toHaveProperty('save_payment_method');
+  expect(answer).toMatchObject({ status: 'success' });
+  expect(answer).not.toHaveProperty('payment_method_uuid');
+  await page.getByRole('heading', { name: 'تم الدفع بنجاح' }).waitFor({ timeout: 20_000 });
+  await expect(page.locator('#outcome-saved').isHidden()).resolves.toBe(true);
+  await expect(page.getByText('تم حفظ البطاقة').count()).resolves.toBe(0);
+
+  const cards = await api.get(`/v202608/customers/${intent.customer}/payment-methods`, m.secretKey); // VERIFY: as above
+  expect(cards.status).toBe(200);
+  expect(cards.body.data).toEqual([]);
+  await page.close();
+});
+
+test('an intent without setup_future_usage shows no checkbox, even with a customer', async () => {
+  const m = await createMerchant();
+  const page = await newPage();
+  for (const body of [{ amount: 1200, customer: { reference: `no-save-${Date.now()}` } }, { amount: 1300 }]) {
+    const intent = await createIntent(m, body);
+    await page.goto(intent.url);
+    await page.getByRole('button', { name: /^Pay / }).waitFor();
+    await expect(page.getByRole('checkbox').count()).resolves.toBe(0);
+    await expect(page.getByText('Save this card').count()).resolves.toBe(0);
+  }
+  // And paying it submits what the page always did.
+  const intent = await createIntent(m, { amount: 1400, customer: { reference: `no-save-pay-${Date.now()}` } });
+  await page.goto(intent.url);
+  await fillCard(page, '4242 4242 4242 4242');
+  const attempt = nextAttempt(page);
+  await page.getByRole('button', { name: 'Pay 14.00 EUR' }).click();
+  const { body } = await attempt;
+  expect(Object.keys(body).sort()).toEqual(['connector', 'token']);
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  await page.close();
+});
+
+test('the embedded form offers it too: ticked, the card is saved and the form says so', async () => {
+  const m = await createMerchant('Embedded Goods');
+  const intent = await createIntent(m, saving(8900));
+  const page = await newPage();
+  await page.goto(`${getStack().apiUrl}/demo/embedded?payment_intent=${intent.payment_intent}&key=${m.publishableKey}`);
+
+  const form = page.frameLocator('iframe[title="Secure payment form"]');
+  const save = form.getByRole('checkbox', { name: 'Save this card for future payments' });
+  await save.waitFor();
+  await expect(save.isChecked()).resolves.toBe(false);
+  await fillCard(form, SAVE_CARD.number);
+  await save.check();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-3-save-card.png'), fullPage: true });
+
+  const attempt = nextAttempt(page);
+  await form.getByRole('button', { name: 'Pay 89.00 EUR' }).click();
+  const { body, answer } = await attempt;
+  expect(body).toMatchObject({ save_payment_method: true });
+  expect(answer).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+  await page.waitForSelector('body[data-last-payment-status="succeeded"]', { timeout: 20_000 });
+  await form.getByText('Card saved', { exact: true }).waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-4-save-card-success.png'), fullPage: true });
+  // The merchant's page hears the outcome, never the saved card's id (its server gets that from the API).
+  await expect(page.locator('#event-log pre').textContent()).resolves.not.toContain('pm_');
+
+  const cards = await api.get(`/v202608/customers/${intent.customer}/payment-methods`, m.secretKey); // VERIFY: as above
+  expect(cards.status).toBe(200);
+  expect(cards.body.data).toMatchObject([{ payment_method: answer.payment_method_uuid, last4: SAVE_CARD.last4 }]);
+  await page.close();
+});

@@ -1,0 +1,290 @@
+import { admin, api, createMerchant, eventually, getStack, type Merchant } from './harness';
+
+// Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
+// customer-present payment, the claim, tenant and customer scope, the charge-once rule, 3DS recovery,
+// declines, detached cards and agreements with the network transaction id the sandbox checks.
+
+let m: Merchant;
+let mitKey: string;
+
+async function mitKeyOf(tenant: string): Promise<string> {
+  const issued = await admin.post(`/admin/tenants/${tenant}/api-keys`, { claims: ['cards.mit'] });
+  expect(issued.status).toBe(201);
+  return issued.body.secret_key as string;
+}
+
+beforeAll(async () => {
+  m = await createMerchant();
+  mitKey = await mitKeyOf(m.tenant);
+});
+
+let seq = 0;
+/** A customer-present payment that saves the card paid with `token`: the card and its customer. */
+async function saveCard(token = 'tok_success', merchant = m): Promise<{ pm: string; customer: string; intent: string }> {
+  const created = await api.post(
+    '/v202608/payment-intents',
+    { amount: 1500, currency: 'EUR', customer: { reference: `saver-${Date.now()}-${++seq}` }, setup_future_usage: 'off_session' },
+    merchant.secretKey,
+  );
+  expect(created.status).toBe(201);
+  const paid = await api.post(`/v202607/payment-intents/${created.body.payment_intent}/attempts`, { token, save_payment_method: true }, merchant.publishableKey);
+  expect(paid.body).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+  return { pm: paid.body.payment_method_uuid, customer: created.body.customer, intent: created.body.payment_intent };
+}
+
+/** A pending intent for the customer, to be charged off-session. */
+async function intentFor(customer: string | null, amount = 2500, merchant = m): Promise<string> {
+  const r = await api.post('/v202607/payment-intents', { amount, currency: 'EUR', ...(customer ? { customer } : {}) }, merchant.secretKey);
+  expect(r.status).toBe(201);
+  return r.body.payment_intent;
+}
+
+const mit = (body: Record<string, unknown>, key = mitKey) => api.post('/cards/mit', body, key);
+const charge = (intent: string, pm: string, agreementId = `agr-${Date.now()}-${++seq}`, type = 'RECURRING', key = mitKey) =>
+  mit({ payment_intent_secret: intent, payment_method_uuid: pm, agreement_id: agreementId, agreement_type: type }, key);
+
+const retrieve = (id: string) => api.get(`/v202608/payment-intents/${id}`, m.secretKey);
+const sandbox = async (path: string) => (await fetch(`${getStack().sandboxUrl}${path}`)).json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Charges the gateway made for an intent's attempt `n` (0 or 1: the key makes it once at most). */
+const chargesOfAttempt = async (intent: string, n: number) =>
+  (await sandbox(`/v1/effects?kind=charge&idempotency_key=${encodeURIComponent(`${intent}:attempt:${n}`)}`)).count as number;
+
+describe('a saved card', () => {
+  test('is charged off-session for a pending intent: 200 ok with a ti_ transaction, the intent paid through its workflow', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const r = await charge(intent, pm);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ code: 'ok', transaction_uuid: expect.stringMatching(/^ti_eu_/) });
+
+    const got = await retrieve(intent);
+    expect(got.body).toMatchObject({ status: 'success', payment_method: pm, connector: m.connector });
+    const tx = await api.get(`/v202608/transactions/${r.body.transaction_uuid}`, m.secretKey);
+    expect(tx.body).toMatchObject({
+      transaction: r.body.transaction_uuid,
+      kind: 'merchant_initiated',
+      payment_intent: intent,
+      status: 'succeeded',
+      amount: 2500,
+      currency: 'EUR',
+      payment_method: pm,
+      agreement: { agreement: expect.stringMatching(/^agr_eu_/), agreement_type: 'RECURRING' },
+      connector: m.connector,
+    });
+    // The same events as any payment, naming the card; and it refunds like any payment.
+    const success = await eventually(async () => {
+      const events = await api.get('/v202607/events?type=payment.success&limit=100', m.secretKey);
+      return events.body.data.find((e: { data: { payment_intent: string } }) => e.data.payment_intent === intent);
+    });
+    expect(success.data).toMatchObject({ status: 'success', payment_method: pm });
+    const refund = await api.post('/v202607/refunds', { payment_intent: intent, amount: 1000, currency: 'EUR' }, m.secretKey);
+    expect(refund.status).toBe(201);
+  });
+
+  test('the payment that saved it names the card on the v202608 retrieve and in its payment.success event', async () => {
+    const { pm, intent } = await saveCard();
+    expect((await retrieve(intent)).body).toMatchObject({ status: 'success', payment_method: pm, setup_future_usage: 'off_session' });
+    const event = await eventually(async () => {
+      const events = await api.get('/v202607/events?type=payment.success&limit=100', m.secretKey);
+      return events.body.data.find((e: { data: { payment_intent: string } }) => e.data.payment_intent === intent);
+    });
+    expect(event.data.payment_method).toBe(pm);
+  });
+
+  test('the older integer payment_intent_secret names the intent too', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const older = await api.get(`/payment-intents/${intent}`, m.secretKey);
+    expect(typeof older.body.payment_intent_secret).toBe('number');
+    const r = await charge(String(older.body.payment_intent_secret), pm);
+    expect(r.body.code).toBe('ok');
+    expect((await retrieve(intent)).body.status).toBe('success');
+  });
+});
+
+describe('charge once', () => {
+  test('the same call retried charges once and answers the same transaction_uuid, even after success', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const first = await charge(intent, pm, 'sub-42');
+    const again = await charge(intent, pm, 'sub-42');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await chargesOfAttempt(intent, 1)).toBe(1);
+    expect(await chargesOfAttempt(intent, 2)).toBe(0);
+  });
+
+  test('20 identical calls at once charge once and all answer the same transaction_uuid', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const replies = await Promise.all(Array.from({ length: 20 }, () => charge(intent, pm, 'burst')));
+    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(replies.map((r) => r.body.transaction_uuid)).size).toBe(1);
+    expect(replies.every((r) => r.body.code === 'ok')).toBe(true);
+    expect(await chargesOfAttempt(intent, 1)).toBe(1);
+    expect(await chargesOfAttempt(intent, 2)).toBe(0);
+  });
+
+  test('another card for an intent already paid is a 409', async () => {
+    const a = await saveCard();
+    const b = await saveCard();
+    const intent = await intentFor(null);
+    expect((await charge(intent, a.pm)).body.code).toBe('ok');
+    const other = await charge(intent, b.pm);
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('payment_intent_unexpected_state');
+  });
+});
+
+describe('refused charges', () => {
+  test('a key without the cards.mit claim is 403 in the error shape', async () => {
+    const { pm, customer } = await saveCard();
+    const r = await charge(await intentFor(customer), pm, 'a', 'RECURRING', m.secretKey);
+    expect(r.status).toBe(403);
+    expect(r.body.error).toMatchObject({ type: 'permission_error', code: 'missing_claim' });
+  });
+
+  test("another tenant's card or intent is a 404 naming the parameter", async () => {
+    const other = await createMerchant();
+    const otherKey = await mitKeyOf(other.tenant);
+    const theirs = await saveCard('tok_success', other);
+    const mine = await saveCard();
+    const foreignCard = await charge(await intentFor(null), theirs.pm);
+    expect(foreignCard.status).toBe(404);
+    expect(foreignCard.body.error.param).toBe('payment_method_uuid');
+    const foreignIntent = await charge(await intentFor(null, 100, other), mine.pm);
+    expect(foreignIntent.status).toBe(404);
+    expect(foreignIntent.body.error.param).toBe('payment_intent_secret');
+    // and their own key charges their own card
+    expect((await charge(await intentFor(theirs.customer, 100, other), theirs.pm, 'x', 'UNSCHEDULED', otherKey)).body.code).toBe('ok');
+  });
+
+  test("a card of another customer than the intent's is a 400", async () => {
+    const a = await saveCard();
+    const b = await saveCard();
+    const r = await charge(await intentFor(b.customer), a.pm);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'payment_method_customer_mismatch', param: 'payment_method_uuid' });
+  });
+
+  test('a card the gateway issued no reusable token for is NO_GATEWAY_TOKENS', async () => {
+    const { pm, customer } = await saveCard('tok_no_token');
+    const intent = await intentFor(customer);
+    const r = await charge(intent, pm);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'NO_GATEWAY_TOKENS', param: 'payment_method_uuid' });
+    expect((await retrieve(intent)).body.status).toBe('pending');
+  });
+
+  test('a detached card cannot be charged', async () => {
+    const { pm, customer } = await saveCard();
+    expect((await api.del(`/v202608/customers/${customer}/payment-methods/${pm}`, m.secretKey)).status).toBe(200);
+    const r = await charge(await intentFor(customer), pm);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
+  });
+
+  test('an intent that is not pending is a 409', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    expect((await api.post(`/v202607/payment-intents/${intent}/cancel`, {}, m.secretKey)).status).toBe(200);
+    const r = await charge(intent, pm);
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('payment_intent_unexpected_state');
+  });
+
+  test('a malformed body is a 400 naming the parameter', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const r = await mit({ payment_intent_secret: intent, payment_method_uuid: pm, agreement_id: 'a', agreement_type: 'MONTHLY' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('agreement_type');
+  });
+
+  test('a decline is a 402 card_declined with the decline_code; the intent stays pending and can be charged again', async () => {
+    const { pm, customer } = await saveCard('tok_mit_declines');
+    const intent = await intentFor(customer);
+    const r = await charge(intent, pm, 'dunning');
+    expect(r.status).toBe(402);
+    expect(r.body.error).toMatchObject({ type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', transaction_uuid: expect.stringMatching(/^ti_/) });
+    expect((await retrieve(intent)).body.status).toBe('pending');
+    const tx = await api.get(`/v202608/transactions/${r.body.error.transaction_uuid}`, m.secretKey);
+    expect(tx.body).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    // A retry after a decline is a new charge (dunning), with a new transaction.
+    const retry = await charge(intent, pm, 'dunning');
+    expect(retry.status).toBe(402);
+    expect(retry.body.error.transaction_uuid).not.toBe(r.body.error.transaction_uuid);
+  });
+});
+
+describe('3DS recovery', () => {
+  /** Completes or fails a sandbox 3DS challenge as the cardholder's browser would submit it. */
+  const challenge = (url: string, action: 'complete' | 'fail') =>
+    fetch(url, { method: 'POST', body: new URLSearchParams({ action }), redirect: 'manual' });
+
+  test('REQUIRES_ACTION carries the 3DS URL; a repeat answers the same; completing it pays the intent', async () => {
+    const { pm, customer } = await saveCard('tok_sca_on_mit');
+    const intent = await intentFor(customer);
+    const r = await charge(intent, pm, 'sca');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ code: 'REQUIRES_ACTION', transaction_uuid: expect.stringMatching(/^ti_/), next_action: { type: 'redirect_to_url', url: expect.stringContaining('/3ds/') } });
+    expect((await charge(intent, pm, 'sca')).body).toEqual(r.body);
+    expect((await retrieve(intent)).body.status).toBe('pending');
+    expect((await challenge(r.body.next_action.url, 'complete')).status).toBe(303);
+    await eventually(async () => ((await retrieve(intent)).body.status === 'success' ? true : undefined), 20_000, 'the intent paid after 3DS');
+    expect((await charge(intent, pm, 'sca')).body).toEqual({ code: 'ok', transaction_uuid: r.body.transaction_uuid });
+  });
+
+  test('failing the challenge leaves the intent pending and the transaction failed', async () => {
+    const { pm, customer } = await saveCard('tok_sca_on_mit');
+    const intent = await intentFor(customer);
+    const r = await charge(intent, pm, 'sca-fail');
+    expect(r.body.code).toBe('REQUIRES_ACTION');
+    await challenge(r.body.next_action.url, 'fail');
+    const tx = await eventually(async () => {
+      const t = await api.get(`/v202608/transactions/${r.body.transaction_uuid}`, m.secretKey);
+      return t.body.status === 'failed' ? t.body : undefined;
+    }, 20_000);
+    expect(tx.failure_code).toBe('authentication_failed');
+    expect((await retrieve(intent)).body.status).toBe('pending');
+  });
+});
+
+describe('agreements', () => {
+  test('later charges under an agreement send the network transaction id of its first charge', async () => {
+    const { pm, customer } = await saveCard();
+    const first = await intentFor(customer, 1000);
+    const second = await intentFor(customer, 1100);
+    expect((await charge(first, pm, 'plan-7', 'INSTALLMENT')).body.code).toBe('ok');
+    // The sandbox declines a second charge of an agreement without the first one's network id.
+    expect((await charge(second, pm, 'plan-7', 'INSTALLMENT')).body.code).toBe('ok');
+    const byKey = async (intent: string) => sandbox(`/v1/charges?idempotency_key=${encodeURIComponent(`${intent}:attempt:1`)}`);
+    const [c1, c2] = [await byKey(first), await byKey(second)];
+    expect(c1.agreement).toMatchObject({ type: 'INSTALLMENT', network_transaction_id: null });
+    expect(c2.agreement).toMatchObject({ reference: c1.agreement.reference, network_transaction_id: c1.network_transaction_id });
+  });
+
+  test('an agreement keeps its type', async () => {
+    const { pm, customer } = await saveCard();
+    expect((await charge(await intentFor(customer), pm, 'plan-8', 'RECURRING')).body.code).toBe('ok');
+    const r = await charge(await intentFor(customer), pm, 'plan-8', 'UNSCHEDULED');
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'agreement_type_mismatch', param: 'agreement_type' });
+  });
+});
+
+describe('saving', () => {
+  test('save_payment_method without a customer is a 400 naming it', async () => {
+    const intent = await intentFor(null);
+    const r = await api.post(`/v202607/payment-intents/${intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('save_payment_method');
+    expect((await retrieve(intent)).body.status).toBe('pending');
+  });
+
+  test('setup_future_usage without a customer is a 400', async () => {
+    const r = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', setup_future_usage: 'off_session' }, m.secretKey);
+    expect(r.status).toBe(400);
+    expect(r.body.error.param).toBe('customer');
+  });
+});
