@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
-import { api, createMerchant, getStack, type Merchant } from './harness';
+import { admin, api, createMerchant, eventually, getStack, type Merchant } from './harness';
 
 // "Save this card for future payments" on the hosted page and the embedded form, driven in headless
 // Chromium against the real stack: a v202608 intent with a customer and setup_future_usage "off_session"
@@ -187,5 +187,113 @@ test('the embedded form offers it too: ticked, the card is saved and the form sa
   const cards = await api.get(`/v202608/customers/${intent.customer}/payment-methods`, m.secretKey); // VERIFY: as above
   expect(cards.status).toBe(200);
   expect(cards.body.data).toMatchObject([{ payment_method: answer.payment_method_uuid, last4: SAVE_CARD.last4 }]);
+  await page.close();
+});
+
+// ---- the saved card charged later, with the customer absent (POST /cards/mit) ----------------------------
+// 3184's issuer demands 3-D Secure for off-session charges: /cards/mit answers REQUIRES_ACTION with the
+// sandbox's challenge page, which sends the cardholder back to the second intent's hosted page.
+
+/** Saves 3184 to a new customer by paying `amount` on the hosted page with the box ticked. */
+async function saveCardOnPage(m: Merchant, page: Page, amount: number): Promise<{ pm: string; customer: string }> {
+  const intent = await createIntent(m, saving(amount));
+  await page.goto(intent.url);
+  await fillCard(page, SAVE_CARD.number);
+  await page.getByRole('checkbox', { name: 'Save this card for future payments' }).check();
+  const attempt = nextAttempt(page);
+  await page.locator('#pay-button').click();
+  const { answer } = await attempt;
+  expect(answer).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+  await page.getByText('Card saved', { exact: true }).waitFor({ timeout: 20_000 });
+  return { pm: answer.payment_method_uuid as string, customer: intent.customer! };
+}
+
+async function mitKeyOf(m: Merchant): Promise<string> {
+  const issued = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'] });
+  expect(issued.status).toBe(201);
+  return issued.body.secret_key as string;
+}
+
+/** A pending v202607 intent of the customer, charged off-session with the saved card: REQUIRES_ACTION. */
+async function chargeNeedingChallenge(m: Merchant, customer: string, pm: string, amount: number) {
+  const created = await api.post('/v202607/payment-intents', { amount, currency: 'EUR', customer }, m.secretKey);
+  expect(created.status).toBe(201);
+  const intent = created.body.payment_intent as string;
+  const r = await api.post(
+    '/cards/mit',
+    { payment_intent_secret: intent, payment_method_uuid: pm, agreement_id: `agr-${intent}`, agreement_type: 'RECURRING' },
+    await mitKeyOf(m),
+  );
+  expect(r.status).toBe(200);
+  expect(r.body).toEqual({
+    code: 'REQUIRES_ACTION',
+    transaction_uuid: expect.stringMatching(/^ti_/),
+    next_action: { type: 'redirect_to_url', url: expect.stringContaining('/3ds/') },
+  });
+  return { intent, transaction: r.body.transaction_uuid as string, challengeUrl: r.body.next_action.url as string };
+}
+
+const onHostedPageOf = (intent: string) => (url: URL) => url.pathname === `/pay/${intent}` && url.searchParams.has('client_secret');
+
+test('charged off-session later, the saved card needs 3-D Secure: the challenge in the browser pays the second intent and lands on its hosted page', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const page = await newPage();
+  const { pm, customer } = await saveCardOnPage(m, page, 2500);
+
+  const { intent, transaction, challengeUrl } = await chargeNeedingChallenge(m, customer, pm, 4200);
+  await expect(intentStatus(m, intent)).resolves.toBe('pending');
+
+  // The cardholder follows next_action.url: the sandbox bank's page, for this charge's amount.
+  await page.goto(challengeUrl);
+  await page.getByRole('heading', { name: 'Confirm your payment' }).waitFor();
+  await expect(page.locator('dd').first().textContent()).resolves.toBe('€42.00');
+  const complete = page.getByRole('button', { name: 'Complete authentication' });
+  await complete.waitFor();
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-8-mit-3ds.png'), fullPage: true });
+
+  // Completing it sends the browser back to the second intent's hosted page, which shows it paid.
+  await complete.click();
+  await page.waitForURL(onHostedPageOf(intent), { timeout: 20_000 });
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  await expect(page.locator('#outcome-message').textContent()).resolves.toBe('42.00 EUR paid to Brew & Bean Coffee.');
+  expect(new URL(page.url()).pathname).toBe(`/pay/${intent}`);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-9-mit-3ds-paid.png'), fullPage: true });
+
+  const paid = await eventually(async () => {
+    const r = await api.get(`/v202608/payment-intents/${intent}`, m.secretKey);
+    return r.body.status === 'success' ? r.body : undefined;
+  }, 20_000, 'the second intent paid');
+  expect(paid).toMatchObject({ status: 'success', payment_method: pm, customer });
+  const tx = await api.get(`/v202608/transactions/${transaction}`, m.secretKey);
+  expect(tx.status).toBe(200);
+  expect(tx.body).toMatchObject({ transaction, kind: 'merchant_initiated', payment_intent: intent, status: 'succeeded', amount: 4200, payment_method: pm });
+
+  // Without a return_url the hosted flow ends on our result page, as for any payment.
+  await page.waitForURL((url) => url.pathname === `/pay/${intent}/result`, { timeout: 15_000 });
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor();
+  await page.close();
+});
+
+test('charged off-session later, the 3-D Secure challenge failed in the browser: the intent stays pending, the transaction fails authentication_failed', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const page = await newPage();
+  const { pm, customer } = await saveCardOnPage(m, page, 2600);
+  const { intent, transaction, challengeUrl } = await chargeNeedingChallenge(m, customer, pm, 4300);
+
+  await page.goto(challengeUrl);
+  await page.getByRole('button', { name: 'Fail authentication' }).click();
+  await page.waitForURL(onHostedPageOf(intent), { timeout: 20_000 });
+  // Back on the hosted page, the failed attempt reads as any failed 3-D Secure and the form is offered again.
+  const alert = page.getByRole('alert').filter({ hasText: 'Payment failed' });
+  await alert.waitFor({ timeout: 20_000 });
+  await expect(alert.textContent()).resolves.toBe('Payment failed: the authentication with your bank failed, try another card.');
+
+  const tx = await eventually(async () => {
+    const t = await api.get(`/v202608/transactions/${transaction}`, m.secretKey);
+    return t.body.status === 'failed' ? t.body : undefined;
+  }, 20_000, 'the transaction failed');
+  expect(tx).toMatchObject({ status: 'failed', failure_code: 'authentication_failed', payment_intent: intent });
+  const got = await api.get(`/v202608/payment-intents/${intent}`, m.secretKey);
+  expect(got.body.status).toBe('pending');
   await page.close();
 });

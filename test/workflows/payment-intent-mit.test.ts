@@ -1,0 +1,195 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { ApplicationFailure } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+import type { ChargeOutcome } from '../../gateways/types';
+import { attemptUpdate, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { intentFixtures } from './payment-intent-fixtures';
+
+// Merchant-initiated charges and orchestrator failover in the payment-intent workflow, in virtual time:
+// the workflow owns the charge (once per call, across a worker that dies mid-charge), and an attempt
+// fails over only when the connector certainly made no charge.
+
+const testEnv = useWorkflowTestEnv({ perTest: true });
+const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+
+const mitCall: MitChargeInput = {
+  paymentMethod: 'pm_eu_card1',
+  token: 'pmt_reusable',
+  connector: 'con_eu_test',
+  agreement: { id: 'agr_eu_abc', agreementId: 'sub-1', type: 'RECURRING', networkTransactionId: null },
+};
+
+/** With RECORD_HISTORIES=1, keeps the run's history for test/workflows/replay-recorded-histories. */
+async function keep(name: string, workflowId: string) {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
+  writeFileSync(path.join(__dirname, 'histories', `payment-intent-${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+}
+
+/** A gateway that applies one charge per idempotency key, as real gateways do. */
+function idempotentGateway(outcome: (n: number) => ChargeOutcome) {
+  const byKey = new Map<string, ChargeOutcome>();
+  return {
+    byKey,
+    charge: async (req: { idempotencyKey: string }) => {
+      if (!byKey.has(req.idempotencyKey)) byKey.set(req.idempotencyKey, outcome(byKey.size + 1));
+      return byKey.get(req.idempotencyKey)!;
+    },
+  };
+}
+
+test('a worker that dies while the charge is on the wire: the next one charges nothing twice and the call answers ok; a repeat answers the same', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'unused' }));
+  const gw = idempotentGateway((n) => ({ status: 'succeeded', chargeId: `ch_${n}`, networkTransactionId: `ntx_${n}` }));
+  const agreements: unknown[] = [];
+  const common = { ...activities, recordAgreementCharge: async (a: unknown) => void agreements.push(a) };
+  const taskQueue = `mit-restart-${Date.now()}`;
+  const inp = await input(1800);
+  let died = false;
+  // The first worker: the gateway takes the charge, and the process dies before the answer is recorded.
+  const first = await Worker.create({
+    connection: testEnv().nativeConnection,
+    taskQueue,
+    workflowBundle: getWorkflowBundle(),
+    maxCachedWorkflows: 0, // a dead worker's sticky queue would hold the next workflow task until its timeout
+    activities: {
+      ...common,
+      charge: async (req: { idempotencyKey: string }) => {
+        await gw.charge(req);
+        died = true;
+        throw ApplicationFailure.retryable('worker process died', 'WorkerLost');
+      },
+    },
+  });
+  const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+  const answered = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
+  await first.runUntil(waitUntil(async () => died));
+
+  const second = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), maxCachedWorkflows: 0, activities: { ...common, charge: gw.charge } });
+  await second.runUntil(async () => {
+    const result = await answered;
+    expect(result).toEqual({ code: 'ok', transaction_uuid: expect.stringMatching(/^ti_eu_/) });
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toEqual(result);
+    await keep('mit-paid-after-worker-restart', inp.id);
+    await handle.terminate('test done');
+  });
+  expect([...gw.byKey.keys()]).toEqual([`${inp.id}:attempt:1`]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+  const last = rec.patches.at(-1)!;
+  expect(last).toMatchObject({ status: 'success', payment_method: 'pm_eu_card1', transactions: [expect.objectContaining({ status: 'succeeded', agreement: 'agr_eu_abc' })] });
+  // The agreement's first charge gives it the network reference later charges send.
+  expect(agreements).toEqual([expect.objectContaining({ agreement: expect.objectContaining({ id: 'agr_eu_abc' }), networkTransactionId: 'ntx_1' })]);
+});
+
+test('a later charge under an agreement sends its network transaction id; a decline leaves the intent pending and the next call charges anew', async () => {
+  const sent: unknown[] = [];
+  let n = 0;
+  const { activities } = recorders(async () => {
+    n += 1;
+    return n === 1 ? { status: 'declined', chargeId: 'ch_d', failureCode: 'insufficient_funds', failureMessage: 'no funds' } : { status: 'succeeded', chargeId: 'ch_ok' };
+  });
+  const inp = await input(1800);
+  const call = { ...mitCall, agreement: { ...mitCall.agreement, networkTransactionId: 'ntx_first' } };
+  await withWorker({ ...activities, charge: async (req: unknown) => (sent.push(req), activities.charge()) }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const declined = await handle.executeUpdate(mitChargeUpdate, { args: [call] });
+    expect(declined).toEqual({ code: 'declined', transaction_uuid: expect.any(String), failure_code: 'insufficient_funds' });
+    const paid = await handle.executeUpdate(mitChargeUpdate, { args: [call] });
+    expect(paid).toEqual({ code: 'ok', transaction_uuid: expect.any(String) });
+    expect(paid.transaction_uuid).not.toBe(declined.transaction_uuid);
+    await handle.terminate('test done');
+  });
+  expect(sent).toEqual([
+    expect.objectContaining({ merchantInitiated: true, token: 'pmt_reusable', agreement: { reference: 'agr_eu_abc', type: 'RECURRING', networkTransactionId: 'ntx_first' } }),
+    expect.objectContaining({ merchantInitiated: true, idempotencyKey: `${inp.id}:attempt:2` }),
+  ]);
+});
+
+test('a 3DS demand answers REQUIRES_ACTION; a repeat while it waits answers the same transaction and URL without a second charge', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_sca', challengeUrl: 'http://sandbox/3ds/ch_sca' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const first = await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
+    expect(first).toEqual({ code: 'REQUIRES_ACTION', transaction_uuid: expect.any(String), next_action: { type: 'redirect_to_url', url: 'http://sandbox/3ds/ch_sca' } });
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toEqual(first);
+    await handle.terminate('test done');
+  });
+  expect(rec.charges).toBe(1);
+});
+
+describe('failover', () => {
+  const unreachable = () => ApplicationFailure.nonRetryable('sandbox POST /v1/charges failed: connection refused (ECONNREFUSED)', 'GatewayUnreachable');
+  const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 4000 ms', 'GatewayUnavailable');
+
+  test('an unreachable connector and one that lost the answer and has no such charge hand the attempt on; the third takes it', async () => {
+    const tried: string[] = [];
+    const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+    const charge = async (req: { connectorId: string }) => {
+      tried.push(req.connectorId);
+      if (req.connectorId === 'con_eu_down') throw unreachable();
+      if (req.connectorId === 'con_eu_slow') throw noAnswer();
+      return { status: 'succeeded', chargeId: 'ch_ok' };
+    };
+    const inp = await input(1800, { connectors: ['con_eu_down', 'con_eu_slow', 'con_eu_ok'], failover: true });
+    await withWorker({ ...activities, charge }, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+      await keep('failover-paid-on-third-connector', inp.id);
+      await handle.terminate('test done');
+    });
+    // The refused connection is not retried; the lost answer is (the key makes it safe), then asked about.
+    expect(tried).toEqual(['con_eu_down', 'con_eu_slow', 'con_eu_slow', 'con_eu_ok']);
+    expect(rec.lookups).toEqual([`${inp.id}:attempt:2`]);
+    expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.attempt_failed', 'payment.success']);
+    expect(rec.patches.at(-1)).toMatchObject({ status: 'success', connector_used: 'con_eu_ok' });
+  });
+
+  test('a lost answer the gateway cannot confirm either way never fails over: the attempt stays unknown', async () => {
+    const tried: string[] = [];
+    const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+    const inp = await input(1800, { connectors: ['con_eu_slow', 'con_eu_ok'], failover: true });
+    await withWorker(
+      {
+        ...activities,
+        charge: async (req: { connectorId: string }) => {
+          tried.push(req.connectorId);
+          throw noAnswer();
+        },
+        findCharge: async () => {
+          throw noAnswer();
+        },
+      },
+      async (taskQueue) => {
+        const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+        expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('pending');
+        await handle.terminate('test done');
+      },
+    );
+    expect(new Set(tried)).toEqual(new Set(['con_eu_slow']));
+  });
+
+  test('without an orchestrator a refused connection fails the attempt and nothing else is tried', async () => {
+    const tried: string[] = [];
+    const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+    const inp = await input(1800, { connectors: ['con_eu_down', 'con_eu_ok'] });
+    await withWorker(
+      {
+        ...activities,
+        charge: async (req: { connectorId: string }) => {
+          tried.push(req.connectorId);
+          throw unreachable();
+        },
+      },
+      async (taskQueue) => {
+        const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+        expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).toMatchObject({ status: 'failed', failure_code: 'connector_unavailable' });
+        await handle.terminate('test done');
+      },
+    );
+    expect(tried).toEqual(['con_eu_down']);
+  });
+});
