@@ -4,6 +4,7 @@ import type { ChargeAgreement, ChargeOutcome, GatewayAdapter, RefundOutcome } fr
 import type { GatewayRegistry } from '../gateways/registry';
 import { callbackUrl } from '../gateways/callback-url';
 import { connectorData } from '../data/connectors';
+import { paymentMethodData } from '../data/payment-methods';
 import { GATEWAY_UNREACHABLE } from '../gateways/sandbox-adapter';
 
 // Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
@@ -34,13 +35,21 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
         returnUrl: string;
         reference: string;
         savePaymentMethod?: boolean;
+        /** A saved card (`pm_...`) charged off-session: its reusable token is read here, never carried in history. */
+        savedCard?: string;
         merchantInitiated?: boolean;
         agreement?: ChargeAgreement;
       },
     ): Promise<ChargeOutcome> {
       const { adapter, gateway } = await gatewayOf(req);
+      const { savedCard, ...charge } = req;
+      if (savedCard) {
+        const card = await paymentMethodData(mongo).findAny(req.tenantId, savedCard);
+        if (!card?.gateway_token) throw ApplicationFailure.nonRetryable(`saved card ${savedCard} has no gateway token`, 'NoGatewayToken');
+        charge.token = card.gateway_token;
+      }
       try {
-        return await adapter.charge({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
+        return await adapter.charge({ ...charge, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
       } catch (err) {
         // A refused connection on the first try means no request ever reached the gateway: the workflow may
         // try another connector at once. On a retry it proves nothing (the first try may have arrived).

@@ -71,11 +71,17 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
   const records = workflowRecordData(mongo);
   const connectors = connectorData(mongo);
   /** The card of a charge, as its gateway describes it now (undefined when it does not say). */
+  // Best effort: a gateway that cannot say leaves the card without details (and without a token) rather than
+  // failing a paid intent's save.
   const cardOfCharge = async (tenantId: string, connectorId: string, chargeId: string): Promise<ChargedCard | undefined> => {
-    const connector = await connectors.find(tenantId, connectorId);
-    if (!connector) return undefined;
-    const outcome = await gateways.get(connector.gateway, { sandboxBehavior: connector.sandbox_behavior ?? null }).chargeStatus(chargeId);
-    return outcome.status === 'succeeded' ? outcome.card : undefined;
+    try {
+      const connector = await connectors.find(tenantId, connectorId);
+      if (!connector) return undefined;
+      const outcome = await gateways.get(connector.gateway, { sandboxBehavior: connector.sandbox_behavior ?? null }).chargeStatus(chargeId);
+      return outcome.status === 'succeeded' ? outcome.card : undefined;
+    } catch {
+      return undefined;
+    }
   };
   return {
     async savePaymentIntent(p: PaymentIntentPatch): Promise<'applied' | 'stale'> {
@@ -159,7 +165,7 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       objectId: string;
       body: string;
       format: 'envelope' | 'legacy';
-      source: { kind: 'payment_intent' | 'refund' | 'payout'; id: string };
+      source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return'; id: string };
       endpoints: { url: string; index: number; secretRef?: string }[];
     }): Promise<void> {
       await records.insertEvent({

@@ -35,7 +35,7 @@ export function agreementData(mongo: Mongo) {
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
         await c.updateOne(
-          { _id: record._id, network_transaction_id: null },
+          { scope: record.scope, network_transaction_id: null },
           { $set: { network_transaction_id: record.network_transaction_id, first_transaction: record.first_transaction } },
         );
       }

@@ -1,4 +1,4 @@
-import { conflict, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
+import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
 import { agreementData, agreementIdFor, agreementScope } from '../../data/agreements';
@@ -26,21 +26,25 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   if (!intent) throw notFound('payment_intent', body.payment_intent_secret, 'payment_intent_secret');
   const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);
   if (!card) throw notFound('payment_method', body.payment_method_uuid, 'payment_method_uuid');
+  // The same charge repeated after it paid the intent answers its first result, whatever became of the card.
+  const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
+  const agreementRef = agreementIdFor(auth.region, scope);
+  const paid = paidBy(intent, card._id, agreementRef);
+  if (paid) return answer({ code: 'ok', transaction_uuid: paid.transaction });
   if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid');
   if (intent.customer && card.customer !== intent.customer)
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
-  if (!card.gateway_token)
+  // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
+  if (!card.gateway_token || card.brand === undefined)
     throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', 'payment_method_uuid');
-  const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
   const agreement = await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id);
   if (agreement && agreement.agreement_type !== body.agreement_type)
     throw invalidRequest('agreement_type_mismatch', `Agreement '${body.agreement_id}' of this card is ${agreement.agreement_type}`, 'agreement_type');
   const input: MitChargeInput = {
     paymentMethod: card._id,
-    token: card.gateway_token,
     connector: card.connector,
     agreement: {
-      id: agreement?._id ?? agreementIdFor(auth.region, scope),
+      id: agreement?._id ?? agreementRef,
       agreementId: body.agreement_id,
       type: body.agreement_type,
       networkTransactionId: agreement?.network_transaction_id ?? null,
@@ -58,10 +62,23 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
 /** The intent's workflow has closed: the same charge that paid it is answered again; anything else is a 409. */
 async function answeredAfterClose(deps: AppDeps, intent: PaymentIntentRecord, input: MitChargeInput): Promise<MitChargeResult> {
   const now = await paymentIntentData(deps.mongo).find(intent.tenant_id, intent._id);
-  const paid = now?.status === 'success' && now.transactions?.find((t) => t.status === 'succeeded' && t.payment_method === input.paymentMethod && t.agreement === input.agreement.id);
+  const paid = now && paidBy(now, input.paymentMethod, input.agreement.id);
   if (paid) return { code: 'ok', transaction_uuid: paid.transaction };
   return Promise.reject(conflict('payment_intent_unexpected_state', `This payment intent is ${now?.status ?? intent.status}`));
 }
+
+/** The transaction of this card and agreement that paid the intent, as its record says. */
+function paidBy(intent: PaymentIntentRecord, paymentMethod: string, agreement: string): TransactionRecord | undefined {
+  if (intent.status !== 'success') return undefined;
+  return intent.transactions?.find((t) => t.status === 'succeeded' && t.payment_method === paymentMethod && t.agreement === agreement);
+}
+
+/** Failures that are not the card's: the intent moved on under the charge (409), or the connector was down (503). */
+const NOT_THE_CARD: Record<string, () => DomainError> = {
+  payment_intent_canceled: () => conflict('payment_intent_unexpected_state', 'The payment intent was canceled while the card was being charged'),
+  superseded: () => conflict('attempt_in_progress', 'Another payment attempt replaced this charge'),
+  connector_unavailable: () => new DomainError('unavailable', 'connector_unavailable', "The card's connector is unavailable; retry later", undefined, 5),
+};
 
 function answer(result: MitChargeResult): RouteResult {
   switch (result.code) {
@@ -71,6 +88,8 @@ function answer(result: MitChargeResult): RouteResult {
     case 'PROCESSING':
       return { status: 202, body: result };
     case 'declined': {
+      const notTheCard = NOT_THE_CARD[result.failure_code];
+      if (notTheCard) throw notTheCard();
       const extra = { transaction_uuid: result.transaction_uuid };
       if (ISSUER_DECLINES.has(result.failure_code))
         throw paymentFailed('card_declined', `The card was declined (${result.failure_code}); the payment intent stays pending`, { ...extra, decline_code: result.failure_code });

@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS, useBrowser } from './browser';
 import { api, createMerchant, eventually, getStack, type Merchant } from './harness';
 
 // The hosted payment page and the embedded form, driven in headless Chromium against the real stack:
@@ -10,10 +10,7 @@ import { api, createMerchant, eventually, getStack, type Merchant } from './harn
 // payment workflow, 3-D Secure happens on the sandbox's page, and the customer ends where the merchant
 // asked. Screenshots land in test/artifacts/ (git-ignored) for a human look.
 
-const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
-
-let browser: Browser;
+const { newPage, watch } = useBrowser();
 let shop: { server: Server; url: string; hits: string[] };
 
 /** The merchant's return page: records every visit. */
@@ -29,13 +26,10 @@ async function startShop() {
 }
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   shop = await startShop();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 });
 
 afterAll(async () => {
-  await browser?.close();
   await new Promise((resolve) => shop?.server.close(resolve));
 });
 
@@ -44,19 +38,6 @@ async function createIntent(m: Merchant, body: Record<string, unknown>) {
   expect(r.status).toBe(201);
   return r.body as { payment_intent: string; url: string };
 }
-
-const scriptErrors: string[] = [];
-
-async function newPage(): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
-  page.on('pageerror', (err) => scriptErrors.push(err.message));
-  return page;
-}
-
-// A script error on our pages fails the test that caused it instead of passing unnoticed.
-afterEach(() => {
-  expect(scriptErrors.splice(0)).toEqual([]);
-});
 
 async function fillCard(page: Pick<Page, 'getByLabel'>, number: string) {
   await page.getByLabel('Card number').fill(number);
@@ -138,7 +119,7 @@ test('the embedded form pays inside the merchant page, 3-D Secure in a popup, an
   const openBank = form.getByRole('link', { name: /Open your bank/ });
   await openBank.waitFor({ timeout: 20_000 });
   const [popup] = await Promise.all([page.context().waitForEvent('page'), openBank.click()]);
-  popup.on('pageerror', (err) => scriptErrors.push(err.message));
+  watch(popup);
   await popup.getByRole('button', { name: 'Complete authentication' }).click();
 
   await page.waitForSelector('body[data-last-payment-status="succeeded"]', { timeout: 20_000 });

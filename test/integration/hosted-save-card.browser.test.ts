@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import type { FrameLocator, Page, Request } from 'playwright-core';
+import { ARTIFACTS, useBrowser } from './browser';
 import { admin, api, createMerchant, eventually, getStack, type Merchant } from './harness';
 
 // "Save this card for future payments" on the hosted page and the embedded form, driven in headless
@@ -8,22 +8,10 @@ import { admin, api, createMerchant, eventually, getStack, type Merchant } from 
 // offers the checkbox; ticked, the page's attempt carries save_payment_method and the card is saved to the
 // customer. Screenshots land in test/artifacts/ (git-ignored) for a human look.
 
-const ARTIFACTS = path.join(__dirname, '..', 'artifacts');
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+const { newPage } = useBrowser();
 
 /** The sandbox's card that pays with the customer present, without 3-D Secure, and can be saved. */
 const SAVE_CARD = { number: '4000 0027 6000 3184', last4: '3184' };
-
-let browser: Browser;
-
-beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
 
 interface Intent {
   payment_intent: string;
@@ -38,19 +26,6 @@ async function createIntent(m: Merchant, body: Record<string, unknown>): Promise
 }
 
 const saving = (amount: number) => ({ amount, customer: { reference: `saver-${Date.now()}-${amount}` }, setup_future_usage: 'off_session' });
-
-const scriptErrors: string[] = [];
-
-async function newPage(): Promise<Page> {
-  // Each page has its own context: no language cookie of one test reaches another.
-  const page = await browser.newPage({ viewport: { width: 1024, height: 900 } });
-  page.on('pageerror', (err) => scriptErrors.push(err.message));
-  return page;
-}
-
-afterEach(() => {
-  expect(scriptErrors.splice(0)).toEqual([]);
-});
 
 async function fillCard(page: Pick<Page, 'getByLabel'>, number: string, labels = { number: 'Card number', expiry: 'Expiry date', cvc: 'CVC' }) {
   await page.getByLabel(labels.number).fill(number);
@@ -67,6 +42,23 @@ function nextAttempt(page: Page): Promise<{ body: Record<string, unknown>; answe
   }));
 }
 
+/**
+ * On `form` (the hosted page itself, or the embedded form's frame on `page`): the save box is offered unticked,
+ * the customer enters 3184, ticks it and pays with `payButton`; answers the attempt that click submitted.
+ */
+async function tickSaveAndPay(page: Page, form: Page | FrameLocator, payButton: string, screenshot: string) {
+  const save = form.getByRole('checkbox', { name: 'Save this card for future payments' });
+  await save.waitFor();
+  await expect(save.isChecked()).resolves.toBe(false); // the customer opts in
+  await fillCard(form, SAVE_CARD.number);
+  await save.check();
+  await page.screenshot({ path: path.join(ARTIFACTS, screenshot), fullPage: true });
+
+  const attempt = nextAttempt(page);
+  await form.getByRole('button', { name: payButton }).click();
+  return attempt;
+}
+
 const intentStatus = async (m: Merchant, id: string) => (await api.get(`/v202607/payment-intents/${id}`, m.secretKey)).body.status as string;
 
 test('ticked, "Save this card for future payments" saves the card to the customer and the success says so', async () => {
@@ -76,16 +68,7 @@ test('ticked, "Save this card for future payments" saves the card to the custome
   const page = await newPage();
   await page.goto(intent.url);
 
-  const save = page.getByRole('checkbox', { name: 'Save this card for future payments' });
-  await save.waitFor();
-  await expect(save.isChecked()).resolves.toBe(false); // the customer opts in
-  await fillCard(page, SAVE_CARD.number);
-  await save.check();
-  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-7-save-card.png'), fullPage: true });
-
-  const attempt = nextAttempt(page);
-  await page.getByRole('button', { name: 'Pay 25.00 EUR' }).click();
-  const { body, answer } = await attempt;
+  const { body, answer } = await tickSaveAndPay(page, page, 'Pay 25.00 EUR', 'hosted-7-save-card.png');
   expect(body).toMatchObject({ token: expect.stringMatching(/^tok_/), save_payment_method: true });
   expect(answer).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
 
@@ -166,16 +149,7 @@ test('the embedded form offers it too: ticked, the card is saved and the form sa
   await page.goto(`${getStack().apiUrl}/demo/embedded?payment_intent=${intent.payment_intent}&key=${m.publishableKey}`);
 
   const form = page.frameLocator('iframe[title="Secure payment form"]');
-  const save = form.getByRole('checkbox', { name: 'Save this card for future payments' });
-  await save.waitFor();
-  await expect(save.isChecked()).resolves.toBe(false);
-  await fillCard(form, SAVE_CARD.number);
-  await save.check();
-  await page.screenshot({ path: path.join(ARTIFACTS, 'embedded-3-save-card.png'), fullPage: true });
-
-  const attempt = nextAttempt(page);
-  await form.getByRole('button', { name: 'Pay 89.00 EUR' }).click();
-  const { body, answer } = await attempt;
+  const { body, answer } = await tickSaveAndPay(page, form, 'Pay 89.00 EUR', 'embedded-3-save-card.png');
   expect(body).toMatchObject({ save_payment_method: true });
   expect(answer).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
   await page.waitForSelector('body[data-last-payment-status="succeeded"]', { timeout: 20_000 });

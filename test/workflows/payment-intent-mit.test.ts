@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
-import { attemptUpdate, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
+import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
 import { getWorkflowBundle, useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
@@ -17,7 +17,6 @@ const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
 
 const mitCall: MitChargeInput = {
   paymentMethod: 'pm_eu_card1',
-  token: 'pmt_reusable',
   connector: 'con_eu_test',
   agreement: { id: 'agr_eu_abc', agreementId: 'sub-1', type: 'RECURRING', networkTransactionId: null },
 };
@@ -84,7 +83,7 @@ test('a worker that dies while the charge is on the wire: the next one charges n
   expect(agreements).toEqual([expect.objectContaining({ agreement: expect.objectContaining({ id: 'agr_eu_abc' }), networkTransactionId: 'ntx_1' })]);
 });
 
-test('a later charge under an agreement sends its network transaction id; a decline leaves the intent pending and the next call charges anew', async () => {
+test('a later charge under an agreement sends its network transaction id; a decline is answered again for a minute, then a call charges anew', async () => {
   const sent: unknown[] = [];
   let n = 0;
   const { activities } = recorders(async () => {
@@ -97,15 +96,35 @@ test('a later charge under an agreement sends its network transaction id; a decl
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const declined = await handle.executeUpdate(mitChargeUpdate, { args: [call] });
     expect(declined).toEqual({ code: 'declined', transaction_uuid: expect.any(String), failure_code: 'insufficient_funds' });
+    // A burst of identical calls right after the decline gets the decline, not another charge of the card.
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [call] })).toEqual(declined);
+    await testEnv().sleep(61_000);
     const paid = await handle.executeUpdate(mitChargeUpdate, { args: [call] });
     expect(paid).toEqual({ code: 'ok', transaction_uuid: expect.any(String) });
     expect(paid.transaction_uuid).not.toBe(declined.transaction_uuid);
     await handle.terminate('test done');
   });
   expect(sent).toEqual([
-    expect.objectContaining({ merchantInitiated: true, token: 'pmt_reusable', agreement: { reference: 'agr_eu_abc', type: 'RECURRING', networkTransactionId: 'ntx_first' } }),
+    expect.objectContaining({ merchantInitiated: true, savedCard: 'pm_eu_card1', agreement: { reference: 'agr_eu_abc', type: 'RECURRING', networkTransactionId: 'ntx_first' } }),
     expect.objectContaining({ merchantInitiated: true, idempotencyKey: `${inp.id}:attempt:2` }),
   ]);
+});
+
+test("a capture refunded because the intent moved on still gives the agreement its network id", async () => {
+  const { activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_sca', challengeUrl: 'http://sandbox/3ds/ch_sca' }));
+  const agreements: { networkTransactionId: string }[] = [];
+  const inp = await input(1800);
+  await withWorker({ ...activities, recordAgreementCharge: async (a: { networkTransactionId: string }) => void agreements.push(a) }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).code).toBe('REQUIRES_ACTION');
+    await handle.executeUpdate(cancelUpdate);
+    // The cardholder completes the challenge after the cancel: the capture is refunded, its network id kept.
+    gateway.set('ch_sca', { status: 'succeeded', chargeId: 'ch_sca', networkTransactionId: 'ntx_late' });
+    await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_sca', outcome: { status: 'succeeded', chargeId: 'ch_sca' } });
+    await waitUntil(async () => agreements.length === 1);
+    expect((await handle.result()).status).toBe('canceled'); // nothing left to watch: the run ends
+  });
+  expect(agreements).toEqual([expect.objectContaining({ networkTransactionId: 'ntx_late' })]);
 });
 
 test('a 3DS demand answers REQUIRES_ACTION; a repeat while it waits answers the same transaction and URL without a second charge', async () => {

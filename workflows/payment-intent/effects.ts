@@ -19,7 +19,7 @@ import { refundWorkflow } from '../refund/workflow';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { serialWriter } from '../serial-writer';
-import type { AttemptResult, CancellationReason, PaymentIntentInput } from './messages';
+import type { AttemptResult, CancellationReason, MitAttempt, PaymentIntentInput } from './messages';
 import type { ChargedCard } from '../../gateways/types';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
 
@@ -143,6 +143,7 @@ export function charge(run: IntentRun, a: Attempt, token: string): Promise<Gatew
     ...(a.saveMethod ? { savePaymentMethod: true } : {}),
     ...(mit
       ? {
+          savedCard: mit.paymentMethod,
           merchantInitiated: true,
           agreement: {
             reference: mit.agreement.id,
@@ -206,16 +207,20 @@ async function succeed(run: IntentRun, a: Attempt, paid: { chargeId: string; car
     });
   }
   // The first charge under an agreement gives it the network's reference that later charges send.
-  if (a.mit && !a.mit.agreement.networkTransactionId && paid.networkTransactionId)
-    await store.recordAgreementCharge({
-      tenantId: input.tenantId,
-      paymentMethod: a.mit.paymentMethod,
-      agreement: a.mit.agreement,
-      networkTransactionId: paid.networkTransactionId,
-      transaction: a.mit.transaction,
-    });
+  if (a.mit && !a.mit.agreement.networkTransactionId && paid.networkTransactionId) await recordAgreement(run, a.mit, paid.networkTransactionId);
   await applied;
   return s.result('success', pmId ? { payment_method_uuid: pmId } : {});
+}
+
+/** The agreement's first charge the network saw: its id is what every later charge under it sends. */
+function recordAgreement(run: IntentRun, mit: MitAttempt, networkTransactionId: string): Promise<void> {
+  return store.recordAgreementCharge({
+    tenantId: run.input.tenantId,
+    paymentMethod: mit.paymentMethod,
+    agreement: mit.agreement,
+    networkTransactionId,
+    transaction: mit.transaction,
+  });
 }
 
 /**
@@ -268,6 +273,8 @@ export async function resolve(run: IntentRun, a: Attempt, word: GatewayWord): Pr
       return r.result;
     case 'void':
       await voidCapture(run, a, r.chargeId);
+      // Refunded or not, the network saw the agreement's first charge: later charges must name it.
+      if (a.mit && !a.mit.agreement.networkTransactionId && r.networkTransactionId) await recordAgreement(run, a.mit, r.networkTransactionId);
       return run.s.result('failed', { failure_code: 'payment_intent_canceled' });
     case 'nothing':
       return null;

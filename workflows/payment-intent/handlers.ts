@@ -100,11 +100,12 @@ export function validateMitCharge(run: IntentRun, req: MitChargeInput): void {
 /**
  * POST /cards/mit: the intent's workflow owns the charge. The same call repeated (a retry, or many at once)
  * joins the charge already made and answers its transaction; once the intent is paid by it, it answers the
- * success again. A new call after a decline is a new charge.
+ * success again. A new call more than a minute after a decline is a new charge (dunning); within it, the
+ * decline is answered again.
  */
 export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<MitChargeResult> {
   const { s, input } = run;
-  const paid = s.paidByMit(req);
+  const paid = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now());
   if (paid) return s.mitResult(paid.transaction);
   const open = s.attempt;
   if (s.isSameMit(open, req)) {
@@ -114,7 +115,7 @@ export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<
   }
   const transaction = typedIdFromUuid('ti', input.region, uuid4());
   const a = s.startMitAttempt(req, transaction, Date.now());
-  await tryAttempt(run, a, req.token);
+  await tryAttempt(run, a, '');
   return s.mitResult(transaction);
 }
 

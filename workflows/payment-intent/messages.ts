@@ -68,8 +68,8 @@ export interface CarriedAttempt {
 /** What a merchant-initiated attempt charges: a saved card under an agreement, as its own transaction. */
 export interface MitAttempt {
   transaction: string; // ti_...
-  paymentMethod: string; // pm_...
-  token: string;
+  /** The saved card (`pm_...`): the gateway activity reads its token, which never enters the history. */
+  paymentMethod: string;
   agreement: MitAgreement;
 }
 
@@ -174,9 +174,8 @@ export type RefundAdmission =
 
 /** POST /cards/mit: charge a saved card with the customer absent (the API resolved the card and agreement). */
 export interface MitChargeInput {
+  /** The saved card; its reusable token is read by the charge activity, so it stays out of the history. */
   paymentMethod: string;
-  /** The gateway's reusable token of the card. */
-  token: string;
   /** The connector that issued the token: only it can charge the card. */
   connector: string;
   agreement: MitAgreement;

@@ -29,6 +29,8 @@ export const LATE_OUTCOME_GRACE_MS = 24 * 3600 * 1000;
 /** How long a successful payment's workflow stays open to own its refundable balance. */
 export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_ATTEMPTS = 20;
+/** How long a declined merchant-initiated charge answers an identical call instead of a new charge. */
+export const MIT_DECLINE_ANSWERED_MS = 60_000;
 /** How often, at most, a charge we no longer wait on is asked about within the grace period. */
 export const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
 /** A flood of forged callbacks stays bounded. */
@@ -45,7 +47,7 @@ export type Resolution =
   | { kind: 'fail'; failureCode: string }
   | { kind: 'open'; result: AttemptResult }
   /** A capture that matches no live attempt: refund it. */
-  | { kind: 'void'; chargeId: string }
+  | { kind: 'void'; chargeId: string; networkTransactionId?: string }
   | { kind: 'nothing' };
 
 export type Refusal = { type: string; message: string };
@@ -339,6 +341,15 @@ export class PaymentIntentState {
     return a?.mit !== undefined && a.mit.paymentMethod === req.paymentMethod && a.mit.agreement.id === req.agreement.id;
   }
 
+  /**
+   * The same charge declined moments ago (within MIT_DECLINE_ANSWERED_MS): a burst of identical calls that
+   * arrives after the decline is answered with it instead of charging the card again and again.
+   */
+  recentMitDecline(req: MitChargeInput, now: number): TransactionRecord | undefined {
+    const last = [...this.transactions.values()].reverse().find((t) => t.payment_method === req.paymentMethod && t.agreement === req.agreement.id);
+    return last?.status === 'failed' && now - Date.parse(last.updated_at) < MIT_DECLINE_ANSWERED_MS ? last : undefined;
+  }
+
   /** The transaction that paid this intent when it was this same charge: it is answered again. */
   paidByMit(req: MitChargeInput): TransactionRecord | undefined {
     if (this.status !== 'success') return undefined;
@@ -351,17 +362,18 @@ export class PaymentIntentState {
    */
   mitRefusal(req: MitChargeInput, now: number): Refusal | null {
     if (this.paidByMit(req)) return null;
+    if (this.status === 'pending' && this.recentMitDecline(req, now)) return null;
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
     if (this.isSameMit(this.attempt, req) && !this.claiming) return null;
-    return this.attemptRefusal({ token: req.token, connector: req.connector }, now, true);
+    return this.attemptRefusal({ token: '', connector: req.connector }, now, true);
   }
 
   /** A merchant-initiated charge starts as a new attempt on the card's connector, with its transaction. */
   startMitAttempt(req: MitChargeInput, transaction: string, now: number): Attempt {
-    const a = this.startAttempt({ token: req.token, connector: req.connector }, now);
-    a.mit = { transaction, paymentMethod: req.paymentMethod, token: req.token, agreement: req.agreement };
+    const a = this.startAttempt({ token: '', connector: req.connector }, now);
+    a.mit = { transaction, paymentMethod: req.paymentMethod, agreement: req.agreement };
     const at = new Date(now).toISOString();
     this.transactions.set(transaction, {
       transaction,
@@ -477,7 +489,7 @@ export class PaymentIntentState {
       this.lateAttempts.delete(a.idempotencyKey);
       if (this.paid?.chargeId === word.chargeId || this.voided.has(word.chargeId)) return { kind: 'nothing' };
       this.voided.add(word.chargeId);
-      return { kind: 'void', chargeId: word.chargeId };
+      return { kind: 'void', chargeId: word.chargeId, ...(word.networkTransactionId ? { networkTransactionId: word.networkTransactionId } : {}) };
     }
     if (word.status === 'declined') this.lateAttempts.delete(a.idempotencyKey);
     else if (word.chargeId) a.chargeId = word.chargeId;

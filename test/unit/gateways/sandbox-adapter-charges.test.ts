@@ -11,47 +11,14 @@ import {
   SandboxGateway,
   type SandboxGatewayOptions,
 } from '../../../gateways/sandbox-adapter';
-import type { ChargeRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  SECRET,
-  startCallbackReceiver,
-  startSandbox,
-} from '../sandbox/sandbox-harness';
+import { eventually, key, SECRET } from '../sandbox/sandbox-harness';
+import { useSandbox } from '../sandbox/use-sandbox';
 import { signatureHeader } from '../../../sandbox/callbacks';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver, chargeRequest } = useSandbox();
 
 const NTX = expect.stringMatching(/^ntx_[0-9a-f]{24}$/);
 const PMT = expect.stringMatching(/^pmt_[0-9a-f]{24}$/);
-
-function chargeRequest(token: string, overrides: Partial<ChargeRequest> = {}): ChargeRequest {
-  const reference = `pi_eu_${key('ref')}`;
-  return {
-    idempotencyKey: key(token),
-    token,
-    amount: 2500,
-    currency: 'EUR',
-    callbackUrl: receiver.url(reference),
-    returnUrl: RETURN_URL,
-    reference,
-    ...overrides,
-  };
-}
 
 const adapter = (opts: Partial<SandboxGatewayOptions> = {}) =>
   new SandboxGateway({ baseUrl: h.baseUrl, callbackSecret: SECRET, timeoutMs: 5000, ...opts });

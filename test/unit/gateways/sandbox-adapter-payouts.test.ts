@@ -5,29 +5,11 @@
 import { createHmac } from 'node:crypto';
 import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE, SandboxGateway } from '../../../gateways/sandbox-adapter';
 import type { PayoutOutcome, PayoutRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  SECRET,
-  startCallbackReceiver,
-  startSandbox,
-} from '../sandbox/sandbox-harness';
+import { eventually, type Harness, key, RETURN_URL, SECRET, startSandbox } from '../sandbox/sandbox-harness';
+import { useSandbox } from '../sandbox/use-sandbox';
 import { PAYOUT_ACCOUNTS } from '../../../sandbox/payouts';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 /** The sandbox's magic accounts, and one with no magic. */
 const ACCOUNT = { ...PAYOUT_ACCOUNTS, ordinary: '0123456789' } as const;

@@ -1,16 +1,10 @@
 // The broken-connector drill: `Sandbox-Behavior: timeout` on a charge request is never answered and records
 // nothing, so a caller that asks by its idempotency key learns the charge was never made.
 
-import { type Harness, key, RETURN_URL, startSandbox, type ErrorJson, type ChargeJson } from './sandbox-harness';
+import { key, RETURN_URL, type ErrorJson, type ChargeJson } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-
-beforeAll(async () => {
-  h = await startSandbox();
-});
-afterAll(async () => {
-  await h.stop();
-});
+const { h } = useSandbox({ receiver: false });
 
 function body(token = 'tok_success') {
   return {

@@ -2,16 +2,8 @@ import { createHmac } from 'node:crypto';
 import { CALLBACK_TOLERANCE_SECONDS, SandboxGateway } from '../../../gateways/sandbox-adapter';
 import type { SandboxLogger } from '../../../sandbox/app';
 import { signatureHeader } from '../../../sandbox/callbacks';
-import {
-  type CallbackReceiver,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  SECRET,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type CallbackReceiver, eventually, key, RETURN_URL, SECRET, startCallbackReceiver } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
 const adapter = new SandboxGateway({ baseUrl: 'http://127.0.0.1:1', callbackSecret: SECRET });
 const now = () => Math.floor(Date.now() / 1000);
@@ -105,14 +97,11 @@ describe('callback delivery', () => {
     warn: (_o, msg) => logs.push(msg),
     error: (_o, msg) => logs.push(msg),
   };
-  let h: Harness;
-  beforeEach(async () => {
+  beforeEach(() => {
     logs.length = 0;
-    h = await startSandbox({ log });
   });
-  afterEach(async () => {
-    await h.stop();
-  });
+  // A fresh sandbox per test, logging into `logs`; each test starts the receiver its answers need.
+  const { h } = useSandbox({ per: 'test', sandbox: { log }, receiver: false });
 
   async function asyncCharge(receiver: CallbackReceiver | string) {
     const outcome = await h.adapter.charge({

@@ -1,43 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { GATEWAY_REQUEST_REJECTED, GATEWAY_UNAVAILABLE, GATEWAY_UNREACHABLE } from '../../../gateways/sandbox-adapter';
-import type { ChargeRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  type ChargeJson,
-  type ErrorJson,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ChargeJson, type ErrorJson, eventually, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
-
-function chargeRequest(token: string, overrides: Partial<ChargeRequest> = {}): ChargeRequest {
-  const reference = `pi_eu_${key('ref')}`;
-  return {
-    idempotencyKey: key(token),
-    token,
-    amount: 2500,
-    currency: 'EUR',
-    callbackUrl: receiver.url(reference),
-    returnUrl: RETURN_URL,
-    reference,
-    ...overrides,
-  };
-}
+const { h, receiver, chargeRequest } = useSandbox();
 
 describe('charges by magic token', () => {
   it('tok_success succeeds at once', async () => {

@@ -1,29 +1,9 @@
 import { GATEWAY_REQUEST_REJECTED } from '../../../gateways/sandbox-adapter';
 import type { ChargeRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  type ChargeJson,
-  type EffectsJson,
-  type ErrorJson,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ChargeJson, type EffectsJson, type ErrorJson, eventually, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 function chargeRequest(token = 'tok_success'): ChargeRequest {
   return {

@@ -2,29 +2,11 @@
 // per idempotency key under a burst of identical retries, the lookup by key, cancel by key (also of a key
 // the gateway has not seen yet), the drill that loses the answer, and mobile money with its provider.
 
-import {
-  type CallbackReceiver,
-  type ErrorJson,
-  eventually,
-  type Harness,
-  key,
-  type PayoutJson,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ErrorJson, eventually, key, type PayoutJson, startSandbox } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 import { PAYOUT_ACCOUNTS } from '../../../sandbox/payouts';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 /** The sandbox's magic accounts, and one with no magic. */
 const ACCOUNT = { ...PAYOUT_ACCOUNTS, ordinary: '0123456789' } as const;

@@ -1,27 +1,9 @@
 import { GATEWAY_REQUEST_REJECTED } from '../../../gateways/sandbox-adapter';
 import type { PayoutRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  type ErrorJson,
-  eventually,
-  type Harness,
-  key,
-  type PayoutJson,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ErrorJson, eventually, key, type PayoutJson } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 function payoutRequest(overrides: Partial<PayoutRequest> = {}): PayoutRequest {
   const reference = `3f1c2a4e-${key('payout')}`;

@@ -1,20 +1,12 @@
 import { GATEWAY_UNAVAILABLE } from '../../../gateways/sandbox-adapter';
-import { type CallbackReceiver, eventually, type Harness, key, RETURN_URL, startCallbackReceiver, startSandbox } from './sandbox-harness';
+import { eventually, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
 // What a caller that lost an answer can ask the gateway, over real HTTP: a charge or refund by our
 // idempotency key, and the cancel of a refund (also of one the gateway has not seen yet). And the drills
 // that lose answers on purpose.
 
-let h: Harness;
-let receiver: CallbackReceiver;
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 const charge = (token: string, idempotencyKey = key(token), adapter = h.adapter) =>
   adapter.charge({ idempotencyKey, token, amount: 1000, currency: 'EUR', callbackUrl: receiver.url('pi_eu_reconcile'), returnUrl: RETURN_URL, reference: 'pi_eu_reconcile' });

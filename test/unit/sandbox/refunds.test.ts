@@ -1,26 +1,9 @@
 import { GATEWAY_REQUEST_REJECTED } from '../../../gateways/sandbox-adapter';
 import type { RefundRequest } from '../../../gateways/types';
-import {
-  type CallbackReceiver,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { eventually, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 async function paidCharge(amount = 10_000, token = 'tok_success'): Promise<string> {
   const outcome = await h.adapter.charge({

@@ -2,29 +2,10 @@
 // reusable token (pmt_...); merchant-initiated charges take it and follow the saved card's off-session
 // behaviour; charges under an agreement must carry the network transaction id of its first charge.
 
-import {
-  type CallbackReceiver,
-  type ChargeJson,
-  type ErrorJson,
-  eventually,
-  type Harness,
-  key,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ChargeJson, type ErrorJson, eventually, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver, submitChallenge } = useSandbox();
 
 const NTX = /^ntx_[0-9a-f]{24}$/;
 const PMT = /^pmt_[0-9a-f]{24}$/;
@@ -68,16 +49,6 @@ async function mintToken(number: string): Promise<string> {
 
 function callbackFor(chargeId: string) {
   return eventually(() => receiver.received.find((c) => c.body.data.id === chargeId), { what: `callback of ${chargeId}` });
-}
-
-/** Submits the 3DS challenge page's form, as the cardholder's browser would. */
-function submitChallenge(challengeUrl: string, action: 'complete' | 'fail') {
-  return fetch(`${h.baseUrl}${new URL(challengeUrl).pathname}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ action }).toString(),
-  });
 }
 
 describe('charge JSON', () => {

@@ -1,26 +1,7 @@
-import {
-  type CallbackReceiver,
-  type ChargeJson,
-  eventually,
-  type Harness,
-  key,
-  PUBLIC_URL,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ChargeJson, eventually, key, PUBLIC_URL, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver, submitChallenge: submit } = useSandbox();
 
 async function challengedCharge() {
   const reference = `pi_eu_${key('3ds')}`;
@@ -40,15 +21,6 @@ async function challengedCharge() {
 /** The challenge URL is on the sandbox's public URL; tests reach the same path on the listening address. */
 function pathOf(challengeUrl: string): string {
   return new URL(challengeUrl).pathname;
-}
-
-async function submit(challengeUrl: string, action: string) {
-  return fetch(`${h.baseUrl}${pathOf(challengeUrl)}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ action }).toString(),
-  });
 }
 
 describe('3DS challenge', () => {

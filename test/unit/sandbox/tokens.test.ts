@@ -1,13 +1,6 @@
 import { cardBrand, luhnValid, validateCard } from '../../../sandbox/cards';
-import {
-  type CallbackReceiver,
-  type ErrorJson,
-  type Harness,
-  key,
-  RETURN_URL,
-  startCallbackReceiver,
-  startSandbox,
-} from './sandbox-harness';
+import { type ErrorJson, key, RETURN_URL } from './sandbox-harness';
+import { useSandbox } from './use-sandbox';
 
 interface TokenJson {
   id: string;
@@ -15,17 +8,7 @@ interface TokenJson {
   card: { brand: string; last4: string; exp_month: number; exp_year: number };
 }
 
-let h: Harness;
-let receiver: CallbackReceiver;
-
-beforeAll(async () => {
-  h = await startSandbox();
-  receiver = await startCallbackReceiver();
-});
-afterAll(async () => {
-  await h.stop();
-  await receiver.stop();
-});
+const { h, receiver } = useSandbox();
 
 const nextYear = new Date().getUTCFullYear() + 1;
 const ORIGIN = 'https://pay.example.test';
