@@ -3,6 +3,8 @@ import type { Logger } from '../platform/logger';
 import { createStoreActivities } from './store';
 import { createGatewayActivities } from './gateway-calls';
 import { createPayoutActivities } from './payouts';
+import { createCommerceActivities } from './commerce';
+import { createCartActivities } from './carts';
 import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
@@ -23,7 +25,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createStoreActivities(deps),
     ...createGatewayActivities(deps),
     ...createPayoutActivities(deps),
+    ...createCommerceActivities(deps),
     ...createWebhookActivities(deps),
+    ...createCartActivities(deps),
   };
 }
 

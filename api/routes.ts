@@ -16,6 +16,12 @@ import { openApiRoutes } from './openapi/routes';
 import { olderPaymentIntentRoutes } from './older-payment-intents/routes';
 import { checkoutIntentRoutes } from './checkout-intents/routes';
 import { cardsMitRoutes } from './cards-mit/routes';
+import { catalogRoutes } from './catalog/routes';
+import { catalogAdminRoutes } from './admin/catalog-routes';
+import { cartRoutes } from './carts/routes';
+import { commerceSettingsRoutes } from './admin/commerce-settings';
+import { checkoutRoutes } from './checkouts/routes';
+import { returnRoutes } from './returns/routes';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
@@ -33,6 +39,12 @@ export function allRoutes(): RouteDef[] {
     ...olderPaymentIntentRoutes,
     ...checkoutIntentRoutes,
     ...cardsMitRoutes,
+    ...catalogAdminRoutes,
+    ...commerceSettingsRoutes,
+    ...catalogRoutes,
+    ...cartRoutes,
+    ...checkoutRoutes,
+    ...returnRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

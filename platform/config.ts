@@ -100,6 +100,8 @@ export const configSchema = z
     MAX_ATTEMPTS_PER_INTENT: z.coerce.number().int().min(1).max(1000).default(20),
     /** How long the API waits for a workflow to answer an Update before it answers 503. */
     WORKFLOW_UPDATE_DEADLINE_MS: z.coerce.number().int().min(1000).max(120_000).default(45_000),
+    /** How long after its creation a cart never converted into an order is deleted (180 days; seconds in tests). */
+    CART_RETENTION_SECONDS: z.coerce.number().int().min(1).max(10 * 365 * 86_400).default(180 * 86_400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKFLOW_BUNDLE_PATH: z.string().optional(),

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 
 // Typed ids `<prefix>_<region>_<opaque>`: 128 bits of randomness in base62, so ids cannot be guessed.
-export const ID_PREFIXES = ['pi', 're', 'cus', 'pf', 'orc', 'con', 'ti', 'pm', 'agr', 'ten', 'evt', 'whs'] as const;
+export const ID_PREFIXES = [
+  'pi', 're', 'cus', 'pf', 'orc', 'con', 'ti', 'pm', 'agr', 'ten', 'evt', 'whs',
+  // commerce: categories, their attributes and values, products, catalogs, carts, addresses, checkouts, orders, returns
+  'cat', 'attr', 'val', 'prod', 'ctl', 'cart', 'addr', 'chk', 'ord', 'ret',
+] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,6 +1,15 @@
 import { MongoClient, type Collection, type Db } from 'mongodb';
 import type {
+  AddressRecord,
+  CheckoutRecord,
+  OrderRecord,
+  ReturnRecord,
   AgreementRecord,
+  CartRecord,
+  CatalogRecord,
+  CategoryRecord,
+  CommerceSettingsRecord,
+  ProductRecord,
   ApiKeyRecord,
   CheckoutIntentClaimRecord,
   CheckoutIntentRecord,
@@ -39,6 +48,15 @@ export interface Collections {
   checkoutIntents: Collection<CheckoutIntentRecord>;
   checkoutIntentClaims: Collection<CheckoutIntentClaimRecord>;
   agreements: Collection<AgreementRecord>;
+  categories: Collection<CategoryRecord>;
+  products: Collection<ProductRecord>;
+  catalogs: Collection<CatalogRecord>;
+  commerceSettings: Collection<CommerceSettingsRecord>;
+  carts: Collection<CartRecord>;
+  addresses: Collection<AddressRecord>;
+  checkouts: Collection<CheckoutRecord>;
+  orders: Collection<OrderRecord>;
+  returns: Collection<ReturnRecord>;
 }
 
 export interface Mongo {
@@ -75,6 +93,15 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     checkoutIntents: db.collection('checkout_intents'),
     checkoutIntentClaims: db.collection('checkout_intent_claims'),
     agreements: db.collection('agreements'),
+    categories: db.collection('categories'),
+    products: db.collection('products'),
+    catalogs: db.collection('catalogs'),
+    commerceSettings: db.collection('commerce_settings'),
+    carts: db.collection('carts'),
+    addresses: db.collection('addresses'),
+    checkouts: db.collection('checkouts'),
+    orders: db.collection('orders'),
+    returns: db.collection('returns'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -141,6 +168,24 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'agreements', key: { scope: 1 }, unique: true },
   // A merchant-initiated charge (`ti_...`) is found through its intent.
   { collection: 'paymentIntents', key: { 'transactions.transaction': 1 } },
+  // Commerce: products by sku, by category (and its ancestors), by title word, by attribute value and in each
+  // sort order; catalogs by tag; carts by their idempotency scope; a user's addresses.
+  { collection: 'products', key: { sku_scope: 1 }, unique: true },
+  { collection: 'products', key: { tenant_id: 1, category_path_ids: 1 } },
+  { collection: 'products', key: { tenant_id: 1, 'title_tokens.en': 1 } },
+  { collection: 'products', key: { tenant_id: 1, 'title_tokens.ar': 1 } },
+  { collection: 'products', key: { tenant_id: 1, attribute_values: 1 } },
+  { collection: 'products', key: { tenant_id: 1, popularity: -1, _id: 1 } },
+  { collection: 'products', key: { tenant_id: 1, price: 1, _id: 1 } },
+  { collection: 'products', key: { tenant_id: 1, ratings_average: -1, _id: 1 } },
+  { collection: 'categories', key: { tenant_id: 1, parent_id: 1 } },
+  { collection: 'catalogs', key: { tenant_id: 1, tags: 1 } },
+  { collection: 'carts', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'addresses', key: { tenant_id: 1, user_id: 1 } },
+  { collection: 'orders', key: { checkout_id: 1 }, unique: true },
+  { collection: 'returns', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'returns', key: { tenant_id: 1, order_id: 1 } },
+  { collection: 'returns', key: { tenant_id: 1, created_at: -1, _id: -1 } },
   // Payouts and recipients: the create guards, the integer ids (unique: the sequences' safety net), and the
   // page-numbered lists' default order and sort columns (any filter runs on the tenant's rows in that order).
   { collection: 'payouts', key: { idempotency_scope: 1 }, unique: true },

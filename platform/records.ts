@@ -128,6 +128,8 @@ export interface PaymentIntentRecord {
   payment_method?: string | null;
   /** Its merchant-initiated charges (`ti_...`), written by its workflow. */
   transactions?: TransactionRecord[];
+  /** The workflow that made it (a commerce checkout), told of its end. */
+  owner?: string | null;
   timeout_seconds: number;
   idempotency_key: string | null;
   /** `<tenant>:<idempotency_key>`, or the id: a unique single-field key that behaves alike on MongoDB and FerretDB. */
@@ -271,7 +273,7 @@ export interface EventRecord {
   /** The exact body delivered, so a redelivery sends the same bytes long after workflow history is gone. */
   body: string;
   format: 'envelope' | 'legacy';
-  source: { kind: 'payment_intent' | 'refund' | 'payout'; id: string };
+  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return'; id: string };
   /** Endpoints this event is delivered to, frozen at emission; secrets stay in webhook_secrets. */
   endpoints: { url: string; has_secret: boolean; index: number; secret_ref?: string }[];
 }
@@ -428,4 +430,199 @@ export interface PayoutPatch {
   failure_reason: string | null;
   late_outcome: { status: string; at: string } | null;
   updated_at: string;
+}
+
+// ---- commerce (api/catalog, api/carts, api/checkouts, api/returns). Stored snake_case like every record;
+// the commerce endpoints answer camelCase as the spec does.
+
+/** Text in the shop's languages. */
+export interface LocalizedTitle {
+  key?: string;
+  en: string;
+  ar: string;
+}
+
+export interface CategoryAttributeRecord {
+  id: string; // attr_...
+  title: LocalizedTitle;
+  values: { id: string; title: LocalizedTitle }[]; // val_...
+}
+
+export interface CategoryRecord {
+  _id: string; // cat_...
+  tenant_id: string;
+  title: LocalizedTitle;
+  parent_id: string | null;
+  /** Its ancestors, root first: a product of this category is found under each of them. */
+  ancestor_ids: string[];
+  attributes: CategoryAttributeRecord[];
+  created_at: Date;
+}
+
+export interface ProductRecord {
+  _id: string; // prod_...
+  tenant_id: string;
+  sku: string;
+  /** `<tenant>:<sku>`: unique. */
+  sku_scope: string;
+  title: { en: string; ar: string };
+  /** Normalised words of each title (domain/text-search.ts): the word search runs on these. */
+  title_tokens: { en: string[]; ar: string[] };
+  price: number; // minor units
+  currency: string;
+  /** Units for sale now: written only by the product's stock owner (its workflow) once it has one. */
+  stock: number;
+  /** The stock owner's write counter: a late write of an older level never wins. */
+  stock_version?: number;
+  ratings_average: number;
+  ratings_count: number;
+  popularity: number;
+  category_ids: string[];
+  /** Its categories and all their ancestors: `categoryId` of a parent finds it. */
+  category_path_ids: string[];
+  attributes: Record<string, string[]>;
+  /** `<attributeId>:<valueId>` of every attribute value: what `filter.attr.<id>` queries. */
+  attribute_values: string[];
+  image_url: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CatalogRecord {
+  _id: string; // ctl_...
+  tenant_id: string;
+  title: { en: string; ar: string };
+  tags: string[];
+  product_ids: string[];
+  created_at: Date;
+}
+
+/** A tenant's commerce settings; `_id` is the tenant id. Defaults: no tax, no shipping, no webhooks. */
+export interface CommerceSettingsRecord {
+  _id: string;
+  tax_rate_basis_points: number;
+  shipping_flat: number;
+  free_shipping_from: number | null;
+  /** Return status webhooks: each gets the same body, with Service-Webhook-Secret when a secret is set. */
+  webhook_urls: { url: string; secretRef?: string }[];
+  updated_at: Date;
+}
+
+export interface CartLineRecord {
+  product_id: string;
+  quantity: number;
+  /** The price when the line was set: a checkout compares it with the live price (cartChanges `prices`). */
+  unit_price: number;
+}
+
+export interface CartRecord {
+  _id: string; // cart_...
+  tenant_id: string;
+  user_id: string;
+  currency: string;
+  idempotency_key: string | null;
+  /** `<tenant>:<idempotency_key>`, or the id: unique, so a repeated create returns the same cart. */
+  idempotency_scope: string;
+  products: CartLineRecord[];
+  /** `converted`: a checkout of it was paid (it is kept); carts never converted are deleted at retention. */
+  status: 'open' | 'converted';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface AddressRecord {
+  _id: string; // addr_...
+  tenant_id: string;
+  user_id: string;
+  phone: string;
+  additional_phone: string | null;
+  address: string;
+  additional_info: string | null;
+  region: string;
+  city: string;
+  created_at: Date;
+}
+
+/** The address fields as the commerce endpoints answer them (an Address object of the spec). */
+export type AddressSnapshot = Omit<AddressRecord, 'tenant_id' | 'user_id' | 'created_at'>;
+
+export interface CommerceTotals {
+  subtotal: number;
+  tax: number;
+  shipping: number | null;
+  total: number;
+}
+
+export interface CheckoutLineRecord {
+  product_id: string;
+  quantity: number;
+  /** The live price when the checkout was made: what the customer pays. */
+  unit_price: number;
+  title: { en: string; ar: string };
+}
+
+/** A checkout (`chk_...`): written by the API when made, then only by its workflow (versioned). */
+export interface CheckoutRecord {
+  _id: string; // chk_...
+  tenant_id: string;
+  cart_id: string;
+  user_id: string;
+  currency: string;
+  lines: CheckoutLineRecord[];
+  totals: CommerceTotals;
+  tax_rate_basis_points: number;
+  shipping_address: AddressSnapshot;
+  payment_intent: string | null;
+  /**
+   * `reserving` while its stock is being held; `awaiting_payment` with its intent; `completed` once paid
+   * (then `order_id`); `canceled` when the intent was canceled or expired; `changed` when the cart had
+   * changes (nothing held); `abandoned` when no intent was attached in time.
+   */
+  status: 'reserving' | 'awaiting_payment' | 'completed' | 'canceled' | 'changed' | 'abandoned';
+  order_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+export interface OrderRecord {
+  _id: string; // ord_...
+  tenant_id: string;
+  checkout_id: string;
+  cart_id: string;
+  user_id: string;
+  payment_intent: string;
+  currency: string;
+  lines: CheckoutLineRecord[];
+  totals: CommerceTotals;
+  tax_rate_basis_points: number;
+  shipping_address: AddressSnapshot;
+  status: 'paid';
+  created_at: Date;
+}
+
+export type { ReturnStatus } from '../domain/returns';
+import type { ReturnStatus } from '../domain/returns';
+
+export interface ReturnRecord {
+  _id: string; // ret_...
+  tenant_id: string;
+  order_id: string;
+  checkout_id: string;
+  user_id: string;
+  idempotency_key: string;
+  /** `<tenant>:<idempotency_key>`: unique, so a repeated create answers the same return. */
+  idempotency_scope: string;
+  product_id: string;
+  quantity: number;
+  reason_code: string;
+  address: AddressSnapshot;
+  /** What is refunded when it is received: the lines' price and their share of tax (shipping is not refunded). */
+  amount: number;
+  currency: string;
+  status: ReturnStatus;
+  refund: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
 }

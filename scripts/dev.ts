@@ -6,6 +6,7 @@ import { loadConfig } from '../platform/config';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
 import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
+import { seedDemoCatalog } from './demo-catalog';
 
 // `npm run dev`: the whole stack on this machine, data kept under .data/ (git-ignored; DEV_DATA_DIR names
 // another directory), a demo tenant created once, and what you need to make a first payment printed at the
@@ -115,13 +116,17 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
     await ensureIndexes(mongo);
     if (existsSync(DEMO_FILE)) {
       const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
-      if (await mongo.c.tenants.findOne({ _id: saved.tenant })) return saved as { tenant: string; secretKey: string; publishableKey: string };
+      if (await mongo.c.tenants.findOne({ _id: saved.tenant })) {
+        await seedDemoCatalog(mongo, saved.tenant);
+        return saved as { tenant: string; secretKey: string; publishableKey: string };
+      }
     }
     const { tenant, secretKey, publishableKey } = await createTenant(mongo, config.KEY_HASH_SECRET, { name: 'Demo Shop', region: config.DEFAULT_REGION });
     await createConnector(mongo, tenant._id, tenant.region, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
     const mit = await issueKey(mongo, config.KEY_HASH_SECRET, tenant._id, tenant.region, 'secret', ['cards.mit']);
     const demo = { tenant: tenant._id, secretKey, publishableKey, mitSecretKey: mit.key };
     writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
+    await seedDemoCatalog(mongo, tenant._id);
     return demo;
   } finally {
     await mongo.close();

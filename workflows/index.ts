@@ -3,3 +3,7 @@ export { paymentIntentWorkflow } from './payment-intent/workflow';
 export { refundWorkflow } from './refund/workflow';
 export { webhookDeliveryWorkflow } from './webhook-delivery/workflow';
 export { payoutWorkflow } from './payout/workflow';
+export { cartRetentionWorkflow } from './cart-retention/workflow';
+export { productStockWorkflow } from './product-stock/workflow';
+export { checkoutWorkflow } from './checkout/workflow';
+export { returnWorkflow } from './return/workflow';

@@ -7,7 +7,7 @@ import type { AppDeps, AuthContext } from '../deps';
 // The same objects register the Koa routes and generate the OpenAPI document.
 
 export type AuthMode = 'secret' | 'publishable' | 'admin' | 'none';
-export type Method = 'get' | 'post' | 'put' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteInput<P, Q, B> {
   params: P;

@@ -17,7 +17,7 @@ export function buildOpenApi(routes: RouteDef[]) {
     for (const path of paths) {
       registry.registerPath({
         method: r.method,
-        path: path.replace(/:([a-z_]+)/g, '{$1}'),
+        path: path.replace(/:([A-Za-z_]+)/g, '{$1}'),
         summary: r.summary,
         tags: r.tags,
         security: r.auth === 'secret' ? [{ secretKey: [] }] : r.auth === 'admin' ? [{ adminToken: [] }] : [],

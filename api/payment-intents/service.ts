@@ -45,6 +45,7 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     webhooks: r.webhooks,
     connectors: r.connectors,
     ...(r.failover ? { failover: true } : {}),
+    ...(r.owner ? { owner: r.owner } : {}),
     returnUrl: r.return_url,
     createdAt: r.created_at.toISOString(),
     expiresAt: r.expires_at.toISOString(),

@@ -1,6 +1,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
   patched,
@@ -16,6 +17,7 @@ import { formatMoney } from '../../domain/money';
 import { typedIdFromUuid } from '../../domain/ids';
 import { emitEvent } from '../emit-event';
 import { refundWorkflow } from '../refund/workflow';
+import { intentOutcomeSignal } from '../checkout/messages';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { serialWriter } from '../serial-writer';
@@ -115,7 +117,17 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
     const { payload: _payload, ...stored } = body;
     await emit(run, type, stored, body);
   }
+  if (changed && run.input.owner && (s.status === 'success' || s.status === 'canceled')) await tellOwner(run, run.input.owner, s.status);
   return true;
+}
+
+/** The workflow that made this intent (a checkout) learns its end; one that has ended already cannot. */
+async function tellOwner(run: IntentRun, owner: string, status: 'success' | 'canceled'): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(owner).signal(intentOutcomeSignal, { paymentIntent: run.input.id, status });
+  } catch (err) {
+    log.warn('the owner of this payment intent could not be told its outcome', { owner, error: String(err) });
+  }
 }
 
 export async function cancelIntent(run: IntentRun, reason: CancellationReason): Promise<void> {

@@ -37,6 +37,8 @@ export interface PaymentIntentInput {
   carried?: CarriedState;
   /** An intent of the older interface with webhook_urls, or under a checkout intent (api/older-payment-intents). */
   older?: OlderIntentInput;
+  /** The workflow that made this intent for itself (a commerce checkout): told when the intent succeeds or is canceled. */
+  owner?: string;
 }
 
 /** What the older interface adds to an intent's run: its webhook body's fixed part, its endpoints, its checkout intent. */

@@ -1,0 +1,210 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { commerceTotals, settingsOrDefault, type CommerceRates } from '../../domain/commerce-totals';
+import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import { MAX_AMOUNT } from '../../domain/money';
+import { addressData } from '../../data/addresses';
+import { cartData, cartProducts, type CartProduct } from '../../data/carts';
+import { commerceSettingsData } from '../../data/commerce-settings';
+import { idempotencyScope } from '../../data/idempotency';
+import { newId } from '../../platform/ids';
+import { isDuplicateKeyError } from '../../platform/mongo';
+import type { CartLineRecord, CartRecord } from '../../platform/records';
+import { START_DEADLINE_MS } from '../../platform/temporal';
+import { CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
+import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workflow';
+import { SA } from '../../workflows/search-attributes';
+import type { AppDeps, AuthContext } from '../deps';
+import type { AddressCreateBody, CartCreateBody, CartSetBody } from './schemas';
+import { addressView, cartView } from './views';
+
+// Carts: created with a retention (a workflow that deletes the cart 6 months on unless a checkout converted
+// it), filled by replacing their contents at live prices, read back. Everything that can refuse a request
+// is decided by reads before its one write.
+
+/** A tenant's tax and shipping rates (the defaults when it never set them). */
+export async function commerceRates(deps: AppDeps, tenantId: string): Promise<CommerceRates> {
+  return settingsOrDefault(await commerceSettingsData(deps.mongo).find(tenantId));
+}
+
+function retentionInput(deps: AppDeps, cart: CartRecord): CartRetentionInput {
+  return { cartId: cart._id, tenantId: cart.tenant_id, createdAt: cart.created_at.toISOString(), retentionSeconds: deps.config.CART_RETENTION_SECONDS };
+}
+
+/**
+ * Starts the cart's retention, or finds it: one workflow per cart (`retention:<cartId>`), so a repeated or
+ * concurrent create attaches to the running one, and one that has already acted (a converted cart it kept) is
+ * never started again.
+ */
+export async function ensureRetention(deps: AppDeps, cart: CartRecord): Promise<void> {
+  const input = retentionInput(deps, cart);
+  try {
+    await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start<typeof cartRetentionWorkflow>(CART_RETENTION_WORKFLOW, {
+        workflowId: cartRetentionWorkflowId(cart._id),
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: SA.TenantId, value: cart.tenant_id },
+          { key: SA.ExpiresAt, value: new Date(retentionDueMs(input)) },
+        ],
+        staticSummary: `Retention of cart ${cart._id} (${cart.tenant_id})`,
+      }),
+    );
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return; // it ran already: the cart was kept
+    throw err;
+  }
+}
+
+/** Whether the server has the cart's retention; unknown (Temporal unreachable) counts as no. */
+async function retentionExists(deps: AppDeps, cartId: string): Promise<boolean> {
+  try {
+    await deps.temporal.connection.withDeadline(Date.now() + 2000, () => deps.temporal.workflow.getHandle(cartRetentionWorkflowId(cartId)).describe());
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function createAnswer(deps: AppDeps, cart: CartRecord, status: 200 | 201) {
+  const addresses = await addressData(deps.mongo).ofUser(cart.tenant_id, cart.user_id);
+  return { status, body: { cartId: cart._id, customerAddresses: addresses.map(addressView) } };
+}
+
+/**
+ * POST /commerce/cart: 201 with a new cart; 200 with the cart a repeated idempotencyKey made (its retention
+ * started if its first creator died before starting it). The insert is the guard: concurrent creates with one
+ * key make one cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
+ */
+export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCreateBody) {
+  const carts = cartData(deps.mongo);
+  const key = body.idempotencyKey ?? null;
+  const repeated = async (cart: CartRecord) => {
+    await ensureRetention(deps, cart);
+    return createAnswer(deps, cart, 200);
+  };
+  if (key) {
+    const existing = await carts.byIdempotencyKey(auth.tenantId, key);
+    if (existing) return repeated(existing);
+  }
+  const id = newId('cart', auth.region);
+  const now = new Date();
+  const cart: CartRecord = {
+    _id: id,
+    tenant_id: auth.tenantId,
+    user_id: body.userId,
+    currency: body.currency,
+    idempotency_key: key,
+    idempotency_scope: idempotencyScope(auth.tenantId, key, id),
+    products: [],
+    status: 'open',
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await carts.insert(cart);
+  } catch (err) {
+    if (!isDuplicateKeyError(err) || !key) throw err;
+    const winner = await carts.byIdempotencyKey(auth.tenantId, key);
+    if (!winner) throw err;
+    return repeated(winner);
+  }
+  try {
+    await ensureRetention(deps, cart);
+  } catch (err) {
+    // A start that timed out on our side may have happened on the server: then the cart stands.
+    if (!(await retentionExists(deps, id))) {
+      await carts.takeBack(auth.tenantId, id).catch(() => undefined);
+      throw err;
+    }
+  }
+  return createAnswer(deps, cart, 201);
+}
+
+async function cartOr404(deps: AppDeps, tenantId: string, cartId: string): Promise<CartRecord> {
+  const cart = await cartData(deps.mongo).find(tenantId, cartId);
+  if (!cart) throw notFound('cart', cartId, 'cartId');
+  return cart;
+}
+
+const byId = (products: CartProduct[]) => new Map(products.map((p) => [p._id, p]));
+
+/** GET /cart/{cartId}: the lines at the prices they were set at, live titles and images, totals at today's rates. */
+export async function getCart(deps: AppDeps, tenantId: string, cartId: string) {
+  const cart = await cartOr404(deps, tenantId, cartId);
+  const [products, rates] = await Promise.all([
+    cartProducts(deps.mongo, tenantId, [...new Set(cart.products.map((l) => l.product_id))]),
+    commerceRates(deps, tenantId),
+  ]);
+  return cartView(cart, byId(products), rates);
+}
+
+const convertedConflict = (cartId: string) =>
+  conflict('cart_converted', `Cart '${cartId}' was converted into an order and can no longer change; create a new cart`);
+
+/**
+ * The lines of POST /cart at live prices, or the 400 that names the first product refused (in the order
+ * given): listed twice, unknown to this tenant, in another currency, quantity below 1 or above its stock.
+ */
+export function priceLines(requested: CartSetBody['products'], live: ReadonlyMap<string, CartProduct>, currency: string): CartLineRecord[] {
+  const firstIndex = new Map<string, number>();
+  return requested.map(({ id, quantity }, i) => {
+    const seen = firstIndex.get(id);
+    if (seen !== undefined)
+      throw invalidRequest('product_duplicate', `Product '${id}' is listed twice (products[${seen}] and products[${i}]); list each product once with its whole quantity`, `products[${i}][id]`);
+    firstIndex.set(id, i);
+    const p = live.get(id);
+    if (!p) throw invalidRequest('product_unknown', `No such product: '${id}'`, `products[${i}][id]`);
+    if (p.currency !== currency)
+      throw invalidRequest('product_currency_mismatch', `Product '${id}' is priced in ${p.currency}; this cart is in ${currency}`, `products[${i}][id]`);
+    if (quantity < 1)
+      throw invalidRequest('quantity_invalid', `The quantity of product '${id}' must be at least 1 (got ${quantity}); leave a product out to remove it`, `products[${i}][quantity]`);
+    if (quantity > p.stock)
+      throw invalidRequest(
+        'quantity_above_stock',
+        p.stock <= 0 ? `Product '${id}' is out of stock` : `Only ${p.stock} of product '${id}' in stock (asked for ${quantity})`,
+        `products[${i}][quantity]`,
+      );
+    return { product_id: id, quantity, unit_price: p.price };
+  });
+}
+
+/**
+ * POST /cart: replaces the contents whole, each line at the product's live price (kept on the line: a
+ * checkout compares it with the price then). Refused (400) before anything is written; a converted cart is
+ * a 409, another tenant's (or a deleted) cart a 404.
+ */
+export async function setCartContents(deps: AppDeps, auth: AuthContext, body: CartSetBody) {
+  const carts = cartData(deps.mongo);
+  const cart = await cartOr404(deps, auth.tenantId, body.cartId);
+  if (cart.status !== 'open') throw convertedConflict(cart._id);
+  const [products, rates] = await Promise.all([
+    cartProducts(deps.mongo, auth.tenantId, [...new Set(body.products.map((l) => l.id))]),
+    commerceRates(deps, auth.tenantId),
+  ]);
+  const live = byId(products);
+  const lines = priceLines(body.products, live, cart.currency);
+  let total: number;
+  try {
+    total = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, false).total;
+  } catch {
+    total = Number.POSITIVE_INFINITY;
+  }
+  if (total > MAX_AMOUNT) throw invalidRequest('cart_total_too_large', `The cart's total would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'products');
+  const updated = await carts.replaceContents(auth.tenantId, cart._id, lines);
+  if (!updated) {
+    // Converted (or deleted by its retention) since it was read.
+    if (await carts.find(auth.tenantId, cart._id)) throw convertedConflict(cart._id);
+    throw notFound('cart', cart._id, 'cartId');
+  }
+  return cartView(updated, live, rates);
+}
+
+/** POST /commerce/addresses: saves an address for the user; a later cart lists it in `customerAddresses`. */
+export async function createAddress(deps: AppDeps, auth: AuthContext, body: AddressCreateBody) {
+  const { userId, ...address } = body;
+  const saved = await addressData(deps.mongo).save(auth.tenantId, auth.region, userId, address);
+  return addressView(saved);
+}

@@ -1,0 +1,47 @@
+import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
+import type { CartProduct } from '../../data/carts';
+import type { AddressRecord, AddressSnapshot, CartRecord } from '../../platform/records';
+import type { AddressView, CartView } from './schemas';
+
+// Records (snake_case) as the commerce endpoints answer them (camelCase, as the spec names them).
+
+/** The address fields a checkout or an order keeps (AddressSnapshot), from a saved address. */
+export function addressSnapshot(r: AddressRecord): AddressSnapshot {
+  return { _id: r._id, phone: r.phone, additional_phone: r.additional_phone, address: r.address, additional_info: r.additional_info, region: r.region, city: r.city };
+}
+
+/** An Address object of the spec, from a saved address or a snapshot of one. */
+export function addressView(r: AddressSnapshot): AddressView {
+  return { id: r._id, phone: r.phone, additionalPhone: r.additional_phone, address: r.address, additionalInfo: r.additional_info, region: r.region, city: r.city };
+}
+
+/**
+ * A cart as GET /cart and POST /cart answer it: each line at the price it was set at, with the product's live
+ * title and image (`products` holds the cart's products, read now); totals at the tenant's rates, no shipping.
+ */
+export function cartView(cart: CartRecord, products: ReadonlyMap<string, CartProduct>, rates: CommerceRates): CartView {
+  return {
+    cartId: cart._id,
+    userId: cart.user_id,
+    status: cart.status,
+    currency: cart.currency,
+    idempotencyKey: cart.idempotency_key,
+    totals: commerceTotals(
+      cart.products.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })),
+      rates,
+      false,
+    ),
+    products: cart.products.map((l) => {
+      const p = products.get(l.product_id);
+      return {
+        id: l.product_id,
+        sku: p?.sku ?? null,
+        title: p ? { en: p.title.en, ar: p.title.ar } : null,
+        imageUrl: p?.image_url ?? null,
+        quantity: l.quantity,
+        unitPrice: l.unit_price,
+        lineTotal: l.unit_price * l.quantity,
+      };
+    }),
+  };
+}

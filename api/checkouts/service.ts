@@ -1,0 +1,268 @@
+import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
+import { newId } from '../../platform/ids';
+import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
+import { addressData } from '../../data/addresses';
+import { cartData, cartProducts, type CartProduct } from '../../data/carts';
+import { checkoutData, orderData, returnData } from '../../data/checkouts';
+import { idempotencyScope } from '../../data/idempotency';
+import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
+import type { AppDeps, AuthContext } from '../deps';
+import { commerceRates, ensureRetention } from '../carts/service';
+import { addressSnapshot, addressView } from '../carts/views';
+import { holdLines } from '../commerce/stock';
+import { intentPageUrl } from '../hosted/client-secret';
+import { runUpdate } from '../http/workflow-calls';
+import { insertAndStart, newIntentRecord } from '../payment-intents/service';
+import { resolveCheckoutRouting } from '../payment-methods/resolve';
+import { START_DEADLINE_MS } from '../../platform/temporal';
+import { RETURN_REASONS, type CheckoutCreateBody } from './schemas';
+
+/** How long a checkout's workflow waits for its payment intent before it lets the held stock go. */
+const ATTACH_WITHIN_MS = 2 * 60 * 1000;
+/** How long after payment an order takes returns. */
+export const RETURN_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+type Difference = { productId: string; quantityChange: number; newQuantity: number; priceChange: number; newPrice: number };
+
+const lineView = (l: CheckoutLineRecord) => ({ id: l.product_id, title: l.title, quantity: l.quantity, unitPrice: l.unit_price, lineTotal: l.unit_price * l.quantity });
+
+/**
+ * POST /checkouts. Everything that can refuse it is checked first (cart, address). Then its workflow is
+ * started (it owns whatever stock gets held for it from then on), each line's units are held with the
+ * product's stock owner, and live prices are compared: any change releases the holds and answers
+ * `cartChanges` with a new cart; otherwise the payment intent is made and attached to the workflow.
+ */
+export async function createCheckout(deps: AppDeps, auth: AuthContext, body: CheckoutCreateBody) {
+  const cart = await cartData(deps.mongo).find(auth.tenantId, body.cartId);
+  if (!cart) throw notFound('cart', body.cartId, 'cartId');
+  if (cart.status !== 'open') throw conflict('cart_converted', 'This cart was checked out and paid already');
+  if (cart.products.length === 0) throw invalidRequest('cart_empty', 'The cart has no products: set them with POST /cart first', 'cartId');
+  const address = await shippingAddress(deps, auth, cart, body.shippingAddress);
+
+  const [products, rates] = await Promise.all([cartProducts(deps.mongo, auth.tenantId, cart.products.map((l) => l.product_id)), commerceRates(deps, auth.tenantId)]);
+  const live = new Map(products.map((p) => [p._id, p]));
+  const lines: CheckoutLineRecord[] = cart.products.map((l) => ({
+    product_id: l.product_id,
+    quantity: l.quantity,
+    unit_price: live.get(l.product_id)?.price ?? l.unit_price,
+    title: live.get(l.product_id)?.title ?? { en: l.product_id, ar: l.product_id },
+  }));
+  const totals = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, true);
+  const id = newId('chk', auth.region);
+  const now = new Date();
+  const record: CheckoutRecord = {
+    _id: id,
+    tenant_id: auth.tenantId,
+    cart_id: cart._id,
+    user_id: cart.user_id,
+    currency: cart.currency,
+    lines,
+    totals,
+    tax_rate_basis_points: rates.taxRateBasisPoints,
+    shipping_address: address,
+    payment_intent: null,
+    status: 'reserving',
+    order_id: null,
+    created_at: now,
+    updated_at: now,
+    version: 0,
+  };
+  await checkoutData(deps.mongo).insert(record);
+  await startCheckoutWorkflow(deps, record, auth.region);
+
+  const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })));
+  const differences = cart.products.flatMap((l): Difference[] => {
+    const product = live.get(l.product_id);
+    const hold = held.get(l.product_id);
+    const newQuantity = product && hold ? (hold.ok ? l.quantity : hold.available) : 0;
+    const newPrice = product?.price ?? l.unit_price;
+    return newQuantity !== l.quantity || newPrice !== l.unit_price
+      ? [{ productId: l.product_id, quantityChange: newQuantity - l.quantity, newQuantity, priceChange: newPrice - l.unit_price, newPrice }]
+      : [];
+  });
+  const handle = deps.temporal.workflow.getHandle(id);
+  if (differences.length > 0) {
+    // Whatever was held goes back: the workflow releases it (and would on its own, after ATTACH_WITHIN_MS).
+    await handle.signal(checkoutChangedSignal);
+    return { status: 200, body: await changedAnswer(deps, auth, cart, live, differences, rates, id) };
+  }
+
+  const intent = await checkoutIntent(deps, auth, record);
+  await runUpdate(
+    deps,
+    () => handle.executeUpdate(attachIntentUpdate, { args: [{ paymentIntent: intent }] }),
+    () => new DomainError('conflict', 'checkout_not_open', 'This checkout ended before its payment intent was made; check the cart out again'),
+  );
+  return {
+    status: 201,
+    body: { checkoutId: id, status: 'awaiting_payment' as const, totals, payment_intent: intent, url: intentPageUrl(intent, deps.config) },
+  };
+}
+
+/** `{id}` of the user's saved address, or a full one, saved for the user (the same fields are not saved twice). */
+async function shippingAddress(deps: AppDeps, auth: AuthContext, cart: CartRecord, given: CheckoutCreateBody['shippingAddress']): Promise<AddressSnapshot> {
+  const addresses = addressData(deps.mongo);
+  if ('id' in given) {
+    const saved = await addresses.find(auth.tenantId, cart.user_id, given.id);
+    if (!saved) throw invalidRequest('resource_missing', `No such address of this cart's user: '${given.id}'`, 'shippingAddress.id');
+    return addressSnapshot(saved);
+  }
+  return addressSnapshot(await addresses.save(auth.tenantId, auth.region, cart.user_id, given, { reuseIdentical: true }));
+}
+
+async function startCheckoutWorkflow(deps: AppDeps, r: CheckoutRecord, region: string): Promise<void> {
+  const input: CheckoutInput = {
+    id: r._id,
+    tenantId: r.tenant_id,
+    region,
+    cartId: r.cart_id,
+    userId: r.user_id,
+    currency: r.currency,
+    lines: r.lines.map((l) => ({ productId: l.product_id, quantity: l.quantity, unitPrice: l.unit_price, title: l.title })),
+    totals: r.totals,
+    taxRateBasisPoints: r.tax_rate_basis_points,
+    shippingAddress: r.shipping_address,
+    createdAt: r.created_at.toISOString(),
+    attachWithinMs: ATTACH_WITHIN_MS,
+    returnWindowMs: RETURN_WINDOW_MS,
+    webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+  };
+  await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    deps.temporal.workflow.start(CHECKOUT_WORKFLOW, {
+      workflowId: r._id,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      staticSummary: `Checkout of ${r.cart_id} for ${r.user_id} (${r.tenant_id})`,
+    }),
+  );
+}
+
+/**
+ * The checkout's payment intent (v202607 shapes: its hosted page and the attempts endpoint pay it), told to
+ * report its end to the checkout's workflow. Its idempotency key is the checkout's, so it is made once.
+ */
+async function checkoutIntent(deps: AppDeps, auth: AuthContext, checkout: CheckoutRecord): Promise<string> {
+  const { connectors, failover } = await resolveCheckoutRouting(deps.mongo, auth.tenantId, null);
+  const record = await newIntentRecord(deps, auth, {
+    amount: checkout.totals.total,
+    currency: checkout.currency,
+    customer: null,
+    metadata: { checkout: checkout._id, cart: checkout.cart_id, user: checkout.user_id.slice(0, 500) },
+    webhooks: [],
+    return_url: null,
+    pin: null,
+    connectors,
+    ...(failover ? { failover } : {}),
+    timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+    idempotency_key: `checkout:${checkout._id}`,
+    api_version: 'v202607',
+    owner: checkout._id,
+  });
+  const made = await insertAndStart(deps, auth, record, { webhooks: [], customer: null });
+  return made.record._id;
+}
+
+/** The cart as it can be bought now: a new cart (with its retention) holding what is in stock at live prices. */
+async function changedAnswer(
+  deps: AppDeps,
+  auth: AuthContext,
+  cart: CartRecord,
+  live: ReadonlyMap<string, CartProduct>,
+  differences: Difference[],
+  rates: CommerceRates,
+  checkoutId: string,
+) {
+  const byProduct = new Map(differences.map((d) => [d.productId, d]));
+  const lines = cart.products
+    .map((l) => {
+      const d = byProduct.get(l.product_id);
+      return { product_id: l.product_id, quantity: d ? d.newQuantity : l.quantity, unit_price: d ? d.newPrice : l.unit_price };
+    })
+    .filter((l) => l.quantity > 0);
+  const newId_ = newId('cart', auth.region);
+  const now = new Date();
+  const newCart: CartRecord = {
+    _id: newId_,
+    tenant_id: auth.tenantId,
+    user_id: cart.user_id,
+    currency: cart.currency,
+    idempotency_key: null,
+    idempotency_scope: idempotencyScope(auth.tenantId, null, newId_),
+    products: lines,
+    status: 'open',
+    created_at: now,
+    updated_at: now,
+  };
+  await cartData(deps.mongo).insert(newCart);
+  await ensureRetention(deps, newCart);
+  const quantity = differences.some((d) => d.quantityChange !== 0);
+  const prices = differences.some((d) => d.priceChange !== 0);
+  const view = (l: (typeof lines)[number]) => {
+    const p = live.get(l.product_id);
+    return { id: l.product_id, sku: p?.sku ?? null, title: p?.title ?? null, imageUrl: p?.image_url ?? null, quantity: l.quantity, unitPrice: l.unit_price, lineTotal: l.unit_price * l.quantity };
+  };
+  const newTotals = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, false);
+  return {
+    checkoutId,
+    status: 'changed' as const,
+    totals: commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, true),
+    cartChanges: {
+      type: quantity && prices ? ('price_and_quantity' as const) : quantity ? ('quantity' as const) : ('prices' as const),
+      newCart: { cartId: newCart._id, products: lines.map(view), currency: newCart.currency, totals: newTotals },
+      differences,
+    },
+  };
+}
+
+export async function getCheckout(deps: AppDeps, tenantId: string, id: string) {
+  const r = await checkoutData(deps.mongo).find(tenantId, id);
+  if (!r) throw notFound('checkout', id, 'checkoutId');
+  return {
+    checkoutId: r._id,
+    status: r.status,
+    cartId: r.cart_id,
+    userId: r.user_id,
+    currency: r.currency,
+    products: r.lines.map(lineView),
+    totals: r.totals,
+    shippingAddress: addressView(r.shipping_address),
+    payment_intent: r.payment_intent,
+    url: r.payment_intent ? intentPageUrl(r.payment_intent, deps.config) : null,
+    orderId: r.order_id,
+    createdAt: r.created_at.toISOString(),
+  };
+}
+
+export async function findOrder(deps: AppDeps, tenantId: string, id: string, param = 'orderId'): Promise<OrderRecord> {
+  const order = await orderData(deps.mongo).find(tenantId, id);
+  if (!order) throw notFound('order', id, param);
+  return order;
+}
+
+/** GET /orders/{orderId}: the order and what of it can still be returned (open returns count). */
+export async function getOrder(deps: AppDeps, tenantId: string, id: string) {
+  const order = await findOrder(deps, tenantId, id);
+  const returns = await returnData(deps.mongo).ofOrder(tenantId, id);
+  const returned = (productId: string) =>
+    returns.filter((r) => r.product_id === productId && !r.status.startsWith('rejected.')).reduce((n, r) => n + r.quantity, 0);
+  const windowOpen = Date.now() < order.created_at.getTime() + RETURN_WINDOW_MS;
+  return {
+    orderId: order._id,
+    checkoutId: order.checkout_id,
+    userId: order.user_id,
+    status: order.status,
+    payment_intent: order.payment_intent,
+    currency: order.currency,
+    products: order.lines.map(lineView),
+    totals: order.totals,
+    shippingAddress: addressView(order.shipping_address),
+    returnableProducts: order.lines.map((l) => ({
+      productId: l.product_id,
+      returnableQuantity: windowOpen ? Math.max(0, l.quantity - returned(l.product_id)) : 0,
+      returnableReasons: [...RETURN_REASONS],
+    })),
+    createdAt: order.created_at.toISOString(),
+  };
+}

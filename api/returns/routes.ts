@@ -1,0 +1,4 @@
+import type { RouteDef } from '../http/route';
+
+// Returns.
+export const returnRoutes: RouteDef[] = [];

@@ -1,0 +1,60 @@
+import { newId } from '../platform/ids';
+import type { Mongo } from '../platform/mongo';
+import type { AddressRecord } from '../platform/records';
+
+/** An address as a request gives it (POST /commerce/addresses, or a checkout's full shippingAddress). */
+export interface AddressInput {
+  phone: string;
+  additionalPhone?: string | null;
+  address: string;
+  additionalInfo?: string | null;
+  region: string;
+  city: string;
+}
+
+/** How many of a user's addresses a cart lists (`customerAddresses`), newest first. */
+export const MAX_LISTED_ADDRESSES = 50;
+
+const sameAddress = (r: AddressRecord, a: AddressInput) =>
+  r.phone === a.phone &&
+  r.additional_phone === (a.additionalPhone ?? null) &&
+  r.address === a.address &&
+  r.additional_info === (a.additionalInfo ?? null) &&
+  r.region === a.region &&
+  r.city === a.city;
+
+/** Saved addresses of a tenant's users (the merchant's `userId`), every query scoped by tenant and user. */
+export function addressData(mongo: Mongo) {
+  const c = mongo.c.addresses;
+  return {
+    /** One of this user's addresses; null when the id is unknown, another user's or another tenant's. */
+    find: (tenantId: string, userId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId, user_id: userId }),
+    /** The user's addresses, newest first (at most MAX_LISTED_ADDRESSES). */
+    ofUser: (tenantId: string, userId: string) =>
+      c.find({ tenant_id: tenantId, user_id: userId }).sort({ created_at: -1, _id: -1 }).limit(MAX_LISTED_ADDRESSES).toArray(),
+    /**
+     * Saves an address for a user and answers its record. `reuseIdentical` (a checkout given a full address
+     * again): an address of this user with exactly these fields is answered instead of a second copy.
+     */
+    save: async (tenantId: string, region: string, userId: string, input: AddressInput, opts: { reuseIdentical?: boolean } = {}): Promise<AddressRecord> => {
+      if (opts.reuseIdentical) {
+        const same = (await c.find({ tenant_id: tenantId, user_id: userId, address: input.address, city: input.city }).toArray()).find((r) => sameAddress(r, input));
+        if (same) return same;
+      }
+      const record: AddressRecord = {
+        _id: newId('addr', region),
+        tenant_id: tenantId,
+        user_id: userId,
+        phone: input.phone,
+        additional_phone: input.additionalPhone ?? null,
+        address: input.address,
+        additional_info: input.additionalInfo ?? null,
+        region: input.region,
+        city: input.city,
+        created_at: new Date(),
+      };
+      await c.insertOne(record);
+      return record;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import type { Mongo } from '../platform/mongo';
+import type { CartLineRecord, CartRecord, ProductRecord } from '../platform/records';
+import { idempotencyScope } from './idempotency';
+
+/** What a cart needs of a product: its live price, stock, currency, and what a cart line shows. */
+export type CartProduct = Pick<ProductRecord, '_id' | 'sku' | 'title' | 'price' | 'currency' | 'stock' | 'image_url'>;
+
+const CART_PRODUCT_FIELDS = { _id: 1, sku: 1, title: 1, price: 1, currency: 1, stock: 1, image_url: 1 } as const;
+
+/** Carts, every query scoped by tenant. The API inserts them (the unique idempotency scope is the create's guard). */
+export function cartData(mongo: Mongo) {
+  const c = mongo.c.carts;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
+    /** Throws the driver's duplicate-key error when another create holds the same idempotency scope. */
+    insert: async (record: CartRecord) => void (await c.insertOne(record)),
+    /** Takes back a create whose retention could not be started (its id was never answered). */
+    takeBack: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId, status: 'open' })),
+    /**
+     * Replaces an open cart's contents; answers the cart as stored now, or null when no open cart of this
+     * tenant has this id (gone, or converted: the caller reads it again to say which).
+     */
+    replaceContents: async (tenantId: string, id: string, products: CartLineRecord[]): Promise<CartRecord | null> => {
+      const now = new Date();
+      const r = await c.updateOne({ _id: id, tenant_id: tenantId, status: 'open' }, { $set: { products, updated_at: now } });
+      if (r.matchedCount === 0) return null;
+      return c.findOne({ _id: id, tenant_id: tenantId });
+    },
+    /**
+     * Retention: deletes the cart unless a checkout converted it. `deleted`, `converted` (kept), or `gone`
+     * (nothing to delete: already deleted, or never inserted).
+     */
+    deleteIfOpen: async (tenantId: string, id: string): Promise<'deleted' | 'converted' | 'gone'> => {
+      const r = await c.deleteOne({ _id: id, tenant_id: tenantId, status: 'open' });
+      if (r.deletedCount === 1) return 'deleted';
+      const left = await c.findOne({ _id: id, tenant_id: tenantId }, { projection: { status: 1 } });
+      return left ? 'converted' : 'gone';
+    },
+  };
+}
+
+/**
+ * The tenant's products among `ids`, live (price, stock, currency as stored now). Another tenant's product
+ * is simply absent. (Reads the catalog's collection until data/products.ts offers the same read.)
+ */
+export async function cartProducts(mongo: Mongo, tenantId: string, ids: string[]): Promise<CartProduct[]> {
+  if (ids.length === 0) return [];
+  return mongo.c.products.find({ _id: { $in: ids }, tenant_id: tenantId }, { projection: CART_PRODUCT_FIELDS }).toArray();
+}

@@ -1,0 +1,45 @@
+// The lifecycle of a return, as plain rules: which status may follow which, and what a return refunds.
+//
+//   requested ──approve──▶ approved ──receive──▶ received ──(its refund settles)──▶ refunded
+//       │                      │                     └──(its refund is canceled)──▶ refund_failed
+//       └──reject(reason)──────┴──▶ rejected.<reason>
+//
+// The merchant moves a return with PUT /returns/{id} (`approved`, `received`, `rejected` with a reason);
+// `refunded` and `refund_failed` are reached by the refund alone.
+
+export type ReturnStatus = 'requested' | 'approved' | 'received' | 'refunded' | 'refund_failed' | `rejected.${string}`;
+export type ReturnMove = 'approved' | 'received' | 'rejected';
+
+/** A reason suffix: lower-case words joined by underscores, so `rejected.<reason>` stays one token. */
+export const REJECTION_REASON = /^[a-z][a-z0-9_]{0,63}$/;
+
+export function isFinal(status: ReturnStatus): boolean {
+  return status === 'refunded' || status === 'refund_failed' || status.startsWith('rejected.');
+}
+
+/**
+ * The status a merchant's move leads to, or why it is refused. Repeating the move that led to the current
+ * status is allowed (an idempotent retry) and changes nothing.
+ */
+export function nextReturnStatus(current: ReturnStatus, move: ReturnMove, reason?: string): { ok: true; status: ReturnStatus } | { ok: false; message: string } {
+  if (move === 'rejected') {
+    if (!reason || !REJECTION_REASON.test(reason)) return { ok: false, message: 'A rejection needs a reason: lower-case letters, digits and underscores' };
+    const status = `rejected.${reason}` as const;
+    if (current === status) return { ok: true, status };
+    if (current === 'requested' || current === 'approved') return { ok: true, status };
+    return { ok: false, message: `A return that is ${current} can no longer be rejected` };
+  }
+  if (move === current) return { ok: true, status: current };
+  if (move === 'approved' && current === 'requested') return { ok: true, status: 'approved' };
+  if (move === 'received' && current === 'approved') return { ok: true, status: 'received' };
+  return { ok: false, message: `A return that is ${current} cannot become ${move}` };
+}
+
+/**
+ * What a return refunds: the returned units at the price paid, and their share of the tax, rounded half
+ * up like the order's tax. Shipping is not refunded.
+ */
+export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number): number {
+  const net = unitPrice * quantity;
+  return net + Math.floor((net * taxRateBasisPoints + 5000) / 10000);
+}

@@ -1,0 +1,166 @@
+import {
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  allHandlersFinished,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { typedIdFromUuid } from '../../domain/ids';
+import { historyIsLong } from '../history';
+import { serialWriter } from '../serial-writer';
+import { commitStockSignal, releaseStockSignal, stockWorkflowId } from '../product-stock/messages';
+import { returnWorkflow } from '../return/workflow';
+import type { ReturnInput } from '../return/messages';
+import {
+  admitReturnUpdate,
+  attachIntentUpdate,
+  checkoutChangedSignal,
+  checkoutStateQuery,
+  intentOutcomeSignal,
+  returnEndedSignal,
+  type CheckoutInput,
+  type CheckoutState,
+} from './messages';
+import { CheckoutRules } from './state';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+
+/**
+ * One workflow per checkout (its id is the `chk_` id). The API holds the lines' stock with each product's
+ * stock workflow; this workflow owns those holds from then on: it releases them when the cart changed, when
+ * no payment intent is attached in time, or when the intent is canceled or expires, and sells them when the
+ * intent succeeds, creating the order. It then owns the order's returnable quantities for its return window.
+ */
+export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutState> {
+  const s = new CheckoutRules(input);
+  const writer = serialWriter(input.carried?.version ?? 0, store.saveCheckout);
+  const persist = () => writer.write({ id: input.id, status: s.status, paymentIntent: s.paymentIntent, orderId: s.orderId });
+  let changed = false;
+  const outcomes = new Map<string, 'success' | 'canceled'>();
+  const startedReturns = new Set<string>();
+
+  setHandler(
+    attachIntentUpdate,
+    async ({ paymentIntent }) => {
+      if (s.status === 'reserving') {
+        s.status = 'awaiting_payment';
+        s.paymentIntent = paymentIntent;
+        await persist();
+      }
+      return s.state();
+    },
+    {
+      validator: ({ paymentIntent }) => {
+        if (s.status === 'reserving' && !changed) return;
+        if (s.paymentIntent === paymentIntent) return; // the same attach, repeated
+        throw ApplicationFailure.nonRetryable(`This checkout is ${changed ? 'changed' : s.status}`, 'checkout_not_open');
+      },
+    },
+  );
+  setHandler(checkoutChangedSignal, () => {
+    if (s.status === 'reserving') changed = true;
+  });
+  setHandler(intentOutcomeSignal, ({ paymentIntent, status }) => void outcomes.set(paymentIntent, status));
+  setHandler(admitReturnUpdate, async (req) => {
+    const known = s.returnsByKey.get(req.idempotencyKey);
+    if (known) {
+      await condition(() => startedReturns.has(known.id) || !s.returnsByKey.has(req.idempotencyKey));
+      if (s.returnsByKey.has(req.idempotencyKey)) return { ok: true, id: known.id, created: false };
+    }
+    const id = typedIdFromUuid('ret', input.region, uuid4());
+    const decision = s.admitReturn(req, id, Date.now());
+    if (!decision.ok) return decision;
+    const ret: ReturnInput = {
+      id,
+      tenantId: input.tenantId,
+      region: input.region,
+      orderId: s.orderId!,
+      checkoutId: input.id,
+      userId: input.userId,
+      paymentIntent: s.paymentIntent!,
+      productId: req.productId,
+      quantity: req.quantity,
+      amount: decision.amount,
+      currency: input.currency,
+      reasonCode: req.reasonCode,
+      address: req.address,
+      idempotencyKey: req.idempotencyKey,
+      webhooks: req.webhooks,
+      webhookTaskQueue: input.webhookTaskQueue,
+      createdAt: new Date().toISOString(),
+    };
+    try {
+      await store.createReturnRecord(ret);
+      await startChild(returnWorkflow, { workflowId: id, args: [ret], parentClosePolicy: ParentClosePolicy.ABANDON, staticSummary: `Return of ${req.quantity} × ${req.productId} from ${ret.orderId}` });
+    } catch (err) {
+      s.undoReturn(req.idempotencyKey);
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof ApplicationFailure && cause.type === 'idempotency_key_in_use')
+        throw ApplicationFailure.nonRetryable(cause.message, 'idempotency_key_in_use');
+      throw err;
+    }
+    startedReturns.add(id);
+    return { ok: true, id, created: true };
+  });
+  setHandler(returnEndedSignal, ({ returnId, rejected }) => s.returnEnded(returnId, rejected));
+  setHandler(checkoutStateQuery, () => s.state());
+
+  /** Tells each line's stock owner; a product whose owner never started (nothing held) is skipped. */
+  const tellStock = async (signal: typeof releaseStockSignal | typeof commitStockSignal) => {
+    for (const line of input.lines) {
+      try {
+        await getExternalWorkflowHandle(stockWorkflowId(line.productId)).signal(signal, { holder: input.id });
+      } catch (err) {
+        log.warn('the stock owner of a line could not be told', { productId: line.productId, error: String(err) });
+      }
+    }
+  };
+
+  if (!input.carried) {
+    await condition(() => s.status !== 'reserving' || changed, input.attachWithinMs);
+    if (s.status === 'reserving') {
+      s.status = changed ? 'changed' : 'abandoned';
+      await tellStock(releaseStockSignal);
+      await persist();
+      await writer.flushed();
+      return s.state();
+    }
+  }
+  if (s.status === 'awaiting_payment') {
+    // The intent ends by its own deadline at the latest, and tells this workflow.
+    await condition(() => outcomes.has(s.paymentIntent!));
+    if (outcomes.get(s.paymentIntent!) === 'canceled') {
+      s.status = 'canceled';
+      await tellStock(releaseStockSignal);
+      await persist();
+      await writer.flushed();
+      return s.state();
+    }
+    s.status = 'completed';
+    s.paidAt = Date.now();
+    s.orderId = typedIdFromUuid('ord', input.region, uuid4());
+    await tellStock(commitStockSignal);
+    await store.createOrder({ checkout: input, orderId: s.orderId, paymentIntent: s.paymentIntent!, createdAt: new Date().toISOString() });
+    await store.markCartConverted({ tenantId: input.tenantId, cartId: input.cartId });
+    await persist();
+  }
+  // Paid: the order takes returns for its window; the workflow continues as new when its history grows.
+  while (!s.mayClose(Date.now())) {
+    await condition(historyIsLong, Math.max(1, s.paidAt! + input.returnWindowMs - Date.now()));
+    if (historyIsLong()) {
+      await condition(allHandlersFinished);
+      await writer.flushed();
+      await continueAsNew<typeof checkoutWorkflow>({ ...input, carried: s.carry(writer.version()) });
+    }
+  }
+  await condition(allHandlersFinished);
+  await writer.flushed();
+  return s.state();
+}

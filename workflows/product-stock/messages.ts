@@ -1,0 +1,48 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+// Messages of a product's stock workflow: the one owner of the units for sale of one product. Reservations
+// are Updates (the answer says whether the units were held); release and commit are Signals (fire and
+// forget from a checkout's workflow, idempotent per holder).
+
+export const PRODUCT_STOCK_WORKFLOW = 'productStockWorkflow';
+
+/** One stock workflow per product, forever (it continues as new). */
+export const stockWorkflowId = (productId: string) => `stock:${productId}`;
+
+export interface ProductStockInput {
+  productId: string;
+  tenantId: string;
+  /** The record's `stock` when the workflow was first started (read by whoever started it). */
+  initialStock: number;
+  carried?: StockCarried;
+}
+
+export interface StockCarried {
+  onHand: number;
+  holds: [string, number][];
+  version: number;
+}
+
+export interface ReserveRequest {
+  /** Who holds the units: a checkout id. Reserving again for the same holder answers its hold. */
+  holder: string;
+  quantity: number;
+}
+
+export type ReserveResult = { ok: true; quantity: number; available: number } | { ok: false; available: number };
+
+export interface StockLevel {
+  /** Units on hand: set by the merchant, lowered by sales. */
+  onHand: number;
+  /** Units for sale: on hand minus what open checkouts hold (never below 0). */
+  available: number;
+  held: number;
+}
+
+export const reserveStockUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('reserve');
+export const setStockUpdate = defineUpdate<StockLevel, [{ stock: number }]>('setStock');
+/** The holder's checkout ended unpaid: its units are for sale again. */
+export const releaseStockSignal = defineSignal<[{ holder: string }]>('release');
+/** The holder's checkout was paid: its units are sold. */
+export const commitStockSignal = defineSignal<[{ holder: string }]>('commit');
+export const stockLevelQuery = defineQuery<StockLevel>('stockLevel');

@@ -1,0 +1,60 @@
+import type { ReserveRequest, ReserveResult, StockCarried, StockLevel } from './messages';
+
+// A product's units as plain code: what a reservation, a release, a sale or a merchant's count does to
+// them. No Temporal API here, so it is tested directly.
+
+export class StockState {
+  onHand: number;
+  /** Holders and their units. Holder ids come from our checkouts, but a Map keeps them data all the same. */
+  readonly holds: Map<string, number>;
+
+  constructor(initialStock: number, carried?: StockCarried) {
+    this.onHand = carried?.onHand ?? initialStock;
+    this.holds = new Map(carried?.holds ?? []);
+  }
+
+  held(): number {
+    let sum = 0;
+    for (const q of this.holds.values()) sum += q;
+    return sum;
+  }
+
+  available(): number {
+    return Math.max(0, this.onHand - this.held());
+  }
+
+  level(): StockLevel {
+    return { onHand: this.onHand, available: this.available(), held: this.held() };
+  }
+
+  /** All the units asked for, or none: a checkout line is either held in full or reported short. */
+  reserve(req: ReserveRequest): ReserveResult {
+    const existing = this.holds.get(req.holder);
+    if (existing !== undefined) return { ok: true, quantity: existing, available: this.available() };
+    if (!Number.isInteger(req.quantity) || req.quantity < 1 || req.quantity > this.available()) return { ok: false, available: this.available() };
+    this.holds.set(req.holder, req.quantity);
+    return { ok: true, quantity: req.quantity, available: this.available() };
+  }
+
+  /** Returns whether anything changed (an unknown or settled holder changes nothing). */
+  release(holder: string): boolean {
+    return this.holds.delete(holder);
+  }
+
+  commit(holder: string): boolean {
+    const q = this.holds.get(holder);
+    if (q === undefined) return false;
+    this.holds.delete(holder);
+    this.onHand = Math.max(0, this.onHand - q);
+    return true;
+  }
+
+  /** The merchant counted the shelf: units on hand; open holds still count against it. */
+  set(stock: number): void {
+    this.onHand = stock;
+  }
+
+  carry(version: number): StockCarried {
+    return { onHand: this.onHand, holds: [...this.holds], version };
+  }
+}

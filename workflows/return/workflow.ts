@@ -1,0 +1,122 @@
+import { allHandlersFinished, ApplicationFailure, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
+import { backoffMs } from '../../domain/polling';
+import { emitEvent } from '../emit-event';
+import { serialWriter } from '../serial-writer';
+import { returnEndedSignal } from '../checkout/messages';
+import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from './messages';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+
+/** How often, at most, a received return asks how its refund stands (the refund settles within its SLA). */
+const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
+
+/**
+ * One workflow per return (its id is the `ret_` id), started by its order's checkout workflow. The merchant
+ * moves it (requested -> approved -> received, or rejected.<reason>); once received and its refund admitted
+ * (by the API, through the payment intent's refund admission), it waits for the refund to settle: refunded
+ * or refund_failed. Every status change is written and sent to the tenant's commerce webhooks.
+ */
+export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress> {
+  let status: ReturnStatus = 'requested';
+  let refund: string | null = null;
+  const writer = serialWriter(1, store.saveReturn);
+  const progress = (): ReturnProgress => ({ status, refund });
+
+  /** A status change: written, then sent to the tenant's return webhooks. */
+  const changed = async () => {
+    await writer.write({ id: input.id, status, refund });
+    const now = new Date().toISOString();
+    const body = returnWebhookBody(input, status, refund, now);
+    await emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type: `return.${status.startsWith('rejected.') ? 'rejected' : status}`,
+      objectId: input.id,
+      source: { kind: 'return', id: input.id },
+      data: body,
+      endpoints: input.webhooks,
+      format: 'legacy',
+      legacyBody: body,
+    });
+  };
+
+  setHandler(
+    moveReturnUpdate,
+    async ({ move, reason }) => {
+      const next = nextReturnStatus(status, move, reason);
+      if (next.ok && next.status !== status) {
+        status = next.status;
+        await changed();
+      }
+      return progress();
+    },
+    {
+      validator: ({ move, reason }) => {
+        const next = nextReturnStatus(status, move, reason);
+        if (!next.ok) throw ApplicationFailure.nonRetryable(next.message, 'return_transition_invalid');
+      },
+    },
+  );
+  setHandler(
+    returnRefundStartedUpdate,
+    (req) => {
+      refund ??= req.refund;
+      return progress();
+    },
+    {
+      validator: (_req) => {
+        if (status !== 'received' && refund === null) throw ApplicationFailure.nonRetryable(`A return that is ${status} is not refunded`, 'return_transition_invalid');
+      },
+    },
+  );
+  setHandler(returnProgressQuery, progress);
+
+  await changed(); // requested: the record exists already; this sends the first webhook
+  await condition(() => isFinal(status) || refund !== null);
+  if (refund !== null) {
+    // The refund's own workflow settles it within its SLA; ask its record with backoff.
+    for (let checks = 0; ; checks++) {
+      const state = await store.refundState({ tenantId: input.tenantId, refund });
+      if (state === 'success' || state === 'canceled') {
+        status = state === 'success' ? 'refunded' : 'refund_failed';
+        await changed();
+        break;
+      }
+      await sleep(backoffMs(checks, 1000, REFUND_POLL_CAP_MS));
+    }
+  }
+  if (status.startsWith('rejected.')) {
+    try {
+      await getExternalWorkflowHandle(input.checkoutId).signal(returnEndedSignal, { returnId: input.id, rejected: true });
+    } catch (err) {
+      log.warn('the order no longer takes returns; nothing to give back', { error: String(err) });
+    }
+  }
+  await condition(allHandlersFinished);
+  await writer.flushed();
+  return progress();
+}
+
+/** The body of a return webhook: the Return object (camelCase, as GET /returns answers it) and the event. */
+export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string): Record<string, unknown> {
+  return {
+    webhook_type: 'return',
+    event: `return.${status}`,
+    id: input.id,
+    orderId: input.orderId,
+    idempotencyKey: input.idempotencyKey,
+    userId: input.userId,
+    productId: input.productId,
+    status,
+    reasonCode: input.reasonCode,
+    quantity: input.quantity,
+    address: input.address,
+    amount: input.amount,
+    currency: input.currency,
+    refund,
+    updatedAt,
+  };
+}
