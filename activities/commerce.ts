@@ -44,8 +44,8 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
   const orders = orderData(mongo);
   const returns = returnData(mongo);
   return {
-    async saveProductStock(p: { tenantId: string; productId: string; stock: number; version: number }): Promise<void> {
-      await productStockData(mongo).save(p.tenantId, p.productId, p.stock, p.version);
+    async saveProductStock(p: { tenantId: string; productId: string; stock: number; price?: number; version: number }): Promise<void> {
+      await productStockData(mongo).save(p.tenantId, p.productId, p.stock, p.version, p.price);
     },
 
     async saveCheckout(p: { id: string; version: number; status: 'reserving' | 'awaiting_payment' | 'completed' | 'canceled' | 'changed' | 'abandoned'; paymentIntent: string | null; orderId: string | null }): Promise<void> {

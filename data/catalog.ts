@@ -99,9 +99,6 @@ export function productData(mongo: Mongo) {
         return { inserted: false, reason: 'sku_taken' };
       }
     },
-    /** The price, at once (carts and checkouts read it live); false when no such product of the tenant. */
-    setPrice: async (tenantId: string, id: string, price: number): Promise<boolean> =>
-      (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: { price, updated_at: new Date() } })).matchedCount === 1,
     /** One page of a search, and how many products match it in all. */
     search: async (tenantId: string, s: ProductSearch): Promise<{ items: ProductRecord[]; totalItems: number }> => {
       if (s.productIds && s.productIds.length === 0) return { items: [], totalItems: 0 };

@@ -57,5 +57,7 @@ export function returnData(mongo: Mongo) {
     },
     save: async (id: string, version: number, set: Pick<ReturnRecord, 'status' | 'refund'>) =>
       void (await c.updateOne({ _id: id, version: { $lt: version } }, { $set: { ...set, version, updated_at: new Date() } })),
+    /** For the page-numbered list reader (data/page-list.ts), which scopes every page by tenant. */
+    collection: () => c,
   };
 }

@@ -1,6 +1,6 @@
 import type { Mongo } from '../platform/mongo';
 
-/** The product record's units for sale, as written by the product's stock workflow (its only writer). */
+/** The product record's units for sale (and price), as written by the product's stock workflow (its only writer). */
 export function productStockData(mongo: Mongo) {
   const c = mongo.c.products;
   return {
@@ -8,10 +8,10 @@ export function productStockData(mongo: Mongo) {
     stockOf: async (tenantId: string, productId: string) =>
       (await c.findOne({ _id: productId, tenant_id: tenantId }, { projection: { stock: 1 } }))?.stock ?? null,
     /** Applied only over an older write of the owner: a late or repeated write never moves the stock back. */
-    save: async (tenantId: string, productId: string, stock: number, version: number) =>
+    save: async (tenantId: string, productId: string, stock: number, version: number, price?: number) =>
       void (await c.updateOne(
         { _id: productId, tenant_id: tenantId, $or: [{ stock_version: { $lt: version } }, { stock_version: { $exists: false } }] },
-        { $set: { stock, stock_version: version, updated_at: new Date() } },
+        { $set: { stock, ...(price !== undefined ? { price } : {}), stock_version: version, updated_at: new Date() } },
       )),
   };
 }

@@ -5,7 +5,7 @@ import type { Mongo } from '../../platform/mongo';
 import type { CatalogRecord, CategoryAttributeRecord, CategoryRecord, ProductRecord } from '../../platform/records';
 import { catalogData, categoryData, productData } from '../../data/catalog';
 import type { AppDeps } from '../deps';
-import { setProductStock } from '../commerce/stock';
+import { setProductPrice, setProductStock } from '../commerce/stock';
 import type { BrowseQuery } from './query';
 import type { CatalogCreateBody, CategoryCreateBody, ProductCreateBody, ProductUpdateBody } from './schemas';
 import { catalogView, categoryView, pagination, productView, type CategoryView, type ProductView } from './views';
@@ -105,13 +105,13 @@ export async function createProduct(mongo: Mongo, tenant: Tenant, body: ProductC
   return record._id;
 }
 
-/** PATCH: the price on the record, the stock through its owner; the product as it now is. */
+/** PATCH: price and stock through the product's owner (its stock workflow, the record's one writer); the product as it now is. */
 export async function updateProduct(deps: AppDeps, tenantId: string, productId: string, body: ProductUpdateBody): Promise<ProductView> {
   const products = productData(deps.mongo);
   if (!(await products.find(tenantId, productId))) throw notFound('product', productId, 'id');
   // The stock first: its owner is the one that may refuse, and then nothing is written.
   if (body.stock !== undefined) await setProductStock(deps, tenantId, productId, body.stock);
-  if (body.price !== undefined) await products.setPrice(tenantId, productId, body.price);
+  if (body.price !== undefined) await setProductPrice(deps, tenantId, productId, body.price);
   const now = await products.find(tenantId, productId);
   if (!now) throw notFound('product', productId, 'id');
   return productView(now);

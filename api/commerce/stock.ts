@@ -6,6 +6,7 @@ import {
   PRODUCT_STOCK_WORKFLOW,
   releaseStockSignal,
   reserveStockUpdate,
+  setPriceUpdate,
   setStockUpdate,
   stockWorkflowId,
   type ProductStockInput,
@@ -40,6 +41,11 @@ async function onOwner<R, A extends unknown[]>(deps: AppDeps, tenantId: string, 
 /** Sets a product's units on hand (admin PATCH); the owner has written the record when this returns. */
 export async function setProductStock(deps: AppDeps, tenantId: string, productId: string, stock: number): Promise<StockLevel> {
   return onOwner(deps, tenantId, productId, setStockUpdate, [{ stock }]);
+}
+
+/** Sets a product's price through its owner, the one writer of the product record once it runs. */
+export async function setProductPrice(deps: AppDeps, tenantId: string, productId: string, price: number): Promise<StockLevel> {
+  return onOwner(deps, tenantId, productId, setPriceUpdate, [{ price }]);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
-// Messages of a product's stock workflow: the one owner of the units for sale of one product. Reservations
+// Messages of a product's stock workflow: the one owner of the units for sale of one product (and the one
+// writer of its record once it runs). Reservations
 // are Updates (the answer says whether the units were held); release and commit are Signals (fire and
 // forget from a checkout's workflow, idempotent per holder).
 
@@ -21,6 +22,8 @@ export interface StockCarried {
   onHand: number;
   holds: [string, number][];
   version: number;
+  /** The price last set through the owner (null: never; the record's stands). */
+  price?: number | null;
 }
 
 export interface ReserveRequest {
@@ -41,6 +44,12 @@ export interface StockLevel {
 
 export const reserveStockUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('reserve');
 export const setStockUpdate = defineUpdate<StockLevel, [{ stock: number }]>('setStock');
+/**
+ * The merchant's new price. It goes through the owner too: every write of the product record after its
+ * creation is then one writer's, in order (FerretDB rewrites a whole document per update, so two writers
+ * of one product could undo each other's field).
+ */
+export const setPriceUpdate = defineUpdate<StockLevel, [{ price: number }]>('setPrice');
 /** The holder's checkout ended unpaid: its units are for sale again. */
 export const releaseStockSignal = defineSignal<[{ holder: string }]>('release');
 /** The holder's checkout was paid: its units are sold. */

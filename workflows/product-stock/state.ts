@@ -5,11 +5,13 @@ import type { ReserveRequest, ReserveResult, StockCarried, StockLevel } from './
 
 export class StockState {
   onHand: number;
+  price: number | null;
   /** Holders and their units. Holder ids come from our checkouts, but a Map keeps them data all the same. */
   readonly holds: Map<string, number>;
 
   constructor(initialStock: number, carried?: StockCarried) {
     this.onHand = carried?.onHand ?? initialStock;
+    this.price = carried?.price ?? null;
     this.holds = new Map(carried?.holds ?? []);
   }
 
@@ -55,6 +57,6 @@ export class StockState {
   }
 
   carry(version: number): StockCarried {
-    return { onHand: this.onHand, holds: [...this.holds], version };
+    return { onHand: this.onHand, holds: [...this.holds], version, price: this.price };
   }
 }

@@ -6,6 +6,7 @@ import {
   commitStockSignal,
   releaseStockSignal,
   reserveStockUpdate,
+  setPriceUpdate,
   setStockUpdate,
   stockLevelQuery,
   type ProductStockInput,
@@ -22,20 +23,37 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
 export async function productStockWorkflow(input: ProductStockInput): Promise<void> {
   const s = new StockState(input.initialStock, input.carried);
   const writer = serialWriter(input.carried?.version ?? 0, store.saveProductStock);
-  const persist = () => writer.write({ tenantId: input.tenantId, productId: input.productId, stock: s.available() });
+  const persist = () =>
+    writer.write({ tenantId: input.tenantId, productId: input.productId, stock: s.available(), ...(s.price !== null ? { price: s.price } : {}) });
+  /** An Update answers once every write asked for so far is done: what it changed is then what a read sees. */
+  const persisted = async () => {
+    void persist();
+    await writer.flushed();
+  };
 
   setHandler(reserveStockUpdate, async (req) => {
     const result = s.reserve(req);
-    if (result.ok) await persist();
+    if (result.ok) await persisted();
     return result;
   });
-  setHandler(setStockUpdate, async ({ stock }) => {
-    s.set(stock);
-    await persist();
-    return s.level();
-  }, { validator: ({ stock }) => {
-    if (!Number.isInteger(stock) || stock < 0) throw new Error('stock must be a whole number of units, 0 or more');
-  } });
+  setHandler(
+    setStockUpdate,
+    async ({ stock }) => {
+      s.set(stock);
+      await persisted();
+      return s.level();
+    },
+    { validator: ({ stock }) => wholeAmount(stock, 'stock') },
+  );
+  setHandler(
+    setPriceUpdate,
+    async ({ price }) => {
+      s.price = price;
+      await persisted();
+      return s.level();
+    },
+    { validator: ({ price }) => wholeAmount(price, 'price') },
+  );
   setHandler(releaseStockSignal, ({ holder }) => {
     if (s.release(holder)) void persist();
   });
@@ -44,9 +62,12 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
   });
   setHandler(stockLevelQuery, () => s.level());
 
-  if (!input.carried) await persist(); // the record follows the owner from its first run
   await condition(historyIsLong);
   await condition(allHandlersFinished);
   await writer.flushed();
   await continueAsNew<typeof productStockWorkflow>({ ...input, carried: s.carry(writer.version()) });
+}
+
+function wholeAmount(n: number, what: string): void {
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${what} must be a whole number, 0 or more`);
 }

@@ -26,14 +26,16 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
 
   /** A status change: written, then sent to the tenant's return webhooks. */
   const changed = async () => {
-    await writer.write({ id: input.id, status, refund });
+    // The event describes the status this change made, whatever a later Update changes while it is sent.
     const now = new Date().toISOString();
+    const type = `return.${status.startsWith('rejected.') ? 'rejected' : status}`;
     const body = returnWebhookBody(input, status, refund, now);
+    await writer.write({ id: input.id, status, refund });
     await emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
       tenantId: input.tenantId,
       region: input.region,
-      type: `return.${status.startsWith('rejected.') ? 'rejected' : status}`,
+      type,
       objectId: input.id,
       source: { kind: 'return', id: input.id },
       data: body,
@@ -62,8 +64,11 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   );
   setHandler(
     returnRefundStartedUpdate,
-    (req) => {
-      refund ??= req.refund;
+    async (req) => {
+      if (refund === null) {
+        refund = req.refund;
+        await writer.write({ id: input.id, status, refund });
+      }
       return progress();
     },
     {

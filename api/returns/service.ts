@@ -1,0 +1,193 @@
+import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { pageList } from '../../data/page-list';
+import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
+import { newId } from '../../platform/ids';
+import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
+import { addressData } from '../../data/addresses';
+import { returnData } from '../../data/checkouts';
+import { commerceSettingsData } from '../../data/commerce-settings';
+import { admitReturnUpdate } from '../../workflows/checkout/messages';
+import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
+import type { AppDeps, AuthContext } from '../deps';
+import { addressSnapshot, addressView } from '../carts/views';
+import { endpointRefs, planWebhookEndpoints } from '../events/endpoints';
+import { runUpdate } from '../http/workflow-calls';
+import { admitRefund } from '../refunds/service';
+import { getPaymentIntent } from '../payment-intents/service';
+import { findOrder } from '../checkouts/service';
+import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
+
+/** A Return object of the spec, from its record (the order gives its product's title). */
+export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
+  const line = order?.lines.find((l) => l.product_id === r.product_id);
+  return {
+    id: r._id,
+    orderId: r.order_id,
+    idempotencyKey: r.idempotency_key,
+    userId: r.user_id,
+    productId: r.product_id,
+    product: line ? { id: line.product_id, title: line.title } : null,
+    status: r.status,
+    reasonCode: r.reason_code,
+    quantity: r.quantity,
+    address: addressView(r.address),
+    amount: r.amount,
+    currency: r.currency,
+    refund: r.refund,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+/** The collection address: one of the user's saved addresses, or the given one, kept with the return only. */
+async function collectionAddress(deps: AppDeps, auth: AuthContext, order: OrderRecord, given: ReturnCreateBody['address']): Promise<AddressSnapshot> {
+  if ('id' in given) {
+    const saved = await addressData(deps.mongo).find(auth.tenantId, order.user_id, given.id);
+    if (!saved) throw invalidRequest('resource_missing', `No such address of this order's user: '${given.id}'`, 'address.id');
+    return addressSnapshot(saved);
+  }
+  return {
+    _id: newId('addr', auth.region),
+    phone: given.phone,
+    additional_phone: given.additionalPhone ?? null,
+    address: given.address,
+    additional_info: given.additionalInfo ?? null,
+    region: given.region,
+    city: given.city,
+  };
+}
+
+/**
+ * POST /returns. The order's workflow (its checkout's) owns what can still be returned: its Update checks
+ * the quantity against the order and every return not rejected, and starts the return's workflow, one at
+ * a time. A known idempotencyKey answers its return.
+ */
+export async function createReturn(deps: AppDeps, auth: AuthContext, body: ReturnCreateBody) {
+  const returns = returnData(deps.mongo);
+  const known = await returns.byIdempotencyKey(auth.tenantId, body.idempotencyKey);
+  if (known) {
+    if (known.order_id !== body.orderId) throw invalidRequest('idempotency_key_in_use', 'This idempotencyKey was used for a return of another order', 'idempotencyKey');
+    return { status: 200, body: { id: known._id } };
+  }
+  const order = await findOrder(deps, auth.tenantId, body.orderId);
+  const address = await collectionAddress(deps, auth, order, body.address);
+  const settings = await commerceSettingsData(deps.mongo).find(auth.tenantId);
+  const admission = await runUpdate(
+    deps,
+    () =>
+      deps.temporal.workflow.getHandle(order.checkout_id).executeUpdate(admitReturnUpdate, {
+        args: [
+          {
+            idempotencyKey: body.idempotencyKey,
+            productId: body.productId,
+            quantity: body.quantity,
+            reasonCode: body.reasonCode,
+            address,
+            webhooks: endpointRefs(settings?.webhook_urls ?? []),
+          },
+        ],
+      }),
+    () => invalidRequest('return_window_closed', 'The return window of this order has closed', 'orderId'),
+  ).catch((err: unknown) => {
+    if (err instanceof DomainError && err.code === 'idempotency_key_in_use') throw invalidRequest(err.code, err.message, 'idempotencyKey');
+    throw err;
+  });
+  if (!admission.ok) {
+    const param = admission.code === 'return_quantity_exceeded' ? 'quantity' : admission.code === 'product_not_in_order' ? 'productId' : 'orderId';
+    throw invalidRequest(admission.code, admission.message, param);
+  }
+  return { status: 200, body: { id: admission.id } };
+}
+
+async function returnOr404(deps: AppDeps, tenantId: string, id: string): Promise<ReturnRecord> {
+  const r = await returnData(deps.mongo).find(tenantId, id);
+  if (!r) throw notFound('return', id, 'id');
+  return r;
+}
+
+/**
+ * PUT /returns/{id}: the merchant's move. `received` also refunds it: the refund is admitted against the
+ * order's payment intent (idempotency key `return:<id>`, so a repeated PUT makes one refund) and handed to
+ * the return's workflow, which becomes `refunded` when the refund settles.
+ */
+export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, body: ReturnMoveBody) {
+  const r = await returnOr404(deps, auth.tenantId, id);
+  if (body.status === 'rejected' && !body.reason) throw invalidRequest('parameter_missing', 'A rejection needs a reason', 'reason');
+  const handle = deps.temporal.workflow.getHandle(id);
+  const wanted = body.status === 'rejected' ? `rejected.${body.reason}` : body.status;
+  const progress = await runUpdate(
+    deps,
+    () => handle.executeUpdate(moveReturnUpdate, { args: [{ move: body.status, ...(body.reason ? { reason: body.reason } : {}) }] }),
+    async () => {
+      // The return has ended: the same move again answers it, anything else is too late.
+      if (r.status === wanted || (wanted === 'received' && (r.status === 'refunded' || r.status === 'refund_failed'))) return { status: r.status, refund: r.refund };
+      throw conflict('return_transition_invalid', `A return that is ${r.status} cannot become ${wanted}`);
+    },
+  ).catch((err: unknown) => {
+    if (err instanceof DomainError && err.code === 'return_transition_invalid') throw conflict(err.code, err.message);
+    throw err;
+  });
+  if (progress.status === 'received' && progress.refund === null) {
+    const order = await findOrder(deps, auth.tenantId, r.order_id);
+    const intent = await getPaymentIntent(deps, auth.tenantId, order.payment_intent);
+    const admitted = await admitRefund(
+      deps,
+      intent,
+      {
+        amount: r.amount,
+        currency: r.currency,
+        idempotencyKey: `return:${r._id}`,
+        slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
+        webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
+      },
+      { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
+    );
+    await runUpdate(
+      deps,
+      () => handle.executeUpdate(returnRefundStartedUpdate, { args: [{ refund: admitted.record._id }] }),
+      () => conflict('return_transition_invalid', 'The return ended before its refund was recorded'),
+    );
+  }
+  const [now, order] = await Promise.all([returnOr404(deps, auth.tenantId, id), findOrder(deps, auth.tenantId, r.order_id).catch(() => null)]);
+  return { status: 200, body: returnView(now, order) };
+}
+
+export const RETURN_LIST: PageListSpec = {
+  filterable: {
+    userId: { type: 'string', column: 'user_id' },
+    idempotencyKey: { type: 'string', column: 'idempotency_key' },
+    status: { type: 'string' },
+    id: { type: 'string', column: '_id' },
+    amount: { type: 'integer' },
+  },
+  sortable: { createdAt: 'created_at', amount: 'amount' },
+  defaultSort: ['createdAt', 'DESC'],
+};
+
+export const DEFAULT_PER_PAGE = 20;
+export const MAX_PER_PAGE = 100;
+
+/** `$in:[a,b]` as the commerce endpoints write lists, read as the list language's `$in:a,b`. */
+function unbracket(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unbracket);
+  return typeof value === 'string' ? value.replace(/^((?:\$not:)?\$(?:in|btw)):\[(.*)\]$/, '$1:$2') : value;
+}
+
+/** GET /returns: page-numbered with `page` and `perPage` (default 20, at most 100), `{returns, pagination}`. */
+export async function listReturns(deps: AppDeps, tenantId: string, raw: Record<string, unknown>) {
+  const { perPage, ...rest } = raw;
+  if ('limit' in rest) throw invalidRequest('parameter_unknown', 'Received unknown parameter: limit (this list pages with perPage)', 'limit');
+  let limit = DEFAULT_PER_PAGE;
+  if (perPage !== undefined) {
+    const n = typeof perPage === 'string' && /^\d{1,4}$/.test(perPage) ? Number(perPage) : NaN;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_PER_PAGE) throw invalidRequest('parameter_invalid', `perPage must be a whole number from 1 to ${MAX_PER_PAGE}`, 'perPage');
+    limit = n;
+  }
+  const query = parsePageQuery(Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, unbracket(v)])), RETURN_LIST);
+  const page = await pageList(returnData(deps.mongo).collection(), { tenant_id: tenantId }, { ...query, limit }, '/returns', RETURN_LIST);
+  return {
+    returns: page.data.map((r) => returnView(r)),
+    pagination: { totalItems: page.meta.totalItems, currentPage: page.meta.currentPage, pageSize: limit, totalPages: page.meta.totalPages },
+  };
+}

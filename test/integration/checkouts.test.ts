@@ -1,0 +1,291 @@
+import { admin, api, createMerchant, eventually, mongo, pay, startOlderHookReceiver, type Merchant } from './harness';
+
+// Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
+// the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
+// releasing the stock, and a return followed to its refund with a webhook for each status.
+
+let m: Merchant;
+let hooks: Awaited<ReturnType<typeof startOlderHookReceiver>>;
+let seq = 0;
+
+async function product(price: number, stock: number, merchant = m): Promise<string> {
+  const r = await admin.post(`/admin/tenants/${merchant.tenant}/products`, {
+    sku: `SKU-${Date.now()}-${++seq}`,
+    title: { en: `Thing ${seq}`, ar: `شيء ${seq}` },
+    price,
+    currency: 'EUR',
+    stock,
+  });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+const patch = (id: string, body: Record<string, number>, merchant = m) =>
+  fetchJson('PATCH', `/admin/tenants/${merchant.tenant}/products/${id}`, body);
+
+async function fetchJson(method: string, path: string, body: unknown) {
+  const { call, getStack } = await import('./harness');
+  return call(method, path, { body, key: getStack().adminToken });
+}
+
+/** A cart of the user with these lines. */
+async function cart(lines: { id: string; quantity: number }[], merchant = m, userId = `user-${++seq}`): Promise<string> {
+  const c = await api.post('/commerce/cart', { userId, currency: 'EUR' }, merchant.secretKey);
+  expect(c.status).toBe(201);
+  const set = await api.post('/cart', { cartId: c.body.cartId, products: lines }, merchant.secretKey);
+  expect(set.status).toBe(200);
+  return c.body.cartId;
+}
+
+const ADDRESS = { phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' };
+const checkout = (cartId: string, merchant = m) => api.post('/checkouts', { cartId, shippingAddress: ADDRESS }, merchant.secretKey);
+
+async function stockOf(productId: string): Promise<number> {
+  const db = await mongo();
+  try {
+    return (await db.db().collection('products').findOne({ _id: productId as never }))!.stock as number;
+  } finally {
+    await db.close();
+  }
+}
+
+/** Pays a checkout's intent and waits for its order. */
+async function paidOrder(checkoutId: string, intent: string, merchant = m): Promise<string> {
+  expect((await pay(intent, merchant.publishableKey)).body.status).toBe('success');
+  return eventually(async () => {
+    const c = await api.get(`/checkouts/${checkoutId}`, merchant.secretKey);
+    return c.body.status === 'completed' ? (c.body.orderId as string) : undefined;
+  }, 20_000, 'the order');
+}
+
+beforeAll(async () => {
+  m = await createMerchant();
+  hooks = await startOlderHookReceiver();
+  const settings = await fetchJson('PUT', `/admin/tenants/${m.tenant}/commerce-settings`, {
+    taxRateBasisPoints: 1000,
+    shippingFlat: 700,
+    freeShippingFrom: 100_000,
+    webhook_urls: [`${hooks.base}/returns`],
+    webhook_secret: 'returns-secret',
+  });
+  expect(settings.status).toBe(200);
+});
+afterAll(() => hooks.close());
+
+describe('checkout', () => {
+  test('holds the stock, prices it live with shipping, and its payment makes the order; the cart is converted and the stock sold', async () => {
+    const a = await product(2500, 5);
+    const b = await product(1000, 3);
+    const cartId = await cart([{ id: a, quantity: 2 }, { id: b, quantity: 1 }]);
+    const r = await checkout(cartId);
+    expect(r.status).toBe(201);
+    // 6000 + 10% tax (600) + flat shipping 700
+    expect(r.body).toMatchObject({ status: 'awaiting_payment', totals: { subtotal: 6000, tax: 600, shipping: 700, total: 7300 }, payment_intent: expect.stringMatching(/^pi_/) });
+    expect(r.body.url).toContain(`/pay/${r.body.payment_intent}`);
+    expect([await stockOf(a), await stockOf(b)]).toEqual([3, 2]);
+    const intent = await api.get(`/v202607/payment-intents/${r.body.payment_intent}`, m.secretKey);
+    expect(intent.body).toMatchObject({ amount: 7300, currency: 'EUR', status: 'pending' });
+
+    const orderId = await paidOrder(r.body.checkoutId, r.body.payment_intent);
+    const order = await api.get(`/orders/${orderId}`, m.secretKey);
+    expect(order.body).toMatchObject({
+      orderId,
+      status: 'paid',
+      payment_intent: r.body.payment_intent,
+      totals: { total: 7300 },
+      shippingAddress: { address: '1 Palm Street', city: 'Dubai' },
+      returnableProducts: [
+        { productId: a, returnableQuantity: 2, returnableReasons: expect.arrayContaining(['damaged']) },
+        { productId: b, returnableQuantity: 1 },
+      ],
+    });
+    expect([await stockOf(a), await stockOf(b)]).toEqual([3, 2]);
+    expect((await api.get(`/cart/${cartId}`, m.secretKey)).body.status).toBe('converted');
+    expect((await api.post('/cart', { cartId, products: [{ id: a, quantity: 1 }] }, m.secretKey)).status).toBe(409);
+  });
+
+  test('a full address is saved for the user and listed on their next cart; a saved one is used by id', async () => {
+    const a = await product(500, 10);
+    const userId = `addr-user-${Date.now()}`;
+    const first = await checkout(await cart([{ id: a, quantity: 1 }], m, userId));
+    expect(first.status).toBe(201);
+    const next = await api.post('/commerce/cart', { userId, currency: 'EUR' }, m.secretKey);
+    expect(next.body.customerAddresses).toEqual([expect.objectContaining({ id: expect.stringMatching(/^addr_/), address: '1 Palm Street' })]);
+    await api.post('/cart', { cartId: next.body.cartId, products: [{ id: a, quantity: 1 }] }, m.secretKey);
+    const byId = await api.post('/checkouts', { cartId: next.body.cartId, shippingAddress: { id: next.body.customerAddresses[0].id } }, m.secretKey);
+    expect(byId.status).toBe(201);
+  });
+
+  test('canceling the payment intent releases the held stock', async () => {
+    const a = await product(800, 4);
+    const r = await checkout(await cart([{ id: a, quantity: 3 }]));
+    expect(await stockOf(a)).toBe(1);
+    expect((await api.post(`/v202607/payment-intents/${r.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
+    await eventually(async () => ((await stockOf(a)) === 4 ? true : undefined), 15_000, 'the stock released');
+    expect((await api.get(`/checkouts/${r.body.checkoutId}`, m.secretKey)).body).toMatchObject({ status: 'canceled', orderId: null });
+  });
+
+  test('10 concurrent checkouts of the last unit: exactly one holds it, the others get cartChanges with newQuantity 0', async () => {
+    const last = await product(1500, 1);
+    const carts = await Promise.all(Array.from({ length: 10 }, () => cart([{ id: last, quantity: 1 }])));
+    const replies = await Promise.all(carts.map((c) => checkout(c)));
+    const won = replies.filter((r) => r.status === 201);
+    const lost = replies.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(9);
+    for (const r of lost) {
+      expect(r.body.cartChanges).toMatchObject({ type: 'quantity', differences: [{ productId: last, quantityChange: -1, newQuantity: 0, priceChange: 0, newPrice: 1500 }] });
+      expect(r.body).not.toHaveProperty('payment_intent');
+    }
+    expect(await stockOf(last)).toBe(0);
+  });
+});
+
+describe('cartChanges', () => {
+  test('prices: a price changed since the cart was set; continuing with newCart checks out at the new price', async () => {
+    const a = await product(2000, 5);
+    const cartId = await cart([{ id: a, quantity: 2 }]);
+    expect((await patch(a, { price: 2200 })).status).toBe(200);
+    const r = await checkout(cartId);
+    expect(r.status).toBe(200);
+    expect(r.body.cartChanges).toMatchObject({
+      type: 'prices',
+      differences: [{ productId: a, quantityChange: 0, newQuantity: 2, priceChange: 200, newPrice: 2200 }],
+      newCart: { cartId: expect.stringMatching(/^cart_/), currency: 'EUR', products: [expect.objectContaining({ id: a, quantity: 2, unitPrice: 2200 })], totals: { subtotal: 4400 } },
+    });
+    // Nothing stays held: the checkout's workflow lets the lines go.
+    await eventually(async () => ((await stockOf(a)) === 5 ? true : undefined), 10_000, 'the hold released');
+    const again = await checkout(r.body.cartChanges.newCart.cartId);
+    expect(again.status).toBe(201);
+    expect(again.body.totals).toMatchObject({ subtotal: 4400, tax: 440 });
+  });
+
+  test('quantity: fewer in stock than asked', async () => {
+    const a = await product(300, 5);
+    const cartId = await cart([{ id: a, quantity: 4 }]);
+    await patch(a, { stock: 2 });
+    const r = await checkout(cartId);
+    expect(r.body.cartChanges).toMatchObject({ type: 'quantity', differences: [{ productId: a, quantityChange: -2, newQuantity: 2, priceChange: 0 }] });
+    expect((await checkout(r.body.cartChanges.newCart.cartId)).status).toBe(201);
+  });
+
+  test('price_and_quantity: both, on different lines; an unchanged line keeps its hold released too', async () => {
+    const a = await product(300, 5);
+    const b = await product(400, 5);
+    const c = await product(500, 5);
+    const cartId = await cart([{ id: a, quantity: 1 }, { id: b, quantity: 3 }, { id: c, quantity: 1 }]);
+    await patch(a, { price: 350 });
+    await patch(b, { stock: 1 });
+    const r = await checkout(cartId);
+    expect(r.body.cartChanges.type).toBe('price_and_quantity');
+    expect(r.body.cartChanges.differences).toEqual(
+      expect.arrayContaining([expect.objectContaining({ productId: a, priceChange: 50 }), expect.objectContaining({ productId: b, newQuantity: 1 })]),
+    );
+    await eventually(async () => ((await stockOf(c)) === 5 ? true : undefined), 10_000, 'the unchanged line released');
+  });
+});
+
+describe('refused checkouts', () => {
+  test("an unknown cart, another tenant's cart, an empty cart, an unknown saved address", async () => {
+    const other = await createMerchant();
+    const a = await product(100, 5);
+    const mine = await cart([{ id: a, quantity: 1 }]);
+    expect((await checkout('cart_eu_000000000000000000000')).status).toBe(404);
+    expect((await checkout(mine, other)).status).toBe(404);
+    const empty = await api.post('/commerce/cart', { userId: 'u-empty', currency: 'EUR' }, m.secretKey);
+    const r = await checkout(empty.body.cartId);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('cart_empty');
+    const bad = await api.post('/checkouts', { cartId: mine, shippingAddress: { id: 'addr_eu_000000000000000000000' } }, m.secretKey);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('shippingAddress.id');
+  });
+});
+
+describe('returns', () => {
+  let orderId: string;
+  let productId: string;
+  let paymentIntent: string;
+  beforeAll(async () => {
+    productId = await product(1000, 10);
+    const r = await checkout(await cart([{ id: productId, quantity: 3 }]));
+    paymentIntent = r.body.payment_intent;
+    orderId = await paidOrder(r.body.checkoutId, paymentIntent);
+  });
+  const ask = (quantity: number, idempotencyKey: string, order = orderId, key = m.secretKey) =>
+    api.post('/returns', { orderId: order, idempotencyKey, productId, quantity, reasonCode: 'damaged', address: ADDRESS }, key);
+  const put = (id: string, body: Record<string, string>) => fetchJsonKey('PUT', `/returns/${id}`, body);
+  async function fetchJsonKey(method: string, path: string, body: unknown) {
+    const { call } = await import('./harness');
+    return call(method, path, { body, key: m.secretKey });
+  }
+
+  test('a return is followed to its refund, with a webhook for each status; its quantity is no longer returnable', async () => {
+    const r = await ask(1, `ret-${Date.now()}`);
+    expect(r.status).toBe(200);
+    const id = r.body.id;
+    expect((await api.get(`/orders/${orderId}`, m.secretKey)).body.returnableProducts[0].returnableQuantity).toBe(2);
+    expect((await put(id, { status: 'approved' })).body.status).toBe('approved');
+    const received = await put(id, { status: 'received' });
+    expect(received.status).toBe(200);
+    expect(received.body).toMatchObject({ status: 'received', refund: expect.stringMatching(/^re_/), amount: 1100 });
+    await eventually(async () => {
+      const list = await api.get(`/returns?filter.id=$eq:${id}`, m.secretKey);
+      return list.body.returns[0]?.status === 'refunded' ? true : undefined;
+    }, 30_000, 'the return refunded');
+    const refund = await api.get(`/v202607/refunds/${received.body.refund}`, m.secretKey);
+    expect(refund.body).toMatchObject({ payment_intent: paymentIntent, amount: 1100, status: 'success' });
+    const bodies = await eventually(async () => {
+      const mine = hooks.hooks.filter((h) => h.body.id === id);
+      return mine.length >= 4 ? mine : undefined;
+    }, 15_000, 'four return webhooks');
+    // Each delivery is its own workflow: they may arrive in any order; updatedAt orders them.
+    expect(bodies.map((h) => h.body.status).sort()).toEqual(['approved', 'received', 'refunded', 'requested']);
+    expect([...bodies].sort((x, y) => x.body.updatedAt.localeCompare(y.body.updatedAt)).map((h) => h.body.status)).toEqual(['requested', 'approved', 'received', 'refunded']);
+    expect(bodies.every((h) => h.secret === 'returns-secret' && h.body.webhook_type === 'return' && h.body.orderId === orderId)).toBe(true);
+  });
+
+  test('the same idempotencyKey answers the same return; a quantity above what is still returnable is 400', async () => {
+    const key = `ret-same-${Date.now()}`;
+    const a = await ask(1, key);
+    const b = await ask(1, key);
+    expect(b.body.id).toBe(a.body.id);
+    const left = (await api.get(`/orders/${orderId}`, m.secretKey)).body.returnableProducts[0].returnableQuantity;
+    const tooMany = await ask(left + 1, `ret-big-${Date.now()}`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatchObject({ code: 'return_quantity_exceeded', param: 'quantity' });
+  });
+
+  test('a rejected return gives its quantity back; moves out of order are 409', async () => {
+    const before = (await api.get(`/orders/${orderId}`, m.secretKey)).body.returnableProducts[0].returnableQuantity;
+    const r = await ask(1, `ret-rej-${Date.now()}`);
+    expect((await put(r.body.id, { status: 'received' })).status).toBe(409);
+    expect((await put(r.body.id, { status: 'rejected', reason: 'worn' })).body.status).toBe('rejected.worn');
+    await eventually(async () => {
+      const now = (await api.get(`/orders/${orderId}`, m.secretKey)).body.returnableProducts[0].returnableQuantity;
+      return now === before ? true : undefined;
+    }, 10_000, 'the quantity back');
+    // ...and the order's workflow admits it again
+    expect((await ask(before, `ret-after-${Date.now()}`)).status).toBe(200);
+  });
+
+  test('GET /returns filters by user, status and amount, with pagination', async () => {
+    const all = await api.get('/returns?perPage=2', m.secretKey);
+    expect(all.status).toBe(200);
+    expect(all.body.pagination).toMatchObject({ currentPage: 1, pageSize: 2 });
+    expect(all.body.returns.length).toBeLessThanOrEqual(2);
+    const rejected = await api.get('/returns?filter.status=$in:[rejected.worn,refunded]', m.secretKey);
+    expect(rejected.body.returns.map((r: { status: string }) => r.status).sort()).toEqual(expect.arrayContaining(['refunded', 'rejected.worn']));
+    const user = all.body.returns[0].userId;
+    const byUser = await api.get(`/returns?filter.userId=$eq:${encodeURIComponent(user)}&filter.amount=$gte:1000`, m.secretKey);
+    expect(byUser.body.returns.every((r: { userId: string; amount: number }) => r.userId === user && r.amount >= 1000)).toBe(true);
+    expect((await api.get('/returns?perPage=101', m.secretKey)).status).toBe(400);
+  });
+
+  test("another tenant cannot read the order or ask for a return of it", async () => {
+    const other = await createMerchant();
+    expect((await api.get(`/orders/${orderId}`, other.secretKey)).status).toBe(404);
+    expect((await ask(1, `x-${Date.now()}`, orderId, other.secretKey)).status).toBe(404);
+    expect((await api.get('/returns', other.secretKey)).body.returns).toEqual([]);
+  });
+});

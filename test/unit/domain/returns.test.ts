@@ -1,0 +1,156 @@
+import { isFinal, nextReturnStatus, REJECTION_REASON, returnAmount, type ReturnMove, type ReturnStatus } from '../../../domain/returns';
+import { commerceTotals } from '../../../domain/commerce-totals';
+
+// A return's lifecycle as plain rules: every status against every move of the merchant (repeats are
+// idempotent, finished returns refuse everything, a rejection needs a well-formed reason), and what a
+// return refunds (its units at the price paid, plus their tax rounded half up).
+
+const STATUSES: ReturnStatus[] = ['requested', 'approved', 'received', 'refunded', 'refund_failed', 'rejected.damaged'];
+
+/** What each move leads to from each status: a status, or `refused`. The rejection's reason is `damaged`. */
+const TABLE: Record<string, Record<ReturnMove, ReturnStatus | 'refused'>> = {
+  requested: { approved: 'approved', received: 'refused', rejected: 'rejected.damaged' },
+  approved: { approved: 'approved', received: 'received', rejected: 'rejected.damaged' },
+  received: { approved: 'refused', received: 'received', rejected: 'refused' },
+  refunded: { approved: 'refused', received: 'refused', rejected: 'refused' },
+  refund_failed: { approved: 'refused', received: 'refused', rejected: 'refused' },
+  'rejected.damaged': { approved: 'refused', received: 'refused', rejected: 'rejected.damaged' },
+};
+
+const pairs = STATUSES.flatMap((current) => (['approved', 'received', 'rejected'] as ReturnMove[]).map((move) => [current, move, TABLE[current]![move]] as const));
+
+describe('nextReturnStatus: every status against every move', () => {
+  test.each(pairs)('%s + %s -> %s', (current, move, expected) => {
+    const next = nextReturnStatus(current, move, move === 'rejected' ? 'damaged' : undefined);
+    if (expected === 'refused') {
+      expect(next.ok).toBe(false);
+      if (!next.ok) expect(next.message).toMatch(new RegExp(`^A return that is ${current.replace('.', '\\.')} `));
+    } else {
+      expect(next).toEqual({ ok: true, status: expected });
+    }
+  });
+
+  test('the table covers every status and every move: 6 × 3 pairs', () => {
+    expect(pairs).toHaveLength(18);
+  });
+});
+
+describe('repeats are idempotent', () => {
+  test.each([
+    ['approved', 'approved'],
+    ['received', 'received'],
+  ] as const)('%s again answers %s, unchanged', (current, move) => {
+    expect(nextReturnStatus(current, move)).toEqual({ ok: true, status: current });
+  });
+
+  test('the same rejection again answers the same status', () => {
+    expect(nextReturnStatus('rejected.wrong_size', 'rejected', 'wrong_size')).toEqual({ ok: true, status: 'rejected.wrong_size' });
+  });
+
+  test('a rejection with another reason, once rejected, is refused', () => {
+    const next = nextReturnStatus('rejected.wrong_size', 'rejected', 'damaged');
+    expect(next).toEqual({ ok: false, message: 'A return that is rejected.wrong_size can no longer be rejected' });
+  });
+
+  test('a move that leads back is refused (approved after received, approved after refunded)', () => {
+    expect(nextReturnStatus('received', 'approved')).toEqual({ ok: false, message: 'A return that is received cannot become approved' });
+    expect(nextReturnStatus('refunded', 'approved')).toEqual({ ok: false, message: 'A return that is refunded cannot become approved' });
+  });
+
+  test('received cannot skip approved', () => {
+    expect(nextReturnStatus('requested', 'received')).toEqual({ ok: false, message: 'A return that is requested cannot become received' });
+  });
+
+  test('refunded and refund_failed are reached by the refund alone: no move leads there', () => {
+    for (const current of STATUSES) {
+      for (const move of ['approved', 'received', 'rejected'] as ReturnMove[]) {
+        const next = nextReturnStatus(current, move, 'damaged');
+        if (next.ok) expect(['refunded', 'refund_failed']).not.toContain(next.status);
+      }
+    }
+  });
+});
+
+describe('rejection reasons', () => {
+  test.each(['damaged', 'wrong_size', 'a', 'late2', 'x'.repeat(64), 'a_1_b'])('%p is a reason: requested -> rejected.<reason>', (reason) => {
+    expect(nextReturnStatus('requested', 'rejected', reason)).toEqual({ ok: true, status: `rejected.${reason}` });
+    expect(nextReturnStatus('approved', 'rejected', reason)).toEqual({ ok: true, status: `rejected.${reason}` });
+  });
+
+  test.each([undefined, '', 'Damaged', 'too-late', 'two words', '1st', '_x', 'x'.repeat(65), 'damaged.again', 'تالف', 'damaged\n'])('%p is not a reason', (reason) => {
+    const next = nextReturnStatus('requested', 'rejected', reason);
+    expect(next).toEqual({ ok: false, message: 'A rejection needs a reason: lower-case letters, digits and underscores' });
+  });
+
+  test('a bad reason is refused before the status is looked at (a finished return too)', () => {
+    expect(nextReturnStatus('refunded', 'rejected', 'Bad')).toEqual({ ok: false, message: 'A rejection needs a reason: lower-case letters, digits and underscores' });
+  });
+
+  test('a reason given with another move is ignored', () => {
+    expect(nextReturnStatus('requested', 'approved', 'Whatever Text')).toEqual({ ok: true, status: 'approved' });
+  });
+
+  test('REJECTION_REASON is anchored: one token, at most 64 characters', () => {
+    expect(REJECTION_REASON.test('ok_reason')).toBe(true);
+    expect(REJECTION_REASON.test('ok reason')).toBe(false);
+    expect(REJECTION_REASON.test('x'.repeat(64))).toBe(true);
+    expect(REJECTION_REASON.test('x'.repeat(65))).toBe(false);
+  });
+});
+
+describe('isFinal', () => {
+  test.each([
+    ['requested', false],
+    ['approved', false],
+    ['received', false],
+    ['refunded', true],
+    ['refund_failed', true],
+    ['rejected.damaged', true],
+    ['rejected.other_reason', true],
+  ] as const)('%s: %p', (status, final) => {
+    expect(isFinal(status)).toBe(final);
+  });
+});
+
+describe('returnAmount: units at the price paid plus their tax, half up', () => {
+  test.each([
+    // [unitPrice, quantity, bp, amount]: net + floor((net * bp + 5000) / 10000)
+    [1000, 2, 1500, 2300], // 300 exactly
+    [5, 1, 1000, 6], // tax 0.5: up
+    [1, 1, 5000, 2], // 0.5: up
+    [1, 1, 4999, 1], // 0.4999: down
+    [3, 1, 5000, 5], // 1.5: up
+    [10, 1, 1500, 12], // 1.5: up
+    [14999, 1, 1, 15000], // 1.4999: down
+    [5000, 1, 1, 5001], // 0.5: up
+    [4999, 1, 1, 4999], // 0.4999: down
+    [250, 3, 1500, 863], // 112.5: up
+    [7, 3, 0, 21], // no tax
+    [12345, 1, 10000, 24690], // 100 %
+    [0, 5, 1500, 0],
+  ])('%i × %i at %i bp: %i', (unitPrice, quantity, bp, amount) => {
+    expect(returnAmount(unitPrice, quantity, bp)).toBe(amount);
+  });
+
+  test('the tax is rounded on the returned units together, not per unit', () => {
+    // 3 × 5 at 10 %: 1.5 -> 2 once, where per unit it would be 3 × round(0.5) = 3.
+    expect(returnAmount(5, 3, 1000)).toBe(17);
+  });
+
+  test('returning a whole single-line order refunds exactly what its products cost with tax (shipping not refunded)', () => {
+    for (const [unitPrice, quantity, bp] of [
+      [1999, 3, 1500],
+      [250, 3, 1500],
+      [5, 1, 1000],
+      [123457, 7, 875],
+    ]) {
+      const t = commerceTotals([{ unitPrice: unitPrice!, quantity: quantity! }], { taxRateBasisPoints: bp!, shippingFlat: 700, freeShippingFrom: null }, true);
+      expect(returnAmount(unitPrice!, quantity!, bp!)).toBe(t.subtotal + t.tax);
+      expect(returnAmount(unitPrice!, quantity!, bp!)).toBe(t.total - t.shipping!);
+    }
+  });
+
+  test('integers in, an integer out', () => {
+    for (let price = 1; price < 200; price += 7) for (const bp of [1, 333, 1500, 9999]) expect(Number.isInteger(returnAmount(price, 3, bp))).toBe(true);
+  });
+});
