@@ -10,10 +10,15 @@ export function checkoutData(mongo: Mongo) {
   const c = mongo.c.checkouts;
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** The cart's open (or paid) checkout, if it has one. */
+    openOfCart: (tenantId: string, cartId: string) => c.findOne({ open_scope: cartId, tenant_id: tenantId }),
+    /** Throws the driver's duplicate-key error when the cart has an open checkout already. */
     insert: async (record: CheckoutRecord) => void (await c.insertOne(record)),
-    /** The workflow's write: applied only over an older version. */
-    save: async (id: string, version: number, set: Pick<CheckoutRecord, 'status' | 'payment_intent' | 'order_id'>) =>
-      void (await c.updateOne({ _id: id, version: { $lt: version } }, { $set: { ...set, version, updated_at: new Date() } })),
+    /** The workflow's write: applied only over an older version. A checkout that ended unpaid frees its cart. */
+    save: async (id: string, version: number, set: Pick<CheckoutRecord, 'status' | 'payment_intent' | 'order_id'>) => {
+      const ended = set.status === 'changed' || set.status === 'abandoned' || set.status === 'canceled';
+      await c.updateOne({ _id: id, version: { $lt: version } }, { $set: { ...set, ...(ended ? { open_scope: id } : {}), version, updated_at: new Date() } });
+    },
   };
 }
 

@@ -35,11 +35,19 @@ export function nextReturnStatus(current: ReturnStatus, move: ReturnMove, reason
   return { ok: false, message: `A return that is ${current} cannot become ${move}` };
 }
 
+/** The order's tax on a net amount: its rate in basis points, rounded half up (as commerceTotals does). */
+function orderTax(net: number, taxRateBasisPoints: number): number {
+  return Number((BigInt(net) * BigInt(taxRateBasisPoints) + 5000n) / 10000n);
+}
+
 /**
- * What a return refunds: the returned units at the price paid, and their share of the tax, rounded half
- * up like the order's tax. Shipping is not refunded.
+ * What a return refunds: the returned units at the price paid, and their share of the order's tax. The share
+ * is the order's tax on everything returned so far with these units, minus its tax on what was returned
+ * before them (returns not rejected): the shares of an order's returns add up to the tax on what they return
+ * together, so a whole order returned gives back exactly the tax paid and split returns never more. Shipping
+ * is not refunded.
  */
-export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number): number {
+export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number, returnedNetBefore = 0): number {
   const net = unitPrice * quantity;
-  return net + Math.floor((net * taxRateBasisPoints + 5000) / 10000);
+  return net + orderTax(returnedNetBefore + net, taxRateBasisPoints) - orderTax(returnedNetBefore, taxRateBasisPoints);
 }

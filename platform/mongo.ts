@@ -183,6 +183,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'carts', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'addresses', key: { tenant_id: 1, user_id: 1 } },
   { collection: 'orders', key: { checkout_id: 1 }, unique: true },
+  { collection: 'checkouts', key: { open_scope: 1 }, unique: true },
   { collection: 'returns', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'returns', key: { tenant_id: 1, order_id: 1 } },
   { collection: 'returns', key: { tenant_id: 1, created_at: -1, _id: -1 } },

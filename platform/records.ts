@@ -579,6 +579,11 @@ export interface CheckoutRecord {
    * changes (nothing held); `abandoned` when no intent was attached in time.
    */
   status: 'reserving' | 'awaiting_payment' | 'completed' | 'canceled' | 'changed' | 'abandoned';
+  /**
+   * The cart's id while this checkout is open or paid, else its own id: unique, so a cart has one open
+   * checkout (a repeated POST /checkouts answers it instead of holding the stock and charging twice).
+   */
+  open_scope: string;
   order_id: string | null;
   created_at: Date;
   updated_at: Date;

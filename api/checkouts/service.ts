@@ -14,7 +14,8 @@ import { addressSnapshot, addressView } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
 import { runUpdate } from '../http/workflow-calls';
-import { insertAndStart, newIntentRecord } from '../payment-intents/service';
+import { cancelPaymentIntent, insertAndStart, newIntentRecord } from '../payment-intents/service';
+import { isDuplicateKeyError } from '../../platform/mongo';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { START_DEADLINE_MS } from '../../platform/temporal';
 import { RETURN_REASONS, type CheckoutCreateBody } from './schemas';
@@ -64,12 +65,18 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
     shipping_address: address,
     payment_intent: null,
     status: 'reserving',
+    open_scope: cart._id,
     order_id: null,
     created_at: now,
     updated_at: now,
     version: 0,
   };
-  await checkoutData(deps.mongo).insert(record);
+  try {
+    await checkoutData(deps.mongo).insert(record);
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return openCheckoutAnswer(deps, auth, cart);
+  }
   await startCheckoutWorkflow(deps, record, auth.region);
 
   const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })));
@@ -90,14 +97,31 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
   }
 
   const intent = await checkoutIntent(deps, auth, record);
-  await runUpdate(
-    deps,
-    () => handle.executeUpdate(attachIntentUpdate, { args: [{ paymentIntent: intent }] }),
-    () => new DomainError('conflict', 'checkout_not_open', 'This checkout ended before its payment intent was made; check the cart out again'),
-  );
+  try {
+    await runUpdate(
+      deps,
+      () => handle.executeUpdate(attachIntentUpdate, { args: [{ paymentIntent: intent }] }),
+      () => new DomainError('conflict', 'checkout_not_open', 'This checkout ended before its payment intent was made; check the cart out again'),
+    );
+  } catch (err) {
+    // The checkout let its stock go: an intent nobody will turn into an order must not stay payable.
+    if (err instanceof DomainError && err.kind === 'conflict') await cancelPaymentIntent(deps, auth.tenantId, intent).catch(() => undefined);
+    throw err;
+  }
   return {
     status: 201,
     body: { checkoutId: id, status: 'awaiting_payment' as const, totals, payment_intent: intent, url: intentPageUrl(intent, deps.config) },
+  };
+}
+
+/** A repeated POST /checkouts of a cart with an open checkout: that checkout, once it has its payment intent. */
+async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cart: CartRecord) {
+  const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cart._id);
+  if (open?.status === 'completed') throw conflict('cart_converted', 'This cart was checked out and paid already');
+  if (!open?.payment_intent) throw conflict('checkout_in_progress', 'This cart is being checked out; retry in a moment');
+  return {
+    status: 200,
+    body: { checkoutId: open._id, status: open.status, totals: open.totals, payment_intent: open.payment_intent, url: intentPageUrl(open.payment_intent, deps.config) },
   };
 }
 

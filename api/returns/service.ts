@@ -131,21 +131,29 @@ export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, b
   if (progress.status === 'received' && progress.refund === null) {
     const order = await findOrder(deps, auth.tenantId, r.order_id);
     const intent = await getPaymentIntent(deps, auth.tenantId, order.payment_intent);
-    const admitted = await admitRefund(
-      deps,
-      intent,
-      {
-        amount: r.amount,
-        currency: r.currency,
-        idempotencyKey: `return:${r._id}`,
-        slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
-        webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
-      },
-      { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
-    );
+    let outcome: { refund: string } | { refusal: string };
+    try {
+      const admitted = await admitRefund(
+        deps,
+        intent,
+        {
+          amount: r.amount,
+          currency: r.currency,
+          idempotencyKey: `return:${r._id}`,
+          slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
+          webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
+        },
+        { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
+      );
+      outcome = { refund: admitted.record._id };
+    } catch (err) {
+      // The payment can no longer cover it (refunded elsewhere): the return ends refund_failed, not stuck.
+      if (!(err instanceof DomainError && err.code.startsWith('REFUND_'))) throw err;
+      outcome = { refusal: err.code };
+    }
     await runUpdate(
       deps,
-      () => handle.executeUpdate(returnRefundStartedUpdate, { args: [{ refund: admitted.record._id }] }),
+      () => handle.executeUpdate(returnRefundStartedUpdate, { args: [outcome] }),
       () => conflict('return_transition_invalid', 'The return ended before its refund was recorded'),
     );
   }

@@ -104,6 +104,17 @@ describe('checkout', () => {
     expect((await api.post('/cart', { cartId, products: [{ id: a, quantity: 1 }] }, m.secretKey)).status).toBe(409);
   });
 
+  test('checking the same cart out again answers its open checkout: one hold, one payment intent', async () => {
+    const a = await product(900, 5);
+    const cartId = await cart([{ id: a, quantity: 2 }]);
+    const first = await checkout(cartId);
+    const again = await checkout(cartId);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ checkoutId: first.body.checkoutId, payment_intent: first.body.payment_intent });
+    expect(await stockOf(a)).toBe(3);
+  });
+
   test('a full address is saved for the user and listed on their next cart; a saved one is used by id', async () => {
     const a = await product(500, 10);
     const userId = `addr-user-${Date.now()}`;

@@ -47,8 +47,20 @@ export class CheckoutRules {
     const left = this.returnable(req.productId);
     if (!Number.isInteger(req.quantity) || req.quantity < 1 || req.quantity > left)
       return { ok: false, code: 'return_quantity_exceeded', message: `At most ${left} of product ${req.productId} can still be returned (open returns count)` };
+    const returnedNetBefore = this.returnedNet();
     this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false });
-    return { ok: true, amount: returnAmount(line.unitPrice, req.quantity, this.input.taxRateBasisPoints), unitPrice: line.unitPrice };
+    return { ok: true, amount: returnAmount(line.unitPrice, req.quantity, this.input.taxRateBasisPoints, returnedNetBefore), unitPrice: line.unitPrice };
+  }
+
+  /** The price of everything returned so far (returns not rejected), across the order's products. */
+  returnedNet(): number {
+    let net = 0;
+    for (const r of this.returnsByKey.values()) {
+      if (r.rejected) continue;
+      const line = this.input.lines.find((l) => l.productId === r.productId);
+      if (line) net += line.unitPrice * r.quantity;
+    }
+    return net;
   }
 
   /** A return that could not be started gives its quantity and key back. */

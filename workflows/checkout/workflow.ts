@@ -44,7 +44,8 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   const persist = () => writer.write({ id: input.id, status: s.status, paymentIntent: s.paymentIntent, orderId: s.orderId });
   let changed = false;
   const outcomes = new Map<string, 'success' | 'canceled'>();
-  const startedReturns = new Set<string>();
+  // Returns carried across continue-as-new were started by an earlier run.
+  const startedReturns = new Set<string>(input.carried?.returns.map((r) => r.id) ?? []);
 
   setHandler(
     attachIntentUpdate,
@@ -71,8 +72,12 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   setHandler(admitReturnUpdate, async (req) => {
     const known = s.returnsByKey.get(req.idempotencyKey);
     if (known) {
-      await condition(() => startedReturns.has(known.id) || !s.returnsByKey.has(req.idempotencyKey));
-      if (s.returnsByKey.has(req.idempotencyKey)) return { ok: true, id: known.id, created: false };
+      await condition(() => startedReturns.has(known.id) || s.returnsByKey.get(req.idempotencyKey) !== known);
+      const now = s.returnsByKey.get(req.idempotencyKey);
+      if (now) {
+        await condition(() => startedReturns.has(now.id));
+        return { ok: true, id: now.id, created: false };
+      }
     }
     const id = typedIdFromUuid('ret', input.region, uuid4());
     const decision = s.admitReturn(req, id, Date.now());

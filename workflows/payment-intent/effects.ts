@@ -126,7 +126,9 @@ async function tellOwner(run: IntentRun, owner: string, status: 'success' | 'can
   try {
     await getExternalWorkflowHandle(owner).signal(intentOutcomeSignal, { paymentIntent: run.input.id, status });
   } catch (err) {
-    log.warn('the owner of this payment intent could not be told its outcome', { owner, error: String(err) });
+    // A paid intent whose owner is gone (a checkout that let its stock go) has no order: operators must act.
+    const say = status === 'success' ? log.error : log.warn;
+    say('the owner of this payment intent could not be told its outcome (operator alert when paid)', { owner, status, error: String(err) });
   }
 }
 

@@ -24,6 +24,8 @@ export interface StockCarried {
   version: number;
   /** The price last set through the owner (null: never; the record's stands). */
   price?: number | null;
+  /** Holders already released or sold (they can never hold again). */
+  settled?: string[];
 }
 
 export interface ReserveRequest {

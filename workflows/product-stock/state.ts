@@ -1,5 +1,8 @@
 import type { ReserveRequest, ReserveResult, StockCarried, StockLevel } from './messages';
 
+/** How many settled holders a product remembers: far more than can race one checkout's late reserve. */
+export const SETTLED_KEPT = 1000;
+
 // A product's units as plain code: what a reservation, a release, a sale or a merchant's count does to
 // them. No Temporal API here, so it is tested directly.
 
@@ -8,11 +11,17 @@ export class StockState {
   price: number | null;
   /** Holders and their units. Holder ids come from our checkouts, but a Map keeps them data all the same. */
   readonly holds: Map<string, number>;
+  /**
+   * Holders whose units were released or sold, newest last (at most SETTLED_KEPT): a reserve of theirs that
+   * arrives late (an Update admitted before its caller gave up) must not hold units nobody will release.
+   */
+  readonly settled: Set<string>;
 
   constructor(initialStock: number, carried?: StockCarried) {
     this.onHand = carried?.onHand ?? initialStock;
     this.price = carried?.price ?? null;
     this.holds = new Map(carried?.holds ?? []);
+    this.settled = new Set(carried?.settled ?? []);
   }
 
   held(): number {
@@ -33,6 +42,7 @@ export class StockState {
   reserve(req: ReserveRequest): ReserveResult {
     const existing = this.holds.get(req.holder);
     if (existing !== undefined) return { ok: true, quantity: existing, available: this.available() };
+    if (this.settled.has(req.holder)) return { ok: false, available: this.available() };
     if (!Number.isInteger(req.quantity) || req.quantity < 1 || req.quantity > this.available()) return { ok: false, available: this.available() };
     this.holds.set(req.holder, req.quantity);
     return { ok: true, quantity: req.quantity, available: this.available() };
@@ -40,11 +50,19 @@ export class StockState {
 
   /** Returns whether anything changed (an unknown or settled holder changes nothing). */
   release(holder: string): boolean {
+    this.settle(holder);
     return this.holds.delete(holder);
+  }
+
+  private settle(holder: string): void {
+    this.settled.delete(holder);
+    this.settled.add(holder);
+    if (this.settled.size > SETTLED_KEPT) this.settled.delete(this.settled.values().next().value!);
   }
 
   commit(holder: string): boolean {
     const q = this.holds.get(holder);
+    this.settle(holder);
     if (q === undefined) return false;
     this.holds.delete(holder);
     this.onHand = Math.max(0, this.onHand - q);
@@ -57,6 +75,6 @@ export class StockState {
   }
 
   carry(version: number): StockCarried {
-    return { onHand: this.onHand, holds: [...this.holds], version, price: this.price };
+    return { onHand: this.onHand, holds: [...this.holds], version, price: this.price, settled: [...this.settled] };
   }
 }

@@ -32,8 +32,9 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
   };
 
   setHandler(reserveStockUpdate, async (req) => {
+    const held = s.holds.has(req.holder);
     const result = s.reserve(req);
-    if (result.ok) await persisted();
+    if (result.ok && !held) await persisted(); // the same holder again changes nothing
     return result;
   });
   setHandler(
@@ -63,8 +64,14 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
   setHandler(stockLevelQuery, () => s.level());
 
   await condition(historyIsLong);
-  await condition(allHandlersFinished);
-  await writer.flushed();
+  // Nothing may be in flight when the run hands over: no Update unanswered, no write unissued. A write's
+  // activity is an await, during which new messages can arrive; so check again after each flush.
+  for (;;) {
+    await condition(allHandlersFinished);
+    const version = writer.version();
+    await writer.flushed();
+    if (allHandlersFinished() && writer.version() === version) break;
+  }
   await continueAsNew<typeof productStockWorkflow>({ ...input, carried: s.carry(writer.version()) });
 }
 

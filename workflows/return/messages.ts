@@ -26,6 +26,8 @@ export interface ReturnInput {
   webhooks: EndpointRef[];
   webhookTaskQueue: string;
   createdAt: string; // ISO
+  /** Carried across continue-as-new (a refund polled for long). */
+  carried?: { status: ReturnStatus; refund: string | null; version: number };
 }
 
 export interface ReturnProgress {
@@ -35,6 +37,9 @@ export interface ReturnProgress {
 
 /** The merchant moves the return on (`approved`, `received`, `rejected` with a reason). */
 export const moveReturnUpdate = defineUpdate<ReturnProgress, [{ move: ReturnMove; reason?: string }]>('moveReturn');
-/** The refund of a received return was admitted (by the API, against the order's payment intent). */
-export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [{ refund: string }]>('returnRefundStarted');
+/**
+ * The refund of a received return was admitted (by the API, against the order's payment intent), or refused
+ * (`refusal`: the payment's refundable balance no longer covers it): the return is then `refund_failed`.
+ */
+export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [{ refund: string } | { refusal: string }]>('returnRefundStarted');
 export const returnProgressQuery = defineQuery<ReturnProgress>('returnProgress');

@@ -1,4 +1,5 @@
-import { allHandlersFinished, ApplicationFailure, condition, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { historyIsLong } from '../history';
 import type { Activities } from '../../activities';
 import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
 import { backoffMs } from '../../domain/polling';
@@ -19,9 +20,9 @@ const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
  * or refund_failed. Every status change is written and sent to the tenant's commerce webhooks.
  */
 export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress> {
-  let status: ReturnStatus = 'requested';
-  let refund: string | null = null;
-  const writer = serialWriter(1, store.saveReturn);
+  let status: ReturnStatus = input.carried?.status ?? 'requested';
+  let refund: string | null = input.carried?.refund ?? null;
+  const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn);
   const progress = (): ReturnProgress => ({ status, refund });
 
   /** A status change: written, then sent to the tenant's return webhooks. */
@@ -65,7 +66,12 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   setHandler(
     returnRefundStartedUpdate,
     async (req) => {
-      if (refund === null) {
+      if (refund !== null || status !== 'received') return progress();
+      if ('refusal' in req) {
+        log.warn('the refund of a received return was refused', { refusal: req.refusal });
+        status = 'refund_failed';
+        await changed();
+      } else {
         refund = req.refund;
         await writer.write({ id: input.id, status, refund });
       }
@@ -79,7 +85,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   );
   setHandler(returnProgressQuery, progress);
 
-  await changed(); // requested: the record exists already; this sends the first webhook
+  if (!input.carried) await changed(); // requested: the record exists already; this sends the first webhook
   await condition(() => isFinal(status) || refund !== null);
   if (refund !== null) {
     // The refund's own workflow settles it within its SLA; ask its record with backoff.
@@ -91,6 +97,11 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
         break;
       }
       await sleep(backoffMs(checks, 1000, REFUND_POLL_CAP_MS));
+      if (historyIsLong()) {
+        await condition(allHandlersFinished);
+        await writer.flushed();
+        await continueAsNew<typeof returnWorkflow>({ ...input, carried: { status, refund, version: writer.version() } });
+      }
     }
   }
   if (status.startsWith('rejected.')) {
@@ -109,7 +120,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
 export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string): Record<string, unknown> {
   return {
     webhook_type: 'return',
-    event: `return.${status}`,
+    event: `return.${status.startsWith('rejected.') ? 'rejected' : status}`,
     id: input.id,
     orderId: input.orderId,
     idempotencyKey: input.idempotencyKey,

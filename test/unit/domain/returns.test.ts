@@ -3,7 +3,8 @@ import { commerceTotals } from '../../../domain/commerce-totals';
 
 // A return's lifecycle as plain rules: every status against every move of the merchant (repeats are
 // idempotent, finished returns refuse everything, a rejection needs a well-formed reason), and what a
-// return refunds (its units at the price paid, plus their tax rounded half up).
+// return refunds (its units at the price paid, plus their share of tax rounded down, so that the returns of
+// one order never give back more than it paid).
 
 const STATUSES: ReturnStatus[] = ['requested', 'approved', 'received', 'refunded', 'refund_failed', 'rejected.damaged'];
 
@@ -112,45 +113,55 @@ describe('isFinal', () => {
   });
 });
 
-describe('returnAmount: units at the price paid plus their tax, half up', () => {
+describe("returnAmount: units at the price paid plus their share of the order's tax", () => {
   test.each([
-    // [unitPrice, quantity, bp, amount]: net + floor((net * bp + 5000) / 10000)
+    // [unitPrice, quantity, bp, amount]: a first return takes the order's half-up tax on its net
     [1000, 2, 1500, 2300], // 300 exactly
-    [5, 1, 1000, 6], // tax 0.5: up
-    [1, 1, 5000, 2], // 0.5: up
-    [1, 1, 4999, 1], // 0.4999: down
+    [5, 1, 1000, 6], // tax 0.5: up, as the order rounds it
     [3, 1, 5000, 5], // 1.5: up
-    [10, 1, 1500, 12], // 1.5: up
-    [14999, 1, 1, 15000], // 1.4999: down
-    [5000, 1, 1, 5001], // 0.5: up
-    [4999, 1, 1, 4999], // 0.4999: down
-    [250, 3, 1500, 863], // 112.5: up
+    [990, 1, 1500, 1139], // 148.5: up
+    [990, 2, 1500, 2277], // 297 exactly
+    [10000, 1, 1, 10001], // 1 exactly
     [7, 3, 0, 21], // no tax
     [12345, 1, 10000, 24690], // 100 %
     [0, 5, 1500, 0],
-  ])('%i × %i at %i bp: %i', (unitPrice, quantity, bp, amount) => {
+  ])('%i × %i at %i bp, first return: %i', (unitPrice, quantity, bp, amount) => {
     expect(returnAmount(unitPrice, quantity, bp)).toBe(amount);
   });
 
-  test('the tax is rounded on the returned units together, not per unit', () => {
-    // 3 × 5 at 10 %: 1.5 -> 2 once, where per unit it would be 3 × round(0.5) = 3.
-    expect(returnAmount(5, 3, 1000)).toBe(17);
+  test("a later return's tax is what the order's tax on everything returned grew by", () => {
+    // 2 × 990 at 15 %: the order paid 297 tax. Returned one by one: 149 (148.5 up), then 297 - 149 = 148.
+    expect(returnAmount(990, 1, 1500, 0)).toBe(990 + 149);
+    expect(returnAmount(990, 1, 1500, 990)).toBe(990 + 148);
   });
 
-  test('returning a whole single-line order refunds exactly what its products cost with tax (shipping not refunded)', () => {
-    for (const [unitPrice, quantity, bp] of [
-      [1999, 3, 1500],
-      [250, 3, 1500],
-      [5, 1, 1000],
-      [123457, 7, 875],
-    ]) {
-      const t = commerceTotals([{ unitPrice: unitPrice!, quantity: quantity! }], { taxRateBasisPoints: bp!, shippingFlat: 700, freeShippingFrom: null }, true);
-      expect(returnAmount(unitPrice!, quantity!, bp!)).toBe(t.subtotal + t.tax);
-      expect(returnAmount(unitPrice!, quantity!, bp!)).toBe(t.total - t.shipping!);
+  test('however an order is returned, its returns give back exactly its products and tax (never more)', () => {
+    // Every way of splitting each line's units into returns, in order, for a few orders whose tax rounds.
+    const orders = [
+      { bp: 1500, lines: [{ unitPrice: 990, quantity: 2 }] },
+      { bp: 1000, lines: [{ unitPrice: 5, quantity: 3 }] },
+      { bp: 1500, lines: [{ unitPrice: 990, quantity: 1 }, { unitPrice: 990, quantity: 1 }] },
+      { bp: 875, lines: [{ unitPrice: 1999, quantity: 3 }, { unitPrice: 250, quantity: 2 }] },
+    ];
+    const splits = (q: number): number[][] => (q === 0 ? [[]] : Array.from({ length: q }, (_, i) => i + 1).flatMap((first) => splits(q - first).map((rest) => [first, ...rest])));
+    for (const { bp, lines } of orders) {
+      const t = commerceTotals(lines, { taxRateBasisPoints: bp, shippingFlat: 500, freeShippingFrom: null }, true);
+      const paid = t.subtotal + t.tax;
+      const perLine = lines.map((l) => splits(l.quantity).map((parts) => parts.map((q) => ({ unitPrice: l.unitPrice, q }))));
+      const combos = perLine.reduce<{ unitPrice: number; q: number }[][]>((acc, options) => acc.flatMap((a) => options.map((o) => [...a, ...o])), [[]]);
+      for (const returns of combos) {
+        let before = 0;
+        let refunded = 0;
+        for (const r of returns) {
+          refunded += returnAmount(r.unitPrice, r.q, bp, before);
+          before += r.unitPrice * r.q;
+        }
+        expect(refunded).toBe(paid);
+      }
     }
   });
 
   test('integers in, an integer out', () => {
-    for (let price = 1; price < 200; price += 7) for (const bp of [1, 333, 1500, 9999]) expect(Number.isInteger(returnAmount(price, 3, bp))).toBe(true);
+    for (let price = 1; price < 200; price += 7) for (const bp of [1, 333, 1500, 9999]) expect(Number.isInteger(returnAmount(price, 3, bp, price))).toBe(true);
   });
 });

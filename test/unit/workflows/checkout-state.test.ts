@@ -166,10 +166,11 @@ describe('returnable quantities', () => {
     expect(s.returnsByKey.size).toBe(0);
   });
 
-  test('the amount is the returned units at the price paid with their tax, half up', () => {
-    const s = paid({ lines: [{ productId: 'prd_c', quantity: 5, unitPrice: 5, title: { en: 'C', ar: 'ج' } }], taxRateBasisPoints: 1000 });
-    expect(s.admitReturn(req('prd_c', 1), 'ret_1', NOW)).toEqual({ ok: true, amount: 6, unitPrice: 5 }); // 0.5 tax: up
-    expect(s.admitReturn(req('prd_c', 3), 'ret_2', NOW)).toEqual({ ok: true, amount: 17, unitPrice: 5 }); // 1.5: up
+  test('the amount is the returned units at the price paid with their share of tax (domain/returns returnAmount)', () => {
+    const s = paid({ lines: [{ productId: 'prd_c', quantity: 5, unitPrice: 990, title: { en: 'C', ar: 'ج' } }], taxRateBasisPoints: 1500 });
+    expect(s.admitReturn(req('prd_c', 1), 'ret_1', NOW)).toEqual({ ok: true, amount: returnAmount(990, 1, 1500), unitPrice: 990 });
+    expect(s.admitReturn(req('prd_c', 2), 'ret_2', NOW)).toEqual({ ok: true, amount: returnAmount(990, 2, 1500, 990), unitPrice: 990 });
+    expect(returnAmount(990, 2, 1500)).toBe(2277);
   });
 });
 

@@ -1,4 +1,4 @@
-import { StockState } from '../../../workflows/product-stock/state';
+import { SETTLED_KEPT, StockState } from '../../../workflows/product-stock/state';
 
 // A product's units as plain code, without Temporal: what a hold, a release, a sale and a merchant's count do
 // to them, and what a run carries across continue-as-new.
@@ -145,6 +145,45 @@ describe('commit', () => {
   });
 });
 
+describe('settled holders: a late reserve holds nothing', () => {
+  test('a holder released cannot hold again (its late reserve would hold units nobody releases)', () => {
+    const s = new StockState(2);
+    s.reserve({ holder: 'chk_a', quantity: 1 });
+    s.release('chk_a');
+    expect(s.reserve({ holder: 'chk_a', quantity: 1 })).toEqual({ ok: false, available: 2 });
+    expect(s.level()).toEqual({ onHand: 2, available: 2, held: 0 });
+  });
+
+  test('a holder sold cannot hold again', () => {
+    const s = new StockState(2);
+    s.reserve({ holder: 'chk_a', quantity: 1 });
+    s.commit('chk_a');
+    expect(s.reserve({ holder: 'chk_a', quantity: 1 })).toEqual({ ok: false, available: 1 });
+    expect(s.level()).toEqual({ onHand: 1, available: 1, held: 0 });
+  });
+
+  test('a release that arrives before the reserve it answers (the API gave up first) refuses that reserve', () => {
+    const s = new StockState(2);
+    expect(s.release('chk_a')).toBe(false); // nothing held yet: nothing changed
+    expect(s.reserve({ holder: 'chk_a', quantity: 1 })).toEqual({ ok: false, available: 2 });
+    expect(s.commit('chk_b')).toBe(false);
+    expect(s.reserve({ holder: 'chk_b', quantity: 1 })).toEqual({ ok: false, available: 2 });
+  });
+
+  test(`only the last ${SETTLED_KEPT} settled holders are remembered, oldest forgotten first; a repeat settles anew`, () => {
+    const s = new StockState(1);
+    for (let i = 0; i < SETTLED_KEPT; i++) s.release(`chk_${i}`);
+    expect(s.settled.size).toBe(SETTLED_KEPT);
+    s.release('chk_0'); // settled again: now the newest
+    s.release('chk_new');
+    expect(s.settled.size).toBe(SETTLED_KEPT);
+    expect(s.settled.has('chk_0')).toBe(true);
+    expect(s.settled.has('chk_1')).toBe(false); // the oldest went
+    expect(s.reserve({ holder: 'chk_1', quantity: 1 }).ok).toBe(true);
+    expect(s.reserve({ holder: 'chk_0', quantity: 1 }).ok).toBe(false);
+  });
+});
+
 describe('the merchant sets the stock', () => {
   test('raising it makes more available; holds still count against it', () => {
     const s = new StockState(2);
@@ -194,11 +233,13 @@ describe('carry and restore across continue-as-new', () => {
     s.reserve({ holder: 'chk_a', quantity: 2 });
     s.reserve({ holder: 'chk_b', quantity: 1 });
     s.price = 1250;
-    expect(s.carry(12)).toEqual({ onHand: 7, holds: [['chk_a', 2], ['chk_b', 1]], version: 12, price: 1250 });
+    s.release('chk_b');
+    s.reserve({ holder: 'chk_b2', quantity: 1 });
+    expect(s.carry(12)).toEqual({ onHand: 7, holds: [['chk_a', 2], ['chk_b2', 1]], version: 12, price: 1250, settled: ['chk_b'] });
   });
 
   test('a price never set is carried as null', () => {
-    expect(new StockState(3).carry(0)).toEqual({ onHand: 3, holds: [], version: 0, price: null });
+    expect(new StockState(3).carry(0)).toEqual({ onHand: 3, holds: [], version: 0, price: null, settled: [] });
   });
 
   test('a restored state is the same state: the carried on hand wins over the initial stock', () => {
@@ -227,9 +268,22 @@ describe('carry and restore across continue-as-new', () => {
     expect(r.level()).toEqual({ onHand: 1, available: 1, held: 0 });
   });
 
-  test('a carried state without a price (an older run) restores with no price', () => {
+  test('settled holders are carried: a late reserve of theirs is still refused in the new run', () => {
+    const s = new StockState(3);
+    s.reserve({ holder: 'chk_a', quantity: 1 });
+    s.reserve({ holder: 'chk_b', quantity: 1 });
+    s.release('chk_a');
+    s.commit('chk_b');
+    const r = new StockState(0, JSON.parse(JSON.stringify(s.carry(5))));
+    expect(r.reserve({ holder: 'chk_a', quantity: 1 })).toEqual({ ok: false, available: 2 });
+    expect(r.reserve({ holder: 'chk_b', quantity: 1 })).toEqual({ ok: false, available: 2 });
+    expect(r.reserve({ holder: 'chk_c', quantity: 1 }).ok).toBe(true);
+  });
+
+  test('a carried state without a price or settled holders (an older run) restores with neither', () => {
     const r = new StockState(0, { onHand: 2, holds: [], version: 3 });
     expect(r.price).toBeNull();
+    expect(r.settled.size).toBe(0);
     expect(r.level()).toEqual({ onHand: 2, available: 2, held: 0 });
   });
 
