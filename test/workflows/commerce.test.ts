@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
@@ -225,6 +228,13 @@ async function payCheckout(handle: Awaited<ReturnType<typeof startCheckout>>, re
   return handle.query(checkoutStateQuery);
 }
 
+/** With RECORD_HISTORIES=1, keeps a run's history for test/workflows/replay-recorded-histories. */
+async function keep(name: string, workflowId: string) {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
+  writeFileSync(path.join(__dirname, 'histories', `${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+}
+
 const terminate = async (workflowId: string) => {
   await testEnv().client.workflow.getHandle(workflowId).terminate('test done').catch(() => undefined);
 };
@@ -264,6 +274,7 @@ describe('a product stock owner', () => {
       expect(versions).toEqual(versions.map((_, i) => i + 1));
       expect(f.rec.stock.map((w) => w.stock).filter((v, i, a) => i === 0 || v !== a[i - 1])).toEqual([0, 1, 0]);
       expect(f.rec.maxStockWritesInFlight).toBe(1);
+      await keep('product-stock-holds-released-sold', stockWorkflowId(productId));
       await terminate(stockWorkflowId(productId));
     });
   });
@@ -347,6 +358,7 @@ describe('a checkout', () => {
       await testEnv().sleep(RETURN_WINDOW_MS - DAY);
       expect((await handle.describe()).status.name).toBe('RUNNING');
       const final = await handle.result();
+      await keep('checkout-paid-return-window-closed', handle.workflowId);
       // The server's clock may run on after the end; the workflow's close time is when it ended. The order's
       // createdAt is written a task after the payment time the window counts from: a second of slack.
       const endedAt = (await handle.describe()).closeTime!.getTime();
@@ -516,6 +528,7 @@ describe('a return', () => {
       expect(await handle.executeUpdate(returnRefundStartedUpdate, { args: [{ refund: 're_eu_2' }] })).toEqual<ReturnProgress>({ status: 'received', refund: 're_eu_1' });
 
       expect(await handle.result()).toEqual<ReturnProgress>({ status: 'refunded', refund: 're_eu_1' });
+      await keep('return-refunded', handle.workflowId);
       // Asked with backoff in virtual time until the refund said success.
       expect(f.rec.refundChecks).toHaveLength(4);
       const gaps = f.rec.refundChecks.slice(1).map((t, i) => t - f.rec.refundChecks[i]!);
