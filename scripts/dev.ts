@@ -89,6 +89,7 @@ async function main() {
       ` Demo tenant    ${demo.tenant}`,
       ` Secret key     ${demo.secretKey}`,
       ` Publishable key ${demo.publishableKey}`,
+      ...('mitSecretKey' in demo && demo.mitSecretKey ? [` cards.mit key  ${demo.mitSecretKey}   (POST /cards/mit: charges saved cards)`] : []),
       '',
       ' Create a first payment intent, then open its "url" to pay with 4242 4242 4242 4242:',
       `   curl -s ${stack.apiUrl.replace('127.0.0.1', 'localhost')}/v202607/payment-intents \\`,
@@ -118,7 +119,7 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
       const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
       if (await mongo.c.tenants.findOne({ _id: saved.tenant })) {
         await seedDemoCatalog(mongo, saved.tenant);
-        return saved as { tenant: string; secretKey: string; publishableKey: string };
+        return saved as { tenant: string; secretKey: string; publishableKey: string; mitSecretKey?: string };
       }
     }
     const { tenant, secretKey, publishableKey } = await createTenant(mongo, config.KEY_HASH_SECRET, { name: 'Demo Shop', region: config.DEFAULT_REGION });
