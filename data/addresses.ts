@@ -23,6 +23,11 @@ const sameAddress = (r: AddressRecord, a: AddressInput) =>
   r.region === a.region &&
   r.city === a.city;
 
+/** An address as stored (snake_case), from how a request gives it. */
+export function storedAddressFields(a: AddressInput): Pick<AddressRecord, 'phone' | 'additional_phone' | 'address' | 'additional_info' | 'region' | 'city'> {
+  return { phone: a.phone, additional_phone: a.additionalPhone ?? null, address: a.address, additional_info: a.additionalInfo ?? null, region: a.region, city: a.city };
+}
+
 /** Saved addresses of a tenant's users (the merchant's `userId`), every query scoped by tenant and user. */
 export function addressData(mongo: Mongo) {
   const c = mongo.c.addresses;
@@ -45,12 +50,7 @@ export function addressData(mongo: Mongo) {
         _id: newId('addr', region),
         tenant_id: tenantId,
         user_id: userId,
-        phone: input.phone,
-        additional_phone: input.additionalPhone ?? null,
-        address: input.address,
-        additional_info: input.additionalInfo ?? null,
-        region: input.region,
-        city: input.city,
+        ...storedAddressFields(input),
         created_at: new Date(),
       };
       await c.insertOne(record);

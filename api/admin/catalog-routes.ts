@@ -1,23 +1,15 @@
 import { z } from 'zod';
-import { notFound } from '../../domain/errors';
-import { tenantData } from '../../data/tenants';
-import type { AppDeps } from '../deps';
 import { route, type RouteDef } from '../http/route';
 import { categorySchema, catalogCreateBody, categoryCreateBody, idResponse, productCreateBody, productSchema, productUpdateBody } from '../catalog/schemas';
 import { createCatalog, createCategory, createProduct, updateProduct } from '../catalog/service';
+import { tenantOr404, tenantParam } from './tenant-param';
 
 // Admin API of the catalog: categories (with their attributes and values), products, catalogs. The tenant
 // is the path's; another tenant's category, product or catalog id is unknown here as everywhere.
 
-const tenantParam = z.object({ tenant: z.string() }).strict();
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin: catalog'] };
 
 
-async function tenantOr404(deps: AppDeps, id: string) {
-  const t = await tenantData(deps.mongo).find(id);
-  if (!t) throw notFound('tenant', id, 'tenant');
-  return t;
-}
 
 export const catalogAdminRoutes: RouteDef[] = [
   route({

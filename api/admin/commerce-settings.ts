@@ -1,19 +1,17 @@
 import { z } from 'zod';
-import { invalidRequest, notFound } from '../../domain/errors';
+import { invalidRequest } from '../../domain/errors';
 import { DEFAULT_COMMERCE_RATES } from '../../domain/commerce-totals';
 import { commerceSettingsData } from '../../data/commerce-settings';
-import { tenantData } from '../../data/tenants';
 import type { CommerceSettingsRecord } from '../../platform/records';
-import type { AppDeps } from '../deps';
 import { discardWebhookSecrets, planSharedSecretWebhooks, sharedSecretEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { amountSchema, sharedSecretWebhookFields } from '../http/common-schemas';
 import { route, type RouteDef } from '../http/route';
+import { tenantOr404, tenantParam } from './tenant-param';
 
 // Admin API of a tenant's commerce settings (tax, shipping, return webhooks). The webhooks are those of the
 // older interface: `webhook_urls` sharing one `webhook_secret`, checked like every webhook URL of the service
 // and stored the same way (the secret in webhook_secrets, the record keeping `{url, secretRef}`).
 
-const tenantParam = z.object({ tenant: z.string() }).strict();
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
 
 /** 100 % in basis points. */
@@ -60,11 +58,6 @@ function view(tenantId: string, r: CommerceSettingsRecord | null): z.infer<typeo
   };
 }
 
-async function tenantOr404(deps: AppDeps, id: string) {
-  const t = await tenantData(deps.mongo).find(id);
-  if (!t) throw notFound('tenant', id, 'tenant');
-  return t;
-}
 
 export const commerceSettingsRoutes: RouteDef[] = [
   route({

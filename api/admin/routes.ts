@@ -12,18 +12,12 @@ import { apiKeyData } from '../../data/api-keys';
 import { connectorData } from '../../data/connectors';
 import { orchestratorData } from '../../data/orchestrators';
 import { paymentFormData } from '../../data/payment-forms';
-import { tenantData } from '../../data/tenants';
 import { payoutTimeoutSeconds } from '../payouts/schemas';
+import { tenantOr404, tenantParam } from './tenant-param';
 
-const tenantParam = z.object({ tenant: z.string() }).strict();
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
 const methods = z.array(z.enum(PAYMENT_METHOD_NAMES)).min(1);
 
-async function tenantOr404(deps: AppDeps, id: string) {
-  const t = await tenantData(deps.mongo).find(id);
-  if (!t) throw notFound('tenant', id, 'tenant');
-  return t;
-}
 
 async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]) {
   const found = await connectorData(deps.mongo).some(tenantId, ids);

@@ -78,6 +78,24 @@ async function createAnswer(deps: AppDeps, cart: CartRecord, status: 200 | 201) 
  * started if its first creator died before starting it). The insert is the guard: concurrent creates with one
  * key make one cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
  */
+/** A new open cart's record (the create, and a checkout's `newCart` after cartChanges). */
+export function newCartRecord(auth: AuthContext, userId: string, currency: string, key: string | null, products: CartLineRecord[]): CartRecord {
+  const id = newId('cart', auth.region);
+  const now = new Date();
+  return {
+    _id: id,
+    tenant_id: auth.tenantId,
+    user_id: userId,
+    currency,
+    idempotency_key: key,
+    idempotency_scope: idempotencyScope(auth.tenantId, key, id),
+    products,
+    status: 'open',
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCreateBody) {
   const carts = cartData(deps.mongo);
   const key = body.idempotencyKey ?? null;
@@ -89,20 +107,8 @@ export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCre
     const existing = await carts.byIdempotencyKey(auth.tenantId, key);
     if (existing) return repeated(existing);
   }
-  const id = newId('cart', auth.region);
-  const now = new Date();
-  const cart: CartRecord = {
-    _id: id,
-    tenant_id: auth.tenantId,
-    user_id: body.userId,
-    currency: body.currency,
-    idempotency_key: key,
-    idempotency_scope: idempotencyScope(auth.tenantId, key, id),
-    products: [],
-    status: 'open',
-    created_at: now,
-    updated_at: now,
-  };
+  const cart = newCartRecord(auth, body.userId, body.currency, key, []);
+  const id = cart._id;
   try {
     await carts.insert(cart);
   } catch (err) {

@@ -6,10 +6,9 @@ import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, O
 import { addressData } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
-import { idempotencyScope } from '../../data/idempotency';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
 import type { AppDeps, AuthContext } from '../deps';
-import { commerceRates, ensureRetention } from '../carts/service';
+import { commerceRates, ensureRetention, newCartRecord } from '../carts/service';
 import { addressSnapshot, addressView } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
@@ -205,20 +204,7 @@ async function changedAnswer(
       return { product_id: l.product_id, quantity: d ? d.newQuantity : l.quantity, unit_price: d ? d.newPrice : l.unit_price };
     })
     .filter((l) => l.quantity > 0);
-  const newId_ = newId('cart', auth.region);
-  const now = new Date();
-  const newCart: CartRecord = {
-    _id: newId_,
-    tenant_id: auth.tenantId,
-    user_id: cart.user_id,
-    currency: cart.currency,
-    idempotency_key: null,
-    idempotency_scope: idempotencyScope(auth.tenantId, null, newId_),
-    products: lines,
-    status: 'open',
-    created_at: now,
-    updated_at: now,
-  };
+  const newCart = newCartRecord(auth, cart.user_id, cart.currency, null, lines);
   await cartData(deps.mongo).insert(newCart);
   await ensureRetention(deps, newCart);
   const quantity = differences.some((d) => d.quantityChange !== 0);

@@ -4,7 +4,7 @@ import { pageList } from '../../data/page-list';
 import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
-import { addressData } from '../../data/addresses';
+import { addressData, storedAddressFields } from '../../data/addresses';
 import { returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
@@ -47,15 +47,7 @@ async function collectionAddress(deps: AppDeps, auth: AuthContext, order: OrderR
     if (!saved) throw invalidRequest('resource_missing', `No such address of this order's user: '${given.id}'`, 'address.id');
     return addressSnapshot(saved);
   }
-  return {
-    _id: newId('addr', auth.region),
-    phone: given.phone,
-    additional_phone: given.additionalPhone ?? null,
-    address: given.address,
-    additional_info: given.additionalInfo ?? null,
-    region: given.region,
-    city: given.city,
-  };
+  return { _id: newId('addr', auth.region), ...storedAddressFields(given) };
 }
 
 /**
