@@ -64,6 +64,32 @@ export const configSchema = z
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     PUBLIC_BASE_URL: z.url().optional(),
+    /**
+     * Per-region public bases, e.g. "eu=https://api-eu.pay.example,us=https://api-us.pay.example": the host an
+     * intent's `url` and a method's `logo_url` use for that region. A region without one gets `api-<region>.`
+     * on PUBLIC_BASE_URL's host (api/http/region.ts regionPublicBaseUrl).
+     */
+    PUBLIC_BASE_URLS: z
+      .string()
+      .default('')
+      .transform((s, ctx) => {
+        const map: Record<string, string> = {};
+        for (const pair of s.split(',').map((p) => p.trim()).filter(Boolean)) {
+          const at = pair.indexOf('=');
+          const region = pair.slice(0, at).trim();
+          const url = pair.slice(at + 1).trim();
+          if (at < 0 || !regionName.safeParse(region).success || !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/i.test(url) || !URL.canParse(url)) {
+            ctx.addIssue({ code: 'custom', message: `"${pair}" is not region=http(s)://host[:port][/path] (regions are 2-8 lowercase letters)` });
+            return z.NEVER;
+          }
+          if (map[region]) {
+            ctx.addIssue({ code: 'custom', message: `region '${region}' is given twice` });
+            return z.NEVER;
+          }
+          map[region] = url.replace(/\/+$/, '');
+        }
+        return map;
+      }),
     /** Where gateways post callbacks, when it differs from PUBLIC_BASE_URL (e.g. a private network name). */
     GATEWAY_CALLBACK_BASE_URL: z.url().optional(),
     REGIONS: z
@@ -118,6 +144,21 @@ export const configSchema = z
     RATE_LIMIT_CLIENT_SECRET_BURST: burst.default(10),
   })
   .superRefine((c, ctx) => {
+    // Each per-region base must be a host region detection serves as that region (api/http/region.ts
+    // regionOfHost: an alias, else an `api-<region>.` segment, else the default region), so a key of that
+    // region works on the links it is given.
+    for (const [region, url] of Object.entries(c.PUBLIC_BASE_URLS)) {
+      const host = new URL(url).hostname.toLowerCase();
+      const served = (Object.hasOwn(c.REGION_HOST_ALIASES, host) ? c.REGION_HOST_ALIASES[host] : undefined) ?? /^api-([a-z]{2,8})\./.exec(host)?.[1] ?? c.REGIONS[0];
+      if (!c.REGIONS.includes(region))
+        ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URLS'], message: `names region '${region}', which REGIONS (${c.REGIONS.join(',')}) does not serve` });
+      else if (served !== region)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['PUBLIC_BASE_URLS'],
+          message: `${region}=${url}: host '${host}' is served as region '${served}'; use api-${region}.<domain>, or map the host with REGION_HOST_ALIASES`,
+        });
+    }
     if (c.NODE_ENV !== 'production') return;
     if (c.WEBHOOK_ALLOW_PRIVATE_HOSTS)
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_HOSTS'], message: 'must be false in production (SSRF guard)' });

@@ -7,7 +7,7 @@ import { createConnector, createTenant, issueKey } from './provisioning';
 import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
 import type { AppDeps } from '../deps';
 import { forgetApiKey } from '../http/auth';
-import { forgetCheckoutConfig } from '../payment-methods/resolve';
+import { forgetCheckoutConfig, unsupportedFormMethods } from '../payment-methods/resolve';
 import { apiKeyData } from '../../data/api-keys';
 import { connectorData } from '../../data/connectors';
 import { orchestratorData } from '../../data/orchestrators';
@@ -154,12 +154,28 @@ export const adminRoutes: RouteDef[] = [
     summary: 'Create a payment form (a checkout over some connectors)',
     params: tenantParam,
     body: z
-      .object({ connectors: idList('con'), payment_methods: methods.optional(), default: z.boolean().default(false), live: z.boolean().default(true) })
+      .object({
+        connectors: idList('con'),
+        payment_methods: methods
+          .optional()
+          .describe("Narrows the form's checkout to these methods; each must be taken by one of its connectors (else 400 naming payment_methods[i]). Default: what its connectors take."),
+        default: z.boolean().default(false),
+        live: z.boolean().default(true),
+      })
       .strict(),
     responses: { 201: { description: 'Created', schema: z.object({ payment_form: z.string() }) } },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
-      await connectorsOfTenant(deps, t._id, body.connectors);
+      const formConnectors = await connectorsOfTenant(deps, t._id, body.connectors);
+      // A method none of the form's connectors takes could never be offered: the checkout shows only what
+      // a connector can take (api/payment-methods/resolve.ts).
+      const [unsupported] = unsupportedFormMethods(body.payment_methods ?? [], formConnectors);
+      if (unsupported !== undefined)
+        throw invalidRequest(
+          'payment_method_unsupported',
+          `No connector of this form takes ${body.payment_methods![unsupported]}`,
+          `payment_methods[${unsupported}]`,
+        );
       const id = newId('pf', t.region);
       // One default per tenant: the newest wins.
       await paymentFormData(deps.mongo).insert({

@@ -18,7 +18,11 @@ const params = z.object({ event: z.string() }).strict();
 
 const eventView = z.object({
   id: z.string(),
-  type: z.string(),
+  type: z
+    .string()
+    .describe(
+      '`<object>.<event>`. Events of v202607 webhooks carry a type from the closed list WebhookEventType; events of the older interface (payouts, returns, older refunds and intents) carry that interface\'s own types.',
+    ),
   created_at: z.string(),
   data: z.record(z.string(), z.unknown()),
 });
@@ -118,7 +122,7 @@ export const eventRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'List events, newest first',
     tags,
-    query: listQuerySchema('evt', { type: z.string().min(1).max(100).optional() }),
+    query: listQuerySchema('evt', { type: z.string().min(1).max(100).optional().describe('Only events of this type, e.g. `payment.success`') }),
     responses: {
       200: { description: 'A page', schema: z.object({ data: z.array(eventView), has_more: z.boolean() }) },
       400: { description: 'Invalid parameter, or a cursor that is not an event of this account' },

@@ -3,7 +3,7 @@ import type { Config } from '../../platform/config';
 import type { Mongo } from '../../platform/mongo';
 import type { ConnectorRecord, PaymentIntentRecord } from '../../platform/records';
 import { CATALOG, logoUrl, type PaymentMethodCategory, type PaymentMethodName } from '../payment-methods/catalog';
-import { intentCheckoutMethods } from '../payment-methods/resolve';
+import { intentCheckout } from '../payment-methods/resolve';
 import { isClientSecretFor } from './client-secret';
 import { lineItemsOf, type LineItems } from './line-items';
 import { publishableKeyAllows } from './publishable-key';
@@ -80,10 +80,10 @@ export async function loadCheckoutView(
   intent: PaymentIntentRecord,
   assetBaseUrl: string,
 ): Promise<CheckoutView> {
-  const [tenant, { methods, connectors }] = await Promise.all([
-    tenantData(mongo).find(intent.tenant_id),
-    intentCheckoutMethods(mongo, intent),
-  ]);
+  // The checkout as it stands now (the same resolution as the listing and the attempts endpoint): an
+  // unpinned intent offers the tenant's live connectors of this moment, a pinned one its pin's.
+  const [tenant, { checkout, connectors }] = await Promise.all([tenantData(mongo).find(intent.tenant_id), intentCheckout(mongo, intent)]);
+  const { methods } = checkout;
   const byId = new Map(connectors.map((c) => [c._id, c]));
   const card = cardCheckout(
     methods.find((m) => m.name === 'card')?.connectors.map((id) => byId.get(id)).filter((c): c is ConnectorRecord => !!c) ?? [],

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { hashesEqual } from '../../platform/keys';
-import { publicBaseUrl, type Config } from '../../platform/config';
+import type { Config } from '../../platform/config';
+import { parseId } from '../../platform/ids';
+import { regionPublicBaseUrl, type RegionalBaseConfig } from '../http/region';
 
 // The hosted page cannot hold a publishable key (keys are shown once and stored hashed), so each intent's
 // `url` carries a client secret bound to that one intent: an HMAC of its id under the server's pepper.
@@ -19,7 +21,10 @@ export function hostedPageUrl(publicBaseUrl: string, paymentIntentId: string, pe
   return `${publicBaseUrl.replace(/\/$/, '')}/pay/${paymentIntentId}?client_secret=${clientSecretFor(paymentIntentId, pepper)}`;
 }
 
-/** An intent's hosted page on this service's public base: its `url` (v202607) and `target_url` (older interface). */
-export function intentPageUrl(paymentIntentId: string, config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT' | 'KEY_HASH_SECRET'>): string {
-  return hostedPageUrl(publicBaseUrl(config), paymentIntentId, config.KEY_HASH_SECRET);
+/**
+ * An intent's hosted page, on the public base of the intent's region (the region segment of its typed id,
+ * `pi_<region>_...`; see regionPublicBaseUrl): its `url` (v202607) and `target_url` (older interface).
+ */
+export function intentPageUrl(paymentIntentId: string, config: RegionalBaseConfig & Pick<Config, 'KEY_HASH_SECRET'>): string {
+  return hostedPageUrl(regionPublicBaseUrl(parseId(paymentIntentId)?.region, config), paymentIntentId, config.KEY_HASH_SECRET);
 }

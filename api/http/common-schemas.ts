@@ -74,13 +74,29 @@ export const EVENT_TYPES = [
 /** A secret sent back in an HTTP header (Service-Webhook-Secret), which carries only visible ASCII. */
 export const headerSecretSchema = z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'visible ASCII characters only');
 
+/**
+ * The webhook event types, a closed list: the spec's table (its "complete list: not shown" is settled here).
+ * A type outside it is refused with a 400 naming `webhooks[i][events][j]`, so a typo never subscribes to
+ * nothing; the list is published in the OpenAPI document as the `WebhookEventType` component.
+ */
+export const webhookEventTypeSchema = z.enum(EVENT_TYPES).meta({
+  id: 'WebhookEventType',
+  description:
+    'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled only to the refund\'s own `webhooks`; subscription.* and invoice.* (recurring billing) may be subscribed to, and are not emitted by this service yet.',
+});
+
 export const webhookEndpointSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048),
-    secret: headerSecretSchema.optional(),
-    events: z.array(z.enum(EVENT_TYPES)).min(1).max(EVENT_TYPES.length),
+    url: z.url({ protocol: /^https?$/ }).max(2048).describe('Receiving address'),
+    secret: headerSecretSchema.optional().describe('Sent back on every delivery in the header Service-Webhook-Secret'),
+    events: z
+      .array(webhookEventTypeSchema)
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .describe('The event types this endpoint subscribes to, from the closed list WebhookEventType'),
   })
-  .strict();
+  .strict()
+  .describe('A webhook endpoint, configured independently of the others');
 
 export const webhooksSchema = z.array(webhookEndpointSchema).max(10);
 

@@ -33,6 +33,8 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   versions: readonly ApiVersion[] | 'unversioned';
   auth: AuthMode;
   summary: string;
+  /** Longer words for the OpenAPI operation. */
+  description?: string;
   tags: string[];
   params?: P;
   query?: Q;

@@ -21,6 +21,7 @@ import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent, intentView,
 import { route, type RouteDef } from '../http/route';
 import type { Context } from 'koa';
 import { checkoutStillOpen } from '../older-payment-intents/service';
+import { INTENT_CONNECTORS_DOC } from '../payment-methods/docs';
 
 const tags = ['Payment intents'];
 const errors = { 400: { description: 'Invalid request' }, 401: { description: 'Missing or invalid key' } };
@@ -38,6 +39,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     versions: ['v202607'],
     auth: 'secret',
     summary: 'Create a payment intent',
+    description: INTENT_CONNECTORS_DOC,
     tags,
     body: createBodyV202607,
     responses: {
@@ -53,6 +55,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     versions: ['v202608'],
     auth: 'secret',
     summary: 'Create a payment intent, optionally pinned to a payment form, orchestrator or connector',
+    description: INTENT_CONNECTORS_DOC,
     tags,
     body: createBodyV202608,
     responses: {
@@ -92,6 +95,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     versions: ['v202607'],
     auth: 'secret',
     summary: 'Retrieve a payment intent',
+    description: INTENT_CONNECTORS_DOC,
     tags,
     params: intentParams,
     responses: { 200: { description: 'The intent', schema: intentViewSchema }, 404: { description: 'Unknown' }, ...errors },
@@ -103,6 +107,7 @@ export const paymentIntentRoutes: RouteDef[] = [
     versions: ['v202608'],
     auth: 'secret',
     summary: 'Retrieve a payment intent, with the saved card and the connector that took its payment',
+    description: INTENT_CONNECTORS_DOC,
     tags,
     params: intentParams,
     responses: { 200: { description: 'The intent', schema: intentViewV202608 }, 404: { description: 'Unknown' }, ...errors },

@@ -4,13 +4,25 @@ import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typ
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
 import { paymentIntentView } from '../../domain/views';
 
+// Where the spec contradicts itself or is silent, the choice is stated in the field's description (and the
+// README, "Documented choices"); test/integration/spec-choices.test.ts holds each one.
+
+/** Currency in any case on the way in, upper case on the way out. */
+const CURRENCY_CASE = 'A 3-letter ISO 4217 code, accepted in any case and answered in upper case (`eur` is stored and answered as `EUR`).';
+
 const base = {
   amount: amountSchema,
-  currency: currencySchema,
-  idempotency_key: idempotencyKeySchema.optional(),
+  currency: currencySchema.describe(CURRENCY_CASE),
+  idempotency_key: idempotencyKeySchema
+    .optional()
+    .describe('A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one.'),
   metadata: metadataSchema.optional(),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
-  webhooks: webhooksSchema.optional(),
+  webhooks: webhooksSchema
+    .optional()
+    .describe(
+      "Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. Refund events are not sent here: they go only to the `webhooks` given when the refund is created (POST /v202607/refunds).",
+    ),
   return_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
 };
 
@@ -36,8 +48,13 @@ export const createBodyV202608 = z
 
 export type CreateBody = z.infer<typeof createBodyV202608>;
 
-/** The payment intent as retrieve answers it: one definition, in domain/views.ts. */
-export const intentView = paymentIntentView;
+/** The payment intent as retrieve answers it: one definition, in domain/views.ts (documented here). */
+export const intentView = paymentIntentView.extend({
+  currency: paymentIntentView.shape.currency.describe('3-letter ISO 4217 code, in upper case whatever case the create sent'),
+  url: paymentIntentView.shape.url.describe(
+    "Hosted payment page, on the host of the intent's region (the region in its `pi_<region>_...` id): `api-<region>.` on the public base address, or that region's own base",
+  ),
+});
 
 /** v202608's retrieve: the intent, and once paid, the card and the connector that took the payment. */
 export const intentViewV202608 = intentView.extend({
@@ -46,7 +63,15 @@ export const intentViewV202608 = intentView.extend({
   setup_future_usage: z.literal('off_session').optional(),
 });
 
-export const createResponse = intentView.omit({ created_at: true }).extend({ resource_created: z.boolean() });
+export const createResponse = intentView
+  .omit({ created_at: true })
+  .extend({
+    status: intentView.shape.status.describe(
+      'A new intent is `pending`. An intent returned by `idempotency_key` is answered in its current state (`pending`, `success` or `canceled`): where the spec says both "always `pending`" and "the existing intent\'s state", the current state is what a retrieve would answer.',
+    ),
+    resource_created: z.boolean().describe('true when new; false when an existing intent was returned by `idempotency_key` (status 200)'),
+  })
+  .describe('The created intent, or the one an `idempotency_key` already made, in its current state');
 
 export const listRow = intentView.pick({ payment_intent: true, status: true, amount: true, currency: true, customer: true, created_at: true });
 

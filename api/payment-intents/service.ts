@@ -10,7 +10,7 @@ import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
 import { intentPageUrl } from '../hosted/client-secret';
-import { resolveCheckoutRouting } from '../payment-methods/resolve';
+import { attemptRouting, intentCheckout, resolveCheckoutRouting, type AttemptRouting } from '../payment-methods/resolve';
 import { discardWebhookSecrets, endpointRefs, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
@@ -43,6 +43,8 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     customer: r.customer,
     metadata: r.metadata,
     webhooks: r.webhooks,
+    // The checkout at create. Each attempt brings the one decided when it is made (submitAttempt); these
+    // serve attempts sent by an API from before that.
     connectors: r.connectors,
     ...(r.failover ? { failover: true } : {}),
     ...(r.owner ? { owner: r.owner } : {}),
@@ -297,11 +299,20 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
   return view;
 }
 
+/**
+ * A customer's attempt, with the connectors it may use decided now (api/payment-methods/resolve.ts): an
+ * unpinned intent is paid through the tenant's checkout as it stands, a pinned one through its pin's
+ * connectors still live. A named connector outside them is refused here; the workflow gets the connector
+ * to try (the named one, else the checkout's first) and the list it may fail over along (`connectors`,
+ * `failover`). An intent the record says is no longer pending goes straight to the workflow, which answers 409.
+ */
 export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input: AttemptInput) {
   const handle = deps.temporal.workflow.getHandle(r._id);
+  let routed: AttemptInput & Partial<AttemptRouting> = input;
+  if (r.status === 'pending') routed = { ...input, ...attemptRouting((await intentCheckout(deps.mongo, r)).checkout, input.connector) };
   return runUpdate(
     deps,
-    () => handle.executeUpdate(attemptUpdate, { args: [input] }),
+    () => handle.executeUpdate(attemptUpdate, { args: [routed] }),
     () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status}`),
   );
 }

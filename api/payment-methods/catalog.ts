@@ -53,6 +53,11 @@ export type PaymentMethodEntry = z.infer<typeof paymentMethodEntrySchema>;
 
 export const LOGO_PATH = '/assets/payment-methods';
 
+/**
+ * A method's logo (or favicon) on `publicBaseUrl`: the base of the request's region,
+ * regionPublicBaseUrl(auth.region, config) from api/http/region.ts, so a listing answered on
+ * `api-<region>.` names logos on that host. The hosted page passes '' (same-origin paths).
+ */
 export function logoUrl(publicBaseUrl: string, name: PaymentMethodName, kind: 'logo' | 'favicon' = 'logo'): string {
   return `${publicBaseUrl.replace(/\/+$/, '')}${LOGO_PATH}/${name}${kind === 'favicon' ? '-favicon' : ''}.svg`;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import { publicBaseUrl } from '../../platform/config';
+import { regionPublicBaseUrl } from '../http/region';
 import { serveAsset, staticAsset, type StaticAsset } from '../hosted/static-asset';
 import { LOGO_PATH, PAYMENT_METHOD_NAMES, paymentMethodEntry, paymentMethodEntrySchema } from './catalog';
 import { logoSvg } from './logos';
@@ -9,10 +9,17 @@ import { route, type RouteDef, type RouteInput } from '../http/route';
 
 const listingSchema = z
   .object({
-    payment_form: z.string().nullable().describe('The pf_ form the methods come from; null when derived from the live connectors'),
-    payment_methods: z.array(paymentMethodEntrySchema).describe('In display order'),
+    payment_form: z
+      .string()
+      .nullable()
+      .describe(
+        "The pf_ form whose list narrowed the methods; null when they come straight from connectors (the tenant's default orchestrator, or every live connector when there is no default form with a usable live connector)",
+      ),
+    payment_methods: z.array(paymentMethodEntrySchema).describe('In display order: exactly what the hosted page and the embedded form offer now'),
   })
-  .describe('Payment methods');
+  .describe(
+    'Payment methods, resolved by the same function as the hosted page and the embedded form: the methods a live connector of the checkout takes, narrowed to the form\'s own list when it has one',
+  );
 
 const formParams = z.object({ payment_form: z.string().min(1).max(100) }).strict();
 
@@ -24,14 +31,14 @@ function listingBody(listing: MethodListing, baseUrl: string) {
 // same handler so a merchant on either spelling gets the same answer.
 const listDefault = async ({ deps, auth }: RouteInput<unknown, unknown, unknown>) => ({
   status: 200,
-  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), publicBaseUrl(deps.config)),
+  body: listingBody(await tenantPaymentMethods(deps.mongo, auth.tenantId), regionPublicBaseUrl(auth.region, deps.config)),
 });
 
 const listForm = async ({ deps, auth, params }: RouteInput<z.infer<typeof formParams>, unknown, unknown>) => {
   const listing = await formPaymentMethods(deps.mongo, auth.tenantId, params.payment_form);
   // Another tenant's form is answered exactly like an unknown one: ids of others are never confirmed.
   if (!listing) throw notFound('payment form', params.payment_form, 'payment_form');
-  return { status: 200, body: listingBody(listing, publicBaseUrl(deps.config)) };
+  return { status: 200, body: listingBody(listing, regionPublicBaseUrl(auth.region, deps.config)) };
 };
 
 const common = { versions: ['v202607'] as const, auth: 'secret' as const, tags: ['Payment methods'] };
@@ -51,7 +58,7 @@ export const paymentMethodRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/payment-methods',
-    summary: "List the methods of the tenant's default payment form",
+    summary: "List what an unpinned intent's checkout offers now: the default orchestrator's, else the default form's, else the live connectors' methods",
     responses: listResponses,
     handler: listDefault,
   }),
@@ -59,7 +66,7 @@ export const paymentMethodRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/payment-methods/:payment_form',
-    summary: 'List the methods configured on a payment form',
+    summary: "List what a payment form's checkout offers now (for a live form: an intent pinned to it)",
     params: formParams,
     responses: formResponses,
     handler: listForm,
@@ -68,7 +75,7 @@ export const paymentMethodRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/payment-forms',
-    summary: "List the methods of the tenant's default payment form (alias of /payment-methods)",
+    summary: "List what an unpinned intent's checkout offers now (alias of /payment-methods)",
     responses: listResponses,
     handler: listDefault,
   }),
@@ -76,7 +83,7 @@ export const paymentMethodRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/payment-forms/:payment_form',
-    summary: 'List the methods configured on a payment form (alias of /payment-methods/{payment_form})',
+    summary: "List what a payment form's checkout offers now (alias of /payment-methods/{payment_form})",
     params: formParams,
     responses: formResponses,
     handler: listForm,

@@ -9,8 +9,14 @@ export const refundCreateBody = z
     // Any string: one that names no payment intent of this tenant (a `pi_` id or not) is the spec's 404.
     payment_intent: z.string().max(255).describe('The `pi_...` id of a successful payment intent'),
     amount: z.number().int('an integer in minor units').min(1).max(MAX_AMOUNT),
-    currency: currencySchema,
-    webhooks: webhooksSchema.optional(),
+    currency: currencySchema.describe(
+      'Must equal the paid currency (REFUND_CCY_MISMATCH otherwise). Accepted in any case and answered in upper case.',
+    ),
+    webhooks: webhooksSchema
+      .optional()
+      .describe(
+        "Endpoints for this refund's events (`refund.success`, `refund.canceled`). Refund events go only here: the payment intent's `webhooks` never receive them, even when they list refund event types.",
+      ),
     refund_sla_timeout: z.number().int().min(1).max(MAX_REFUND_SLA_SECONDS).optional(),
     idempotency_key: idempotencyKeySchema.optional(),
   })
@@ -22,4 +28,8 @@ export { refundView };
 
 export const refundCreateResponse = refundView
   .omit({ created_at: true, gateway_transaction_id: true })
-  .extend({ refundable_amount_left: z.number().int(), resource_created: z.boolean() });
+  .extend({
+    currency: refundView.shape.currency.describe('3-letter ISO 4217 code, in upper case'),
+    refundable_amount_left: z.number().int(),
+    resource_created: z.boolean(),
+  });

@@ -37,7 +37,9 @@ test('without a default form, the methods of the live connectors are listed in c
 
 test('the default form decides the listing, and both path spellings answer alike', async () => {
   const m = await createMerchant();
-  const pf = await addForm(m, { connectors: [m.connector], payment_methods: ['sepa_debit', 'card'], default: true });
+  // Each method of a form must be taken by one of its connectors (issue 18).
+  const sepa = await addConnector(m, { live: true, payment_methods: ['sepa_debit'] });
+  const pf = await addForm(m, { connectors: [m.connector, sepa], payment_methods: ['sepa_debit', 'card'], default: true });
 
   const byDefault = await api.get('/v202607/payment-methods', m.secretKey);
   expect(byDefault.body).toMatchObject({ payment_form: pf });

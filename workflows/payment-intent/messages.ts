@@ -143,6 +143,15 @@ export interface AttemptInput {
   token: string;
   connector?: string;
   save_payment_method?: boolean;
+  /**
+   * The connectors the API resolved for this attempt (the intent's checkout as it stands when the customer
+   * pays, api/payment-methods/resolve.ts), in the order they are tried, and whether the attempt fails over
+   * along them. They stand in for the input's `connectors` and `failover`, which an unpinned intent's
+   * checkout outgrows (a connector added or switched off since create). Absent from attempts an older API
+   * sent, and so from the histories they made: the input's are used.
+   */
+  connectors?: string[];
+  failover?: boolean;
 }
 
 export interface AttemptResult {

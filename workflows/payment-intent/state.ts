@@ -290,10 +290,17 @@ export class PaymentIntentState {
       return { type: 'attempt_limit_reached', message: `This payment intent has reached its limit of ${this.maxAttempts} payment attempts` };
     // A saved card is charged where its token lives, whichever connectors the intent's checkout offers.
     if (merchantInitiated) return null;
-    if (req.connector && !this.input.connectors.includes(req.connector))
+    const { connectors } = this.routing(req);
+    if (req.connector && !connectors.includes(req.connector))
       return { type: 'connector_not_allowed', message: 'This connector cannot be used for this payment intent' };
-    if (this.input.connectors.length === 0) return { type: 'no_connector', message: 'The merchant has no live connector' };
+    if (connectors.length === 0) return { type: 'no_connector', message: 'The merchant has no live connector' };
     return null;
+  }
+
+  /** The connectors an attempt may use, in order, and whether it fails over: the API's (AttemptInput), else the input's. */
+  routing(req: AttemptInput): { connectors: string[]; failover: boolean } {
+    if (req.connectors) return { connectors: req.connectors, failover: req.failover === true };
+    return { connectors: this.input.connectors, failover: this.input.failover === true };
   }
 
   /**
@@ -301,9 +308,10 @@ export class PaymentIntentState {
    * the one asked for (or the first) to the last; without, just that one.
    */
   failoverOrder(req: AttemptInput): string[] {
-    const first = req.connector ?? this.input.connectors[0]!;
-    if (!this.input.failover) return [first];
-    return this.input.connectors.slice(Math.max(0, this.input.connectors.indexOf(first)));
+    const { connectors, failover } = this.routing(req);
+    const first = req.connector ?? connectors[0]!;
+    if (!failover) return [first];
+    return connectors.slice(Math.max(0, connectors.indexOf(first)));
   }
 
   /** After a try found its connector unavailable: whether the next connector may be tried now. */
@@ -323,7 +331,7 @@ export class PaymentIntentState {
     const a: Attempt = {
       number: this.attemptsMade,
       phase: 'charging',
-      connector: req.connector ?? this.input.connectors[0]!,
+      connector: req.connector ?? this.routing(req).connectors[0]!,
       chargeId: null,
       idempotencyKey: `${this.input.id}:attempt:${this.attemptsMade}`,
       saveMethod: req.save_payment_method === true,

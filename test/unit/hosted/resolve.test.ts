@@ -100,8 +100,8 @@ describe('which payment methods are listed', () => {
     expect(methodsOfConnectors([sepaB, cardA])).toEqual(['card', 'apple_pay', 'sepa_debit']);
   });
 
-  test('a form’s own list wins over its connectors, in catalogue order', () => {
-    expect(methodsOfForm({ payment_methods: ['sepa_debit', 'card'] }, [cardA])).toEqual(['card', 'sepa_debit']);
+  test('a form’s own list narrows what its connectors take, in catalogue order (issue 18: a method no connector takes is not listed)', () => {
+    expect(methodsOfForm({ payment_methods: ['apple_pay', 'sepa_debit', 'card'] }, [cardA])).toEqual(['card', 'apple_pay']);
     expect(methodsOfForm({ payment_methods: null }, [cardA])).toEqual(['card', 'apple_pay']);
   });
 
