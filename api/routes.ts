@@ -20,6 +20,7 @@ import { catalogRoutes } from './catalog/routes';
 import { catalogAdminRoutes } from './admin/catalog-routes';
 import { cartRoutes } from './carts/routes';
 import { commerceSettingsRoutes } from './admin/commerce-settings';
+import { webhookSigningRoutes } from './admin/webhook-signing';
 import { checkoutRoutes } from './checkouts/routes';
 import { returnRoutes } from './returns/routes';
 
@@ -41,6 +42,7 @@ export function allRoutes(): RouteDef[] {
     ...cardsMitRoutes,
     ...catalogAdminRoutes,
     ...commerceSettingsRoutes,
+    ...webhookSigningRoutes,
     ...catalogRoutes,
     ...cartRoutes,
     ...checkoutRoutes,

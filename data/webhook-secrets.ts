@@ -14,5 +14,10 @@ export function webhookSecretData(mongo: Mongo) {
       }
     },
     remove: async (id: string) => void (await c.deleteOne({ _id: id })),
+    /** Endpoint `index`'s secret in record `id` of this tenant, or null (no such record, index or secret). */
+    secretOf: async (tenantId: string, id: string, index: number): Promise<string | null> => {
+      const record = await c.findOne({ _id: id, tenant_id: tenantId });
+      return record?.secrets[index] ?? null;
+    },
   };
 }

@@ -26,6 +26,7 @@ import type {
   SavedPaymentMethodRecord,
   SequenceBlockRecord,
   WebhookSecretsRecord,
+  WebhookSigningSecretRecord,
   TenantRecord,
 } from './records';
 
@@ -42,6 +43,8 @@ export interface Collections {
   deliveryAttempts: Collection<DeliveryAttemptRecord>;
   savedPaymentMethods: Collection<SavedPaymentMethodRecord>;
   webhookSecrets: Collection<WebhookSecretsRecord>;
+  /** One per tenant, `_id` = tenant id (no other index needed). */
+  webhookSigningSecrets: Collection<WebhookSigningSecretRecord>;
   payouts: Collection<PayoutRecord>;
   payoutRecipients: Collection<PayoutRecipientRecord>;
   sequenceBlocks: Collection<SequenceBlockRecord>;
@@ -87,6 +90,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     deliveryAttempts: db.collection('delivery_attempts'),
     savedPaymentMethods: db.collection('saved_payment_methods'),
     webhookSecrets: db.collection('webhook_secrets'),
+    webhookSigningSecrets: db.collection('webhook_signing_secrets'),
     payouts: db.collection('payouts'),
     payoutRecipients: db.collection('payout_recipients'),
     sequenceBlocks: db.collection('sequence_blocks'),

@@ -631,3 +631,21 @@ export interface ReturnRecord {
   updated_at: Date;
   version: number;
 }
+
+/**
+ * A tenant's webhook signing secrets (Standard Webhooks, `whsec_` + base64 of 32 random bytes): every delivery
+ * is signed with `secret`, and with each rotated-out secret in `previous` until its `expires_at` (24 h after
+ * the rotation), so a receiver still holding the old one keeps verifying while it moves to the new one.
+ * One per tenant, created on first use (a delivery or the admin GET); `_id` is the tenant id.
+ */
+export interface WebhookSigningSecretRecord {
+  _id: string; // the tenant id
+  tenant_id: string;
+  secret: string; // whsec_...
+  /** When `secret` became current (created, or rotated in). */
+  created_at: Date;
+  previous: { secret: string; expires_at: Date }[];
+  /** Raised by each rotation; a rotation applies only to the version it read. */
+  version: number;
+  updated_at: Date;
+}

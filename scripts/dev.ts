@@ -5,6 +5,7 @@ import path from 'node:path';
 import { loadConfig } from '../platform/config';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
+import { webhookSigningSecretData } from '../data/webhook-signing-secrets';
 import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
 import { seedDemoCatalog } from './demo-catalog';
 
@@ -90,6 +91,7 @@ async function main() {
       ` Secret key     ${demo.secretKey}`,
       ` Publishable key ${demo.publishableKey}`,
       ...('mitSecretKey' in demo && demo.mitSecretKey ? [` cards.mit key  ${demo.mitSecretKey}   (POST /cards/mit: charges saved cards)`] : []),
+      ` Webhook signing secret ${demo.signingSecret}   (verify deliveries with any Standard Webhooks library: docs/webhooks.md)`,
       '',
       ' Create a first payment intent, then open its "url" to pay with 4242 4242 4242 4242:',
       `   curl -s ${stack.apiUrl.replace('127.0.0.1', 'localhost')}/v202607/payment-intents \\`,
@@ -119,7 +121,7 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
       const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
       if (await mongo.c.tenants.findOne({ _id: saved.tenant })) {
         await seedDemoCatalog(mongo, saved.tenant);
-        return saved as { tenant: string; secretKey: string; publishableKey: string; mitSecretKey?: string };
+        return { ...(saved as { tenant: string; secretKey: string; publishableKey: string; mitSecretKey?: string }), signingSecret: (await webhookSigningSecretData(mongo).ensure(saved.tenant)).secret };
       }
     }
     const { tenant, secretKey, publishableKey } = await createTenant(mongo, config.KEY_HASH_SECRET, { name: 'Demo Shop', region: config.DEFAULT_REGION });
@@ -128,7 +130,7 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
     const demo = { tenant: tenant._id, secretKey, publishableKey, mitSecretKey: mit.key };
     writeFileSync(DEMO_FILE, JSON.stringify(demo, null, 2), { mode: 0o600 });
     await seedDemoCatalog(mongo, tenant._id);
-    return demo;
+    return { ...demo, signingSecret: (await webhookSigningSecretData(mongo).ensure(tenant._id)).secret };
   } finally {
     await mongo.close();
   }

@@ -2,6 +2,8 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../../platform/logger';
 import type { Mongo } from '../../platform/mongo';
 import { isDuplicateKeyError } from '../../platform/mongo';
+import { webhookSecretData } from '../../data/webhook-secrets';
+import { signingSecretsAt, webhookSigningSecretData } from '../../data/webhook-signing-secrets';
 import {
   honoursRetryAfter,
   outcomeOfStatus,
@@ -138,11 +140,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const metrics = createWebhookMetrics(deps.registry);
   const ssrf = { allowPrivateHosts: config.allowPrivateHosts, httpsOnly: config.httpsOnly ?? false };
 
+  const endpointSecrets = webhookSecretData(mongo);
+  const signingSecrets = webhookSigningSecretData(mongo);
+
   const resolveSecret = async (tenantId: string, ref: string): Promise<string | null> => {
     const parsed = parseSecretRef(ref);
-    if (!parsed) return null;
-    const record = await mongo.c.webhookSecrets.findOne({ _id: parsed.id, tenant_id: tenantId });
-    return record?.secrets[parsed.index] ?? null;
+    return parsed ? endpointSecrets.secretOf(tenantId, parsed.id, parsed.index) : null;
   };
 
   return {
@@ -170,17 +173,18 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (secret === null) return fail('secret_unavailable', 'secret_unavailable: the endpoint secret is no longer stored', true);
       }
 
+      // Every delivery is signed with the tenant's signing secrets as they are at this attempt (created on
+      // first use; a rotated-out one still signs for 24 h). Reading them failing throws: a failed attempt,
+      // retried on the schedule like a refused connection.
+      const signing = signingSecretsAt(await signingSecrets.ensure(input.tenantId, attemptedAt), attemptedAt);
       const timestamp = Math.floor(attemptedAt.getTime() / 1000);
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',
         'User-Agent': WEBHOOK_USER_AGENT,
-        'webhook-id': input.eventId,
-        'webhook-timestamp': String(timestamp),
+        ...signatureHeaders(signing, input.eventId, timestamp, input.body),
       };
-      if (secret !== null) {
-        headers[SECRET_HEADER] = secret;
-        Object.assign(headers, signatureHeaders(secret, input.eventId, timestamp, input.body));
-      }
+      // The endpoint's own secret, as given, when it has one (the spec's header; it is not a signing key).
+      if (secret !== null) headers[SECRET_HEADER] = secret;
 
       const r: PostResult = await postWebhook({ url: input.url, body: input.body, headers, timeoutMs: config.timeoutMs, ...ssrf });
       const result = toAttemptResult(r, attemptedAt);

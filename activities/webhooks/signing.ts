@@ -1,16 +1,14 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
-// Webhook signatures the Standard Webhooks way (standardwebhooks.com): three headers,
+// Webhook signatures are Standard Webhooks signatures (standardwebhooks.com), made by the reference library
+// itself (`standardwebhooks`), so that any Standard Webhooks library verifies them with the merchant's
+// `whsec_...` signing secret. Three headers:
 //   webhook-id:        the event id (the same on every retry and redelivery, for the receiver's dedup)
 //   webhook-timestamp: unix seconds of this attempt (so a captured request cannot be replayed later)
-//   webhook-signature: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>
-// The key is the endpoint's secret string as raw UTF-8 bytes. (Standard Webhooks libraries base64-decode
-// a `whsec_` secret; ours are plain strings, so a receiver using such a library must pass the bytes of the
-// secret, see docs/webhooks.md.) Endpoints without a secret are not signed.
-
-export const SIGNATURE_VERSION = 'v1';
-/** A receiver refuses timestamps further than this from its clock, either way. */
-export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
+//   webhook-signature: `v1,<base64 HMAC-SHA256(base64-decoded secret, "<id>.<timestamp>.<body>")>`, one per
+//                      signing secret, space-separated: the tenant's current secret, then any rotated out
+//                      less than 24 h ago (data/webhook-signing-secrets.ts).
+// The endpoint's own `secret` plays no part here: it travels as is in Service-Webhook-Secret.
 
 export interface SignedHeaders {
   'webhook-id': string;
@@ -18,65 +16,54 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-export function signedContent(id: string, timestampSeconds: number | string, body: string): string {
-  return `${id}.${timestampSeconds}.${body}`;
-}
-
-/** The `v1,<base64>` value for one (id, timestamp, body). */
-export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  return `${SIGNATURE_VERSION},${mac(secret, id, timestampSeconds, body).toString('base64')}`;
-}
-
-/** The same construction with the key given as bytes (what Standard Webhooks' own test vectors use). */
-export function signWithKey(key: Uint8Array, id: string, timestampSeconds: number, body: string): string {
-  return `${SIGNATURE_VERSION},${createHmac('sha256', key).update(signedContent(id, timestampSeconds, body), 'utf8').digest('base64')}`;
-}
-
-function mac(secret: string, id: string, timestamp: number | string, body: string): Buffer {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(signedContent(id, timestamp, body), 'utf8').digest();
-}
-
-export function signatureHeaders(secret: string, id: string, timestampSeconds: number, body: string): SignedHeaders {
+/** The three headers of one attempt, signed with every given `whsec_` secret (at least one). */
+export function signatureHeaders(signingSecrets: readonly string[], id: string, timestampSeconds: number, body: string): SignedHeaders {
+  if (signingSecrets.length === 0) throw new Error('a delivery is signed with at least one signing secret');
+  const at = new Date(timestampSeconds * 1000);
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': sign(secret, id, timestampSeconds, body),
+    'webhook-signature': signingSecrets.map((secret) => new Webhook(secret).sign(id, at, body)).join(' '),
   };
 }
 
-export type VerifyResult = { ok: true } | { ok: false; reason: 'missing_headers' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature' };
+export type VerifyFailure = 'invalid_secret' | 'missing_headers' | 'invalid_timestamp' | 'timestamp_out_of_tolerance' | 'invalid_signature';
+export type VerifyResult = { ok: true } | { ok: false; reason: VerifyFailure };
 
 export interface VerifyInput {
+  /** The merchant's signing secret, `whsec_<base64>`. */
   secret: string;
-  /** Header values as received (any case of names is the caller's business). */
   id: string | undefined;
   timestamp: string | undefined;
   signature: string | undefined;
   /** The raw request body, exactly as received: re-serialised JSON does not verify. */
   body: string;
-  nowSeconds?: number;
-  toleranceSeconds?: number;
 }
 
 /**
- * Receiver-side check, also used by our tests. The signature header may carry several space-separated
- * `v1,<sig>` values (key rotation); one match is enough. Comparison is constant-time.
+ * What a merchant's receiver does, for our tests: the library's `Webhook.verify` (5 minutes' tolerance
+ * either way, one matching `v1` signature among several is enough, constant-time comparison), its
+ * exception turned into a reason.
  */
 export function verify(input: VerifyInput): VerifyResult {
-  const { secret, id, timestamp, signature, body } = input;
-  if (!id || !timestamp || !signature) return { ok: false, reason: 'missing_headers' };
-  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'invalid_timestamp' };
-  const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
-  const tolerance = input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (Math.abs(now - Number(timestamp)) > tolerance) return { ok: false, reason: 'timestamp_out_of_tolerance' };
-  // Signed over the timestamp exactly as sent, not as re-printed from a number.
-  const expected = mac(secret, id, timestamp, body);
-  for (const candidate of signature.split(' ')) {
-    const [version, value] = candidate.split(',', 2);
-    if (version !== SIGNATURE_VERSION || !value) continue;
-    const given = Buffer.from(value, 'base64');
-    // Lengths are public (an HMAC-SHA256 is always 32 bytes); only equal-length buffers are compared.
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true };
+  let webhook: Webhook;
+  try {
+    webhook = new Webhook(input.secret);
+  } catch {
+    return { ok: false, reason: 'invalid_secret' };
   }
-  return { ok: false, reason: 'invalid_signature' };
+  const headers: Record<string, string> = {};
+  if (input.id !== undefined) headers['webhook-id'] = input.id;
+  if (input.timestamp !== undefined) headers['webhook-timestamp'] = input.timestamp;
+  if (input.signature !== undefined) headers['webhook-signature'] = input.signature;
+  try {
+    webhook.verify(input.body, headers, { jsonParse: false });
+    return { ok: true };
+  } catch (err) {
+    if (!(err instanceof WebhookVerificationError)) return { ok: false, reason: 'invalid_signature' };
+    if (/missing/i.test(err.message)) return { ok: false, reason: 'missing_headers' };
+    if (/too (old|new)/i.test(err.message)) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+    if (/headers/i.test(err.message)) return { ok: false, reason: 'invalid_timestamp' };
+    return { ok: false, reason: 'invalid_signature' };
+  }
 }

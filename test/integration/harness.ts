@@ -32,12 +32,11 @@ export interface Reply<T = any> {
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; host?: string; baseUrl?: string; timeoutMs?: number } = {},
+  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; baseUrl?: string; timeoutMs?: number } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.host) headers.host = opts.host;
   const res = await fetch(`${opts.baseUrl ?? getStack().apiUrl}${path}`, {
     method,
     headers,

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '../../activities/webhooks/signing';
-import { api, createMerchant, eventually, pay, type Merchant } from './harness';
+import { admin, api, createMerchant, eventually, pay, type Merchant } from './harness';
 
 // Webhook delivery end to end on the real stack: real HTTP receivers on loopback (the stack runs with
 // WEBHOOK_ALLOW_PRIVATE_HOSTS=true and WEBHOOK_RETRY_SCHEDULE=1s,2s,4s).
@@ -74,6 +74,11 @@ beforeAll(async () => {
   m = await createMerchant();
 });
 
+/** The tenant's Standard Webhooks signing secret (`whsec_...`), which signs every delivery (docs/webhooks.md). */
+async function signingSecret(tenant = m.tenant): Promise<string> {
+  return (await admin.get(`/admin/tenants/${tenant}/webhook-signing-secret`)).body.secret;
+}
+
 async function createIntent(webhooks: unknown[], extra: Record<string, unknown> = {}, key = m.secretKey) {
   const r = await api.post('/v202607/payment-intents', { amount: 2500, currency: 'EUR', webhooks, ...extra }, key);
   expect(r.status).toBe(201);
@@ -106,17 +111,17 @@ test('a delivery carries the secret, a verifiable Standard Webhooks signature an
   expect(d.headers['webhook-signature']).toMatch(/^v1,/);
   expect(
     verify({
-      secret,
+      secret: await signingSecret(),
       id: d.headers['webhook-id'] as string,
       timestamp: d.headers['webhook-timestamp'] as string,
       signature: d.headers['webhook-signature'] as string,
       body: d.raw,
     }),
   ).toEqual({ ok: true });
-  // the wrong secret does not verify
+  // the endpoint's own secret is not the signing key
   expect(
     verify({
-      secret: 'not-it',
+      secret: `whsec_${Buffer.from(secret).toString('base64')}`,
       id: d.headers['webhook-id'] as string,
       timestamp: d.headers['webhook-timestamp'] as string,
       signature: d.headers['webhook-signature'] as string,
@@ -149,14 +154,22 @@ test('a secret that cannot travel in an HTTP header is refused at create, not re
   }
 });
 
-test('an endpoint without a secret gets no secret header and no signature', async () => {
+test('an endpoint without a secret gets no secret header, and is signed all the same', async () => {
   const rx = await startReceiver();
   const pi = await createIntent([{ url: rx.url, events: ['payment.success'] }]);
   await pay(pi, m.publishableKey, 'tok_success');
   const [d] = await receivedOf(rx, 'payment.success');
   expect(d.headers['service-webhook-secret']).toBeUndefined();
-  expect(d.headers['webhook-signature']).toBeUndefined();
   expect(d.headers['webhook-id']).toBe(d.body.id);
+  expect(
+    verify({
+      secret: await signingSecret(),
+      id: d.headers['webhook-id'] as string,
+      timestamp: d.headers['webhook-timestamp'] as string,
+      signature: d.headers['webhook-signature'] as string,
+      body: d.raw,
+    }),
+  ).toEqual({ ok: true });
 });
 
 test('subscriptions filter by event type', async () => {
@@ -334,7 +347,7 @@ test('events API: list by type, tenant isolation, attempts, redelivery', async (
   expect(both[1].headers['service-webhook-secret']).toBe(secret);
   expect(
     verify({
-      secret,
+      secret: await signingSecret(),
       id,
       timestamp: both[1].headers['webhook-timestamp'] as string,
       signature: both[1].headers['webhook-signature'] as string,
@@ -367,7 +380,7 @@ test('refund.success reaches the refund webhook', async () => {
   expect(d.headers['service-webhook-secret']).toBe('refund-secret');
   expect(
     verify({
-      secret: 'refund-secret',
+      secret: await signingSecret(),
       id: d.headers['webhook-id'] as string,
       timestamp: d.headers['webhook-timestamp'] as string,
       signature: d.headers['webhook-signature'] as string,

@@ -1,32 +1,22 @@
 import { Registry } from 'prom-client';
+import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type DeliveryAttemptInput, type SendWebhookInput } from '../../../activities/webhooks';
 import { verify } from '../../../activities/webhooks/signing';
+import { webhookSigningSecretData } from '../../../data/webhook-signing-secrets';
 import { createLogger } from '../../../platform/logger';
-import type { Mongo } from '../../../platform/mongo';
-import type { DeliveryAttemptRecord, WebhookSecretsRecord } from '../../../platform/records';
+import type { WebhookSecretsRecord } from '../../../platform/records';
+import { FakeCollection, fakeMongo as fakeCollections } from './fake-mongo';
 import { receiverPool } from './receiver';
 
-// The delivery activities against a real HTTP receiver. MongoDB is an in-memory stand-in holding the two
-// collections these activities touch (lookups by _id and inserts with a unique _id); the real database is
+// The delivery activities against a real HTTP receiver. MongoDB is an in-memory stand-in holding the
+// collections these activities touch (endpoint secrets, signing secrets, attempts); the real database is
 // exercised by the integration layer.
 
 function fakeMongo(secrets: WebhookSecretsRecord[]) {
-  const attempts = new Map<string, DeliveryAttemptRecord>();
-  const mongo = {
-    c: {
-      webhookSecrets: {
-        findOne: async (q: { _id: string; tenant_id: string }) => secrets.find((s) => s._id === q._id && s.tenant_id === q.tenant_id) ?? null,
-      },
-      deliveryAttempts: {
-        insertOne: async (doc: DeliveryAttemptRecord) => {
-          if (attempts.has(doc._id)) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
-          attempts.set(doc._id, doc);
-          return { acknowledged: true, insertedId: doc._id };
-        },
-      },
-    },
-  } as unknown as Mongo;
-  return { mongo, attempts };
+  const attempts = new FakeCollection();
+  const signing = new FakeCollection();
+  const mongo = fakeCollections({ webhookSecrets: new FakeCollection(secrets), webhookSigningSecrets: signing, deliveryAttempts: attempts });
+  return { mongo, attempts: attempts.docs, signing };
 }
 
 const TENANT = 'ten_eu_webhooktest';
@@ -34,7 +24,7 @@ const SECRETS: WebhookSecretsRecord[] = [{ _id: 'whs_eu_abc12345', tenant_id: TE
 const ENVELOPE = '{"id":"evt_eu_1","type":"payment.success","created_at":"2026-01-01T00:00:00.000Z","data":{"payment_intent":"pi_eu_1","metadata":{"order":"42"}}}';
 
 function setup(opts: { allowPrivateHosts?: boolean } = {}) {
-  const { mongo, attempts } = fakeMongo(SECRETS);
+  const { mongo, attempts, signing } = fakeMongo(SECRETS);
   const registry = new Registry();
   const activities = createWebhookActivities({
     mongo,
@@ -42,7 +32,9 @@ function setup(opts: { allowPrivateHosts?: boolean } = {}) {
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry,
   });
-  return { activities, attempts, registry };
+  /** The tenant's signing secret, as the admin API shows it (created on first use, by whichever comes first). */
+  const signingSecret = async (tenantId = TENANT) => (await webhookSigningSecretData(mongo).ensure(tenantId)).secret;
+  return { activities, attempts, registry, signing, mongo, signingSecret };
 }
 
 const input = (url: string, extra: Partial<SendWebhookInput> = {}): SendWebhookInput => ({
@@ -58,9 +50,9 @@ const input = (url: string, extra: Partial<SendWebhookInput> = {}): SendWebhookI
 const receiver = receiverPool();
 
 describe('sendWebhook', () => {
-  it('sends the exact body with the secret header and a Standard Webhooks signature that verifies', async () => {
+  it('sends the exact body with the secret header and a Standard Webhooks signature the library verifies', async () => {
     const r = await receiver();
-    const { activities } = setup();
+    const { activities, signingSecret } = setup();
     const res = await activities.sendWebhook(input(r.url(), { secretRef: 'whs_eu_abc12345#1' }));
     expect(res).toMatchObject({ outcome: 'delivered', statusCode: 200, error: null, permanent: false });
     const got = r.received[0]!;
@@ -72,23 +64,74 @@ describe('sendWebhook', () => {
       'webhook-id': 'evt_eu_1',
     });
     expect(Number(got.headers['webhook-timestamp'])).toBe(Math.floor(Date.parse(res.attemptedAt) / 1000));
-    const check = verify({
-      secret: 's3cr3t-value',
-      id: got.headers['webhook-id'] as string,
-      timestamp: got.headers['webhook-timestamp'] as string,
-      signature: got.headers['webhook-signature'] as string,
-      body: got.body,
-    });
-    expect(check).toEqual({ ok: true });
+    const secret = await signingSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
+    expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/); // one secret, one signature
+    // the endpoint's own secret is not a signing key
+    const check = { id: got.headers['webhook-id'] as string, timestamp: got.headers['webhook-timestamp'] as string, signature: got.headers['webhook-signature'] as string, body: got.body };
+    expect(verify({ ...check, secret: `whsec_${Buffer.from('s3cr3t-value').toString('base64')}` })).toEqual({ ok: false, reason: 'invalid_signature' });
   });
 
-  it('sends no secret and no signature to an endpoint without a secret', async () => {
+  it('signs a delivery to an endpoint without a secret too, but sends no secret header', async () => {
     const r = await receiver();
-    const { activities } = setup();
+    const { activities, signingSecret } = setup();
     await activities.sendWebhook(input(r.url()));
-    expect(r.received[0]!.headers['service-webhook-secret']).toBeUndefined();
-    expect(r.received[0]!.headers['webhook-signature']).toBeUndefined();
-    expect(r.received[0]!.headers['webhook-id']).toBe('evt_eu_1');
+    const got = r.received[0]!;
+    expect(got.headers['service-webhook-secret']).toBeUndefined();
+    expect(got.headers['webhook-id']).toBe('evt_eu_1');
+    expect(new Webhook(await signingSecret()).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
+  });
+
+  it("creates the tenant's signing secret once, at its first delivery, and keeps each tenant's apart", async () => {
+    const r = await receiver();
+    const { activities, signing, signingSecret } = setup();
+    await activities.sendWebhook(input(r.url()));
+    await activities.sendWebhook(input(r.url(), { attempt: 2 }));
+    await activities.sendWebhook(input(r.url(), { tenantId: 'ten_eu_other', deliveryId: 'evt_eu_1-1' }));
+    expect([...signing.docs.keys()].sort()).toEqual(['ten_eu_other', TENANT].sort());
+    const [a, b, other] = r.received;
+    const mine = new Webhook(await signingSecret());
+    expect(() => mine.verify(a!.body, a!.headers as Record<string, string>)).not.toThrow();
+    expect(() => mine.verify(b!.body, b!.headers as Record<string, string>)).not.toThrow();
+    expect(() => mine.verify(other!.body, other!.headers as Record<string, string>)).toThrow('No matching signature found');
+    const theirs = new Webhook(await signingSecret('ten_eu_other'));
+    expect(() => theirs.verify(other!.body, other!.headers as Record<string, string>)).not.toThrow();
+  });
+
+  it('signs with the new and the previous secret for 24 h after a rotation, then with the new one only', async () => {
+    const r = await receiver();
+    const { activities, mongo, signingSecret } = setup();
+    const before = await signingSecret();
+    const rotatedAt = new Date();
+    const rotated = await webhookSigningSecretData(mongo).rotate(TENANT, rotatedAt);
+    expect(rotated.secret).not.toBe(before);
+    expect(rotated.previous).toEqual([{ secret: before, expires_at: new Date(rotatedAt.getTime() + 24 * 3600_000) }]);
+
+    await activities.sendWebhook(input(r.url()));
+    const during = r.received[0]!;
+    expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
+    for (const secret of [rotated.secret, before]) expect(new Webhook(secret).verify(during.body, during.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
+
+    // 24 h later (the attempt's clock), the previous secret no longer signs
+    const later = rotatedAt.getTime() + 24 * 3600_000 + 1000;
+    jest.useFakeTimers({ now: later, doNotFake: ['nextTick', 'setImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask'] });
+    try {
+      await activities.sendWebhook(input(r.url(), { attempt: 2 }));
+    } finally {
+      jest.useRealTimers();
+    }
+    const after = r.received[1]!;
+    expect(Number(after.headers['webhook-timestamp'])).toBe(Math.floor(later / 1000));
+    expect((after.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
+    // (signed a day ahead of the real clock: the receiver's clock is moved there too)
+    jest.spyOn(Date, 'now').mockReturnValue(later);
+    try {
+      expect(new Webhook(rotated.secret).verify(after.body, after.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
+      expect(() => new Webhook(before).verify(after.body, after.headers as Record<string, string>)).toThrow('No matching signature found');
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it('sends a legacy body byte for byte: nothing assumes the envelope', async () => {

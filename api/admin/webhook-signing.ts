@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { conflict } from '../../domain/errors';
+import { ROTATION_OVERLAP_MS, SigningSecretRotationConflict, webhookSigningSecretData } from '../../data/webhook-signing-secrets';
+import type { WebhookSigningSecretRecord } from '../../platform/records';
+import { route, type RouteDef } from '../http/route';
+import { tenantOr404, tenantParam } from './tenant-param';
+
+// Admin API of a tenant's webhook signing secret: the `whsec_...` secret every delivery to any of the
+// tenant's endpoints is signed with (Standard Webhooks headers webhook-id, webhook-timestamp,
+// webhook-signature), which the merchant gives to a Standard Webhooks library to verify them. Created on
+// first use; rotating it keeps the previous one signing beside the new one for 24 hours.
+
+const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
+
+const signingSecretView = z.object({
+  tenant: z.string(),
+  secret: z.string().meta({
+    description: "The current signing secret, `whsec_` + base64 of 32 random bytes: give it as is to a Standard Webhooks library's `Webhook` to verify deliveries",
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwDdwQ4PtUz6Y=',
+  }),
+  created_at: z.string().meta({ description: 'When this secret became current (ISO 8601)' }),
+  previous: z
+    .array(z.object({ expires_at: z.string().meta({ description: 'Until when deliveries are also signed with this rotated-out secret (ISO 8601)' }) }))
+    .meta({ description: 'Rotated-out secrets that still sign deliveries (beside the current one, never shown again), newest first' }),
+});
+
+function view(r: WebhookSigningSecretRecord, now: Date): z.infer<typeof signingSecretView> {
+  return {
+    tenant: r.tenant_id,
+    secret: r.secret,
+    created_at: r.created_at.toISOString(),
+    previous: r.previous.filter((p) => p.expires_at.getTime() > now.getTime()).map((p) => ({ expires_at: p.expires_at.toISOString() })),
+  };
+}
+
+export const webhookSigningRoutes: RouteDef[] = [
+  route({
+    ...common,
+    method: 'get',
+    path: '/admin/tenants/:tenant/webhook-signing-secret',
+    summary: "A tenant's webhook signing secret (`whsec_...`), created on first use",
+    params: tenantParam,
+    responses: {
+      200: { description: 'The current signing secret', schema: signingSecretView },
+      404: { description: 'Unknown tenant' },
+    },
+    handler: async ({ params, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      const now = new Date();
+      return { status: 200, body: view(await webhookSigningSecretData(deps.mongo).ensure(t._id, now), now) };
+    },
+  }),
+  route({
+    ...common,
+    method: 'post',
+    path: '/admin/tenants/:tenant/webhook-signing-secret/rotate',
+    summary: `Replace a tenant's webhook signing secret; the previous one keeps signing deliveries for ${ROTATION_OVERLAP_MS / 3_600_000} hours`,
+    params: tenantParam,
+    responses: {
+      200: { description: 'The new signing secret; until `previous[].expires_at`, deliveries carry a signature with each', schema: signingSecretView },
+      404: { description: 'Unknown tenant' },
+      409: { description: 'Another rotation of this tenant ran at the same time (`webhook_signing_secret_conflict`): read the secret, rotate again if needed' },
+    },
+    handler: async ({ params, deps }) => {
+      const t = await tenantOr404(deps, params.tenant);
+      const now = new Date();
+      try {
+        return { status: 200, body: view(await webhookSigningSecretData(deps.mongo).rotate(t._id, now), now) };
+      } catch (err) {
+        if (err instanceof SigningSecretRotationConflict) throw conflict('webhook_signing_secret_conflict', err.message);
+        throw err;
+      }
+    },
+  }),
+];

@@ -1,0 +1,105 @@
+import {
+  generateSigningSecret,
+  ROTATION_OVERLAP_MS,
+  SigningSecretRotationConflict,
+  signingSecretsAt,
+  webhookSigningSecretData,
+} from '../../../data/webhook-signing-secrets';
+import type { WebhookSigningSecretRecord } from '../../../platform/records';
+import { FakeCollection, fakeMongo } from './fake-mongo';
+
+// A tenant's signing secrets: their shape, creation on first use (one winner between concurrent creators),
+// and rotation with its 24-hour overlap.
+
+const TENANT = 'ten_eu_signing';
+const T0 = new Date('2026-11-01T00:00:00.000Z');
+const hours = (h: number) => new Date(T0.getTime() + h * 3600_000);
+
+function setup() {
+  const collection = new FakeCollection();
+  const data = webhookSigningSecretData(fakeMongo({ webhookSigningSecrets: collection }));
+  return { collection, data };
+}
+
+test('a secret is whsec_ and the base64 of 32 random bytes', () => {
+  const a = generateSigningSecret();
+  expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  expect(Buffer.from(a.slice(6), 'base64')).toHaveLength(32);
+  expect(generateSigningSecret()).not.toBe(a);
+});
+
+test('ensure creates the secret once and then reads it', async () => {
+  const { data, collection } = setup();
+  const first = await data.ensure(TENANT, T0);
+  expect(first).toMatchObject({ _id: TENANT, tenant_id: TENANT, created_at: T0, previous: [], version: 1 });
+  expect(await data.ensure(TENANT, hours(1))).toEqual(first);
+  expect(collection.docs.size).toBe(1);
+});
+
+test('of two concurrent creators, the loser answers the winner’s secret', async () => {
+  const { data, collection } = setup();
+  // Both read "none" before either writes.
+  const findOne = collection.findOne.bind(collection);
+  let reads = 0;
+  collection.findOne = async (q) => (reads++ < 2 ? null : findOne(q));
+  const [a, b] = await Promise.all([data.ensure(TENANT, T0), data.ensure(TENANT, T0)]);
+  expect(a.secret).toBe(b.secret);
+  expect(collection.docs.size).toBe(1);
+});
+
+test('a rotation signs with both for 24 h; two rotations within 24 h keep each previous until its own expiry', async () => {
+  const { data } = setup();
+  const s0 = await data.ensure(TENANT, T0);
+  const r1 = await data.rotate(TENANT, hours(1));
+  expect(r1).toMatchObject({ version: 2, created_at: hours(1), previous: [{ secret: s0.secret, expires_at: hours(25) }] });
+  expect(signingSecretsAt(r1, hours(1))).toEqual([r1.secret, s0.secret]);
+  expect(signingSecretsAt(r1, new Date(hours(25).getTime() - 1))).toEqual([r1.secret, s0.secret]);
+  expect(signingSecretsAt(r1, hours(25))).toEqual([r1.secret]);
+
+  const r2 = await data.rotate(TENANT, hours(2));
+  expect(r2.previous).toEqual([
+    { secret: r1.secret, expires_at: hours(26) },
+    { secret: s0.secret, expires_at: hours(25) },
+  ]);
+  expect(signingSecretsAt(r2, hours(24))).toEqual([r2.secret, r1.secret, s0.secret]);
+  expect(signingSecretsAt(r2, hours(25.5))).toEqual([r2.secret, r1.secret]);
+
+  // a rotation drops what has expired
+  const r3 = await data.rotate(TENANT, hours(30));
+  expect(r3.previous).toEqual([{ secret: r2.secret, expires_at: hours(54) }]);
+  expect(ROTATION_OVERLAP_MS).toBe(24 * 3600_000);
+});
+
+test('a rotation of a tenant without a secret yet creates one and rotates it', async () => {
+  const { data } = setup();
+  const r = await data.rotate(TENANT, T0);
+  expect(r.version).toBe(2);
+  expect(r.previous).toHaveLength(1);
+});
+
+test('a rotation that lost to a concurrent one reads again, and says so if the store kept the other', async () => {
+  const { data, collection } = setup();
+  await data.ensure(TENANT, T0);
+  // The version moved between our read and our write: the write matches nothing and is retried.
+  const updateOne = collection.updateOne.bind(collection);
+  let first = true;
+  collection.updateOne = async (q, u) => {
+    if (first) {
+      first = false;
+      const doc = collection.docs.get(TENANT)! as unknown as WebhookSigningSecretRecord;
+      doc.version += 1;
+      doc.secret = generateSigningSecret();
+    }
+    return updateOne(q, u);
+  };
+  const r = await data.rotate(TENANT, hours(1));
+  expect(r.version).toBe(3);
+
+  // The write "applied" but another one landed over it (no atomic conditional update on FerretDB).
+  collection.updateOne = async (q, u) => {
+    const res = await updateOne(q, u);
+    (collection.docs.get(TENANT) as unknown as WebhookSigningSecretRecord).secret = generateSigningSecret();
+    return res;
+  };
+  await expect(data.rotate(TENANT, hours(2))).rejects.toBeInstanceOf(SigningSecretRotationConflict);
+});
