@@ -8,6 +8,7 @@ import { createConnector, createTenant, issueKey } from '../api/admin/provisioni
 import { webhookSigningSecretData } from '../data/webhook-signing-secrets';
 import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
 import { seedDemoCatalog } from './demo-catalog';
+import { writeFilledCollection } from '../examples/http/fill';
 
 // `npm run dev`: the whole stack on this machine, data kept under .data/ (git-ignored; DEV_DATA_DIR names
 // another directory), a demo tenant created once, and what you need to make a first payment printed at the
@@ -73,6 +74,12 @@ async function main() {
     await stack.stop();
     throw err;
   }
+  // The .http collection of the main calls (examples/http/payorch.http) with the demo tenant's keys filled in.
+  const httpCollection = path.join(DATA, 'payorch.http');
+  writeFilledCollection(
+    { baseUrl: stack.apiUrl.replace('127.0.0.1', 'localhost'), secretKey: demo.secretKey, publishableKey: demo.publishableKey, adminToken, tenant: demo.tenant },
+    httpCollection,
+  );
 
   const line = '─'.repeat(72);
   process.stdout.write(
@@ -92,6 +99,8 @@ async function main() {
       ` Publishable key ${demo.publishableKey}`,
       ...('mitSecretKey' in demo && demo.mitSecretKey ? [` cards.mit key  ${demo.mitSecretKey}   (POST /cards/mit: charges saved cards)`] : []),
       ` Webhook signing secret ${demo.signingSecret}   (verify deliveries with any Standard Webhooks library: docs/webhooks.md)`,
+      ` Requests       ${httpCollection}   (VS Code REST Client; or: npx tsx examples/http/run.ts ${httpCollection})`,
+      ` Example shop   npx tsx examples/merchant-backend/main.ts   (http://localhost:4242)`,
       '',
       ' Create a first payment intent, then open its "url" to pay with 4242 4242 4242 4242:',
       `   curl -s ${stack.apiUrl.replace('127.0.0.1', 'localhost')}/v202607/payment-intents \\`,
