@@ -145,7 +145,16 @@ export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
       method: r.method,
       path,
       summary: r.summary,
-      ...(fallbackFrom ? { description: `Served by ${fallbackFrom}'s endpoint: this version does not redefine it, so a request to this path falls back to ${fallbackFrom}.` } : {}),
+      ...(r.description || fallbackFrom
+        ? {
+            description: [
+              r.description,
+              fallbackFrom ? `Served by ${fallbackFrom}'s endpoint: this version does not redefine it, so a request to this path falls back to ${fallbackFrom}.` : undefined,
+            ]
+              .filter(Boolean)
+              .join('\n\n'),
+          }
+        : {}),
       tags: r.tags,
       security: r.auth === 'secret' ? [{ secretKey: [] }] : r.auth === 'admin' ? [{ adminToken: [] }] : [],
       request: {
