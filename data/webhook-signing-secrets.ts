@@ -32,6 +32,9 @@ export class SigningSecretRotationConflict extends Error {
   }
 }
 
+/** At most this many earlier secrets sign beside the current one (each signature lengthens the header). */
+export const MAX_PREVIOUS = 3;
+
 export function webhookSigningSecretData(mongo: Mongo) {
   const c = mongo.c.webhookSigningSecrets;
   const find = (tenantId: string) => c.findOne({ _id: tenantId, tenant_id: tenantId });
@@ -84,6 +87,14 @@ export function webhookSigningSecretData(mongo: Mongo) {
           version: current.version + 1,
           updated_at: now,
         };
+        if (next.previous.length > MAX_PREVIOUS) throw new SigningSecretRotationConflict(tenantId);
+        // One rotation per version: a unique insert claims it (FerretDB's conditional update alone is not atomic).
+        try {
+          await mongo.c.webhookSigningRotations.insertOne({ _id: `${tenantId}:${next.version}`, tenant_id: tenantId, created_at: now });
+        } catch (err) {
+          if (isDuplicateKeyError(err)) continue;
+          throw err;
+        }
         const { _id: _ignored, ...fields } = next;
         const r = await c.updateOne({ _id: tenantId, tenant_id: tenantId, version: current.version }, { $set: fields });
         if (r.matchedCount === 0) continue;

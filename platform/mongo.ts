@@ -45,6 +45,8 @@ export interface Collections {
   webhookSecrets: Collection<WebhookSecretsRecord>;
   /** One per tenant, `_id` = tenant id (no other index needed). */
   webhookSigningSecrets: Collection<WebhookSigningSecretRecord>;
+  /** One document per (tenant, version) a rotation moves to: its unique `_id` lets one rotation win. */
+  webhookSigningRotations: Collection<{ _id: string; tenant_id: string; created_at: Date }>;
   payouts: Collection<PayoutRecord>;
   payoutRecipients: Collection<PayoutRecipientRecord>;
   sequenceBlocks: Collection<SequenceBlockRecord>;
@@ -91,6 +93,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     savedPaymentMethods: db.collection('saved_payment_methods'),
     webhookSecrets: db.collection('webhook_secrets'),
     webhookSigningSecrets: db.collection('webhook_signing_secrets'),
+    webhookSigningRotations: db.collection('webhook_signing_rotations'),
     payouts: db.collection('payouts'),
     payoutRecipients: db.collection('payout_recipients'),
     sequenceBlocks: db.collection('sequence_blocks'),

@@ -29,7 +29,9 @@ async function main() {
   let webhookSigningSecret = process.env.PAYORCH_WEBHOOK_SIGNING_SECRET;
   if (!webhookSigningSecret) {
     if (!demo) throw new Error('set PAYORCH_WEBHOOK_SIGNING_SECRET (whsec_...)');
-    const admin = createPayorchClient({ apiKey: readFileSync(path.join(DATA, 'admin-token'), 'utf8').trim(), baseUrl: apiUrl });
+    // npm run dev writes the admin token to .data/admin-token unless ADMIN_API_TOKEN is set.
+    const adminToken = process.env.ADMIN_API_TOKEN ?? readFileSync(path.join(DATA, 'admin-token'), 'utf8').trim();
+    const admin = createPayorchClient({ apiKey: adminToken, baseUrl: apiUrl });
     webhookSigningSecret = (await unwrap(admin.GET('/admin/tenants/{tenant}/webhook-signing-secret', { params: { path: { tenant: demo.tenant } } }))).secret;
   }
 

@@ -28,6 +28,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (value === null || value.trim() === '') return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
+  // Otherwise only an HTTP date (IMF-fixdate, e.g. `Wed, 21 Oct 2026 07:28:00 GMT`): `1.5` is not a date.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(v)) return null;
   const at = Date.parse(v);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }

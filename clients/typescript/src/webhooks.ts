@@ -6,8 +6,9 @@ import type { paths } from './generated/schema';
 // - Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`, an HMAC made with the
 //   tenant's `whsec_...` signing secret; checked by the `standardwebhooks` library (5 minutes' tolerance,
 //   any one of several signatures during a secret rotation).
-// - `Service-Webhook-Secret`: the secret you set on the endpoint, sent back as is (the older interface's
-//   payout, intent and refund webhooks carry only this one).
+// - `Service-Webhook-Secret`: the secret you set on the endpoint, sent back as is. Every delivery (older
+//   interface and commerce included) is also signed: check the signature; the header alone proves nothing
+//   about the body or its age.
 // Give the raw body exactly as received: re-serialised JSON does not verify.
 
 export { WebhookVerificationError };
