@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
+import type { Proc } from '../../scripts/stack';
 
 // What integration tests use: the running stack's addresses, a merchant factory and a small JSON client.
 
@@ -145,4 +146,20 @@ export async function startOlderHookReceiver(): Promise<{ base: string; hooks: O
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/** Resolves when a forked API process (scripts/stack.ts forkTs) says it listens; rejects with its log's tail. */
+export function listening(proc: Proc, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${proc.name} did not start; see ${proc.logFile}\n${proc.tail()}`)), timeoutMs);
+    proc.child.on('message', (m: { type?: string }) => {
+      if (m?.type !== 'listening') return;
+      clearTimeout(timer);
+      resolve();
+    });
+    proc.child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${proc.name} exited with ${code}\n${proc.tail()}`));
+    });
+  });
 }

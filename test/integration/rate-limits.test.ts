@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { call, createMerchant, getStack, type Merchant, type Reply } from './harness';
+import { call, createMerchant, getStack, type Merchant, type Reply, listening } from './harness';
 import { forkTs, freePort, type Proc } from '../../scripts/stack';
 
 // Per-key token buckets on the real stack: a second API process (same MongoDB, Temporal and worker as the
@@ -22,20 +22,6 @@ const LIMITS = {
 let limited: Proc;
 let limitedUrl: string;
 
-function listening(proc: Proc, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${proc.name} did not start; see ${proc.logFile}\n${proc.tail()}`)), timeoutMs);
-    proc.child.on('message', (m: { type?: string }) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${proc.name} exited with ${code}\n${proc.tail()}`));
-    });
-  });
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EVENT_TYPES } from '../../api/http/common-schemas';
 import { forkTs, freePort, type Proc } from '../../scripts/stack';
-import { admin, api, eventually, getStack, pay, type Merchant, type Reply } from './harness';
+import { admin, api, eventually, getStack, pay, type Merchant, type Reply, listening } from './harness';
 
 // Where the spec contradicts itself or is silent, the choice we made, on the real stack (issue 18):
 //   (1) the base address is region-specific: an intent's `url` and a method's `logo_url` name the host of
@@ -58,20 +58,6 @@ async function merchantIn(region: string): Promise<Merchant> {
   return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key, connector: c.body.connector };
 }
 
-function listening(proc: Proc, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${proc.name} did not start; see ${proc.logFile}\n${proc.tail()}`)), timeoutMs);
-    proc.child.on('message', (m: { type?: string }) => {
-      if (m?.type !== 'listening') return;
-      clearTimeout(timer);
-      resolve();
-    });
-    proc.child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${proc.name} exited with ${code}\n${proc.tail()}`));
-    });
-  });
-}
 
 let eu: Merchant;
 let us: Merchant;
