@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
-import type { AddressSnapshot, CommerceTotals } from '../platform/records';
+import type { ReturnStatus } from '../domain/returns';
+import type { AddressSnapshot, CheckoutRecord, CommerceTotals } from '../platform/records';
+import { cartData } from '../data/carts';
 import { productStockData } from '../data/product-stock';
 import { checkoutData, orderData, returnData } from '../data/checkouts';
 import { idempotencyScope } from '../data/idempotency';
@@ -40,6 +42,7 @@ interface ReturnFacts {
 }
 
 export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
+  const carts = cartData(mongo);
   const checkouts = checkoutData(mongo);
   const orders = orderData(mongo);
   const returns = returnData(mongo);
@@ -48,7 +51,7 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
       await productStockData(mongo).save(p.tenantId, p.productId, p.stock, p.version, p.price);
     },
 
-    async saveCheckout(p: { id: string; version: number; status: 'reserving' | 'awaiting_payment' | 'completed' | 'canceled' | 'changed' | 'abandoned'; paymentIntent: string | null; orderId: string | null }): Promise<void> {
+    async saveCheckout(p: { id: string; version: number; status: CheckoutRecord['status']; paymentIntent: string | null; orderId: string | null }): Promise<void> {
       await checkouts.save(p.id, p.version, { status: p.status, payment_intent: p.paymentIntent, order_id: p.orderId });
     },
 
@@ -72,7 +75,7 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
     },
 
     async markCartConverted(c: { tenantId: string; cartId: string }): Promise<void> {
-      await orders.markCartConverted(c.tenantId, c.cartId);
+      await carts.markConverted(c.tenantId, c.cartId);
     },
 
     /** The return's record, before its workflow starts; another return holding the idempotency key is a conflict. */
@@ -101,8 +104,8 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
       if (holder !== null) throw ApplicationFailure.nonRetryable(`idempotencyKey '${r.idempotencyKey}' is already used by return ${holder}`, 'idempotency_key_in_use');
     },
 
-    async saveReturn(p: { id: string; version: number; status: string; refund: string | null }): Promise<void> {
-      await returns.save(p.id, p.version, { status: p.status as never, refund: p.refund });
+    async saveReturn(p: { id: string; version: number; status: ReturnStatus; refund: string | null }): Promise<void> {
+      await returns.save(p.id, p.version, { status: p.status, refund: p.refund });
     },
 
     /** How a refund stands, from its record (its own workflow writes it). */

@@ -27,6 +27,8 @@ export function cartData(mongo: Mongo) {
       if (r.matchedCount === 0) return null;
       return c.findOne({ _id: id, tenant_id: tenantId });
     },
+    /** A paid checkout's cart: it no longer changes, and is kept (retention deletes only carts never converted). */
+    markConverted: async (tenantId: string, id: string) => void (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: { status: 'converted', updated_at: new Date() } })),
     /**
      * Retention: deletes the cart unless a checkout converted it. `deleted`, `converted` (kept), or `gone`
      * (nothing to delete: already deleted, or never inserted).
@@ -41,8 +43,8 @@ export function cartData(mongo: Mongo) {
 }
 
 /**
- * The tenant's products among `ids`, live (price, stock, currency as stored now). Another tenant's product
- * is simply absent. (Reads the catalog's collection until data/products.ts offers the same read.)
+ * The tenant's products among `ids`, live (price, stock, currency as stored now), with only what a cart needs
+ * (data/catalog.ts's productData.some reads them whole). Another tenant's product is simply absent.
  */
 export async function cartProducts(mongo: Mongo, tenantId: string, ids: string[]): Promise<CartProduct[]> {
   if (ids.length === 0) return [];

@@ -1,7 +1,7 @@
 import type { Mongo } from '../platform/mongo';
-import { isDuplicateKeyError } from '../platform/mongo';
 import type { CheckoutRecord, OrderRecord, ReturnRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
+import { insertOnce, insertOrHolder, saveVersioned } from './versioned-writes';
 
 // Checkouts, their orders and their returns: created by the API (checkouts) or by the workflows that own
 // them (orders, returns), then written only by those workflows, each write versioned. Reads scoped by tenant.
@@ -17,7 +17,7 @@ export function checkoutData(mongo: Mongo) {
     /** The workflow's write: applied only over an older version. A checkout that ended unpaid frees its cart. */
     save: async (id: string, version: number, set: Pick<CheckoutRecord, 'status' | 'payment_intent' | 'order_id'>) => {
       const ended = set.status === 'changed' || set.status === 'abandoned' || set.status === 'canceled';
-      await c.updateOne({ _id: id, version: { $lt: version } }, { $set: { ...set, ...(ended ? { open_scope: id } : {}), version, updated_at: new Date() } });
+      await saveVersioned(c, id, version, { ...set, ...(ended ? { open_scope: id } : {}), updated_at: new Date() });
     },
   };
 }
@@ -27,16 +27,7 @@ export function orderData(mongo: Mongo) {
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
     /** Once per checkout (unique checkout_id): a retried insert finds the order there. */
-    insertOnce: async (record: OrderRecord) => {
-      try {
-        await c.insertOne(record);
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
-    },
-    /** A paid checkout's cart is kept (retention deletes only carts never converted). */
-    markCartConverted: async (tenantId: string, cartId: string) =>
-      void (await mongo.c.carts.updateOne({ _id: cartId, tenant_id: tenantId }, { $set: { status: 'converted', updated_at: new Date() } })),
+    insertOnce: (record: OrderRecord) => insertOnce(c, record),
   };
 }
 
@@ -50,18 +41,8 @@ export function returnData(mongo: Mongo) {
      * Inserts a return; a retried insert finds its own record. Another return holding the idempotency key
      * answers that return's id (else null).
      */
-    insert: async (record: ReturnRecord): Promise<string | null> => {
-      try {
-        await c.insertOne(record);
-        return null;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        const holder = await c.findOne({ idempotency_scope: record.idempotency_scope });
-        return holder && holder._id !== record._id ? holder._id : null;
-      }
-    },
-    save: async (id: string, version: number, set: Pick<ReturnRecord, 'status' | 'refund'>) =>
-      void (await c.updateOne({ _id: id, version: { $lt: version } }, { $set: { ...set, version, updated_at: new Date() } })),
+    insert: (record: ReturnRecord): Promise<string | null> => insertOrHolder(c, record),
+    save: (id: string, version: number, set: Pick<ReturnRecord, 'status' | 'refund'>) => saveVersioned(c, id, version, { ...set, updated_at: new Date() }),
     /** For the page-numbered list reader (data/page-list.ts), which scopes every page by tenant. */
     collection: () => c,
   };

@@ -14,12 +14,12 @@ export interface PaymentIntentFilter {
 }
 
 /** The sequences of the older interface's integers: an intent's `payment_intent_secret` and its `transaction_id`. */
-export const INTENT_SECRET_SEQUENCE = 'payment_intents';
-export const TRANSACTION_SEQUENCE = 'transactions';
+const INTENT_SECRET_SEQUENCE = 'payment_intents';
+const TRANSACTION_SEQUENCE = 'transactions';
 
 /** The three ids of an intent, as the older interface takes them: `pi_...`, its UUID, or its integer secret. */
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export function intentRefFilter(ref: string): Record<string, unknown> | null {
+function intentRefFilter(ref: string): Record<string, unknown> | null {
   if (/^pi_/.test(ref)) return { _id: ref };
   if (UUID_RE.test(ref)) return { uuid: ref.toLowerCase() };
   if (/^[1-9]\d{0,14}$/.test(ref)) return { payment_intent_secret: Number(ref) };

@@ -17,7 +17,7 @@ export interface RefundFilter {
 }
 
 /** The sequence of refunds' integer ids (the older interface's `refund_id`). */
-export const REFUND_SEQUENCE = 'refunds';
+const REFUND_SEQUENCE = 'refunds';
 
 /** What `GET /refunds` (older interface) filters and sorts by: public name -> stored field, type and meaning. */
 export const OLDER_REFUND_LIST: PageListSpec = {

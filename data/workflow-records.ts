@@ -1,5 +1,5 @@
-import type { Collection, Filter, UpdateFilter } from 'mongodb';
-import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import type { Mongo } from '../platform/mongo';
+import { insertOnce, insertOrHolder, saveVersioned } from './versioned-writes';
 import type { EventRecord, PaymentIntentRecord, RefundRecord, SavedPaymentMethodRecord } from '../platform/records';
 
 // What workflows write to MongoDB, through their activities (activities/store.ts): their own records, the
@@ -50,38 +50,9 @@ export function workflowRecordData(mongo: Mongo) {
      * Inserts a refund's record. A retried insert finds its own record and changes nothing; when another
      * refund holds the same idempotency scope, answers that refund's id (else null).
      */
-    insertRefund: async (record: RefundRecord): Promise<string | null> => {
-      try {
-        await refunds.insertOne(record);
-        return null;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-        const holder = await refunds.findOne({ idempotency_scope: record.idempotency_scope });
-        return holder && holder._id !== record._id ? holder._id : null;
-      }
-    },
+    insertRefund: (record: RefundRecord): Promise<string | null> => insertOrHolder(refunds, record),
     saveRefund: (id: string, version: number, progress: RefundProgress) => saveVersioned(refunds, id, version, progress),
     insertEvent: (record: EventRecord) => insertOnce(events, record),
     insertSavedPaymentMethod: (record: SavedPaymentMethodRecord) => insertOnce(savedPaymentMethods, record),
   };
-}
-
-/** The version guard: applied only over an older version, so writes that arrive late or twice are `stale`. */
-async function saveVersioned<T extends { _id: string; version: number }>(
-  c: Collection<T>,
-  id: string,
-  version: number,
-  fields: Partial<T>,
-): Promise<'applied' | 'stale'> {
-  const res = await c.updateOne({ _id: id, version: { $lt: version } } as Filter<T>, { $set: { version, ...fields } } as UpdateFilter<T>);
-  return res.matchedCount === 1 ? 'applied' : 'stale';
-}
-
-/** An insert a retried activity may repeat: the second finds the first and changes nothing. */
-async function insertOnce<T extends { _id: string }>(c: Collection<T>, record: T): Promise<void> {
-  try {
-    await c.insertOne(record as Parameters<Collection<T>['insertOne']>[0]);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
 }

@@ -28,16 +28,24 @@ function safe(n: bigint, what: string): number {
   return Number(n);
 }
 
+/** The tax on a net amount: floor((net * bp + 5000) / 10000), half up (BigInt division floors non-negatives). */
+const taxOf = (net: bigint, taxRateBasisPoints: number): bigint => (net * BigInt(taxRateBasisPoints) + HALF) / BASIS;
+
+/** The tax on `net` minor units at the rate, rounded half up: what commerceTotals charges on a subtotal of `net`. */
+export function taxOn(net: number, taxRateBasisPoints: number): number {
+  return safe(taxOf(BigInt(net), taxRateBasisPoints), 'tax');
+}
+
 /**
  * `subtotal` = sum of unitPrice*quantity; `tax` = floor((subtotal * bp + 5000) / 10000) (half up, once per
  * cart, on products only); `shipping` = null without shipping, else 0 for an empty cart or from
  * `freeShippingFrom`, else `shippingFlat`; `total` = subtotal + tax + shipping. Exact (BigInt inside); a
  * RangeError when a figure would not be an exact JavaScript integer.
  */
-export function commerceTotals(lines: { unitPrice: number; quantity: number }[], settings: CommerceRates, withShipping: boolean): CommerceTotals {
+export function commerceTotals(lines: readonly CommerceLine[], settings: CommerceRates, withShipping: boolean): CommerceTotals {
   let subtotal = 0n;
   for (const l of lines) subtotal += BigInt(l.unitPrice) * BigInt(l.quantity);
-  const tax = (subtotal * BigInt(settings.taxRateBasisPoints) + HALF) / BASIS; // BigInt division floors non-negatives
+  const tax = taxOf(subtotal, settings.taxRateBasisPoints);
   let shipping: bigint | null = null;
   if (withShipping) {
     const free = lines.length === 0 || (settings.freeShippingFrom !== null && subtotal >= BigInt(settings.freeShippingFrom));

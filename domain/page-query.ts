@@ -104,7 +104,7 @@ function compile(spec: PageListSpec): Compiled {
 }
 
 /** User text inside an error message: quoted, control characters escaped, and not the whole of a long value. */
-function quote(text: string): string {
+export function quote(text: string): string {
   return `'${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text).slice(1, -1)}'`;
 }
 
@@ -350,7 +350,29 @@ const TYPE_NOTES: Partial<Record<FieldType, string>> = {
  * A query key a client may repeat: one value arrives as a string, several as an array; both become an array,
  * which is also what the document says (a form-style, exploded array parameter).
  */
-const repeatable = () => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string())).optional();
+/** A query key that may repeat: one value, or several (documented as an array of strings). */
+export const repeatable = () => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string())).optional();
+
+/**
+ * A query object documented by `shape` (the OpenAPI document reads the object under the transform) and read
+ * by `parse` alone: its DomainErrors become zod issues at the parameter they name, so api/http/validate.ts
+ * answers the same 400 whichever reader refused.
+ */
+export function queryReadBy<T>(shape: z.ZodRawShape, parse: (raw: Record<string, unknown>) => T): z.ZodType<T> {
+  return z
+    .object(shape)
+    .loose()
+    .transform((raw, ctx): T => {
+      try {
+        return parse(raw as Record<string, unknown>);
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        if (err.code === 'parameter_unknown') ctx.addIssue({ code: 'unrecognized_keys', keys: [err.param ?? ''], input: raw, message: err.message });
+        else ctx.addIssue({ code: 'custom', path: err.param ? [err.param] : [], message: err.message, input: raw });
+        return z.NEVER;
+      }
+    }) as unknown as z.ZodType<T>;
+}
 
 /**
  * The zod schema of a page-numbered list's `query`. The object documents each parameter for the OpenAPI
@@ -387,17 +409,5 @@ export function pageQuerySchema(spec: PageListSpec): z.ZodType<PageQuery> {
     }),
     ...filters,
   };
-  return z
-    .object(shape)
-    .loose()
-    .transform((raw, ctx): PageQuery => {
-      try {
-        return parsePageQuery(raw as Record<string, unknown>, spec);
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        if (err.code === 'parameter_unknown') ctx.addIssue({ code: 'unrecognized_keys', keys: [err.param ?? ''], input: raw, message: err.message });
-        else ctx.addIssue({ code: 'custom', path: err.param ? [err.param] : [], message: err.message, input: raw });
-        return z.NEVER;
-      }
-    });
+  return queryReadBy(shape, (raw) => parsePageQuery(raw, spec));
 }

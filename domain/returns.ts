@@ -1,3 +1,5 @@
+import { taxOn } from './commerce-totals';
+
 // The lifecycle of a return, as plain rules: which status may follow which, and what a return refunds.
 //
 //   requested ──approve──▶ approved ──receive──▶ received ──(its refund settles)──▶ refunded
@@ -35,11 +37,6 @@ export function nextReturnStatus(current: ReturnStatus, move: ReturnMove, reason
   return { ok: false, message: `A return that is ${current} cannot become ${move}` };
 }
 
-/** The order's tax on a net amount: its rate in basis points, rounded half up (as commerceTotals does). */
-function orderTax(net: number, taxRateBasisPoints: number): number {
-  return Number((BigInt(net) * BigInt(taxRateBasisPoints) + 5000n) / 10000n);
-}
-
 /**
  * What a return refunds: the returned units at the price paid, and their share of the order's tax. The share
  * is the order's tax on everything returned so far with these units, minus its tax on what was returned
@@ -49,5 +46,5 @@ function orderTax(net: number, taxRateBasisPoints: number): number {
  */
 export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number, returnedNetBefore = 0): number {
   const net = unitPrice * quantity;
-  return net + orderTax(returnedNetBefore + net, taxRateBasisPoints) - orderTax(returnedNetBefore, taxRateBasisPoints);
+  return net + taxOn(returnedNetBefore + net, taxRateBasisPoints) - taxOn(returnedNetBefore, taxRateBasisPoints);
 }

@@ -1,3 +1,4 @@
+import { regionOfHost } from './region-hosts';
 import { z } from 'zod';
 
 // Environment is parsed once at start; a wrong or missing value stops the process with a message that
@@ -144,12 +145,11 @@ export const configSchema = z
     RATE_LIMIT_CLIENT_SECRET_BURST: burst.default(10),
   })
   .superRefine((c, ctx) => {
-    // Each per-region base must be a host region detection serves as that region (api/http/region.ts
-    // regionOfHost: an alias, else an `api-<region>.` segment, else the default region), so a key of that
-    // region works on the links it is given.
+    // Each per-region base must be a host region detection serves as that region, so a key of that region
+    // works on the links it is given.
     for (const [region, url] of Object.entries(c.PUBLIC_BASE_URLS)) {
       const host = new URL(url).hostname.toLowerCase();
-      const served = (Object.hasOwn(c.REGION_HOST_ALIASES, host) ? c.REGION_HOST_ALIASES[host] : undefined) ?? /^api-([a-z]{2,8})\./.exec(host)?.[1] ?? c.REGIONS[0];
+      const served = regionOfHost(host, { REGIONS: c.REGIONS, DEFAULT_REGION: c.REGIONS[0]!, REGION_HOST_ALIASES: c.REGION_HOST_ALIASES }) ?? 'none it serves';
       if (!c.REGIONS.includes(region))
         ctx.addIssue({ code: 'custom', path: ['PUBLIC_BASE_URLS'], message: `names region '${region}', which REGIONS (${c.REGIONS.join(',')}) does not serve` });
       else if (served !== region)

@@ -168,7 +168,6 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'refunds', key: { payment_intent: 1 } },
   { collection: 'refunds', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'deliveryAttempts', key: { event_id: 1, attempted_at: 1 } },
-  { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1 } },
   // A customer's saved cards, newest first (GET /v202608/customers/{customer}/payment-methods).
   { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1, detached_at: 1, created_at: -1, _id: -1 } },
   // One agreement per tenant, card and merchant agreement_id.

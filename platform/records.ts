@@ -1,6 +1,7 @@
 // Shapes of the documents kept in MongoDB. `_id` is the public typed id; `tenant_id` scopes every
 // merchant-owned record; `version` orders writes from a workflow so a late write never wins.
 
+import type { ReturnStatus } from '../domain/returns';
 import type { PayoutBaseStatus, PayoutSubStatus, RecipientType } from '../domain/payouts';
 
 export interface TenantRecord {
@@ -606,8 +607,6 @@ export interface OrderRecord {
   created_at: Date;
 }
 
-export type { ReturnStatus } from '../domain/returns';
-import type { ReturnStatus } from '../domain/returns';
 
 export interface ReturnRecord {
   _id: string; // ret_...

@@ -27,11 +27,12 @@ export function serverDocument(): OpenAPI3 {
   return buildOpenApi(allRoutes(), 'all') as unknown as OpenAPI3;
 }
 
-/** The generated module's text for `doc`: deterministic, so it can be compared with the committed file. */
-export async function generateClientSource(doc: OpenAPI3 = serverDocument()): Promise<string> {
+/** The generated module's text: deterministic, so it can be compared with the committed file. */
+async function generateClientSource(): Promise<string> {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
-  // openapi-typescript bundles (and so mutates) what it is given: hand it a copy.
-  const ast = await openapiTS(structuredClone(doc), { silent: true });
+  // openapi-typescript bundles (and so mutates) what it is given, which shares objects with the routes and
+  // examples: hand it a copy.
+  const ast = await openapiTS(structuredClone(serverDocument()), { silent: true });
   return HEADER + astToString(ast);
 }
 

@@ -9,8 +9,6 @@ import { tenantOr404, tenantParam } from './tenant-param';
 
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin: catalog'] };
 
-
-
 export const catalogAdminRoutes: RouteDef[] = [
   route({
     ...common,

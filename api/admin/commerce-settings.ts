@@ -58,7 +58,6 @@ function view(tenantId: string, r: CommerceSettingsRecord | null): z.infer<typeo
   };
 }
 
-
 export const commerceSettingsRoutes: RouteDef[] = [
   route({
     ...common,

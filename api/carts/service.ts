@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { commerceTotals, settingsOrDefault, type CommerceRates } from '../../domain/commerce-totals';
+import { settingsOrDefault, type CommerceRates } from '../../domain/commerce-totals';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { MAX_AMOUNT } from '../../domain/money';
 import { addressData } from '../../data/addresses';
@@ -15,7 +15,7 @@ import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workf
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
 import type { AddressCreateBody, CartCreateBody, CartSetBody } from './schemas';
-import { addressView, cartView } from './views';
+import { addressView, cartView, linesTotals } from './views';
 
 // Carts: created with a retention (a workflow that deletes the cart 6 months on unless a checkout converted
 // it), filled by replacing their contents at live prices, read back. Everything that can refuse a request
@@ -73,11 +73,6 @@ async function createAnswer(deps: AppDeps, cart: CartRecord, status: 200 | 201) 
   return { status, body: { cartId: cart._id, customerAddresses: addresses.map(addressView) } };
 }
 
-/**
- * POST /commerce/cart: 201 with a new cart; 200 with the cart a repeated idempotencyKey made (its retention
- * started if its first creator died before starting it). The insert is the guard: concurrent creates with one
- * key make one cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
- */
 /** A new open cart's record (the create, and a checkout's `newCart` after cartChanges). */
 export function newCartRecord(auth: AuthContext, userId: string, currency: string, key: string | null, products: CartLineRecord[]): CartRecord {
   const id = newId('cart', auth.region);
@@ -96,6 +91,11 @@ export function newCartRecord(auth: AuthContext, userId: string, currency: strin
   };
 }
 
+/**
+ * POST /commerce/cart: 201 with a new cart; 200 with the cart a repeated idempotencyKey made (its retention
+ * started if its first creator died before starting it). The insert is the guard: concurrent creates with one
+ * key make one cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
+ */
 export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCreateBody) {
   const carts = cartData(deps.mongo);
   const key = body.idempotencyKey ?? null;
@@ -194,7 +194,7 @@ export async function setCartContents(deps: AppDeps, auth: AuthContext, body: Ca
   const lines = priceLines(body.products, live, cart.currency);
   let total: number;
   try {
-    total = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, false).total;
+    total = linesTotals(lines, rates, false).total;
   } catch {
     total = Number.POSITIVE_INFINITY;
   }

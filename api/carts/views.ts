@@ -1,6 +1,6 @@
 import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
 import type { CartProduct } from '../../data/carts';
-import type { AddressRecord, AddressSnapshot, CartRecord } from '../../platform/records';
+import type { AddressRecord, AddressSnapshot, CartLineRecord, CartRecord, CommerceTotals } from '../../platform/records';
 import type { AddressView, CartView } from './schemas';
 
 // Records (snake_case) as the commerce endpoints answer them (camelCase, as the spec names them).
@@ -15,6 +15,24 @@ export function addressView(r: AddressSnapshot): AddressView {
   return { id: r._id, phone: r.phone, additionalPhone: r.additional_phone, address: r.address, additionalInfo: r.additional_info, region: r.region, city: r.city };
 }
 
+/** The totals of stored lines (a cart's or a checkout's) at the tenant's rates; shipping only at checkout. */
+export function linesTotals(lines: readonly Pick<CartLineRecord, 'unit_price' | 'quantity'>[], rates: CommerceRates, withShipping: boolean): CommerceTotals {
+  return commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, withShipping);
+}
+
+/** A line of a cart at the price it was set at, with the product's live sku, title and image (`p`: read now, if it still exists). */
+export function cartLineView(l: CartLineRecord, p: CartProduct | undefined): CartView['products'][number] {
+  return {
+    id: l.product_id,
+    sku: p?.sku ?? null,
+    title: p ? { en: p.title.en, ar: p.title.ar } : null,
+    imageUrl: p?.image_url ?? null,
+    quantity: l.quantity,
+    unitPrice: l.unit_price,
+    lineTotal: l.unit_price * l.quantity,
+  };
+}
+
 /**
  * A cart as GET /cart and POST /cart answer it: each line at the price it was set at, with the product's live
  * title and image (`products` holds the cart's products, read now); totals at the tenant's rates, no shipping.
@@ -26,22 +44,7 @@ export function cartView(cart: CartRecord, products: ReadonlyMap<string, CartPro
     status: cart.status,
     currency: cart.currency,
     idempotencyKey: cart.idempotency_key,
-    totals: commerceTotals(
-      cart.products.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })),
-      rates,
-      false,
-    ),
-    products: cart.products.map((l) => {
-      const p = products.get(l.product_id);
-      return {
-        id: l.product_id,
-        sku: p?.sku ?? null,
-        title: p ? { en: p.title.en, ar: p.title.ar } : null,
-        imageUrl: p?.image_url ?? null,
-        quantity: l.quantity,
-        unitPrice: l.unit_price,
-        lineTotal: l.unit_price * l.quantity,
-      };
-    }),
+    totals: linesTotals(cart.products, rates, false),
+    products: cart.products.map((l) => cartLineView(l, products.get(l.product_id))),
   };
 }

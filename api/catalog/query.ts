@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DomainError, invalidRequest } from '../../domain/errors';
-import { MAX_FILTER_CLAUSES, MAX_LIST_VALUES, type FilterClause, type FilterOperator, type SortDirection } from '../../domain/page-query';
+import { invalidRequest } from '../../domain/errors';
+import { MAX_FILTER_CLAUSES, MAX_LIST_VALUES, queryReadBy, quote, repeatable, type FilterClause, type FilterOperator, type SortDirection } from '../../domain/page-query';
 import { MAX_SEARCH_LENGTH, MAX_SEARCH_WORDS, parseTitleSearch, words, type TitleSearch } from '../../domain/text-search';
 import {
   CATALOG_FILTER_COLUMNS,
@@ -61,10 +61,6 @@ const SET_OPERATORS: readonly FilterOperator[] = ['$eq', '$in'];
 
 const ID_RE = (prefix: string) => new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`);
 
-/** User text inside an error message: quoted, control characters escaped, and not the whole of a long value. */
-function quote(text: string): string {
-  return `'${JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}...` : text).slice(1, -1)}'`;
-}
 
 /** A query key's values: one string, or several when the key repeats; anything else (a `key[sub]` form) is refused. */
 function strings(raw: unknown, param: string, example: string): string[] {
@@ -247,8 +243,6 @@ const DESCRIPTIONS: Record<Exclude<BrowseParam, 'filter.attr'>, { text: string; 
   },
 };
 
-const repeatable = () => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(z.string())).optional();
-
 /**
  * The zod schema of one list's query: the object documents each parameter for the OpenAPI document (as
  * domain/page-query.ts's pageQuerySchema does); validation is parseBrowseQuery's, its refusals turned into
@@ -264,17 +258,5 @@ export function browseQuerySchema(params: readonly BrowseParam[]): z.ZodType<Bro
         return [p, (d.repeatable ? repeatable() : z.string().optional()).meta({ description: d.text, ...d.meta })];
       }),
   );
-  return z
-    .object(shape)
-    .loose()
-    .transform((raw, ctx): BrowseQuery => {
-      try {
-        return parseBrowseQuery(raw as Record<string, unknown>, allowed);
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        if (err.code === 'parameter_unknown') ctx.addIssue({ code: 'unrecognized_keys', keys: [err.param ?? ''], input: raw, message: err.message });
-        else ctx.addIssue({ code: 'custom', path: err.param ? [err.param] : [], message: err.message, input: raw });
-        return z.NEVER;
-      }
-    });
+  return queryReadBy(shape, (raw) => parseBrowseQuery(raw, allowed));
 }

@@ -23,7 +23,7 @@ export const checkoutIntentCreateBody = z
   .strict();
 export type CheckoutIntentCreateBody = z.infer<typeof checkoutIntentCreateBody>;
 
-export const gatewayEntry = z.object({
+const gatewayEntry = z.object({
   gateway: z.string().meta({ description: 'The name POST /payment-intents takes as `gateway`' }),
   payment_methods: z.array(z.string()),
 });

@@ -1,5 +1,5 @@
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
-import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
+import type { CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
@@ -9,7 +9,7 @@ import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
 import type { AppDeps, AuthContext } from '../deps';
 import { commerceRates, ensureRetention, newCartRecord } from '../carts/service';
-import { addressSnapshot, addressView } from '../carts/views';
+import { addressSnapshot, addressView, cartLineView, linesTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
 import { runUpdate } from '../http/workflow-calls';
@@ -49,7 +49,7 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
     unit_price: live.get(l.product_id)?.price ?? l.unit_price,
     title: live.get(l.product_id)?.title ?? { en: l.product_id, ar: l.product_id },
   }));
-  const totals = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, true);
+  const totals = linesTotals(lines, rates, true);
   const id = newId('chk', auth.region);
   const now = new Date();
   const record: CheckoutRecord = {
@@ -209,18 +209,13 @@ async function changedAnswer(
   await ensureRetention(deps, newCart);
   const quantity = differences.some((d) => d.quantityChange !== 0);
   const prices = differences.some((d) => d.priceChange !== 0);
-  const view = (l: (typeof lines)[number]) => {
-    const p = live.get(l.product_id);
-    return { id: l.product_id, sku: p?.sku ?? null, title: p?.title ?? null, imageUrl: p?.image_url ?? null, quantity: l.quantity, unitPrice: l.unit_price, lineTotal: l.unit_price * l.quantity };
-  };
-  const newTotals = commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, false);
   return {
     checkoutId,
     status: 'changed' as const,
-    totals: commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, true),
+    totals: linesTotals(lines, rates, true),
     cartChanges: {
       type: quantity && prices ? ('price_and_quantity' as const) : quantity ? ('quantity' as const) : ('prices' as const),
-      newCart: { cartId: newCart._id, products: lines.map(view), currency: newCart.currency, totals: newTotals },
+      newCart: { cartId: newCart._id, products: lines.map((l) => cartLineView(l, live.get(l.product_id))), currency: newCart.currency, totals: linesTotals(lines, rates, false) },
       differences,
     },
   };

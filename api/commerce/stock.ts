@@ -4,7 +4,6 @@ import { notFound } from '../../domain/errors';
 import { productStockData } from '../../data/product-stock';
 import {
   PRODUCT_STOCK_WORKFLOW,
-  releaseStockSignal,
   reserveStockUpdate,
   setPriceUpdate,
   setStockUpdate,
@@ -59,13 +58,4 @@ export async function holdLines(deps: AppDeps, tenantId: string, holder: string,
     results.set(line.productId, await onOwner(deps, tenantId, line.productId, reserveStockUpdate, [{ holder, quantity: line.quantity }]));
   }
   return results;
-}
-
-/** Lets go of a holder's units (best effort: the checkout's workflow releases them too when it ends unpaid). */
-export async function releaseLines(deps: AppDeps, holder: string, productIds: string[]): Promise<void> {
-  await Promise.all(
-    productIds.map((id) =>
-      withDeadline(deps.temporal, STOCK_CALL_DEADLINE_MS, () => deps.temporal.workflow.getHandle(stockWorkflowId(id)).signal(releaseStockSignal, { holder })).catch(() => undefined),
-    ),
-  );
 }

@@ -104,8 +104,9 @@ export const customerPaymentMethodRoutes: RouteDef[] = [
     handler: async ({ params: p, auth, deps }) => {
       const cards = paymentMethodData(deps.mongo);
       const card = await cards.find(auth.tenantId, p.payment_method);
-      // Detached by the conditional update itself, so of two concurrent detaches only one answers 200.
-      if (!card || card.customer !== p.customer || !(await cards.detach(auth.tenantId, p.customer, p.payment_method, new Date())))
+      // Detached by the conditional update itself (which also checks the customer), so of two concurrent
+      // detaches only one answers 200.
+      if (!card || !(await cards.detach(auth.tenantId, p.customer, p.payment_method, new Date())))
         throw await missingCard(deps.mongo, auth.tenantId, p.customer, p.payment_method);
       return { status: 200, body: { ...savedCardViewOf(card, p.customer), detached: true } };
     },

@@ -330,7 +330,7 @@ ${securedFooter(locale)}
 }
 
 /** Seconds the result page shows its outcome before it sends the customer on to the merchant's final URL. */
-export const RESULT_REDIRECT_SECONDS = 3;
+const RESULT_REDIRECT_SECONDS = 3;
 
 export interface ResultPageOptions {
   assets: PageAssets;

@@ -1,22 +1,8 @@
 import { isIP } from 'node:net';
 import { publicBaseUrl, type Config } from '../../platform/config';
+import { REGION_SEGMENT } from '../../platform/region-hosts';
 
-/**
- * The region a request is addressed to, from its host: `api-<region>.<domain>` names it, an alias from
- * REGION_HOST_ALIASES maps an older host name, and a host with no region segment (localhost, an IP)
- * serves the default region. Returns null for `api-<unknown>.<domain>`.
- */
-export function regionOfHost(host: string, config: Pick<Config, 'REGIONS' | 'DEFAULT_REGION' | 'REGION_HOST_ALIASES'>): string | null {
-  const name = host.toLowerCase().replace(/:\d+$/, '');
-  const alias = Object.hasOwn(config.REGION_HOST_ALIASES, name) ? config.REGION_HOST_ALIASES[name] : undefined;
-  if (alias) return alias;
-  const m = REGION_SEGMENT.exec(name);
-  if (!m) return config.DEFAULT_REGION;
-  return config.REGIONS.includes(m[1]!) ? m[1]! : null;
-}
-
-/** The region segment of a host name: `api-<region>.` at its start. */
-const REGION_SEGMENT = /^api-([a-z]{2,8})\./;
+export { regionOfHost } from '../../platform/region-hosts';
 
 /**
  * A host that takes no `api-<region>.` segment: `localhost` (and `*.localhost`), an IP address, or a single

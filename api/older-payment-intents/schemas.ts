@@ -7,8 +7,8 @@ import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, sha
 // the fields they share with checkout intents.
 
 /** The merchant's free JSON: any JSON object up to 16 KB, kept as text and returned in every older webhook. */
-export const MAX_PAYLOAD_BYTES = 16 * 1024;
-export const payloadSchema = z
+const MAX_PAYLOAD_BYTES = 16 * 1024;
+const payloadSchema = z
   .record(z.string(), z.unknown())
   .refine((v) => Buffer.byteLength(JSON.stringify(v)) <= MAX_PAYLOAD_BYTES, `at most ${MAX_PAYLOAD_BYTES} bytes as JSON`)
   .meta({ description: 'Free JSON, returned in every webhook of the intent (at most 16 KB as JSON)' });
@@ -16,7 +16,7 @@ export const payloadSchema = z
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /** webhook_urls share the one webhook_secret, sent back in the header Service-Webhook-Secret. */
-export const olderWebhookFields = sharedSecretWebhookFields('Each receives the same body on every event, at the same time');
+const olderWebhookFields = sharedSecretWebhookFields('Each receives the same body on every event, at the same time');
 
 /** What an older intent and a checkout intent share: where the customer ends, what the page shows. */
 export const olderPresentationFields = {
@@ -61,7 +61,7 @@ export const olderCreateResponse = z.object({
   target_url: z.string().meta({ description: 'Where to send the customer: the hosted payment page' }),
 });
 
-export const customerV202606 = z
+const customerV202606 = z
   .object({
     merchant_id: z.string().min(1).max(200).optional().meta({ description: "Your id for the customer: the customer's `reference`. A known one is matched (and updated)" }),
     first_name: z.string().max(200).optional(),

@@ -28,7 +28,7 @@ import { definedOnly } from '../../data/list';
 // gateway (unprefixed) or without one (v202606), and shown in the older shape.
 
 /** The key's tenant, when `tenant` names it (its id, name or integer tenant_id); 400 otherwise. */
-export async function checkTenant(deps: AppDeps, auth: AuthContext, given: string | undefined): Promise<void> {
+async function checkTenant(deps: AppDeps, auth: AuthContext, given: string | undefined): Promise<void> {
   if (given === undefined) return;
   const tenant = await tenantData(deps.mongo).find(auth.tenantId);
   if (!tenant || (given !== tenant._id && given !== tenant.name && given !== String(tenant.number)))

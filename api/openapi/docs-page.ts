@@ -1,3 +1,4 @@
+import { escapeHtml as esc, jsonForScript } from '../hosted/html';
 import { REFERENCE_DOCUMENTS } from './document';
 
 // /docs: Scalar's API reference (the standalone bundle of @scalar/api-reference, served by us from
@@ -12,8 +13,6 @@ export interface DocsAssets {
   docsJs: string;
   favicon: string;
 }
-
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** The renderer's configuration: the documents, and everything that would call a third party turned off. */
 export function docsConfiguration() {
@@ -35,8 +34,7 @@ export function docsConfiguration() {
 }
 
 export function docsPage(assets: DocsAssets): string {
-  // `<` cannot end the data block: JSON escapes it.
-  const config = JSON.stringify(docsConfiguration()).replace(/</g, '\\u003c');
+  const config = jsonForScript(docsConfiguration());
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Payment orchestration API reference</title>

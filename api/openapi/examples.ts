@@ -96,6 +96,12 @@ const error = (type: string, code: string, message: string, param?: string) => (
   error: { type, code, message, ...(param ? { param } : {}), request_id: REQUEST_ID },
 });
 
+// Errors more than one example shows.
+const INVALID_API_KEY = error('authentication_error', 'invalid_api_key', 'Invalid API key provided');
+const SERVICE_UNAVAILABLE = error('api_error', 'service_unavailable', 'A dependency of the service is unavailable; retry later');
+const ATTEMPT_IN_PROGRESS = error('invalid_request_error', 'attempt_in_progress', 'A payment attempt is still being processed; retry shortly');
+const ALREADY_PAID = error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is success and can no longer be canceled');
+
 const WEBHOOK = { url: 'https://daralqahwa.example/webhooks/payments', secret: 'whk_9fT2LmQ8xPz4Rk7V', events: ['payment.success', 'payment.canceled'] };
 
 const intent = {
@@ -108,6 +114,18 @@ const intent = {
   customer: CUS,
   created_at: '2026-08-14T09:30:00.000Z',
 };
+
+/** What a v202607/v202608 create answers: the intent, and whether this request made it. */
+const intentCreated = (status: string, resource_created: boolean) => ({
+  payment_intent: PI,
+  status,
+  amount: 2500,
+  currency: 'EUR',
+  url: payUrl(PI),
+  expires_at: intent.expires_at,
+  customer: CUS,
+  resource_created,
+});
 
 const customer = {
   customer: CUS,
@@ -142,7 +160,11 @@ const paymentMethods = {
     },
   ],
 };
-const formPaymentMethods = { ...paymentMethods, payment_form: PF };
+const formPaymentMethods = { payment_form: PF, payment_methods: paymentMethods.payment_methods.slice(0, 1) };
+
+// GET /v202607/payment-forms[/...] is the listing of /v202607/payment-methods[/...] under its other name.
+const checkoutMethods: OperationExample = { summary: 'What an unpinned checkout offers', response: { status: 200, body: paymentMethods } };
+const formMethods: OperationExample = { summary: 'What a payment form offers', params: { payment_form: PF }, response: { status: 200, body: formPaymentMethods } };
 
 const refund = {
   refund: RE,
@@ -573,16 +595,16 @@ export const EXAMPLES: Record<string, OperationExample> = {
     },
     response: {
       status: 201,
-      body: { payment_intent: PI, status: 'pending', amount: 2500, currency: 'EUR', url: payUrl(PI), expires_at: intent.expires_at, customer: CUS, resource_created: true },
+      body: intentCreated('pending', true),
     },
     more: [
       {
         status: 200,
         summary: 'The same idempotency_key again: the intent it made, as it is now',
-        body: { payment_intent: PI, status: 'success', amount: 2500, currency: 'EUR', url: payUrl(PI), expires_at: intent.expires_at, customer: CUS, resource_created: false },
+        body: intentCreated('success', false),
       },
       { status: 400, summary: 'An amount that is not in minor units', body: error('invalid_request_error', 'parameter_invalid', 'Invalid amount: an integer in minor units', 'amount') },
-      { status: 401, summary: 'No key, or an unknown one', body: error('authentication_error', 'invalid_api_key', 'Invalid API key provided') },
+      { status: 401, summary: 'No key, or an unknown one', body: INVALID_API_KEY },
     ],
   },
   'POST /v202608/payment-intents': {
@@ -605,13 +627,13 @@ export const EXAMPLES: Record<string, OperationExample> = {
     },
     response: {
       status: 201,
-      body: { payment_intent: PI, status: 'pending', amount: 2500, currency: 'EUR', url: payUrl(PI), expires_at: intent.expires_at, customer: CUS, resource_created: true },
+      body: intentCreated('pending', true),
     },
     more: [
       {
         status: 200,
         summary: 'The same idempotency_key again: the intent it made, as it is now',
-        body: { payment_intent: PI, status: 'pending', amount: 2500, currency: 'EUR', url: payUrl(PI), expires_at: intent.expires_at, customer: CUS, resource_created: false },
+        body: intentCreated('pending', false),
       },
       {
         status: 400,
@@ -649,7 +671,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     summary: 'Cancel an unpaid intent',
     params: { payment_intent: PI },
     response: { status: 200, body: { ...intent, status: 'canceled' } },
-    more: [{ status: 409, summary: 'Already paid', body: error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is success and can no longer be canceled') }],
+    more: [{ status: 409, summary: 'Already paid', body: ALREADY_PAID }],
   },
   'POST /v202607/payment-intents/:payment_intent/attempts': {
     summary: 'Pay with a card token (what the hosted page does, with the publishable key)',
@@ -663,7 +685,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     more: [
       { status: 200, summary: 'Paid, and the card saved', body: { payment_intent: PI, status: 'success', payment_method_uuid: PM } },
       { status: 200, summary: 'Declined', body: { payment_intent: PI, status: 'failed', failure_code: 'insufficient_funds' } },
-      { status: 409, summary: 'Another attempt is still running', body: error('invalid_request_error', 'attempt_in_progress', 'A payment attempt is still being processed; retry shortly') },
+      { status: 409, summary: 'Another attempt is still running', body: ATTEMPT_IN_PROGRESS },
     ],
   },
 
@@ -711,24 +733,10 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
 
   // Payment methods -----------------------------------------------------------------------------------------
-  'GET /v202607/payment-methods': {
-    summary: 'What an unpinned checkout offers',
-    response: { status: 200, body: paymentMethods },
-  },
-  'GET /v202607/payment-methods/:payment_form': {
-    summary: 'What a payment form offers',
-    params: { payment_form: PF },
-    response: { status: 200, body: { ...formPaymentMethods, payment_methods: formPaymentMethods.payment_methods.slice(0, 1) } },
-  },
-  'GET /v202607/payment-forms': {
-    summary: 'What an unpinned checkout offers',
-    response: { status: 200, body: paymentMethods },
-  },
-  'GET /v202607/payment-forms/:payment_form': {
-    summary: 'What a payment form offers',
-    params: { payment_form: PF },
-    response: { status: 200, body: { ...formPaymentMethods, payment_methods: formPaymentMethods.payment_methods.slice(0, 1) } },
-  },
+  'GET /v202607/payment-methods': checkoutMethods,
+  'GET /v202607/payment-methods/:payment_form': formMethods,
+  'GET /v202607/payment-forms': checkoutMethods,
+  'GET /v202607/payment-forms/:payment_form': formMethods,
 
   // Refunds ---------------------------------------------------------------------------------------------------
   'POST /v202607/refunds': {
@@ -834,7 +842,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     body: { payment_intent_secret: PI_SUBSCRIPTION, payment_method_uuid: PM, agreement_id: 'sub-2026-monthly-88213', agreement_type: 'RECURRING' },
     response: { status: 200, body: { code: 'ok', transaction_uuid: TI } },
     more: [
-      { status: 409, summary: 'Another attempt of this intent is running', body: error('invalid_request_error', 'attempt_in_progress', 'A payment attempt is still being processed; retry shortly') },
+      { status: 409, summary: 'Another attempt of this intent is running', body: ATTEMPT_IN_PROGRESS },
       { status: 202, summary: 'The gateway has not answered yet', body: { code: 'PROCESSING', transaction_uuid: TI } },
       {
         status: 402,
@@ -887,7 +895,8 @@ export const EXAMPLES: Record<string, OperationExample> = {
     body: { gateway: 'sandbox', checkout_intent: UUID_CHECKOUT, lg: 'ar' },
     response: { status: 201, body: { payment_intent: UUID_PI, resource_created: true, target_url: payUrl(PI_OLDER) } },
     more: [
-      { status: 200, summary: 'The same checkout intent and gateway again: the intent already made', body: { payment_intent: UUID_PI, resource_created: false, target_url: payUrl(PI_OLDER) } },{ status: 409, summary: 'The checkout intent is already paid', body: error('invalid_request_error', 'checkout_intent_completed', 'This checkout intent has already been paid') }],
+      { status: 200, summary: 'The same checkout intent and gateway again: the intent already made', body: { payment_intent: UUID_PI, resource_created: false, target_url: payUrl(PI_OLDER) } },
+      { status: 409, summary: 'The checkout intent is already paid', body: error('invalid_request_error', 'checkout_intent_completed', 'This checkout intent has already been paid') }],
   },
   'POST /v202606/payment-intents': {
     summary: 'Create an intent without choosing a gateway; the customer by your merchant_id',
@@ -928,7 +937,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     params: { payment_intent: UUID_PI },
     response: { status: 200, body: { ...olderIntent, status: 'canceled', sub_status: 'canceled_requested', last_reason: null } },
     more: [
-      { status: 409, summary: 'Already paid', body: error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is success and can no longer be canceled') },
+      { status: 409, summary: 'Already paid', body: ALREADY_PAID },
     ],
   },
   'POST /checkout-intents': {
@@ -964,7 +973,8 @@ export const EXAMPLES: Record<string, OperationExample> = {
     body: { transaction_id: 731204, amount: 500, currency: 'EUR', checkout_intent_idempotency_key: 'refund-1042-1', webhook_urls: ['https://daralqahwa.example/webhooks/older'] },
     response: { status: 201, body: { refund_id: 90817, refundable_amount_left: 2000, resource_created: true } },
     more: [
-      { status: 200, summary: 'The same checkout_intent_idempotency_key again: the refund it made', body: { refund_id: 90817, refundable_amount_left: 2000, resource_created: false } },{ status: 400, summary: 'The payment did not succeed', body: error('invalid_request_error', 'REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', 'transaction_id') }],
+      { status: 200, summary: 'The same checkout_intent_idempotency_key again: the refund it made', body: { refund_id: 90817, refundable_amount_left: 2000, resource_created: false } },
+      { status: 400, summary: 'The payment did not succeed', body: error('invalid_request_error', 'REFUND_TX_MUST_BE_SUCCESSFUL', 'The payment intent has no successful payment', 'transaction_id') }],
   },
   'GET /refunds': {
     summary: 'One refund by its integer id',
@@ -1247,20 +1257,20 @@ export function genericErrorExample(status: number | 'default', auth: RouteDef['
     case 400:
       return { status, summary: 'A parameter the endpoint does not accept', body: error('invalid_request_error', 'parameter_invalid', 'Invalid limit: Too big: expected number to be <=100', 'limit') };
     case 401:
-      return { status, summary: 'No key, or an unknown one', body: error('authentication_error', 'invalid_api_key', 'Invalid API key provided') };
+      return { status, summary: 'No key, or an unknown one', body: INVALID_API_KEY };
     case 403:
       return { status, summary: 'A publishable key where a secret key is needed', body: error('permission_error', 'secret_key_required', 'A publishable key can only submit payment attempts; use a secret key') };
     case 404:
       return { status, summary: 'Unknown id (or one of another account)', body: error('invalid_request_error', 'resource_missing', "No such object: 'pi_eu_0000000000000000000000'") };
     case 503:
-      return { status, summary: 'A dependency did not answer: retry with the same idempotency key', body: error('api_error', 'service_unavailable', 'A dependency of the service is unavailable; retry later') };
+      return { status, summary: 'A dependency did not answer: retry with the same idempotency key', body: SERVICE_UNAVAILABLE };
     case 'default': {
       // A status the route does not list (that is what `default` documents).
       const candidates: ExampleResponse[] = [
         ...(auth === 'secret' || auth === 'publishable'
           ? [{ status: 429, summary: 'Too many requests (any endpoint): wait Retry-After seconds', body: error('rate_limit_error', 'rate_limited', 'Too many requests with this API key; retry in 2 s') }]
           : []),
-        { status: 503, summary: 'A dependency did not answer (any endpoint): retry after Retry-After seconds', body: error('api_error', 'service_unavailable', 'A dependency of the service is unavailable; retry later') },
+        { status: 503, summary: 'A dependency did not answer (any endpoint): retry after Retry-After seconds', body: SERVICE_UNAVAILABLE },
         { status: 500, summary: 'An unexpected failure (any endpoint): retry, then quote request_id', body: error('api_error', 'internal_error', 'An unexpected error occurred; it has been logged') },
       ];
       return candidates.find((c) => !declared.includes(c.status)) ?? null;

@@ -149,10 +149,6 @@ export function unpinnedCheckout(config: TenantCheckoutConfig, tenantId: string)
   return liveConnectorsCheckout(connectors, tenantId);
 }
 
-/** Unpinned, without a default orchestrator: the default live form's connectors, else every live connector. */
-export function defaultConnectorIds(defaultForm: PaymentFormRecord | null, tenantConnectors: readonly ConnectorRecord[], tenantId: string): string[] {
-  return unpinnedCheckout({ connectors: [...tenantConnectors], form: defaultForm, orchestrator: null }, tenantId).connectors;
-}
 
 /** The message is the same whether the target is unknown or another tenant's: ids of others are not confirmed. */
 export function pinInvalid(pin: CheckoutPin) {
@@ -178,10 +174,6 @@ export function pinnedCheckout(pin: CheckoutPin, target: PinTarget | null, tenan
   return checkout;
 }
 
-/** The connectors of a pinned checkout (see pinnedCheckout). */
-export function pinnedConnectorIds(pin: CheckoutPin, target: PinTarget | null, tenantConnectors: readonly ConnectorRecord[], tenantId: string): string[] {
-  return pinnedCheckout(pin, target, tenantConnectors, tenantId).connectors;
-}
 
 type IntentRouting = Pick<PaymentIntentRecord, 'tenant_id' | 'connectors' | 'failover' | 'pin' | 'gateway'>;
 
@@ -222,7 +214,7 @@ export interface AttemptRouting {
  * The routing of an attempt, or the refusal the workflow would give (same codes and messages): a named
  * connector must be one of the checkout's now, and a checkout without connectors takes no attempt.
  */
-export function attemptRouting(checkout: Pick<Checkout, 'connectors' | 'failover'>, requested: string | undefined): AttemptRouting {
+export function attemptRouting(checkout: CheckoutRouting, requested: string | undefined): AttemptRouting {
   if (requested !== undefined && !checkout.connectors.includes(requested))
     throw invalidRequest('connector_not_allowed', 'This connector cannot be used for this payment intent', 'connector');
   const [first] = checkout.connectors;
@@ -285,11 +277,7 @@ async function pinTarget(mongo: Mongo, tenantId: string, pin: CheckoutPin): Prom
 }
 
 /** How a new intent routes its payment: its connectors in order, and whether an attempt fails over along them. */
-export interface CheckoutRouting {
-  connectors: string[];
-  /** The connectors are an orchestrator's: an unavailable connector hands the attempt to the next one. */
-  failover: boolean;
-}
+export type CheckoutRouting = Pick<Checkout, 'connectors' | 'failover'>;
 
 /**
  * The checkout of a new intent, stored on it at create. Pinned: the pin's checkout, or `pin_invalid`; this
@@ -300,11 +288,9 @@ export async function resolveCheckoutRouting(mongo: Mongo, tenantId: string, pin
   // On the create path every round trip shows in latency: cached config, and the pin read beside it.
   if (pin) {
     const [{ connectors }, target] = await Promise.all([checkoutConfig(mongo, tenantId), pinTarget(mongo, tenantId, pin)]);
-    const { connectors: ids, failover } = pinnedCheckout(pin, target, connectors, tenantId);
-    return { connectors: ids, failover };
+    return pinnedCheckout(pin, target, connectors, tenantId);
   }
-  const { connectors, failover } = unpinnedCheckout(await checkoutConfig(mongo, tenantId), tenantId);
-  return { connectors, failover };
+  return unpinnedCheckout(await checkoutConfig(mongo, tenantId), tenantId);
 }
 
 export interface MethodListing {

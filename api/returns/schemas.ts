@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REJECTION_REASON } from '../../domain/returns';
 import { typedId } from '../http/common-schemas';
 import { addressView } from '../carts/schemas';
 import { RETURN_REASONS, shippingAddressInput } from '../checkouts/schemas';
@@ -25,7 +26,7 @@ export const returnMoveBody = z
     status: z.enum(['approved', 'received', 'rejected']),
     reason: z
       .string()
-      .regex(/^[a-z][a-z0-9_]{0,63}$/, 'lower-case letters, digits and underscores')
+      .regex(REJECTION_REASON, 'lower-case letters, digits and underscores')
       .optional()
       .meta({ description: 'With `rejected`: the suffix of `rejected.<reason>`' }),
   })

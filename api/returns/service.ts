@@ -16,6 +16,8 @@ import { runUpdate } from '../http/workflow-calls';
 import { admitRefund } from '../refunds/service';
 import { getPaymentIntent } from '../payment-intents/service';
 import { findOrder } from '../checkouts/service';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../catalog/query';
+import { pagination } from '../catalog/views';
 import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
 
 /** A Return object of the spec, from its record (the order gives its product's title). */
@@ -165,9 +167,6 @@ export const RETURN_LIST: PageListSpec = {
   defaultSort: ['createdAt', 'DESC'],
 };
 
-export const DEFAULT_PER_PAGE = 20;
-export const MAX_PER_PAGE = 100;
-
 /** `$in:[a,b]` as the commerce endpoints write lists, read as the list language's `$in:a,b`. */
 function unbracket(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unbracket);
@@ -188,6 +187,6 @@ export async function listReturns(deps: AppDeps, tenantId: string, raw: Record<s
   const page = await pageList(returnData(deps.mongo).collection(), { tenant_id: tenantId }, { ...query, limit }, '/returns', RETURN_LIST);
   return {
     returns: page.data.map((r) => returnView(r)),
-    pagination: { totalItems: page.meta.totalItems, currentPage: page.meta.currentPage, pageSize: limit, totalPages: page.meta.totalPages },
+    pagination: pagination(page.meta.totalItems, page.meta.currentPage, limit),
   };
 }

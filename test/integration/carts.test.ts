@@ -4,10 +4,9 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
 import { forkTs, freePort, type Proc } from '../../scripts/stack';
-import { newId } from '../../platform/ids';
 import { cartRetentionWorkflowId, type CartRetentionResult } from '../../workflows/cart-retention/messages';
 import { SA } from '../../workflows/search-attributes';
-import { api, call, createMerchant, getStack, mongo, temporalClient, type Merchant, type Reply } from './harness';
+import { admin, api, call, createMerchant, getStack, listening, mongo, temporalClient, type Merchant, type Reply } from './harness';
 
 // Carts, addresses and commerce settings on the real stack: create (idempotent, also concurrently), read,
 // replace the contents at live prices with the tenant's tax, every refusal naming its product (and writing
@@ -39,40 +38,18 @@ interface ProductSpec {
 }
 
 let skuCounter = 0;
-/**
- * A product of a tenant. Inserted straight into MongoDB as the catalog stores it, so these tests do not
- * depend on the catalog's admin endpoint; switch to POST /admin/tenants/{tenant}/products once it is settled.
- */
+/** A product of a tenant, made with the admin API. */
 async function product(m: Merchant, spec: ProductSpec): Promise<string> {
-  const id = newId('prod', 'eu');
-  const sku = `SKU-${Date.now()}-${++skuCounter}`;
-  const now = new Date();
-  const title = spec.title ?? { en: `Product ${skuCounter}`, ar: `منتج ${skuCounter}` };
-  await db
-    .db()
-    .collection('products')
-    .insertOne({
-      _id: id as never,
-      tenant_id: m.tenant,
-      sku,
-      sku_scope: `${m.tenant}:${sku}`,
-      title,
-      title_tokens: { en: title.en.toLowerCase().split(/\s+/), ar: title.ar.split(/\s+/) },
-      price: spec.price,
-      currency: spec.currency ?? 'EUR',
-      stock: spec.stock,
-      ratings_average: 0,
-      ratings_count: 0,
-      popularity: 0,
-      category_ids: [],
-      category_path_ids: [],
-      attributes: {},
-      attribute_values: [],
-      image_url: spec.imageUrl ?? null,
-      created_at: now,
-      updated_at: now,
-    });
-  return id;
+  const r = await admin.post(`/admin/tenants/${m.tenant}/products`, {
+    sku: `SKU-${Date.now()}-${++skuCounter}`,
+    title: spec.title ?? { en: `Product ${skuCounter}`, ar: `منتج ${skuCounter}` },
+    price: spec.price,
+    currency: spec.currency ?? 'EUR',
+    stock: spec.stock,
+    ...(spec.imageUrl ? { imageUrl: spec.imageUrl } : {}),
+  });
+  expect(r.status).toBe(201);
+  return r.body.id;
 }
 
 const carts = () => db.db().collection('carts');
@@ -206,7 +183,7 @@ describe('contents and totals', () => {
     const p = await product(a, { price: 1000, stock: 3 });
     const id = await cartId(a);
     await setContents(a, id, [{ id: p, quantity: 1 }]);
-    await db.db().collection('products').updateOne({ _id: p as never }, { $set: { price: 1200 } });
+    expect((await adminCall('PATCH', `/admin/tenants/${a.tenant}/products/${p}`, { price: 1200 })).status).toBe(200);
     expect((await getCart(a, id)).body.products[0].unitPrice).toBe(1000);
     const again = await setContents(a, id, [{ id: p, quantity: 1 }]);
     expect(again.body.products[0]).toMatchObject({ unitPrice: 1200, lineTotal: 1200 });
@@ -429,18 +406,7 @@ describe('retention with a short setting (a second API process on the shared sta
     const port = await freePort();
     const logDir = mkdtempSync(path.join(os.tmpdir(), 'payorch-cart-retention-'));
     short = forkTs('api-cart-retention', 'api/main.ts', { ...getStack().env, PORT: String(port), CART_RETENTION_SECONDS: '3' }, logDir);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${short.name} did not start; see ${short.logFile}\n${short.tail()}`)), 60_000);
-      short.child.on('message', (m: { type?: string }) => {
-        if (m?.type !== 'listening') return;
-        clearTimeout(timer);
-        resolve();
-      });
-      short.child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${short.name} exited with ${code}\n${short.tail()}`));
-      });
-    });
+    await listening(short, 60_000);
     shortUrl = `http://127.0.0.1:${port}`;
   }, 90_000);
   afterAll(async () => {

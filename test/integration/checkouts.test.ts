@@ -1,11 +1,11 @@
-import { admin, api, createMerchant, eventually, mongo, pay, startOlderHookReceiver, type Merchant } from './harness';
+import { admin, api, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
 // the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
 // releasing the stock, and a return followed to its refund with a webhook for each status.
 
 let m: Merchant;
-let hooks: Awaited<ReturnType<typeof startOlderHookReceiver>>;
+let hooks: HookReceiver;
 let seq = 0;
 
 async function product(price: number, stock: number, merchant = m): Promise<string> {
@@ -20,13 +20,9 @@ async function product(price: number, stock: number, merchant = m): Promise<stri
   return r.body.id;
 }
 
-const patch = (id: string, body: Record<string, number>, merchant = m) =>
-  fetchJson('PATCH', `/admin/tenants/${merchant.tenant}/products/${id}`, body);
-
-async function fetchJson(method: string, path: string, body: unknown) {
-  const { call, getStack } = await import('./harness');
-  return call(method, path, { body, key: getStack().adminToken });
-}
+/** A call with the admin token. */
+const fetchJson = (method: string, path: string, body: unknown) => call(method, path, { body, key: getStack().adminToken });
+const patch = (id: string, body: Record<string, number>, merchant = m) => fetchJson('PATCH', `/admin/tenants/${merchant.tenant}/products/${id}`, body);
 
 /** A cart of the user with these lines. */
 async function cart(lines: { id: string; quantity: number }[], merchant = m, userId = `user-${++seq}`): Promise<string> {
@@ -60,7 +56,7 @@ async function paidOrder(checkoutId: string, intent: string, merchant = m): Prom
 
 beforeAll(async () => {
   m = await createMerchant();
-  hooks = await startOlderHookReceiver();
+  hooks = await startHookReceiver();
   const settings = await fetchJson('PUT', `/admin/tenants/${m.tenant}/commerce-settings`, {
     taxRateBasisPoints: 1000,
     shippingFlat: 700,
@@ -225,11 +221,7 @@ describe('returns', () => {
   });
   const ask = (quantity: number, idempotencyKey: string, order = orderId, key = m.secretKey) =>
     api.post('/returns', { orderId: order, idempotencyKey, productId, quantity, reasonCode: 'damaged', address: ADDRESS }, key);
-  const put = (id: string, body: Record<string, string>) => fetchJsonKey('PUT', `/returns/${id}`, body);
-  async function fetchJsonKey(method: string, path: string, body: unknown) {
-    const { call } = await import('./harness');
-    return call(method, path, { body, key: m.secretKey });
-  }
+  const put = (id: string, body: Record<string, string>) => call('PUT', `/returns/${id}`, { body, key: m.secretKey });
 
   test('a return is followed to its refund, with a webhook for each status; its quantity is no longer returnable', async () => {
     const r = await ask(1, `ret-${Date.now()}`);
@@ -247,7 +239,7 @@ describe('returns', () => {
     const refund = await api.get(`/v202607/refunds/${received.body.refund}`, m.secretKey);
     expect(refund.body).toMatchObject({ payment_intent: paymentIntent, amount: 1100, status: 'success' });
     const bodies = await eventually(async () => {
-      const mine = hooks.hooks.filter((h) => h.body.id === id);
+      const mine = hooks.received.filter((h) => h.body.id === id);
       return mine.length >= 4 ? mine : undefined;
     }, 15_000, 'four return webhooks');
     // Each delivery is its own workflow: they may arrive in any order; updatedAt orders them.

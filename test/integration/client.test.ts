@@ -14,38 +14,17 @@ import { createShop } from '../../examples/merchant-backend/app';
 import { fillCollection } from '../../examples/http/fill';
 import { runCollection } from '../../examples/http/run';
 import { ARTIFACTS, useBrowser } from './browser';
-import { createMerchant, eventually, getStack, type Merchant } from './harness';
+import { closeHookReceivers, createMerchant, eventually, getStack, startHookReceiver, type Merchant } from './harness';
 
 // The typed client (clients/typescript) on the real stack: a merchant's whole flow through it (create,
 // pay, refund, receive and verify the webhooks), so the document it is generated from cannot drift from
 // the server unnoticed. Then the examples/ against the same stack: the merchant backend driven in
 // Chromium through its embedded form, and the .http collection as `npm run dev` fills it in.
 
-interface Delivery {
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-}
-
 const servers: http.Server[] = [];
 
-/** A loopback webhook receiver that keeps the raw body, which verification needs. */
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[] }> {
-  const deliveries: Delivery[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      deliveries.push({ headers: req.headers, raw });
-      res.writeHead(204).end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, deliveries };
-}
-
 afterAll(async () => {
+  await closeHookReceivers();
   for (const s of servers) {
     s.closeAllConnections();
     await new Promise((r) => s.close(r));
@@ -69,7 +48,7 @@ beforeAll(async () => {
 });
 
 test('create, pay, refund and both webhooks verified, all through the typed client', async () => {
-  const rx = await startReceiver();
+  const rx = await startHookReceiver();
   const endpointSecret = 'client-flow-endpoint-secret';
   const key = idempotencyKey('client-flow-');
 
@@ -115,7 +94,7 @@ test('create, pay, refund and both webhooks verified, all through the typed clie
 
   // Both deliveries arrive and verify: Standard Webhooks signature with the tenant's whsec_ secret, and
   // Service-Webhook-Secret with the endpoint's own.
-  const both = await eventually(async () => (rx.deliveries.length >= 2 ? rx.deliveries : undefined), 20_000, 'payment.success and refund.success');
+  const both = await eventually(async () => (rx.received.length >= 2 ? rx.received : undefined), 20_000, 'payment.success and refund.success');
   const events = both.map((d) => verifyWebhook(d.raw, d.headers, { signingSecret, endpointSecret }));
   expect(events.map((e) => e.type).sort()).toEqual(['payment.success', 'refund.success']);
   const success = events.find((e) => e.type === 'payment.success')!;

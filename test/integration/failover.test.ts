@@ -86,7 +86,7 @@ test('a failed 3DS challenge never fails over', async () => {
   expect(await chargesOfAttempt(intent, 2)).toBe(0);
 });
 
-test('sandbox_behavior is for sandbox connectors only, and an unknown one is refused', async () => {
+test('an unknown sandbox_behavior is refused, naming it', async () => {
   const r = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, sandbox_behavior: 'flaky' });
   expect(r.status).toBe(400);
   expect(r.body.error.param).toBe('sandbox_behavior');

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
 import type { Proc } from '../../scripts/stack';
+import { startReceiver } from '../unit/webhooks/receiver';
 
 // What integration tests use: the running stack's addresses, a merchant factory and a small JSON client.
 
@@ -65,6 +65,20 @@ export const admin = {
   get: <T = any>(path: string) => call<T>('GET', path, { key: getStack().adminToken }),
 };
 
+export interface SigningSecretView {
+  tenant: string;
+  secret: string;
+  created_at: string;
+  previous: { expires_at: string }[];
+}
+
+/** A tenant's webhook signing secret (`whsec_...`, which signs every delivery) as the admin API shows it. */
+export async function signingSecretOf(tenant: string): Promise<SigningSecretView> {
+  const r = await admin.get<SigningSecretView>(`/admin/tenants/${tenant}/webhook-signing-secret`);
+  if (r.status !== 200) throw new Error(`webhook-signing-secret of ${tenant}: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
 export interface Merchant {
   tenant: string;
   secretKey: string;
@@ -119,35 +133,74 @@ export async function pay(intentId: string, publishableKey: string, token = 'tok
   return api.post(`/v202607/payment-intents/${intentId}/attempts`, { token }, publishableKey);
 }
 
-/** What an older-interface webhook receiver got: the path, the JSON body and Service-Webhook-Secret. */
-export interface OlderHook {
+/** What a loopback webhook receiver got. */
+export interface Delivery {
   path: string;
+  headers: IncomingHttpHeaders;
+  /** The body as received: what the signature covers. */
+  raw: string;
+  /** The body as JSON (null when it is not JSON). */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Service-Webhook-Secret: the endpoint's own secret, as given. */
   secret: string | undefined;
+  /** When it arrived (Date.now()). */
+  at: number;
 }
 
-/** A loopback receiver of the older interface's webhooks (payouts, older intents and refunds): answers 204. */
-export async function startOlderHookReceiver(): Promise<{ base: string; hooks: OlderHook[]; close(): Promise<void> }> {
-  const hooks: OlderHook[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      hooks.push({ path: req.url ?? '', body: JSON.parse(raw), secret: req.headers['service-webhook-secret'] as string | undefined });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hooks,
+export interface HookReceiver {
+  /** `http://127.0.0.1:<port>`, for endpoints under paths of the test's choosing. */
+  base: string;
+  /** `<base>/hook` */
+  url: string;
+  port: number;
+  received: Delivery[];
+  /** The deliveries of events of `type` (the envelope's `type`). */
+  of(type: string): Delivery[];
+  close(): Promise<void>;
+}
+
+const openReceivers = new Set<HookReceiver>();
+
+/**
+ * A webhook receiver on loopback (the stack runs with WEBHOOK_ALLOW_PRIVATE_HOSTS=true): keeps every
+ * delivery and answers `status` (204; an error status with a short body). `port` listens again where a
+ * receiver was closed. closeHookReceivers() closes those a test file left open.
+ */
+export async function startHookReceiver(opts: { status?: number; port?: number } = {}): Promise<HookReceiver> {
+  const status = opts.status ?? 204;
+  const received: Delivery[] = [];
+  const server = await startReceiver((r, res) => {
+    let body: unknown = null;
+    try {
+      body = JSON.parse(r.body);
+    } catch {
+      /* not JSON: null */
+    }
+    received.push({ path: r.path, headers: r.headers, raw: r.body, body, secret: r.headers['service-webhook-secret'] as string | undefined, at: Date.now() });
+    res.writeHead(status).end(status >= 400 ? 'receiver says no' : undefined);
+  }, opts.port);
+  const base = `http://127.0.0.1:${server.port}`;
+  const rx: HookReceiver = {
+    base,
+    url: `${base}/hook`,
+    port: server.port,
+    received,
+    of: (type) => received.filter((d) => d.body?.type === type),
     close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      openReceivers.delete(rx);
+      await server.close();
     },
   };
+  openReceivers.add(rx);
+  return rx;
 }
 
+/** Closes every receiver still open (for afterAll). */
+export async function closeHookReceivers(): Promise<void> {
+  await Promise.all([...openReceivers].map((rx) => rx.close()));
+}
+
+/** What an older-interface webhook receiver got: its `path`, JSON `body` and `secret` are what those tests read. */
 /** Resolves when a forked API process (scripts/stack.ts forkTs) says it listens; rejects with its log's tail. */
 export function listening(proc: Proc, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -1,15 +1,15 @@
-import { api, call, createMerchant, eventually, getStack, mongo, pay, startOlderHookReceiver, type Merchant, type OlderHook } from './harness';
+import { api, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, type Merchant, type Delivery } from './harness';
 
 // The older interface's payment intents on the real stack: the unprefixed create bound to a gateway, the
 // v202606 create, checkout intents, the three ids of an intent, the front-end-safe retrieve, the
 // page-numbered list, cancel, and the older webhooks. Underneath are the same records and workflows as
 // v202607's, so every crossing between the interfaces is tested too.
 
-let hooks: OlderHook[];
+let hooks: Delivery[];
 let hookBase = '';
 let closeHooks: () => Promise<void>;
 beforeAll(async () => {
-  ({ hooks, base: hookBase, close: closeHooks } = await startOlderHookReceiver());
+  ({ received: hooks, base: hookBase, close: closeHooks } = await startHookReceiver());
 });
 afterAll(() => closeHooks());
 

@@ -1,5 +1,5 @@
 import type { MongoClient } from 'mongodb';
-import { api, call, createMerchant, eventually, getStack, mongo, pay, startOlderHookReceiver, temporalClient, type Merchant, type OlderHook } from './harness';
+import { api, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, type Merchant, type Delivery } from './harness';
 import { connectMongo } from '../../platform/mongo';
 import { ensureRefundOlderIds } from '../../data/refunds';
 
@@ -9,14 +9,14 @@ import { ensureRefundOlderIds } from '../../data/refunds';
 // refund workflow writes (the sandbox's magic refund amounts), the webhooks each sub-status change sends
 // (a real receiver on loopback, Service-Webhook-Secret) and the page-numbered list with every filter.
 
-let hooks: OlderHook[];
+let hooks: Delivery[];
 let hookBase = '';
 let closeHooks: () => Promise<void>;
 let db: MongoClient;
 let m: Merchant;
 
 beforeAll(async () => {
-  ({ hooks, base: hookBase, close: closeHooks } = await startOlderHookReceiver());
+  ({ received: hooks, base: hookBase, close: closeHooks } = await startHookReceiver());
   db = await mongo();
   m = await createMerchant();
 });

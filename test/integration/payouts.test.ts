@@ -1,4 +1,4 @@
-import { admin, api, call, createMerchant, eventually, getStack, startOlderHookReceiver, type Merchant, type OlderHook } from './harness';
+import { admin, api, call, createMerchant, eventually, getStack, startHookReceiver, type Merchant, type Delivery } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
 // workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
@@ -13,12 +13,12 @@ const ACCOUNTS = {
   ordinary: '0123456789',
 };
 
-let hooks: OlderHook[];
+let hooks: Delivery[];
 let hookUrl = '';
 let closeHooks: () => Promise<void>;
 beforeAll(async () => {
-  const receiver = await startOlderHookReceiver();
-  ({ hooks, close: closeHooks } = receiver);
+  const receiver = await startHookReceiver();
+  ({ received: hooks, close: closeHooks } = receiver);
   hookUrl = `${receiver.base}/payouts`;
 });
 afterAll(() => closeHooks());

@@ -22,7 +22,6 @@ const LIMITS = {
 let limited: Proc;
 let limitedUrl: string;
 
-
 beforeAll(async () => {
   const port = await freePort();
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'payorch-rate-limits-'));

@@ -1,7 +1,19 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { admin, api, call, createMerchant, eventually, mongo, pay, type Merchant } from './harness';
+import {
+  admin,
+  api,
+  call,
+  closeHookReceivers,
+  createMerchant,
+  eventually,
+  mongo,
+  pay,
+  signingSecretOf,
+  startHookReceiver,
+  type Delivery,
+  type HookReceiver,
+  type Merchant,
+} from './harness';
 
 // Our deliveries as a merchant verifies them: the `standardwebhooks` library (what a merchant installs),
 // given the tenant's `whsec_` signing secret from the admin API, verifies REAL deliveries made by the
@@ -9,58 +21,18 @@ import { admin, api, call, createMerchant, eventually, mongo, pay, type Merchant
 // during the overlap, only the new one after it), and refuses a tampered body, a stale timestamp, a
 // re-dated request and another tenant's secret.
 
-interface Received {
-  headers: http.IncomingHttpHeaders;
-  raw: string;
-  /** The JSON body (null if it was not JSON). */
-  body: { id?: string; type?: string; event?: string; data?: { payment_intent?: string } } | null;
-}
-
-const servers: http.Server[] = [];
-
-async function startReceiver() {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (raw += c));
-    req.on('end', () => {
-      let body: Received['body'] = null;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        /* keep null */
-      }
-      received.push({ headers: req.headers, raw, body });
-      res.writeHead(204).end();
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received };
-}
-
-afterAll(async () => {
-  for (const s of servers) s.closeAllConnections();
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-});
+afterAll(closeHookReceivers);
 
 afterEach(() => jest.restoreAllMocks());
 
-const headersOf = (d: Received) => d.headers as Record<string, string>;
-const signingSecret = async (tenant: string) => {
-  const r = await admin.get(`/admin/tenants/${tenant}/webhook-signing-secret`);
-  expect(r.status).toBe(200);
-  return r.body as { tenant: string; secret: string; created_at: string; previous: { expires_at: string }[] };
-};
+const headersOf = (d: Delivery) => d.headers as Record<string, string>;
 
 let m: Merchant;
 beforeAll(async () => {
   m = await createMerchant('Standard Webhooks shop');
 });
 
-async function paidIntentDelivery(webhook: Record<string, unknown>, rx: Awaited<ReturnType<typeof startReceiver>>) {
+async function paidIntentDelivery(webhook: Record<string, unknown>, rx: HookReceiver) {
   const created = await api.post('/v202607/payment-intents', { amount: 1800, currency: 'EUR', webhooks: [{ url: rx.url, events: ['payment.success'], ...webhook }] }, m.secretKey);
   expect(created.status).toBe(201);
   const pi = created.body.payment_intent as string;
@@ -70,12 +42,12 @@ async function paidIntentDelivery(webhook: Record<string, unknown>, rx: Awaited<
 
 describe('the signing secret in the admin API', () => {
   test('is whsec_ + base64 of 32 bytes, created once, per tenant, admin only', async () => {
-    const first = await signingSecret(m.tenant);
+    const first = await signingSecretOf(m.tenant);
     expect(first).toEqual({ tenant: m.tenant, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/), created_at: expect.any(String), previous: [] });
     expect(Buffer.from(first.secret.slice(6), 'base64')).toHaveLength(32);
-    expect((await signingSecret(m.tenant)).secret).toBe(first.secret);
+    expect((await signingSecretOf(m.tenant)).secret).toBe(first.secret);
     const other = await createMerchant();
-    expect((await signingSecret(other.tenant)).secret).not.toBe(first.secret);
+    expect((await signingSecretOf(other.tenant)).secret).not.toBe(first.secret);
 
     expect((await admin.get('/admin/tenants/ten_eu_doesnotexist0000/webhook-signing-secret')).status).toBe(404);
     expect((await admin.post('/admin/tenants/ten_eu_doesnotexist0000/webhook-signing-secret/rotate', {})).status).toBe(404);
@@ -87,8 +59,8 @@ describe('the signing secret in the admin API', () => {
 
 describe('real deliveries, verified by the standardwebhooks library', () => {
   test("verify with the tenant's signing secret; Service-Webhook-Secret still carries the endpoint's own", async () => {
-    const rx = await startReceiver();
-    const { secret } = await signingSecret(m.tenant);
+    const rx = await startHookReceiver();
+    const { secret } = await signingSecretOf(m.tenant);
     const d = await paidIntentDelivery({ secret: 'merchant-own-secret' }, rx);
     expect(d.headers['service-webhook-secret']).toBe('merchant-own-secret');
     expect(d.headers['webhook-id']).toBe(d.body?.id);
@@ -100,15 +72,15 @@ describe('real deliveries, verified by the standardwebhooks library', () => {
   });
 
   test('an endpoint without a secret is signed too, and gets no Service-Webhook-Secret', async () => {
-    const rx = await startReceiver();
+    const rx = await startHookReceiver();
     const d = await paidIntentDelivery({}, rx);
     expect(d.headers['service-webhook-secret']).toBeUndefined();
-    expect(new Webhook((await signingSecret(m.tenant)).secret).verify(d.raw, headersOf(d))).toEqual(d.body);
+    expect(new Webhook((await signingSecretOf(m.tenant)).secret).verify(d.raw, headersOf(d))).toEqual(d.body);
   });
 
   test("refuses a tampered body, a stale timestamp, a re-dated request and another tenant's secret", async () => {
-    const rx = await startReceiver();
-    const webhook = new Webhook((await signingSecret(m.tenant)).secret);
+    const rx = await startHookReceiver();
+    const webhook = new Webhook((await signingSecretOf(m.tenant)).secret);
     const d = await paidIntentDelivery({ secret: 'tamper-test' }, rx);
     expect(() => webhook.verify(d.raw, headersOf(d))).not.toThrow();
 
@@ -122,27 +94,27 @@ describe('real deliveries, verified by the standardwebhooks library', () => {
     expect(() => webhook.verify(d.raw, { ...headersOf(d), 'webhook-timestamp': String(sentAt + 301) })).toThrow('No matching signature found');
     jest.restoreAllMocks();
 
-    const other = new Webhook((await signingSecret((await createMerchant()).tenant)).secret);
+    const other = new Webhook((await signingSecretOf((await createMerchant()).tenant)).secret);
     expect(() => other.verify(d.raw, headersOf(d))).toThrow('No matching signature found');
   });
 
   test('an older-interface delivery (webhook_urls, webhook_secret) verifies the same way', async () => {
-    const rx = await startReceiver();
+    const rx = await startHookReceiver();
     const created = await api.post('/payment-intents', { gateway: 'sandbox', amount: 2500, currency: 'EUR', webhook_urls: [rx.url], webhook_secret: 'older-secret' }, m.secretKey);
     expect(created.status).toBe(201);
     const pi = (await api.get(`/payment-intents/${created.body.payment_intent}`, m.secretKey)).body.initial_data.payment_intent_id as string;
     await pay(pi, m.publishableKey);
     const d = await eventually(async () => rx.received.find((x) => x.body?.event === 'payment.success'), 15_000, 'the older payment.success');
     expect(d.headers['service-webhook-secret']).toBe('older-secret');
-    expect(new Webhook((await signingSecret(m.tenant)).secret).verify(d.raw, headersOf(d))).toEqual(d.body);
+    expect(new Webhook((await signingSecretOf(m.tenant)).secret).verify(d.raw, headersOf(d))).toEqual(d.body);
   });
 });
 
 describe('rotation', () => {
   test('both secrets verify during the 24 h overlap, only the new one after it', async () => {
     const shop = await createMerchant('Rotating shop');
-    const rx = await startReceiver();
-    const before = (await signingSecret(shop.tenant)).secret;
+    const rx = await startHookReceiver();
+    const before = (await signingSecretOf(shop.tenant)).secret;
     const created = await api.post('/v202607/payment-intents', { amount: 900, currency: 'EUR', webhooks: [{ url: rx.url, secret: 'rot', events: ['payment.success'] }] }, shop.secretKey);
     await pay(created.body.payment_intent, shop.publishableKey);
     const first = await eventually(async () => rx.received[0], 15_000, 'the first delivery');
@@ -158,7 +130,7 @@ describe('rotation', () => {
     expect(rotated.body.previous).toHaveLength(1);
     const expiresAt = Date.parse(rotated.body.previous[0].expires_at);
     expect(Math.abs(expiresAt - rotatedAt - 24 * 3600_000)).toBeLessThan(60_000);
-    expect(await signingSecret(shop.tenant)).toEqual(rotated.body);
+    expect(await signingSecretOf(shop.tenant)).toEqual(rotated.body);
 
     // A redelivery of the same event after the rotation: signed with both, each verifies alone.
     const redeliver = async () => {
@@ -186,7 +158,7 @@ describe('rotation', () => {
     } finally {
       await client.close();
     }
-    expect((await signingSecret(shop.tenant)).previous).toEqual([]);
+    expect((await signingSecretOf(shop.tenant)).previous).toEqual([]);
     const later = await redeliver();
     expect(later.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(new Webhook(after).verify(later.raw, headersOf(later))).toEqual(first.body);

@@ -1,6 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
@@ -31,7 +28,7 @@ import {
 } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, RETURN_WORKFLOW, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from '../../workflows/return/messages';
 import type { EndpointRef } from '../../workflows/events';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 
 // The commerce workflows in virtual time, with fake activities: a product's stock owner deciding concurrent
 // holds of its last unit, a checkout selling or releasing its holds and then owning its order's returns for
@@ -229,10 +226,9 @@ async function payCheckout(handle: Awaited<ReturnType<typeof startCheckout>>, re
 }
 
 /** With RECORD_HISTORIES=1, keeps a run's history for test/workflows/replay-recorded-histories. */
+/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 async function keep(name: string, workflowId: string) {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
-  writeFileSync(path.join(__dirname, 'histories', `${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+  keepHistory(`${name}`, await testEnv().client.workflow.getHandle(workflowId).fetchHistory());
 }
 
 const terminate = async (workflowId: string) => {

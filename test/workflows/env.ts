@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -65,4 +65,13 @@ export function useWorkflowTestEnv(opts: { perTest?: boolean } = {}): () => Test
     if (!env) throw new Error('the workflow test environment is not up yet');
     return env;
   };
+}
+
+/**
+ * With RECORD_HISTORIES=1, keeps a run's history as `histories/<file>.bin`, a fixture that
+ * replay-recorded-histories.test.ts replays against later code. Does nothing otherwise.
+ */
+export function keepHistory(file: string, history: temporal.api.history.v1.IHistory): void {
+  if (process.env.RECORD_HISTORIES !== '1') return;
+  writeFileSync(path.join(__dirname, 'histories', `${file}.bin`), temporal.api.history.v1.History.encode(history).finish());
 }

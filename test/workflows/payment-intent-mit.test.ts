@@ -1,11 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // Merchant-initiated charges and orchestrator failover in the payment-intent workflow, in virtual time:
@@ -22,10 +19,9 @@ const mitCall: MitChargeInput = {
 };
 
 /** With RECORD_HISTORIES=1, keeps the run's history for test/workflows/replay-recorded-histories. */
+/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 async function keep(name: string, workflowId: string) {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
-  writeFileSync(path.join(__dirname, 'histories', `payment-intent-${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+  keepHistory(`payment-intent-${name}`, await testEnv().client.workflow.getHandle(workflowId).fetchHistory());
 }
 
 /** A gateway that applies one charge per idempotency key, as real gateways do. */

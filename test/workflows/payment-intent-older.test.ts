@@ -1,8 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type OlderIntentInput } from '../../workflows/payment-intent/messages';
-import { useWorkflowTestEnv } from './env';
+import { useWorkflowTestEnv, keepHistory } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // The payment-intent workflow's older-interface part in virtual time: the progress fields it writes as an
@@ -20,10 +17,9 @@ const older = (checkoutIntent: string | null): OlderIntentInput => ({
 });
 
 /** With RECORD_HISTORIES=1, keeps the run's history for test/workflows/replay-recorded-histories. */
+/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 async function keep(name: string, workflowId: string) {
-  if (process.env.RECORD_HISTORIES !== '1') return;
-  const history = await testEnv().client.workflow.getHandle(workflowId).fetchHistory();
-  writeFileSync(path.join(__dirname, 'histories', `payment-intent-older-${name}.bin`), temporal.api.history.v1.History.encode(history).finish());
+  keepHistory(`payment-intent-older-${name}`, await testEnv().client.workflow.getHandle(workflowId).fetchHistory());
 }
 
 test('a paid older intent: progress written as the attempt moves, and each event also in the older body', async () => {

@@ -1,12 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import type { PayoutOutcome } from '../../gateways/types';
 import type { PayoutPatch } from '../../activities/payouts';
 import { PAYOUT_WORKFLOW, payoutInitiatedUpdate, payoutOutcomeSignal, type PayoutInput, type PayoutSnapshot } from '../../workflows/payout/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 
 // The payout workflow in virtual time: each sub-status path, its window to the second, a lost answer, and
 // restarts around the gateway call. The gateway is a fake that keeps one transfer per idempotency key, as a
@@ -86,10 +84,9 @@ function input(timeoutSeconds: number, createdAt: Date): PayoutInput {
  * With RECORD_HISTORIES=1, a run's history is kept as a fixture that test/workflows/replay-recorded-histories
  * replays against later code (`npx jest test/workflows/payout.test.ts` with the variable set).
  */
-async function keep(name: string | undefined, history: unknown) {
-  if (!name || process.env.RECORD_HISTORIES !== '1') return;
-  const file = path.join(__dirname, 'histories', `payout-${name}.bin`);
-  writeFileSync(file, temporal.api.history.v1.History.encode(history as temporal.api.history.v1.IHistory).finish());
+/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
+function keep(name: string | undefined, history: temporal.api.history.v1.IHistory) {
+  if (name) keepHistory(`payout-${name}`, history);
 }
 
 async function run(timeoutSeconds: number, activities: object, during: (h: any, inp: PayoutInput) => Promise<void> = async () => undefined, recordAs?: string) {

@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -9,7 +7,7 @@ import type { DeliveryPlan, SendWebhookResult } from '../../activities/webhooks'
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import type { OlderRefundInput } from '../../workflows/payment-intent/messages';
 import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/refund/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 
 // The refund workflow in virtual time: its SLA timer to the second, success before it, and a gateway's
 // word that comes after the cancel. The parent intent is stood in for by a workflow that records signals.
@@ -57,9 +55,9 @@ const FACTS = { id: 41, uuid: '0b6f7c1e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', gateway: '
  * With RECORD_HISTORIES=1, a run's history is kept as a fixture that test/workflows/replay-recorded-histories
  * replays against later code (`npx jest test/workflows/refund.test.ts` with the variable set).
  */
-function keep(name: string | undefined, history: unknown) {
-  if (!name || process.env.RECORD_HISTORIES !== '1') return;
-  writeFileSync(path.join(__dirname, 'histories', `refund-${name}.bin`), temporal.api.history.v1.History.encode(history as temporal.api.history.v1.IHistory).finish());
+/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
+function keep(name: string | undefined, history: temporal.api.history.v1.IHistory) {
+  if (name) keepHistory(`refund-${name}`, history);
 }
 
 async function run(

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AddressSnapshot, CommerceTotals } from '../../platform/records';
+import type { AddressSnapshot, CheckoutRecord, CommerceTotals } from '../../platform/records';
 import type { EndpointRef } from '../events';
 
 // Messages of a checkout's workflow: the owner of the stock its lines hold (released or sold), of its
@@ -52,7 +52,8 @@ export interface CarriedReturn {
   rejected: boolean;
 }
 
-export type CheckoutStatus = 'reserving' | 'awaiting_payment' | 'completed' | 'canceled' | 'changed' | 'abandoned';
+/** The record's statuses (platform/records.ts CheckoutRecord says what each means). */
+export type CheckoutStatus = CheckoutRecord['status'];
 
 export interface CheckoutState {
   status: CheckoutStatus;

@@ -39,7 +39,7 @@ export class CheckoutRules {
   }
 
   /** Checks a return and, when it fits, counts it at once (before any await): one admission at a time. */
-  admitReturn(req: ReturnRequest, id: string, now: number): { ok: true; amount: number; unitPrice: number } | Extract<ReturnAdmission, { ok: false }> {
+  admitReturn(req: ReturnRequest, id: string, now: number): { ok: true; amount: number } | Extract<ReturnAdmission, { ok: false }> {
     if (this.status !== 'completed' || this.paidAt === null) return { ok: false, code: 'order_not_paid', message: 'This order is not paid' };
     if (now > this.paidAt + this.input.returnWindowMs) return { ok: false, code: 'return_window_closed', message: 'The return window of this order has closed' };
     const line = this.input.lines.find((l) => l.productId === req.productId);
@@ -49,7 +49,7 @@ export class CheckoutRules {
       return { ok: false, code: 'return_quantity_exceeded', message: `At most ${left} of product ${req.productId} can still be returned (open returns count)` };
     const returnedNetBefore = this.returnedNet();
     this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false });
-    return { ok: true, amount: returnAmount(line.unitPrice, req.quantity, this.input.taxRateBasisPoints, returnedNetBefore), unitPrice: line.unitPrice };
+    return { ok: true, amount: returnAmount(line.unitPrice, req.quantity, this.input.taxRateBasisPoints, returnedNetBefore) };
   }
 
   /** The price of everything returned so far (returns not rejected), across the order's products. */

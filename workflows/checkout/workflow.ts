@@ -128,26 +128,23 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
     }
   };
 
+  /** Ends a checkout that was not paid: its held units are for sale again, and its record says why. */
+  const endUnpaid = async (status: 'changed' | 'abandoned' | 'canceled') => {
+    s.status = status;
+    await tellStock(releaseStockSignal);
+    await persist();
+    await writer.flushed();
+    return s.state();
+  };
+
   if (!input.carried) {
     await condition(() => s.status !== 'reserving' || changed, input.attachWithinMs);
-    if (s.status === 'reserving') {
-      s.status = changed ? 'changed' : 'abandoned';
-      await tellStock(releaseStockSignal);
-      await persist();
-      await writer.flushed();
-      return s.state();
-    }
+    if (s.status === 'reserving') return endUnpaid(changed ? 'changed' : 'abandoned');
   }
   if (s.status === 'awaiting_payment') {
     // The intent ends by its own deadline at the latest, and tells this workflow.
     await condition(() => outcomes.has(s.paymentIntent!));
-    if (outcomes.get(s.paymentIntent!) === 'canceled') {
-      s.status = 'canceled';
-      await tellStock(releaseStockSignal);
-      await persist();
-      await writer.flushed();
-      return s.state();
-    }
+    if (outcomes.get(s.paymentIntent!) === 'canceled') return endUnpaid('canceled');
     s.status = 'completed';
     s.paidAt = Date.now();
     s.orderId = typedIdFromUuid('ord', input.region, uuid4());

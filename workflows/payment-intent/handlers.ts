@@ -105,8 +105,9 @@ export function validateMitCharge(run: IntentRun, req: MitChargeInput): void {
  */
 export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<MitChargeResult> {
   const { s, input } = run;
-  const paid = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now());
-  if (paid) return s.mitResult(paid.transaction);
+  // The same charge already decided (it paid the intent, or was declined moments ago) is answered again.
+  const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now());
+  if (decided) return s.mitResult(decided.transaction);
   const open = s.attempt;
   if (s.isSameMit(open, req)) {
     const deciding = () => s.claiming || (s.attempt === open && (open.phase === 'charging' || open.phase === 'unknown'));

@@ -516,9 +516,9 @@ export class PaymentIntentState {
     this.stepReached = 4;
   }
 
-  failAttempt(a: Attempt, failureCode: string, now?: number): void {
+  failAttempt(a: Attempt, failureCode: string, now: number): void {
     if (this.attempt === a) this.attempt = null;
-    this.updateTransaction(a, { status: 'failed', failure_code: failureCode, next_action: null }, now ?? Date.parse(this.transactions.get(a.mit?.transaction ?? '')?.updated_at ?? '0'));
+    this.updateTransaction(a, { status: 'failed', failure_code: failureCode, next_action: null }, now);
     this.lastFailureCode = failureCode;
   }
 

@@ -1,9 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 // Messages of a product's stock workflow: the one owner of the units for sale of one product (and the one
-// writer of its record once it runs). Reservations
-// are Updates (the answer says whether the units were held); release and commit are Signals (fire and
-// forget from a checkout's workflow, idempotent per holder).
+// writer of its record once it runs). Reservations are Updates (the answer says whether the units were
+// held); release and commit are Signals (fire and forget from a checkout's workflow, idempotent per holder).
 
 export const PRODUCT_STOCK_WORKFLOW = 'productStockWorkflow';
 

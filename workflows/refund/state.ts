@@ -216,12 +216,6 @@ export class RefundLifecycle {
       lateOutcome: this.lateOutcome,
       polls: this.polls,
       canceledAnnounced: this.canceledAnnounced,
-    };
-  }
-
-  /** What continue-as-new carries of the older interface's part, beside carry(). */
-  olderCarry(): Pick<RefundCarried, 'acknowledged' | 'recordedSubStatus' | 'olderAnnounced' | 'olderFacts'> {
-    return {
       acknowledged: this.acknowledged,
       recordedSubStatus: this.recordedSubStatus,
       olderAnnounced: this.olderAnnounced,

@@ -104,9 +104,9 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     await emit(type, body, body);
   };
 
-  /** A sub-status that moved with the status still pending (the gateway has it now): record, webhooks. */
+  /** Before the SLA (status pending): a sub-status that moved (the gateway has it now) is recorded and sent. */
   const progressed = async () => {
-    if (r.status !== 'pending' || r.subStatus() === r.recordedSubStatus) return;
+    if (r.subStatus() === r.recordedSubStatus) return;
     if (writesProgress) {
       describe();
       await persist();
@@ -159,7 +159,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
     await writer.flushed();
-    await continueAsNew<typeof refundWorkflow>({ ...input, carried: { ...r.carry(writer.version()), ...r.olderCarry() } });
+    await continueAsNew<typeof refundWorkflow>({ ...input, carried: r.carry(writer.version()) });
   };
 
   // An older refund with webhook_urls: its row's fixed fields (read once, carried on), and its first

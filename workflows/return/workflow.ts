@@ -29,7 +29,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   const changed = async () => {
     // The event describes the status this change made, whatever a later Update changes while it is sent.
     const now = new Date().toISOString();
-    const type = `return.${status.startsWith('rejected.') ? 'rejected' : status}`;
+    const type = returnEventType(status);
     const body = returnWebhookBody(input, status, refund, now);
     await writer.write({ id: input.id, status, refund });
     await emitEvent({
@@ -116,11 +116,16 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   return progress();
 }
 
+/** A status's event type: `return.<status>`, every rejection (`rejected.<reason>`) `return.rejected`. */
+function returnEventType(status: ReturnStatus): string {
+  return `return.${status.startsWith('rejected.') ? 'rejected' : status}`;
+}
+
 /** The body of a return webhook: the Return object (camelCase, as GET /returns answers it) and the event. */
 export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string): Record<string, unknown> {
   return {
     webhook_type: 'return',
-    event: `return.${status.startsWith('rejected.') ? 'rejected' : status}`,
+    event: returnEventType(status),
     id: input.id,
     orderId: input.orderId,
     idempotencyKey: input.idempotencyKey,

@@ -118,13 +118,23 @@ function scan() {
   return { found, dynamic, admissions, refusals };
 }
 
-/** The status api/http/error-handler.ts answers a kind with. */
-async function statusOf(kind: ErrorKind): Promise<number> {
+/** The status and error type api/http/error-handler.ts answers a failure with. */
+async function answerTo(failure: unknown): Promise<{ status: number; type: string }> {
   const ctx = { state: {}, status: 0, body: undefined, set: () => undefined, method: 'GET', path: '/' } as unknown as Context;
   await errorHandler(ctx, async () => {
-    throw new DomainError(kind, 'probe', 'probe');
+    throw failure;
   });
-  return ctx.status;
+  return { status: ctx.status, type: (ctx.body as { error: { type: string } }).error.type };
+}
+
+/** The types the handler answers each status with, as seen while scanning. */
+const typesOfStatus = new Map<number, Set<string>>();
+
+/** The status api/http/error-handler.ts answers a kind with. */
+async function statusOf(kind: ErrorKind): Promise<number> {
+  const { status, type } = await answerTo(new DomainError(kind, 'probe', 'probe'));
+  typesOfStatus.set(status, (typesOfStatus.get(status) ?? new Set()).add(type));
+  return status;
 }
 
 /** The code and kind api/http/workflow-calls.ts answers a workflow refusal of `type` with. */
@@ -208,6 +218,13 @@ test('each entry says what it means and what to do, once, with a known status', 
     for (const s of e.statuses) expect(ERROR_TYPE_OF_STATUS[s]).toBeDefined();
   }
   expect(errorCatalogView().errors).toHaveLength(ERROR_CATALOG.length);
+});
+
+test('the error type the catalog publishes for each status is the one the handler answers', async () => {
+  const unexpected = await answerTo(new Error('a bug'));
+  expect(unexpected).toEqual({ status: 500, type: ERROR_TYPE_OF_STATUS[500] });
+  expect(typesOfStatus.size).toBeGreaterThan(5);
+  for (const [status, types] of typesOfStatus) expect({ status, types: [...types] }).toEqual({ status, types: [ERROR_TYPE_OF_STATUS[status]] });
 });
 
 test('figures: codes documented out of those the scan finds', () => {

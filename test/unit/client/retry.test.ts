@@ -29,12 +29,15 @@ test('429 with Retry-After in seconds: waits that long, then answers the retry',
   expect(s.bodies).toEqual(['{"amount":1}', '{"amount":1}']); // the body is sent again, whole
 });
 
-test('Retry-After as an HTTP date', () => {
+test('Retry-After as an HTTP date; anything else is ignored', () => {
   const now = Date.parse('2026-08-01T10:00:00Z');
   expect(parseRetryAfter('Sat, 01 Aug 2026 10:00:03 GMT', now)).toBe(3000);
   expect(parseRetryAfter('Sat, 01 Aug 2026 09:00:00 GMT', now)).toBe(0);
   expect(parseRetryAfter(null)).toBeNull();
   expect(parseRetryAfter('soon')).toBeNull();
+  // neither seconds nor an HTTP date (Date.parse would read both as dates)
+  expect(parseRetryAfter('1.5', now)).toBeNull();
+  expect(parseRetryAfter('2026-08-01T10:00:03Z', now)).toBeNull();
 });
 
 test('without Retry-After: exponential backoff with jitter, then the last answer after `retries`', async () => {

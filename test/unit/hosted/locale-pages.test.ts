@@ -3,46 +3,20 @@ import { contentSecurityPolicy } from '../../../api/hosted/csp';
 import { lineItemsOf, MAX_IMAGE_ORIGINS, safeImageUrl } from '../../../api/hosted/line-items';
 import { localeFor, type Language } from '../../../api/hosted/locale';
 import { exitUrl, giveUpUrl, merchantUrls, resultExitUrl } from '../../../api/hosted/merchant-exit';
-import { intentLanguage, pageLanguage } from '../../../api/hosted/page-language';
-import { checkoutPageSetup, resultPageSetup } from '../../../api/hosted/page-setup';
-import { checkoutPage, messagePage, notFoundCopy, resultPage, type PageAssets } from '../../../api/hosted/pages';
+import { checkoutPage, messagePage, notFoundCopy, resultPage } from '../../../api/hosted/pages';
 import type { PaymentIntentRecord } from '../../../platform/records';
+import { ASSETS, checkoutView, configOf, markup, pageSetup, pendingIntent, renderCheckout, renderResult } from './page-fixtures';
 
 // The hosted page of older intents: language, line items, order reference, the merchant's final URLs.
 
-const ASSETS: PageAssets = {
-  css: '/assets/hosted/checkout.css?v=1',
-  js: '/assets/hosted/checkout.js?v=1',
-  favicon: '/assets/hosted/favicon.svg?v=1',
-  demoCss: '/assets/hosted/demo.css?v=1',
-  demoJs: '/assets/hosted/demo.js?v=1',
-  embedJs: '/js/v1/embed.js',
-};
 const HOSTILE = `<img src=x onerror=alert(1)> "Mug"`;
 
+/** An older intent of 35.00 EUR in Arabic, with an order reference, final URLs and two lines (one image unsafe). */
 function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
-  const now = new Date('2026-03-01T12:00:00Z');
-  return {
+  return pendingIntent({
     _id: 'pi_eu_older00000000000001',
-    tenant_id: 'ten_eu_x',
-    region: 'eu',
-    status: 'pending',
     amount: 3500,
-    currency: 'EUR',
-    customer: null,
-    metadata: {},
-    webhooks: [],
-    return_url: null,
-    pin: null,
-    connectors: ['con_a'],
-    timeout_seconds: 1800,
-    idempotency_key: null,
-    idempotency_scope: 'pi_eu_older00000000000001',
     api_version: 'older',
-    expires_at: new Date('2026-03-01T12:30:00Z'),
-    created_at: now,
-    updated_at: now,
-    version: 0,
     lg: 'ar',
     human_friendly_payment_intent_secret: 'ORD-<42>',
     final_success_url: 'https://shop.example/ok?o=42',
@@ -52,32 +26,12 @@ function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
       { name: 'Tea', quantity: 1, price: 1000, image: 'javascript:alert(1)' },
     ],
     ...over,
-  };
+  });
 }
 
-function view(i = intent()): CheckoutView {
-  return {
-    intent: i,
-    merchantName: 'Brew & Bean',
-    amountLabel: '35.00 EUR',
-    methods: [{ name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true }],
-    card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
-    lineItems: lineItemsOf(i),
-  };
-}
-
-/** The page's language as the route settles it: `?lg=` (when given), then the intent's `lg`. */
-const languageOf = (v: CheckoutView, lg?: Language) => intentLanguage(pageLanguage(lg ? { lg } : {}, undefined), v.intent.lg);
-
-/** What the route draws the checkout page with: the same setup, on the client secret `pics_x`. */
-function setup(v: CheckoutView, lg?: Language, layout: 'hosted' | 'embed' = 'hosted') {
-  return checkoutPageSetup(v, { layout, credential: { kind: 'client_secret', value: 'pics_x' }, lang: languageOf(v, lg), attempt: null });
-}
-
-const render = (lang: Language, v = view()) => checkoutPage(v, { ...setup(v, lang), assets: ASSETS });
-
-const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
-const configOf = (page: string) => JSON.parse(/<script type="application\/json" id="checkout-config">([\s\S]*?)<\/script>/.exec(page)![1]!);
+const view = (i = intent()) => checkoutView(i);
+const setup = (v: CheckoutView, lg?: Language, layout: 'hosted' | 'embed' = 'hosted') => pageSetup(v, { lg, layout });
+const render = (lg: Language, v = view()) => renderCheckout(v, { lg });
 
 describe('the hosted page in the intent’s language', () => {
   test('Arabic: lang and dir on <html>, Arabic words, amounts as isolates, card inputs left to right', () => {
@@ -171,16 +125,15 @@ describe('the hosted page in the intent’s language', () => {
 
 describe('the result page of an older intent', () => {
   const paid = view(intent({ status: 'success' }));
-  const result = (v: CheckoutView, lg?: Language) => resultPage(v, { ...resultPageSetup(v, 'pics_x', languageOf(v, lg)), assets: ASSETS });
 
   test('sends the customer to the final URL: a link, and a refresh for a page without script', () => {
-    const page = result(paid);
+    const page = renderResult(paid);
     expect(page).toMatch(/<html lang="ar" dir="rtl">/);
     expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42">');
     expect(page).toContain('href="https://shop.example/ok?o=42" >العودة إلى \u2068Brew &amp; Bean\u2069</a>');
     expect(page).toContain('تم الدفع بنجاح');
     expect(page).not.toContain('<script');
-    expect(result(view(intent({ status: 'canceled', cancellation_reason: 'expired' })), 'fr')).toContain('url=https://shop.example/ko?o=42">');
+    expect(renderResult(view(intent({ status: 'canceled', cancellation_reason: 'expired' })), 'fr')).toContain('url=https://shop.example/ko?o=42">');
   });
 
   test('the final URL is escaped in the refresh and the link', () => {
@@ -191,8 +144,8 @@ describe('the result page of an older intent', () => {
   });
 
   test('without a final URL it stays the generic page; a pending intent links back to pay, in its language', () => {
-    expect(result(view(intent({ status: 'success', final_success_url: null })))).not.toContain('http-equiv');
-    const pending = result(view(), 'fr');
+    expect(renderResult(view(intent({ status: 'success', final_success_url: null })))).not.toContain('http-equiv');
+    const pending = renderResult(view(), 'fr');
     expect(pending).toContain('Ce paiement n’est pas encore terminé');
     expect(pending).toContain('href="/pay/pi_eu_older00000000000001?client_secret=pics_x&amp;lg=fr"');
     expect(pending).not.toContain('http-equiv');

@@ -1,73 +1,24 @@
 import type { CheckoutView } from '../../../api/hosted/checkout-view';
 import { contentSecurityPolicy, pageHeaders } from '../../../api/hosted/csp';
-import { lineItemsOf } from '../../../api/hosted/line-items';
 import { ENGLISH } from '../../../api/hosted/locale';
-import { pageLanguage } from '../../../api/hosted/page-language';
-import { checkoutPageSetup, resultPageSetup } from '../../../api/hosted/page-setup';
-import { checkoutPage, messagePage, notFoundCopy, resultPage, type PageAssets } from '../../../api/hosted/pages';
-import type { PaymentIntentRecord } from '../../../platform/records';
+import { messagePage, notFoundCopy } from '../../../api/hosted/pages';
+import { ASSETS, checkoutView, markup, pendingIntent as intent, renderCheckout, renderResult } from './page-fixtures';
 
-const ASSETS: PageAssets = {
-  css: '/assets/hosted/checkout.css?v=1',
-  js: '/assets/hosted/checkout.js?v=1',
-  favicon: '/assets/hosted/favicon.svg?v=1',
-  demoCss: '/assets/hosted/demo.css?v=1',
-  demoJs: '/assets/hosted/demo.js?v=1',
-  embedJs: '/js/v1/embed.js',
-};
 const HOSTILE = `Evil "Shop" <script>alert(1)</script>`;
 
-function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
-  const now = new Date('2026-03-01T12:00:00Z');
-  return {
-    _id: 'pi_eu_page0000000000000001',
-    tenant_id: 'ten_eu_x',
-    region: 'eu',
-    status: 'pending',
-    amount: 2500,
-    currency: 'EUR',
-    customer: null,
-    metadata: {},
-    webhooks: [],
-    return_url: null,
-    pin: null,
-    connectors: ['con_a'],
-    timeout_seconds: 1800,
-    idempotency_key: null,
-    idempotency_scope: 'pi_eu_page0000000000000001',
-    api_version: 'v202607',
-    expires_at: new Date('2026-03-01T12:30:00Z'),
-    created_at: now,
-    updated_at: now,
-    version: 0,
-    ...over,
-  };
-}
-
+/** An English page (no `lg` anywhere) of a merchant with a hostile name, offering the card and SEPA (unavailable). */
 function view(over: Partial<CheckoutView> = {}): CheckoutView {
-  const i = over.intent ?? intent();
-  return {
-    intent: i,
+  return checkoutView(over.intent ?? intent(), {
     merchantName: HOSTILE,
-    amountLabel: '25.00 EUR',
     methods: [
       { name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true },
       { name: 'sepa_debit', title: 'SEPA Direct Debit', category: 'bank', logoUrl: '/assets/payment-methods/sepa_debit.svg', available: false },
     ],
-    card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
-    lineItems: lineItemsOf(i),
     ...over,
-  };
+  });
 }
 
-/** An English page (no `lg` anywhere), set up as the route does, opened with the client secret `pics_x`. */
-const ENGLISH_PAGE = pageLanguage({}, undefined);
-const render = (v = view(), layout: 'hosted' | 'embed' = 'hosted') =>
-  checkoutPage(v, { ...checkoutPageSetup(v, { layout, credential: { kind: 'client_secret', value: 'pics_x' }, lang: ENGLISH_PAGE, attempt: null }), assets: ASSETS });
-const result = (v: CheckoutView) => resultPage(v, { ...resultPageSetup(v, 'pics_x', ENGLISH_PAGE), assets: ASSETS });
-
-/** The page's HTML without its JSON data block (which holds the values as JSON, escaped separately). */
-const markup = (page: string) => page.replace(/<script type="application\/json"[\s\S]*?<\/script>/, '');
+const render = (v = view(), layout: 'hosted' | 'embed' = 'hosted') => renderCheckout(v, { layout });
 
 describe('hosted payment page', () => {
   test('shows the merchant, the amount and a Pay button with the amount', () => {
@@ -131,15 +82,15 @@ describe('hosted payment page', () => {
   });
 
   test('the result page states the outcome and offers the way back to pay while pending', () => {
-    const pending = result(view());
+    const pending = renderResult(view());
     expect(pending).toContain('This payment is not complete yet');
     expect(pending).toContain('href="/pay/pi_eu_page0000000000000001?client_secret=pics_x"');
-    const expired = result(view({ intent: intent({ status: 'canceled', cancellation_reason: 'expired' }) }));
+    const expired = renderResult(view({ intent: intent({ status: 'canceled', cancellation_reason: 'expired' }) }));
     expect(expired).toContain('This payment has expired');
     expect(expired).toContain('You can close this window.');
     expect(expired).not.toContain('<script');
     // A return_url alone does not make the result page send the customer on.
-    expect(result(view({ intent: intent({ status: 'success', return_url: 'https://shop.example/back' }) }))).not.toContain('http-equiv');
+    expect(renderResult(view({ intent: intent({ status: 'success', return_url: 'https://shop.example/back' }) }))).not.toContain('http-equiv');
   });
 
   test('the not-found page reveals nothing about the intent', () => {

@@ -1,10 +1,10 @@
 import {
+  pinnedCheckout,
+  unpinnedCheckout,
   checkoutMethods,
-  defaultConnectorIds,
   formConnectorIds,
   methodsOfConnectors,
   methodsOfForm,
-  pinnedConnectorIds,
   usableConnectorIds,
   type PinTarget,
 } from '../../../api/payment-methods/resolve';
@@ -53,31 +53,31 @@ describe('which connectors a checkout may use', () => {
   });
 
   test('unpinned: the default form’s connectors', () => {
-    expect(defaultConnectorIds(form('pf_default', { default: true, connectors: ['con_b'] }), ALL, T)).toEqual(['con_b']);
+    expect(unpinnedCheckout({ connectors: [...ALL], form: form('pf_default', { default: true, connectors: ['con_b'] }), orchestrator: null }, T).connectors).toEqual(['con_b']);
   });
 
   test('unpinned without a default form: every live connector of the tenant, oldest first', () => {
-    expect(defaultConnectorIds(null, [sepaB, otherD, testC, cardA], T)).toEqual(['con_a', 'con_b']);
+    expect(unpinnedCheckout({ connectors: [sepaB, otherD, testC, cardA], form: null, orchestrator: null }, T).connectors).toEqual(['con_a', 'con_b']);
   });
 
   test('pinned to an orchestrator: its live connectors in its order', () => {
     const target: PinTarget = { kind: 'orchestrator', record: orchestrator('orc_1', { connectors: ['con_b', 'con_c', 'con_a'] }) };
-    expect(pinnedConnectorIds({ kind: 'orchestrator', id: 'orc_1' }, target, ALL, T)).toEqual(['con_b', 'con_a']);
+    expect(pinnedCheckout({ kind: 'orchestrator', id: 'orc_1' }, target, ALL, T).connectors).toEqual(['con_b', 'con_a']);
   });
 
   test('pinned to a payment form: its connectors', () => {
     const target: PinTarget = { kind: 'payment_form', record: form('pf_1', { connectors: ['con_a'] }) };
-    expect(pinnedConnectorIds({ kind: 'payment_form', id: 'pf_1' }, target, ALL, T)).toEqual(['con_a']);
+    expect(pinnedCheckout({ kind: 'payment_form', id: 'pf_1' }, target, ALL, T).connectors).toEqual(['con_a']);
   });
 
   test('pinned to a connector: that connector alone', () => {
-    expect(pinnedConnectorIds({ kind: 'connector', id: 'con_b' }, { kind: 'connector', record: sepaB }, ALL, T)).toEqual(['con_b']);
+    expect(pinnedCheckout({ kind: 'connector', id: 'con_b' }, { kind: 'connector', record: sepaB }, ALL, T).connectors).toEqual(['con_b']);
   });
 
   test('an unknown pin and another tenant’s pin get the same answer', () => {
-    const unknown = pinError(() => pinnedConnectorIds({ kind: 'payment_form', id: 'pf_nope' }, null, ALL, T));
+    const unknown = pinError(() => pinnedCheckout({ kind: 'payment_form', id: 'pf_nope' }, null, ALL, T).connectors);
     const foreign = pinError(() =>
-      pinnedConnectorIds({ kind: 'payment_form', id: 'pf_nope' }, { kind: 'payment_form', record: form('pf_nope', { tenant_id: OTHER, connectors: ['con_d'] }) }, ALL, T),
+      pinnedCheckout({ kind: 'payment_form', id: 'pf_nope' }, { kind: 'payment_form', record: form('pf_nope', { tenant_id: OTHER, connectors: ['con_d'] }) }, ALL, T).connectors,
     );
     for (const err of [unknown, foreign]) {
       expect(err).toMatchObject({ kind: 'invalid_request', code: 'pin_invalid', message: 'No live payment_form pf_nope for this merchant', param: 'payment_form' });
@@ -85,13 +85,13 @@ describe('which connectors a checkout may use', () => {
   });
 
   test('a pin to a target that is not live is refused', () => {
-    const err = pinError(() => pinnedConnectorIds({ kind: 'connector', id: 'con_c' }, { kind: 'connector', record: testC }, ALL, T));
+    const err = pinError(() => pinnedCheckout({ kind: 'connector', id: 'con_c' }, { kind: 'connector', record: testC }, ALL, T).connectors);
     expect(err).toMatchObject({ code: 'pin_invalid', message: 'No live connector con_c for this merchant', param: 'connector' });
   });
 
   test('a live pin with no live connector behind it is refused: nobody could pay the intent', () => {
     const target: PinTarget = { kind: 'orchestrator', record: orchestrator('orc_2', { connectors: ['con_c'] }) };
-    expect(pinError(() => pinnedConnectorIds({ kind: 'orchestrator', id: 'orc_2' }, target, ALL, T)).code).toBe('pin_invalid');
+    expect(pinError(() => pinnedCheckout({ kind: 'orchestrator', id: 'orc_2' }, target, ALL, T).connectors).code).toBe('pin_invalid');
   });
 });
 

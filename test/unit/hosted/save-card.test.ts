@@ -1,77 +1,18 @@
-import type { CheckoutCredential, CheckoutView } from '../../../api/hosted/checkout-view';
-import { lineItemsOf } from '../../../api/hosted/line-items';
-import { LANGUAGES, localeFor, type Language } from '../../../api/hosted/locale';
-import { pageLanguage } from '../../../api/hosted/page-language';
-import { checkoutPageSetup, offersSaveCard, resultPageSetup } from '../../../api/hosted/page-setup';
-import { checkoutPage, resultPage, type PageAssets } from '../../../api/hosted/pages';
+import { LANGUAGES, localeFor } from '../../../api/hosted/locale';
+import { offersSaveCard } from '../../../api/hosted/page-setup';
 import type { PaymentIntentRecord } from '../../../platform/records';
+import { checkoutView, configOf, pendingIntent, renderCheckout, renderResult } from './page-fixtures';
 
 // "Save this card for future payments": offered on the hosted page and the embedded form of an intent whose
 // merchant asked to keep the card (v202608 setup_future_usage: "off_session") for its customer.
 
-const ASSETS: PageAssets = {
-  css: '/assets/hosted/checkout.css?v=1',
-  js: '/assets/hosted/checkout.js?v=1',
-  favicon: '/assets/hosted/favicon.svg?v=1',
-  demoCss: '/assets/hosted/demo.css?v=1',
-  demoJs: '/assets/hosted/demo.js?v=1',
-  embedJs: '/js/v1/embed.js',
-};
 const CUSTOMER = 'cus_eu_secretcustomer0001';
 
-function intent(over: Partial<PaymentIntentRecord> = {}): PaymentIntentRecord {
-  const now = new Date('2026-03-01T12:00:00Z');
-  return {
-    _id: 'pi_eu_save00000000000000001',
-    tenant_id: 'ten_eu_x',
-    region: 'eu',
-    status: 'pending',
-    amount: 2500,
-    currency: 'EUR',
-    customer: CUSTOMER,
-    setup_future_usage: 'off_session',
-    metadata: {},
-    webhooks: [],
-    return_url: null,
-    pin: null,
-    connectors: ['con_a'],
-    timeout_seconds: 1800,
-    idempotency_key: null,
-    idempotency_scope: 'pi_eu_save00000000000000001',
-    api_version: 'v202608',
-    expires_at: new Date('2026-03-01T12:30:00Z'),
-    created_at: now,
-    updated_at: now,
-    version: 0,
-    ...over,
-  };
-}
-
-function view(i = intent()): CheckoutView {
-  return {
-    intent: i,
-    merchantName: 'Brew & Bean',
-    amountLabel: '25.00 EUR',
-    methods: [{ name: 'card', title: 'Card', category: 'card', logoUrl: '/assets/payment-methods/card.svg', available: true }],
-    card: { tokenUrl: 'http://127.0.0.1:4010/v1/tokens', connector: 'con_a', testMode: true },
-    lineItems: lineItemsOf(i),
-  };
-}
-
-const SECRET: CheckoutCredential = { kind: 'client_secret', value: 'pics_x' };
-const KEY: CheckoutCredential = { kind: 'publishable_key', value: 'pk_eu_x' };
-
-function setup(v: CheckoutView, opts: { lang?: Language; layout?: 'hosted' | 'embed' } = {}) {
-  const layout = opts.layout ?? 'hosted';
-  return checkoutPageSetup(v, {
-    layout,
-    credential: layout === 'hosted' ? SECRET : KEY,
-    lang: pageLanguage(opts.lang ? { lg: opts.lang } : {}, undefined),
-    attempt: null,
-  });
-}
-const render = (v = view(), opts: { lang?: Language; layout?: 'hosted' | 'embed' } = {}) => checkoutPage(v, { ...setup(v, opts), assets: ASSETS });
-const configOf = (page: string) => JSON.parse(/<script type="application\/json" id="checkout-config">([\s\S]*?)<\/script>/.exec(page)![1]!);
+/** A v202608 intent whose merchant asked to keep the card for its customer. */
+const intent = (over: Partial<PaymentIntentRecord> = {}) =>
+  pendingIntent({ customer: CUSTOMER, setup_future_usage: 'off_session', api_version: 'v202608', ...over });
+const view = (i = intent()) => checkoutView(i);
+const render = (v = view(), opts: Parameters<typeof renderCheckout>[1] = {}) => renderCheckout(v, opts);
 const checkbox = (page: string) => /<input id="save-card"[^>]*>/.exec(page)?.[0] ?? null;
 
 describe('offering to save the card', () => {
@@ -131,8 +72,7 @@ describe('offering to save the card', () => {
   });
 
   test('the result page never offers it', () => {
-    const v = view();
-    const page = resultPage(v, { ...resultPageSetup(v, 'pics_x', pageLanguage({}, undefined)), assets: ASSETS });
+    const page = renderResult(view());
     expect(checkbox(page)).toBeNull();
     expect(page).not.toContain('outcome-saved');
   });
@@ -145,7 +85,7 @@ describe('the offer in the page language', () => {
     ['ar', 'حفظ هذه البطاقة للمدفوعات المستقبلية', 'تم حفظ البطاقة'],
   ] as const)('%s: the label, and "Card saved" for the script', (lang, label, saved) => {
     for (const layout of ['hosted', 'embed'] as const) {
-      const page = render(view(), { lang, layout });
+      const page = render(view(), { lg: lang, layout });
       expect(page).toContain(`<label for="save-card">${label}</label>`);
       expect(configOf(page).text.cardSaved).toBe(saved);
     }
@@ -161,7 +101,7 @@ describe('the offer in the page language', () => {
   });
 
   test('Arabic: the page is right to left and the checkbox sits in it like the other fields (no dir of its own)', () => {
-    const page = render(view(), { lang: 'ar' });
+    const page = render(view(), { lg: 'ar' });
     expect(page).toMatch(/^<!doctype html>\n<html lang="ar" dir="rtl">/);
     expect(page).toMatch(/<div class="save-card">\s*<input id="save-card" type="checkbox" name="save_payment_method" value="true">\s*<label for="save-card">/);
     expect(checkbox(page)).not.toMatch(/dir=/);

@@ -1,7 +1,6 @@
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type DeliveryAttemptInput, type SendWebhookInput } from '../../../activities/webhooks';
-import { verify } from '../../../activities/webhooks/signing';
 import { webhookSigningSecretData } from '../../../data/webhook-signing-secrets';
 import { createLogger } from '../../../platform/logger';
 import type { WebhookSecretsRecord } from '../../../platform/records';
@@ -69,8 +68,7 @@ describe('sendWebhook', () => {
     expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
     expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/); // one secret, one signature
     // the endpoint's own secret is not a signing key
-    const check = { id: got.headers['webhook-id'] as string, timestamp: got.headers['webhook-timestamp'] as string, signature: got.headers['webhook-signature'] as string, body: got.body };
-    expect(verify({ ...check, secret: `whsec_${Buffer.from('s3cr3t-value').toString('base64')}` })).toEqual({ ok: false, reason: 'invalid_signature' });
+    expect(() => new Webhook(`whsec_${Buffer.from('s3cr3t-value').toString('base64')}`).verify(got.body, got.headers as Record<string, string>)).toThrow('No matching signature found');
   });
 
   it('signs a delivery to an endpoint without a secret too, but sends no secret header', async () => {

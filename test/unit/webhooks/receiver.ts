@@ -16,7 +16,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (req: Received, res: ServerResponse) => void = (_r, res) => res.end('ok')): Promise<Receiver> {
+/** `port` 0 takes a free one; a given port is listened on again (a receiver that comes back). */
+export async function startReceiver(answer: (req: Received, res: ServerResponse) => void = (_r, res) => res.end('ok'), port = 0): Promise<Receiver> {
   const received: Received[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -27,12 +28,14 @@ export async function startReceiver(answer: (req: Received, res: ServerResponse)
       answer(r, res);
     });
   });
-  server.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const listening = (server.address() as AddressInfo).port;
   return {
-    port,
-    url: (path = '/hook', host = '127.0.0.1') => `http://${host}:${port}${path}`,
+    port: listening,
+    url: (path = '/hook', host = '127.0.0.1') => `http://${host}:${listening}${path}`,
     received,
     close: async () => {
       server.closeAllConnections();

@@ -70,6 +70,18 @@ test('a rotation signs with both for 24 h; two rotations within 24 h keep each p
   expect(ROTATION_OVERLAP_MS).toBe(24 * 3600_000);
 });
 
+test('at most three earlier secrets sign beside the current one: a fourth rotation within 24 h is refused', async () => {
+  const { data } = setup();
+  await data.ensure(TENANT, T0);
+  for (const h of [1, 2, 3]) await data.rotate(TENANT, hours(h));
+  const third = await data.ensure(TENANT, hours(4));
+  expect(third.previous).toHaveLength(3);
+  await expect(data.rotate(TENANT, hours(4))).rejects.toBeInstanceOf(SigningSecretRotationConflict);
+  expect(await data.ensure(TENANT, hours(4))).toEqual(third);
+  // once the oldest has expired, a rotation goes through again
+  expect((await data.rotate(TENANT, hours(25))).previous).toHaveLength(3);
+});
+
 test('a rotation of a tenant without a secret yet creates one and rotates it', async () => {
   const { data } = setup();
   const r = await data.rotate(TENANT, T0);

@@ -63,7 +63,7 @@ describe('refusals', () => {
 
   test('the attempt limit, a connector the intent does not allow, and a merchant with no connector are refused', () => {
     const limited = new PaymentIntentState(input({ maxAttempts: 1 }), NOW);
-    limited.failAttempt(limited.startAttempt({ token: 't' }, NOW), 'card_declined');
+    limited.failAttempt(limited.startAttempt({ token: 't' }, NOW), 'card_declined', NOW);
     expect(limited.attemptRefusal({ token: 'u' }, NOW)).toEqual({
       type: 'attempt_limit_reached',
       message: 'This payment intent has reached its limit of 1 payment attempts',
@@ -99,7 +99,7 @@ describe('attempts', () => {
     const s = new PaymentIntentState(input(), NOW);
     const first = s.startAttempt({ token: 't' }, NOW);
     expect(first).toEqual({ number: 1, phase: 'charging', connector: 'con_eu_a', chargeId: null, idempotencyKey: 'pi_eu_rules:attempt:1', saveMethod: false, checks: 0 });
-    s.failAttempt(first, 'card_declined');
+    s.failAttempt(first, 'card_declined', NOW);
     expect([s.attempt, s.lastFailureCode]).toEqual([null, 'card_declined']);
     const second = s.startAttempt({ token: 't', connector: 'con_eu_b', save_payment_method: true }, NOW);
     expect(second).toMatchObject({ number: 2, connector: 'con_eu_b', idempotencyKey: 'pi_eu_rules:attempt:2', saveMethod: true });
@@ -362,7 +362,7 @@ describe('views', () => {
 describe('continue-as-new', () => {
   test('a pending run carries its open attempt, the attempts made, the last failure and unanswered hints', () => {
     const s = new PaymentIntentState(input(), NOW);
-    s.failAttempt(s.startAttempt({ token: 't' }, NOW), 'card_declined');
+    s.failAttempt(s.startAttempt({ token: 't' }, NOW), 'card_declined', NOW);
     const a = s.startAttempt({ token: 'u' }, NOW);
     s.resolve(a, { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'u' }, NOW);
     s.hint('ch_3ds', undefined, 'succeeded');

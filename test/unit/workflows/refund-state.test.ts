@@ -1,9 +1,10 @@
 import { RefundLifecycle } from '../../../workflows/refund/state';
-import type { RefundInput } from '../../../workflows/refund/messages';
+import type { RefundCarried, RefundInput } from '../../../workflows/refund/messages';
 import type { RefundOutcome } from '../../../gateways/types';
 
 // A refund's rules as plain code, without Temporal: what the gateway's word means for the reserved amount
-// before and after the SLA, and what a run carries across continue-as-new.
+// before and after the SLA, what a run carries across continue-as-new, and how the older interface reads the
+// state (the sub-status the workflow writes to the record, the row its webhooks carry).
 
 const CREATED = '2026-11-23T10:00:00.000Z';
 const NOW = Date.parse('2026-11-23T10:05:00Z');
@@ -123,6 +124,10 @@ describe('continue-as-new', () => {
       lateOutcome: null,
       polls: 7,
       canceledAnnounced: true,
+      acknowledged: false,
+      recordedSubStatus: 'pending_created',
+      olderAnnounced: null,
+      olderFacts: null,
     });
     const next = new RefundLifecycle(input({ carried }));
     expect(next.version).toBe(4);
@@ -180,5 +185,116 @@ describe('views', () => {
     r.succeed('rf_1', true, NOW);
     expect(r.summary()).toContain('· gateway rf_1');
     expect(r.summary()).toContain(`gateway outcome after the SLA: succeeded at ${new Date(NOW).toISOString()}`);
+  });
+});
+
+describe('the older interface', () => {
+  const FACTS = { id: 9, uuid: '0b6f7c1e-1c2d-4e5f-8a9b-0c1d2e3f4a5b', gateway: 'sandbox', transaction_id: 3, payment_intent: '1a2b3c4d-1c2d-4e5f-8a9b-0c1d2e3f4a5b' };
+  /** A refund made by POST /refunds: a checkout_intent_idempotency_key and webhook_urls. */
+  const olderInput = (extra: Partial<RefundInput> = {}) =>
+    input({ idempotencyKey: 'k1', older: { webhooks: [{ url: 'https://merchant.example/hooks', events: [], secretRef: 'whs_eu_x#0' }] }, ...extra });
+
+  test('a new refund is pending_created, recorded so by its insert; the gateway answering makes it pending_promise', () => {
+    const r = new RefundLifecycle(olderInput());
+    expect(r.subStatus()).toBe('pending_created');
+    expect(r.recordedSubStatus).toBe('pending_created');
+    r.answered(stillPending);
+    expect(r.submitted).toBe(true);
+    expect(r.subStatus()).toBe('pending_promise');
+    expect(r.olderRecord()).toEqual({ sub_status: 'pending_promise' });
+    expect(r.recordedSubStatus).toBe('pending_promise');
+  });
+
+  test('asked by our key before the SLA: found is pending_promise; not found, or no answer, is not', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.heard(null);
+    r.heard('not_found');
+    expect(r.subStatus()).toBe('pending_created');
+    r.heard(stillPending);
+    expect(r.subStatus()).toBe('pending_promise');
+    expect(r.submitted).toBe(false); // asking is not the request answered
+  });
+
+  test('a word after the SLA acknowledges nothing', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.slaPassed();
+    r.answered(stillPending);
+    r.heard(stillPending);
+    r.status = 'canceled';
+    expect(r.subStatus()).toBe('canceled_timeout_potential_ghost');
+  });
+
+  test('success: the row carries the time it executed and the facts', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.olderFacts = FACTS;
+    r.succeed('rf_1', false, NOW);
+    expect(r.olderRecord()).toEqual({ sub_status: 'success' });
+    expect(r.olderRow('2026-11-23T10:05:01.000Z')).toMatchObject({
+      id: 9,
+      status: 'success',
+      sub_status: 'success',
+      gateway_transaction_id: 'rf_1',
+      gateway_transaction_human_readable: 'rf_1',
+      checkout_intent_idempotency_key: 'k1',
+      transaction_id: 3,
+      succeeded_at: new Date(NOW).toISOString(),
+      updated_at: '2026-11-23T10:05:01.000Z',
+    });
+  });
+
+  test('no row before the facts are known', () => {
+    expect(new RefundLifecycle(olderInput()).olderRow(CREATED)).toBeNull();
+  });
+
+  test('a rejection before the SLA is canceled_rejected', () => {
+    const r = new RefundLifecycle(olderInput());
+    const word = { status: 'rejected', refundId: 'rf_1', failureCode: 'refund_rejected', failureMessage: 'no' } as const;
+    r.answered(word);
+    const m = r.meaning(word, false);
+    expect(m).toEqual({ kind: 'released', failureCode: 'refund_rejected' });
+    r.release('refund_rejected');
+    expect(r.subStatus()).toBe('canceled_rejected');
+  });
+
+  test('at the SLA: never acknowledged is a potential ghost, also once the cancel is confirmed with a gateway id', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.slaPassed();
+    expect(r.subStatus()).toBe('pending_created'); // until the cancel is asked
+    r.status = 'canceled';
+    expect(r.subStatus()).toBe('canceled_timeout_potential_ghost');
+    const m = r.meaning({ status: 'canceled', refundId: 'rf_tomb' }, true); // the cancel's answer names a gateway id
+    r.release(m.kind === 'released' ? m.failureCode : 'x');
+    expect(r.gatewayRefundId).toBe('rf_tomb');
+    expect(r.subStatus()).toBe('canceled_timeout_potential_ghost');
+  });
+
+  test('at the SLA: acknowledged but never settled is e2e_manual; executed after all is success', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.heard(stillPending);
+    r.slaPassed();
+    r.status = 'canceled';
+    expect(r.subStatus()).toBe('canceled_timeout_e2e_manual');
+    r.succeed('rf_1', true, NOW);
+    expect(r.subStatus()).toBe('success');
+    expect(r.lateOutcome).toMatchObject({ status: 'succeeded' });
+  });
+
+  test('continue-as-new carries the older state; a run of older code derives it', () => {
+    const r = new RefundLifecycle(olderInput());
+    r.answered(stillPending);
+    r.olderFacts = FACTS;
+    r.olderAnnounced = 'pending_promise';
+    r.olderRecord();
+    const next = new RefundLifecycle(olderInput({ carried: r.carry(5) }));
+    expect([next.acknowledged, next.olderAnnounced, next.recordedSubStatus, next.olderFacts]).toEqual([true, 'pending_promise', 'pending_promise', FACTS]);
+
+    const older: RefundCarried = {
+      status: 'pending', phase: 'waiting', version: 4, submitted: true, gatewayRefundId: 'rf_1', gatewayTransactionId: null,
+      failureCode: null, lateOutcome: null, polls: 3, canceledAnnounced: false,
+    };
+    const fromOlder = new RefundLifecycle(olderInput({ carried: older, older: undefined }));
+    expect(fromOlder.acknowledged).toBe(true);
+    expect(fromOlder.recordedSubStatus).toBeNull(); // unknown: the next write records it
+    expect(fromOlder.subStatus()).toBe('pending_promise');
   });
 });
