@@ -5,6 +5,9 @@ import { createGatewayActivities } from './gateway-calls';
 import { createPayoutActivities } from './payouts';
 import { createCommerceActivities } from './commerce';
 import { createCartActivities } from './carts';
+import { createCouponRedemptionActivities } from './coupon-redemptions';
+import { createTestClockActivities } from './test-clocks';
+import { createBillingActivities, type InvoiceChargePort } from './billing';
 import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
@@ -17,6 +20,8 @@ export interface ActivityDeps {
   webhooks: WebhookActivityConfig;
   logger: Logger;
   registry: Registry;
+  /** An invoice's charge, made by the API's intent and charge code (api/subscriptions/invoice-charges.ts). */
+  invoiceCharges?: InvoiceChargePort;
 }
 
 /** Every activity, built from its dependencies; workflows import only the type. */
@@ -28,6 +33,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createCommerceActivities(deps),
     ...createWebhookActivities(deps),
     ...createCartActivities(deps),
+    ...createCouponRedemptionActivities(deps),
+    ...createTestClockActivities(deps),
+    ...createBillingActivities(deps),
   };
 }
 

@@ -165,7 +165,7 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       objectId: string;
       body: string;
       format: 'envelope' | 'legacy';
-      source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return'; id: string };
+      source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice'; id: string };
       endpoints: { url: string; index: number; secretRef?: string }[];
     }): Promise<void> {
       await records.insertEvent({

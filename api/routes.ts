@@ -23,6 +23,14 @@ import { commerceSettingsRoutes } from './admin/commerce-settings';
 import { webhookSigningRoutes } from './admin/webhook-signing';
 import { checkoutRoutes } from './checkouts/routes';
 import { returnRoutes } from './returns/routes';
+import { planRoutes } from './plans/routes';
+import { taxRateRoutes } from './tax-rates/routes';
+import { couponRoutes } from './coupons/routes';
+import { promotionCodeRoutes } from './promotion-codes/routes';
+import { testClockRoutes } from './test-clocks/routes';
+import { subscriptionRoutes } from './subscriptions/routes';
+import { invoiceRoutes } from './invoices/routes';
+import { creditNoteRoutes } from './credit-notes/routes';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
@@ -47,6 +55,14 @@ export function allRoutes(): RouteDef[] {
     ...cartRoutes,
     ...checkoutRoutes,
     ...returnRoutes,
+    ...planRoutes,
+    ...taxRateRoutes,
+    ...couponRoutes,
+    ...promotionCodeRoutes,
+    ...testClockRoutes,
+    ...subscriptionRoutes,
+    ...invoiceRoutes,
+    ...creditNoteRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

@@ -31,6 +31,14 @@ const NOUNS: Record<string, string> = {
   customers: 'customer',
   events: 'event',
   saved_payment_methods: 'payment method',
+  plans: 'plan',
+  tax_rates: 'tax rate',
+  coupons: 'coupon',
+  promotion_codes: 'promotion code',
+  subscriptions: 'subscription',
+  invoices: 'invoice',
+  credit_notes: 'credit note',
+  test_clocks: 'test clock',
 };
 
 type Listed = { _id: string; created_at: Date; tenant_id: string };

@@ -31,7 +31,10 @@ export type RefundView = z.infer<typeof refundView>;
 /** The first version whose customer objects carry `address`. */
 export const CUSTOMER_ADDRESS_SINCE = 'v202608';
 
-/** The customer object: `address` (the fields it was given) is answered from CUSTOMER_ADDRESS_SINCE on. */
+/**
+ * The customer object: `address` (the fields it was given) is answered from CUSTOMER_ADDRESS_SINCE on.
+ * `test_clock` is v202607's own (recurring billing is part of v202607), so every version answers it.
+ */
 export const customerObject = z
   .object({
     customer: z.string(),
@@ -50,6 +53,7 @@ export const customerObject = z
         country: z.string().optional(),
       })
       .optional(),
+    test_clock: z.string().nullable().meta({ description: 'The test clock (`clock_...`) the customer lives on, or null.' }),
     created_at: z.string(),
   })
   .strict();

@@ -5,6 +5,9 @@ export const ID_PREFIXES = [
   'pi', 're', 'cus', 'pf', 'orc', 'con', 'ti', 'pm', 'agr', 'ten', 'evt', 'whs',
   // commerce: categories, their attributes and values, products, catalogs, carts, addresses, checkouts, orders, returns
   'cat', 'attr', 'val', 'prod', 'ctl', 'cart', 'addr', 'chk', 'ord', 'ret',
+  // billing: plans, tax rates, coupons, promotion codes, subscriptions and their items, invoices and their
+  // lines, credit notes, test clocks, checkout sessions, billing-portal sessions
+  'plan', 'txr', 'coupon', 'promo', 'sub', 'si', 'in', 'il', 'cn', 'clock', 'cs', 'bps',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

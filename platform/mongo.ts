@@ -29,6 +29,19 @@ import type {
   WebhookSigningSecretRecord,
   TenantRecord,
 } from './records';
+import type {
+  CheckoutSessionRecord,
+  CouponRecord,
+  CreditNoteRecord,
+  CustomerBalanceRecord,
+  InvoiceRecord,
+  PlanRecord,
+  PortalSessionRecord,
+  PromotionCodeRecord,
+  SubscriptionRecord,
+  TaxRateRecord,
+  TestClockRecord,
+} from './billing-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;
@@ -62,6 +75,18 @@ export interface Collections {
   checkouts: Collection<CheckoutRecord>;
   orders: Collection<OrderRecord>;
   returns: Collection<ReturnRecord>;
+  // recurring billing (platform/billing-records.ts)
+  plans: Collection<PlanRecord>;
+  taxRates: Collection<TaxRateRecord>;
+  coupons: Collection<CouponRecord>;
+  promotionCodes: Collection<PromotionCodeRecord>;
+  subscriptions: Collection<SubscriptionRecord>;
+  invoices: Collection<InvoiceRecord>;
+  creditNotes: Collection<CreditNoteRecord>;
+  customerBalances: Collection<CustomerBalanceRecord>;
+  testClocks: Collection<TestClockRecord>;
+  checkoutSessions: Collection<CheckoutSessionRecord>;
+  portalSessions: Collection<PortalSessionRecord>;
 }
 
 export interface Mongo {
@@ -109,6 +134,17 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     checkouts: db.collection('checkouts'),
     orders: db.collection('orders'),
     returns: db.collection('returns'),
+    plans: db.collection('plans'),
+    taxRates: db.collection('tax_rates'),
+    coupons: db.collection('coupons'),
+    promotionCodes: db.collection('promotion_codes'),
+    subscriptions: db.collection('subscriptions'),
+    invoices: db.collection('invoices'),
+    creditNotes: db.collection('credit_notes'),
+    customerBalances: db.collection('customer_balances'),
+    testClocks: db.collection('test_clocks'),
+    checkoutSessions: db.collection('checkout_sessions'),
+    portalSessions: db.collection('portal_sessions'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -125,6 +161,14 @@ export const LIST_FILTERS = {
   refunds: { always: [], optional: ['payment_intent', 'status', 'currency'] },
   customers: { always: ['deleted_at'], optional: ['reference', 'email'] },
   events: { always: [], optional: ['type'] },
+  plans: { always: [], optional: ['active', 'currency'] },
+  taxRates: { always: [], optional: ['active', 'inclusive'] },
+  coupons: { always: ['deleted_at'], optional: [] },
+  promotionCodes: { always: [], optional: ['coupon', 'active', 'code_scope'] },
+  subscriptions: { always: [], optional: ['customer', 'status'] },
+  invoices: { always: [], optional: ['customer', 'subscription', 'status'] },
+  creditNotes: { always: [], optional: ['invoice', 'customer'] },
+  testClocks: { always: [], optional: [] },
 } as const satisfies Partial<Record<keyof Collections, { always: readonly string[]; optional: readonly string[] }>>;
 
 export interface IndexDefinition {
@@ -216,6 +260,15 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'sequenceBlocks', key: { name: 1, block: -1 } },
   // Not unique: tenants from before integer ids have no number until ensureTenantNumbers runs.
   { collection: 'tenants', key: { number: 1 } },
+  // Billing: the create guards, a promotion code by its case-folded code, the subscriptions on a test clock.
+  { collection: 'plans', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'taxRates', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'coupons', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'promotionCodes', key: { code_scope: 1 }, unique: true },
+  { collection: 'subscriptions', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'subscriptions', key: { test_clock: 1 } },
+  { collection: 'creditNotes', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'checkoutSessions', key: { idempotency_scope: 1 }, unique: true },
   ...listIndexes(),
 ];
 

@@ -93,6 +93,8 @@ export interface CustomerRecord {
   email: string | null;
   phone_number: string | null;
   address: AddressFields | null;
+  /** The test clock (`clock_...`) the customer lives on, set at create for good; absent on older records. */
+  test_clock?: string | null;
   created_at: Date;
   updated_at: Date;
   deleted_at: Date | null;
@@ -274,7 +276,7 @@ export interface EventRecord {
   /** The exact body delivered, so a redelivery sends the same bytes long after workflow history is gone. */
   body: string;
   format: 'envelope' | 'legacy';
-  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return'; id: string };
+  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice'; id: string };
   /** Endpoints this event is delivered to, frozen at emission; secrets stay in webhook_secrets. */
   endpoints: { url: string; has_secret: boolean; index: number; secret_ref?: string }[];
 }

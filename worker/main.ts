@@ -10,6 +10,8 @@ import { createActivities } from '../activities';
 import { createGatewayRegistry } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
 import { stopWhenLauncherGone } from '../platform/launcher';
+import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
+import { createApiMetrics } from '../api/http/metrics';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -30,15 +32,18 @@ async function main() {
   collectDefaultMetrics({ register: registry });
   const mongo = await connectMongo(config.MONGODB_URI);
   await ensureIndexes(mongo);
+  const gateways = createGatewayRegistry({
+    sandboxUrl: config.SANDBOX_URL,
+    sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
+    timeoutMs: config.GATEWAY_TIMEOUT_MS,
+  });
   const activities = createActivities({
     mongo,
     logger,
     registry,
-    gateways: createGatewayRegistry({
-      sandboxUrl: config.SANDBOX_URL,
-      sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
-      timeoutMs: config.GATEWAY_TIMEOUT_MS,
-    }),
+    gateways,
+    // Subscriptions' invoices are charged by the API's own intent and charge code (no HTTP metrics here).
+    invoiceCharges: createInvoiceCharges({ config, mongo, logger, gateways, metrics: createApiMetrics(), workerPolling: async () => true }),
     callbackBaseUrl: gatewayCallbackBaseUrl(config),
     webhooks: {
       ...webhookTargetPolicy(config),

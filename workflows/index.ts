@@ -7,3 +7,6 @@ export { cartRetentionWorkflow } from './cart-retention/workflow';
 export { productStockWorkflow } from './product-stock/workflow';
 export { checkoutWorkflow } from './checkout/workflow';
 export { returnWorkflow } from './return/workflow';
+export { couponRedemptionsWorkflow } from './coupon-redemptions/workflow';
+export { testClockWorkflow } from './test-clock/workflow';
+export { subscriptionWorkflow } from './subscription/workflow';

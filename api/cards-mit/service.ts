@@ -2,7 +2,8 @@ import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFail
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
 import { agreementData, agreementIdFor, agreementScope } from '../../data/agreements';
-import type { PaymentIntentRecord, TransactionRecord } from '../../platform/records';
+import type { AgreementType, PaymentIntentRecord, SavedPaymentMethodRecord, TransactionRecord } from '../../platform/records';
+import type { Mongo } from '../../platform/mongo';
 import { mitChargeUpdate, type MitChargeInput, type MitChargeResult } from '../../workflows/payment-intent/messages';
 import type { AppDeps, AuthContext } from '../deps';
 import type { RouteResult } from '../http/route';
@@ -31,25 +32,9 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   const agreementRef = agreementIdFor(auth.region, scope);
   const paid = paidBy(intent, card._id, agreementRef);
   if (paid) return answer({ code: 'ok', transaction_uuid: paid.transaction });
-  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid');
   if (intent.customer && card.customer !== intent.customer)
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
-  // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
-  if (!card.gateway_token || card.brand === undefined)
-    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', 'payment_method_uuid');
-  const agreement = await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id);
-  if (agreement && agreement.agreement_type !== body.agreement_type)
-    throw invalidRequest('agreement_type_mismatch', `Agreement '${body.agreement_id}' of this card is ${agreement.agreement_type}`, 'agreement_type');
-  const input: MitChargeInput = {
-    paymentMethod: card._id,
-    connector: card.connector,
-    agreement: {
-      id: agreement?._id ?? agreementRef,
-      agreementId: body.agreement_id,
-      type: body.agreement_type,
-      networkTransactionId: agreement?.network_transaction_id ?? null,
-    },
-  };
+  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   const result = await runUpdate(
     deps,
@@ -57,6 +42,38 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
     () => answeredAfterClose(deps, intent, input),
   );
   return answer(result);
+}
+
+/**
+ * What the intent's workflow needs to charge `card` under the merchant's agreement, or the refusal: a detached
+ * card, a card without a reusable token (NO_GATEWAY_TOKENS), an agreement of another type. POST /cards/mit and
+ * the subscriptions' renewals (activities/billing.ts) charge through this one check.
+ */
+export async function mitChargeInputFor(
+  mongo: Mongo,
+  tenantId: string,
+  region: string,
+  card: SavedPaymentMethodRecord,
+  agreementId: string,
+  agreementType: AgreementType,
+): Promise<MitChargeInput> {
+  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid');
+  // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
+  if (!card.gateway_token || card.brand === undefined)
+    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', 'payment_method_uuid');
+  const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
+  if (agreement && agreement.agreement_type !== agreementType)
+    throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');
+  return {
+    paymentMethod: card._id,
+    connector: card.connector,
+    agreement: {
+      id: agreement?._id ?? agreementIdFor(region, agreementScope(tenantId, card._id, agreementId)),
+      agreementId,
+      type: agreementType,
+      networkTransactionId: agreement?.network_transaction_id ?? null,
+    },
+  };
 }
 
 /** The intent's workflow has closed: the same charge that paid it is answered again; anything else is a 409. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { customerUpsertBody, customerView as customerViewSchema } from './schemas';
+import { customerBody, customerView as customerViewSchema } from './schemas';
 import { customerView, deleteCustomer, findCustomer, updateCustomer, upsertCustomer } from './service';
 import { notFound } from '../../domain/errors';
 import { listQuerySchema } from '../http/pagination';
@@ -18,10 +18,11 @@ export const customerRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'Create a customer, or update the one with this reference (partial)',
     tags,
-    body: customerUpsertBody,
+    body: customerBody,
     responses: {
       201: { description: 'Created', schema: customerViewSchema.extend({ resource_created: z.literal(true) }) },
       200: { description: 'Updated through its reference', schema: customerViewSchema.extend({ resource_created: z.literal(false) }) },
+      400: { description: 'Invalid; `resource_missing` for an unknown `test_clock`; `parameter_invalid` for a `test_clock` other than the customer\'s (updated through its reference)' },
     },
     handler: async ({ body, auth, deps, version }) => {
       const { record, created } = await upsertCustomer(deps.mongo, auth.tenantId, auth.region, body);
@@ -66,10 +67,10 @@ export const customerRoutes: RouteDef[] = [
     summary: 'Update a customer; omitted fields are untouched',
     tags,
     params,
-    body: customerUpsertBody,
+    body: customerBody,
     responses: {
       200: { description: 'The customer', schema: customerViewSchema },
-      400: { description: 'Invalid, or `reference_in_use`: another customer has that reference' },
+      400: { description: 'Invalid; `reference_in_use`: another customer has that reference; `parameter_invalid`: a `test_clock` other than the customer\'s' },
       404: { description: 'Unknown or deleted' },
     },
     handler: async ({ params: p, body, auth, deps, version }) => ({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { customerView } from '../../domain/views';
+import { typedId } from '../http/common-schemas';
 
 const text = (max = 200) => z.string().max(max);
 
@@ -23,9 +24,21 @@ export const customerFields = {
   phone_number: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'a phone number such as +4915112345678').optional(),
 };
 
+/** A customer given inline to a payment intent (v202607). */
 export const customerUpsertBody = z.object(customerFields).strict();
 export const customerInlineV202608 = z.object({ ...customerFields, address: addressSchema.optional() }).strict();
-export type CustomerInput = z.infer<typeof customerInlineV202608>;
+
+/**
+ * The body of the customer endpoints: the inline fields, and the test clock the customer lives on (set at
+ * create only; an inline customer of a payment intent takes none).
+ */
+export const customerBody = customerUpsertBody.extend({
+  test_clock: typedId('clock')
+    .optional()
+    .meta({ description: "A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed." }),
+});
+
+export type CustomerInput = z.infer<typeof customerInlineV202608> & { test_clock?: string };
 
 /** The customer as retrieve answers it: one definition, in domain/views.ts. */
 export { customerView };

@@ -4,6 +4,7 @@ import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
 import type { CustomerRecord } from '../../platform/records';
 import type { CustomerInput } from './schemas';
 import { customerData } from '../../data/customers';
+import { testClockData } from '../../data/test-clocks';
 import { referenceScope } from '../../data/idempotency';
 import { CUSTOMER_ADDRESS_SINCE, type CustomerView } from '../../domain/views';
 
@@ -18,6 +19,7 @@ export function customerView(c: CustomerRecord, requestedVersion: string | null)
     email: c.email,
     phone_number: c.phone_number,
     ...(withAddress && c.address ? { address: c.address } : {}),
+    test_clock: c.test_clock ?? null,
     created_at: c.created_at.toISOString(),
   };
 }
@@ -61,6 +63,8 @@ export async function upsertCustomer(
   idForNew?: string,
 ): Promise<UpsertedCustomer> {
   const now = new Date();
+  // A new customer's clock must be the tenant's: checked before anything is written.
+  let clockChecked = false;
   for (let tries = 0; tries < 3; tries += 1) {
     if (input.reference) {
       const existing = await customerData(mongo).byReference(tenantId, input.reference);
@@ -68,6 +72,11 @@ export async function upsertCustomer(
         const { record, undo } = await applyUpdate(mongo, tenantId, existing._id, input);
         return { record, created: false, undo };
       }
+    }
+    if (input.test_clock !== undefined && !clockChecked) {
+      if (!(await testClockData(mongo).find(tenantId, input.test_clock)))
+        throw invalidRequest('resource_missing', `No such test clock: '${input.test_clock}'`, 'test_clock');
+      clockChecked = true;
     }
     const id = tries === 0 && idForNew ? idForNew : newId('cus', region);
     const record: CustomerRecord = {
@@ -80,6 +89,7 @@ export async function upsertCustomer(
       email: input.email ?? null,
       phone_number: input.phone_number ?? null,
       address: input.address ?? null,
+      test_clock: input.test_clock ?? null,
       created_at: now,
       updated_at: now,
       deleted_at: null,
@@ -106,6 +116,9 @@ export async function updateCustomer(mongo: Mongo, tenantId: string, id: string,
 async function applyUpdate(mongo: Mongo, tenantId: string, id: string, input: CustomerInput): Promise<{ record: CustomerRecord; undo(): Promise<void> }> {
   const current = await findCustomer(mongo, tenantId, id);
   if (!current) throw notFound('customer', id, 'customer');
+  // The clock a customer lives on is set at create, for good: its subscriptions' times follow it.
+  if (input.test_clock !== undefined && input.test_clock !== (current.test_clock ?? null))
+    throw invalidRequest('parameter_invalid', 'test_clock cannot be changed after the customer is created', 'test_clock');
   const set: Partial<CustomerRecord> = { ...suppliedFields(input), updated_at: new Date() };
   const newReference = input.reference !== undefined && input.reference !== current.reference ? input.reference : null;
   const newScope = newReference !== null ? referenceScope(tenantId, newReference, id) : null;

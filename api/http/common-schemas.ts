@@ -67,6 +67,7 @@ export const EVENT_TYPES = [
   'subscription.created',
   'subscription.updated',
   'subscription.canceled',
+  'invoice.created',
   'invoice.paid',
   'invoice.payment_failed',
 ] as const;
@@ -82,7 +83,7 @@ export const headerSecretSchema = z.string().min(1).max(256).regex(/^[\x21-\x7e]
 export const webhookEventTypeSchema = z.enum(EVENT_TYPES).meta({
   id: 'WebhookEventType',
   description:
-    'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled only to the refund\'s own `webhooks`; subscription.* and invoice.* (recurring billing) may be subscribed to, and are not emitted by this service yet.',
+    'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled only to the refund\'s own `webhooks`; subscription.* and invoice.* (recurring billing) to the subscription\'s `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.',
 });
 
 export const webhookEndpointSchema = z

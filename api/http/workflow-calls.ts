@@ -71,6 +71,8 @@ function failureToDomain(f: ApplicationFailure): DomainError {
       return invalidRequest('no_connector', f.message);
     case 'invalid_amount':
       return invalidRequest('parameter_invalid', f.message, 'amount');
+    case 'test_clock_time_backwards':
+      return invalidRequest('test_clock_time_backwards', f.message, 'frozen_time');
     default:
       return conflict(f.type ?? 'update_rejected', f.message);
   }

@@ -98,6 +98,10 @@ const TAG_GROUPS: { name: string; tags: string[] }[] = [
   { name: 'Customers and events', tags: ['Customers', 'Events'] },
   { name: 'Payouts', tags: ['Payouts', 'Payout recipients'] },
   { name: 'Commerce', tags: ['Catalog', 'Commerce: carts', 'Commerce: checkouts and orders', 'Commerce: returns'] },
+  {
+    name: 'Billing',
+    tags: ['Billing: subscriptions', 'Billing: invoices', 'Billing: credit notes', 'Billing: plans', 'Billing: tax rates', 'Billing: coupons', 'Billing: promotion codes', 'Billing: test clocks', 'Billing: hosted sessions'],
+  },
   { name: 'Admin', tags: ['Admin', 'Admin: catalog'] },
   { name: 'Operations', tags: ['Operations'] },
 ];

@@ -1,3 +1,4 @@
+import { BILLING_ERRORS } from './billing';
 // Every `code` the API answers in its error shape, `{"error": {"type", "code", "message", "param"?, "request_id"}}`,
 // with its HTTP status, what it means and what to do. test/unit/api/error-catalog.test.ts scans the code for
 // every code it can raise (DomainError constructions, the helpers of domain/errors.ts, the workflows'
@@ -129,6 +130,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   { code: 'product_not_in_order', statuses: [400], meaning: 'The product is not in this order.', action: 'Use a product id of the order.' },
   { code: 'order_not_paid', statuses: [400], meaning: 'The order is not paid, so nothing can be returned.', action: 'Wait for the payment.' },
   { code: 'return_transition_invalid', statuses: [409], meaning: 'The return\'s status does not allow this move (`requested` -> `approved` -> `received`, or `rejected`).', action: 'Retrieve the return and move it from where it is.' },
+  ...BILLING_ERRORS,
 ];
 
 const byCode = new Map(ERROR_CATALOG.map((e) => [e.code, e]));

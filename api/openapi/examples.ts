@@ -1,4 +1,5 @@
 import type { RouteDef } from '../http/route';
+import { BILLING_EXAMPLES } from './billing';
 
 // A request and a response example for every operation of the API, keyed by operation (method and path as
 // the route declares it, under the first version that defines it: `POST /v202607/refunds`,
@@ -134,6 +135,7 @@ const customer = {
   last_name: 'Haddad',
   email: 'layla.haddad@example.com',
   phone_number: '+971 50 123 4567',
+  test_clock: null,
   created_at: '2026-08-02T11:04:51.000Z',
 };
 
@@ -1227,6 +1229,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     query: { 'filter.userId': 'user_8841', page: '1', perPage: '20' },
     response: { status: 200, body: { returns: [returnView], pagination: { totalItems: 1, currentPage: 1, pageSize: 20, totalPages: 1 } } },
   },
+  ...BILLING_EXAMPLES,
 };
 
 // ---------------------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ test('a v202607 customer has no address; from v202608 it does', async () => {
   const pi = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: { reference, address } }, m.secretKey);
   expect(pi.status).toBe(201);
   const id = pi.body.customer;
-  const documented = ['created_at', 'customer', 'email', 'first_name', 'last_name', 'phone_number', 'reference'];
+  const documented = ['created_at', 'customer', 'email', 'first_name', 'last_name', 'phone_number', 'reference', 'test_clock'];
   expect(Object.keys((await api.get(`/v202607/customers/${id}`, m.secretKey)).body).sort()).toEqual(documented);
   expect(Object.keys((await api.get(`/v202607/customers?reference=${reference}`, m.secretKey)).body.data[0]).sort()).toEqual(documented);
   expect(Object.keys((await api.post(`/v202607/customers/${id}`, { first_name: 'A' }, m.secretKey)).body).sort()).toEqual(documented);

@@ -1678,6 +1678,8 @@ export interface paths {
                                 last_name: string | null;
                                 email: string | null;
                                 phone_number: string | null;
+                                /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                                test_clock: string | null;
                                 created_at: string;
                             }[];
                             has_more: boolean;
@@ -1721,6 +1723,8 @@ export interface paths {
                         /** Format: email */
                         email?: string;
                         phone_number?: string;
+                        /** @description A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed. */
+                        test_clock?: string;
                     };
                 };
             };
@@ -1738,6 +1742,8 @@ export interface paths {
                             last_name: string | null;
                             email: string | null;
                             phone_number: string | null;
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
                             created_at: string;
                             /** @enum {boolean} */
                             resource_created: false;
@@ -1757,9 +1763,28 @@ export interface paths {
                             last_name: string | null;
                             email: string | null;
                             phone_number: string | null;
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
                             created_at: string;
                             /** @enum {boolean} */
                             resource_created: true;
+                        };
+                    };
+                };
+                /** @description Invalid; `resource_missing` for an unknown `test_clock`; `parameter_invalid` for a `test_clock` other than the customer's (updated through its reference) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
                         };
                     };
                 };
@@ -1820,6 +1845,8 @@ export interface paths {
                             last_name: string | null;
                             email: string | null;
                             phone_number: string | null;
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
                             created_at: string;
                         };
                     };
@@ -1880,6 +1907,8 @@ export interface paths {
                         /** Format: email */
                         email?: string;
                         phone_number?: string;
+                        /** @description A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed. */
+                        test_clock?: string;
                     };
                 };
             };
@@ -1897,11 +1926,13 @@ export interface paths {
                             last_name: string | null;
                             email: string | null;
                             phone_number: string | null;
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
                             created_at: string;
                         };
                     };
                 };
-                /** @description Invalid, or `reference_in_use`: another customer has that reference */
+                /** @description Invalid; `reference_in_use`: another customer has that reference; `parameter_invalid`: a `test_clock` other than the customer's */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8398,15 +8429,3289 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v202607/plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List plans, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    active?: "true" | "false";
+                    currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `plan_...` */
+                                plan: string;
+                                /** @enum {string} */
+                                object: "plan";
+                                /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                                active: boolean;
+                                /** @description Per unit and period in minor units; null for a tiered plan */
+                                amount: number | null;
+                                /** @description 3-letter ISO 4217 code, upper case */
+                                currency: string;
+                                /** @enum {string} */
+                                interval: "day" | "week" | "month" | "year";
+                                interval_count: number;
+                                trial_period_days: number | null;
+                                nickname: string | null;
+                                /** @enum {string} */
+                                billing_scheme: "per_unit" | "tiered";
+                                /** @enum {string|null} */
+                                tiers_mode: "graduated" | "volume" | null;
+                                tiers: {
+                                    /** @description null for the last tier */
+                                    up_to: number | null;
+                                    unit_amount: number;
+                                    flat_amount: number;
+                                }[] | null;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a plan: a price charged every interval */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Per unit and period, in minor units. Required for `per_unit`; absent (or 0) for `tiered` */
+                        amount?: number;
+                        /**
+                         * @description A 3-letter ISO 4217 code, accepted in any case and answered in upper case
+                         * @enum {string}
+                         */
+                        currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                        /** @enum {string} */
+                        interval: "day" | "week" | "month" | "year";
+                        /**
+                         * @description Intervals between two charges: at most one year in total (day 365, week 52, month 12, year 1)
+                         * @default 1
+                         */
+                        interval_count?: number;
+                        /** @description Days of free trial a new subscription gets by default */
+                        trial_period_days?: number;
+                        nickname?: string;
+                        /**
+                         * @default per_unit
+                         * @enum {string}
+                         */
+                        billing_scheme?: "per_unit" | "tiered";
+                        /** @description For `tiered`: ascending `up_to`, the last one `inf` */
+                        tiers?: {
+                            /** @description The last unit this tier prices (inclusive), or `inf` for the last tier: the rest */
+                            up_to: number | "inf";
+                            /** @description Per unit in this tier, in minor units */
+                            unit_amount?: number;
+                            /** @description Once per period when any unit falls in this tier, in minor units */
+                            flat_amount?: number;
+                        }[];
+                        /**
+                         * @description For `tiered`: `graduated` prices each tier's own units; `volume` prices every unit at the tier the quantity falls in
+                         * @enum {string}
+                         */
+                        tiers_mode?: "graduated" | "volume";
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description A create repeated with the same key answers the plan it made (200, `resource_created` false) */
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The plan this idempotency_key made */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `plan_...` */
+                            plan: string;
+                            /** @enum {string} */
+                            object: "plan";
+                            /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                            active: boolean;
+                            /** @description Per unit and period in minor units; null for a tiered plan */
+                            amount: number | null;
+                            /** @description 3-letter ISO 4217 code, upper case */
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "day" | "week" | "month" | "year";
+                            interval_count: number;
+                            trial_period_days: number | null;
+                            nickname: string | null;
+                            /** @enum {string} */
+                            billing_scheme: "per_unit" | "tiered";
+                            /** @enum {string|null} */
+                            tiers_mode: "graduated" | "volume" | null;
+                            tiers: {
+                                /** @description null for the last tier */
+                                up_to: number | null;
+                                unit_amount: number;
+                                flat_amount: number;
+                            }[] | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: false;
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `plan_...` */
+                            plan: string;
+                            /** @enum {string} */
+                            object: "plan";
+                            /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                            active: boolean;
+                            /** @description Per unit and period in minor units; null for a tiered plan */
+                            amount: number | null;
+                            /** @description 3-letter ISO 4217 code, upper case */
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "day" | "week" | "month" | "year";
+                            interval_count: number;
+                            trial_period_days: number | null;
+                            nickname: string | null;
+                            /** @enum {string} */
+                            billing_scheme: "per_unit" | "tiered";
+                            /** @enum {string|null} */
+                            tiers_mode: "graduated" | "volume" | null;
+                            tiers: {
+                                /** @description null for the last tier */
+                                up_to: number | null;
+                                unit_amount: number;
+                                flat_amount: number;
+                            }[] | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: true;
+                        };
+                    };
+                };
+                /** @description Invalid (`param` names the field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/plans/{plan}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a plan */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    plan: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The plan */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `plan_...` */
+                            plan: string;
+                            /** @enum {string} */
+                            object: "plan";
+                            /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                            active: boolean;
+                            /** @description Per unit and period in minor units; null for a tiered plan */
+                            amount: number | null;
+                            /** @description 3-letter ISO 4217 code, upper case */
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "day" | "week" | "month" | "year";
+                            interval_count: number;
+                            trial_period_days: number | null;
+                            nickname: string | null;
+                            /** @enum {string} */
+                            billing_scheme: "per_unit" | "tiered";
+                            /** @enum {string|null} */
+                            tiers_mode: "graduated" | "volume" | null;
+                            tiers: {
+                                /** @description null for the last tier */
+                                up_to: number | null;
+                                unit_amount: number;
+                                flat_amount: number;
+                            }[] | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Update a plan's nickname or metadata (its price never changes) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    plan: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description null (or an empty string) removes it */
+                        nickname?: string | null;
+                        /** @description Merged into the plan's metadata: a key with an empty value is removed. Prices cannot change: make a new plan */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The plan */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `plan_...` */
+                            plan: string;
+                            /** @enum {string} */
+                            object: "plan";
+                            /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                            active: boolean;
+                            /** @description Per unit and period in minor units; null for a tiered plan */
+                            amount: number | null;
+                            /** @description 3-letter ISO 4217 code, upper case */
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "day" | "week" | "month" | "year";
+                            interval_count: number;
+                            trial_period_days: number | null;
+                            nickname: string | null;
+                            /** @enum {string} */
+                            billing_scheme: "per_unit" | "tiered";
+                            /** @enum {string|null} */
+                            tiers_mode: "graduated" | "volume" | null;
+                            tiers: {
+                                /** @description null for the last tier */
+                                up_to: number | null;
+                                unit_amount: number;
+                                flat_amount: number;
+                            }[] | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Invalid, or a price field (make a new plan) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/plans/{plan}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a plan: no new subscriptions (idempotent)
+         * @description Subscriptions that have the plan keep it; a new subscription, or a change to it, is refused.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    plan: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The plan, `active` false */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `plan_...` */
+                            plan: string;
+                            /** @enum {string} */
+                            object: "plan";
+                            /** @description false once archived: existing subscriptions keep it, new ones cannot use it */
+                            active: boolean;
+                            /** @description Per unit and period in minor units; null for a tiered plan */
+                            amount: number | null;
+                            /** @description 3-letter ISO 4217 code, upper case */
+                            currency: string;
+                            /** @enum {string} */
+                            interval: "day" | "week" | "month" | "year";
+                            interval_count: number;
+                            trial_period_days: number | null;
+                            nickname: string | null;
+                            /** @enum {string} */
+                            billing_scheme: "per_unit" | "tiered";
+                            /** @enum {string|null} */
+                            tiers_mode: "graduated" | "volume" | null;
+                            tiers: {
+                                /** @description null for the last tier */
+                                up_to: number | null;
+                                unit_amount: number;
+                                flat_amount: number;
+                            }[] | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/tax-rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List tax rates, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    active?: "true" | "false";
+                    inclusive?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `txr_...` */
+                                tax_rate: string;
+                                /** @enum {string} */
+                                object: "tax_rate";
+                                active: boolean;
+                                percentage: number;
+                                inclusive: boolean;
+                                display_name: string;
+                                jurisdiction: string | null;
+                                description: string | null;
+                                /** @description Unix seconds */
+                                created: number;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a tax rate */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Above 0 and at most 100, with at most 4 decimals (8.875) */
+                        percentage: number;
+                        /** @description true: the tax is part of the price; false: it is added on top */
+                        inclusive: boolean;
+                        /** @description Shown on invoices, e.g. `VAT` or `Sales tax` */
+                        display_name: string;
+                        /** @description Where it applies, e.g. `DE` or `NY` */
+                        jurisdiction?: string;
+                        /** @description For you; not shown to customers */
+                        description?: string;
+                        /** @description A create repeated with the same key answers the tax rate it made (200, `resource_created` false) */
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tax rate this idempotency_key made */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `txr_...` */
+                            tax_rate: string;
+                            /** @enum {string} */
+                            object: "tax_rate";
+                            active: boolean;
+                            percentage: number;
+                            inclusive: boolean;
+                            display_name: string;
+                            jurisdiction: string | null;
+                            description: string | null;
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: false;
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `txr_...` */
+                            tax_rate: string;
+                            /** @enum {string} */
+                            object: "tax_rate";
+                            active: boolean;
+                            percentage: number;
+                            inclusive: boolean;
+                            display_name: string;
+                            jurisdiction: string | null;
+                            description: string | null;
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: true;
+                        };
+                    };
+                };
+                /** @description Invalid (`param` names the field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/tax-rates/{tax_rate}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a tax rate */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tax_rate: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The tax rate */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `txr_...` */
+                            tax_rate: string;
+                            /** @enum {string} */
+                            object: "tax_rate";
+                            active: boolean;
+                            percentage: number;
+                            inclusive: boolean;
+                            display_name: string;
+                            jurisdiction: string | null;
+                            description: string | null;
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Update a tax rate's display name, jurisdiction or `active` (its percentage never changes) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tax_rate: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Shown on invoices, e.g. `VAT` or `Sales tax` */
+                        display_name?: string;
+                        /** @description null removes it */
+                        jurisdiction?: string | null;
+                        /** @description false: no new subscription may use it; those that have it keep it */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The tax rate */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `txr_...` */
+                            tax_rate: string;
+                            /** @enum {string} */
+                            object: "tax_rate";
+                            active: boolean;
+                            percentage: number;
+                            inclusive: boolean;
+                            display_name: string;
+                            jurisdiction: string | null;
+                            description: string | null;
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Invalid, or a field that cannot change */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/coupons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List coupons, newest first (deleted ones are not listed) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `coupon_...` */
+                                coupon: string;
+                                /** @enum {string} */
+                                object: "coupon";
+                                name: string | null;
+                                percent_off: number | null;
+                                amount_off: number | null;
+                                /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                                currency: string | null;
+                                /** @enum {string} */
+                                duration: "once" | "repeating" | "forever";
+                                duration_in_months: number | null;
+                                max_redemptions: number | null;
+                                /** @description Unix seconds */
+                                redeem_by: number | null;
+                                /** @description Subscriptions that redeemed it */
+                                times_redeemed: number;
+                                /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                                valid: boolean;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a coupon: a percentage or an amount off */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Above 0 and at most 100, with at most 2 decimals. Give this, or amount_off and currency */
+                        percent_off?: number;
+                        /** @description In minor units of `currency`. Give this and currency, or percent_off */
+                        amount_off?: number;
+                        /**
+                         * @description The currency of amount_off; such a coupon applies only to subscriptions in it
+                         * @enum {string}
+                         */
+                        currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                        /**
+                         * @description `once`: the first invoice; `repeating`: `duration_in_months`; `forever`
+                         * @enum {string}
+                         */
+                        duration: "once" | "repeating" | "forever";
+                        /** @description Required with `repeating`, and only with it */
+                        duration_in_months?: number;
+                        /** @description How many subscriptions may redeem it in all */
+                        max_redemptions?: number;
+                        /** @description Last moment it can be redeemed, in Unix seconds (must be in the future) */
+                        redeem_by?: number;
+                        /** @description Shown on invoices */
+                        name?: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description A create repeated with the same key answers the coupon it made (200, `resource_created` false) */
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The coupon this idempotency_key made */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `coupon_...` */
+                            coupon: string;
+                            /** @enum {string} */
+                            object: "coupon";
+                            name: string | null;
+                            percent_off: number | null;
+                            amount_off: number | null;
+                            /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                            currency: string | null;
+                            /** @enum {string} */
+                            duration: "once" | "repeating" | "forever";
+                            duration_in_months: number | null;
+                            max_redemptions: number | null;
+                            /** @description Unix seconds */
+                            redeem_by: number | null;
+                            /** @description Subscriptions that redeemed it */
+                            times_redeemed: number;
+                            /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                            valid: boolean;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: false;
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `coupon_...` */
+                            coupon: string;
+                            /** @enum {string} */
+                            object: "coupon";
+                            name: string | null;
+                            percent_off: number | null;
+                            amount_off: number | null;
+                            /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                            currency: string | null;
+                            /** @enum {string} */
+                            duration: "once" | "repeating" | "forever";
+                            duration_in_months: number | null;
+                            max_redemptions: number | null;
+                            /** @description Unix seconds */
+                            redeem_by: number | null;
+                            /** @description Subscriptions that redeemed it */
+                            times_redeemed: number;
+                            /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                            valid: boolean;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @enum {boolean} */
+                            resource_created: true;
+                        };
+                    };
+                };
+                /** @description Invalid (`param` names the field) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/coupons/{coupon}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a coupon */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    coupon: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The coupon */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `coupon_...` */
+                            coupon: string;
+                            /** @enum {string} */
+                            object: "coupon";
+                            name: string | null;
+                            percent_off: number | null;
+                            amount_off: number | null;
+                            /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                            currency: string | null;
+                            /** @enum {string} */
+                            duration: "once" | "repeating" | "forever";
+                            duration_in_months: number | null;
+                            max_redemptions: number | null;
+                            /** @description Unix seconds */
+                            redeem_by: number | null;
+                            /** @description Subscriptions that redeemed it */
+                            times_redeemed: number;
+                            /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                            valid: boolean;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a coupon: no new redemptions; subscriptions that have it keep their discount */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    coupon: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            coupon: string;
+                            /** @enum {string} */
+                            object: "coupon";
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Unknown, or deleted already */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/promotion-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List promotion codes, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    coupon?: string;
+                    active?: "true" | "false";
+                    /** @description Matched whatever its case */
+                    code?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `promo_...` */
+                                promotion_code: string;
+                                /** @enum {string} */
+                                object: "promotion_code";
+                                /** @description As it was created (matched whatever the case) */
+                                code: string;
+                                coupon: {
+                                    /** @description `coupon_...` */
+                                    coupon: string;
+                                    /** @enum {string} */
+                                    object: "coupon";
+                                    name: string | null;
+                                    percent_off: number | null;
+                                    amount_off: number | null;
+                                    /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                                    currency: string | null;
+                                    /** @enum {string} */
+                                    duration: "once" | "repeating" | "forever";
+                                    duration_in_months: number | null;
+                                    max_redemptions: number | null;
+                                    /** @description Unix seconds */
+                                    redeem_by: number | null;
+                                    /** @description Subscriptions that redeemed it */
+                                    times_redeemed: number;
+                                    /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                                    valid: boolean;
+                                    metadata: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description Unix seconds */
+                                    created: number;
+                                };
+                                active: boolean;
+                                max_redemptions: number | null;
+                                times_redeemed: number;
+                                /** @description Unix seconds */
+                                expires_at: number | null;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a promotion code for a coupon */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The coupon the code stands for */
+                        coupon: string;
+                        /** @description What customers type: 3 to 50 letters, digits, `-` and `_`. Matched whatever its case; unique in your account */
+                        code: string;
+                        /** @description How many subscriptions may redeem this code */
+                        max_redemptions?: number;
+                        /** @description When the code stops working, in Unix seconds (must be in the future) */
+                        expires_at?: number;
+                        /** @default true */
+                        active?: boolean;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `promo_...` */
+                            promotion_code: string;
+                            /** @enum {string} */
+                            object: "promotion_code";
+                            /** @description As it was created (matched whatever the case) */
+                            code: string;
+                            coupon: {
+                                /** @description `coupon_...` */
+                                coupon: string;
+                                /** @enum {string} */
+                                object: "coupon";
+                                name: string | null;
+                                percent_off: number | null;
+                                amount_off: number | null;
+                                /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                                currency: string | null;
+                                /** @enum {string} */
+                                duration: "once" | "repeating" | "forever";
+                                duration_in_months: number | null;
+                                max_redemptions: number | null;
+                                /** @description Unix seconds */
+                                redeem_by: number | null;
+                                /** @description Subscriptions that redeemed it */
+                                times_redeemed: number;
+                                /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                                valid: boolean;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            };
+                            active: boolean;
+                            max_redemptions: number | null;
+                            times_redeemed: number;
+                            /** @description Unix seconds */
+                            expires_at: number | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Invalid, or `resource_missing`: no such (live) coupon */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `promotion_code_exists`: the code exists already, in any case */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/promotion-codes/{promotion_code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a promotion code */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    promotion_code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The promotion code, with its coupon */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `promo_...` */
+                            promotion_code: string;
+                            /** @enum {string} */
+                            object: "promotion_code";
+                            /** @description As it was created (matched whatever the case) */
+                            code: string;
+                            coupon: {
+                                /** @description `coupon_...` */
+                                coupon: string;
+                                /** @enum {string} */
+                                object: "coupon";
+                                name: string | null;
+                                percent_off: number | null;
+                                amount_off: number | null;
+                                /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                                currency: string | null;
+                                /** @enum {string} */
+                                duration: "once" | "repeating" | "forever";
+                                duration_in_months: number | null;
+                                max_redemptions: number | null;
+                                /** @description Unix seconds */
+                                redeem_by: number | null;
+                                /** @description Subscriptions that redeemed it */
+                                times_redeemed: number;
+                                /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                                valid: boolean;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            };
+                            active: boolean;
+                            max_redemptions: number | null;
+                            times_redeemed: number;
+                            /** @description Unix seconds */
+                            expires_at: number | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Activate or deactivate a promotion code, or change its metadata */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    promotion_code: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description false: the code can no longer be redeemed (subscriptions that used it keep their discount) */
+                        active?: boolean;
+                        /** @description Merged into the code's metadata: a key with an empty value is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The promotion code */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `promo_...` */
+                            promotion_code: string;
+                            /** @enum {string} */
+                            object: "promotion_code";
+                            /** @description As it was created (matched whatever the case) */
+                            code: string;
+                            coupon: {
+                                /** @description `coupon_...` */
+                                coupon: string;
+                                /** @enum {string} */
+                                object: "coupon";
+                                name: string | null;
+                                percent_off: number | null;
+                                amount_off: number | null;
+                                /** @description With amount_off: 3-letter ISO 4217 code, upper case */
+                                currency: string | null;
+                                /** @enum {string} */
+                                duration: "once" | "repeating" | "forever";
+                                duration_in_months: number | null;
+                                max_redemptions: number | null;
+                                /** @description Unix seconds */
+                                redeem_by: number | null;
+                                /** @description Subscriptions that redeemed it */
+                                times_redeemed: number;
+                                /** @description Whether it can still be redeemed: false once redeem_by has passed or max_redemptions is reached */
+                                valid: boolean;
+                                metadata: {
+                                    [key: string]: string;
+                                };
+                                /** @description Unix seconds */
+                                created: number;
+                            };
+                            active: boolean;
+                            max_redemptions: number | null;
+                            times_redeemed: number;
+                            /** @description Unix seconds */
+                            expires_at: number | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            /** @description Unix seconds */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/test-clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List test clocks, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                test_clock: string;
+                                /** @enum {string} */
+                                object: "test_clock";
+                                /** @description The time the clock reads (Unix seconds). While it advances, the time it advances from. */
+                                frozen_time: number;
+                                /**
+                                 * @description `advancing` while the subscriptions on the clock run what an advance made due; `ready` when they are done.
+                                 * @enum {string}
+                                 */
+                                status: "ready" | "advancing";
+                                name: string | null;
+                                /** @description When the clock was created (Unix seconds, real time). */
+                                created: number;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a test clock: customers created on it live at its time
+         * @description A customer created with `test_clock` lives on the clock: every billing time of its subscriptions (renewals, trials, dunning) follows the clock instead of real time, and moves only when the clock is advanced.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The time the clock starts at (Unix seconds): every customer on the clock lives at this time. */
+                        frozen_time: number;
+                        /** @description A name of your choice, shown in lists. */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Created, `ready` at `frozen_time` */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            test_clock: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            /** @description The time the clock reads (Unix seconds). While it advances, the time it advances from. */
+                            frozen_time: number;
+                            /**
+                             * @description `advancing` while the subscriptions on the clock run what an advance made due; `ready` when they are done.
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            name: string | null;
+                            /** @description When the clock was created (Unix seconds, real time). */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/test-clocks/{test_clock}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a test clock */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    test_clock: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The clock */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            test_clock: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            /** @description The time the clock reads (Unix seconds). While it advances, the time it advances from. */
+                            frozen_time: number;
+                            /**
+                             * @description `advancing` while the subscriptions on the clock run what an advance made due; `ready` when they are done.
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            name: string | null;
+                            /** @description When the clock was created (Unix seconds, real time). */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a test clock */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    test_clock: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            test_clock: string;
+                            /** @enum {boolean} */
+                            deleted: true;
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/test-clocks/{test_clock}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock; answers once the subscriptions on it have run what became due
+         * @description Moves the clock to `frozen_time`: every subscription on the clock runs what is due up to it, in order (renewals with their invoices, charges, events and dunning). The answer waits for that (up to 30 seconds by default): `ready` at the new time, or `advancing` when the wait ran out; retrieve the clock until it is `ready`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    test_clock: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The time to move the clock to (Unix seconds): after the clock's current time. */
+                        frozen_time: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The clock: `ready` at the new time, or still `advancing` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            test_clock: string;
+                            /** @enum {string} */
+                            object: "test_clock";
+                            /** @description The time the clock reads (Unix seconds). While it advances, the time it advances from. */
+                            frozen_time: number;
+                            /**
+                             * @description `advancing` while the subscriptions on the clock run what an advance made due; `ready` when they are done.
+                             * @enum {string}
+                             */
+                            status: "ready" | "advancing";
+                            name: string | null;
+                            /** @description When the clock was created (Unix seconds, real time). */
+                            created: number;
+                        };
+                    };
+                };
+                /** @description `test_clock_time_backwards`: `frozen_time` is not after the clock's time */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `test_clock_advancing`: an advance is still running */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List subscriptions, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    customer?: string;
+                    status?: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "paused" | "canceled";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Subscription"][];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Start a subscription: the first invoice is charged at once to the customer's saved card
+         * @description The first invoice is charged off-session with `default_payment_method` (a merchant-initiated charge, agreement type RECURRING, agreement id = the subscription id) before the answer: `active` when it was paid, `incomplete` when it was not (pay the invoice, or complete its 3DS, within 23 hours, else `incomplete_expired`), `trialing` with a trial (a zero invoice; the first charge comes at the trial's end, which anchors the billing cycle). Renewals fall on the anchor's day of month, clamped to the month's last day (31 January, 28/29 February, 31 March). A renewal that fails is retried per `dunning` (default after 1, 3 and 7 days: 3 more attempts over 7 days) while the subscription is `past_due`; then it is canceled (or `unpaid`). A customer on a test clock: its time is the clock's.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The customer (`cus_...`); on a test clock when the customer was created with one */
+                        customer: string;
+                        /** @description Plans of one currency and one billing interval */
+                        items: {
+                            /** @description The plan (`plan_...`) */
+                            plan: string;
+                            /**
+                             * @description Units of the plan; default 1
+                             * @default 1
+                             */
+                            quantity?: number;
+                        }[];
+                        /** @description A card saved to the customer (`pm_...`): every invoice is charged to it off-session (agreement type RECURRING) */
+                        default_payment_method: string;
+                        /** @description A coupon to apply (give this or `promotion_code`) */
+                        coupon?: string;
+                        /** @description A promotion code (`promo_...`) whose coupon applies */
+                        promotion_code?: string;
+                        /** @description Tax rates of every line */
+                        default_tax_rates?: string[];
+                        /** @description Days of free trial; default the first plan's `trial_period_days` */
+                        trial_period_days?: number;
+                        cancel_at_period_end?: boolean;
+                        dunning?: {
+                            /** @description Days after the first failed attempt at which a renewal invoice is attempted again; default [1, 3, 7] */
+                            retry_days?: number[];
+                            /**
+                             * @description When every attempt failed: cancel the subscription (default; the invoice becomes uncollectible) or leave it `unpaid`
+                             * @enum {string}
+                             */
+                            when_exhausted?: "cancel" | "unpaid";
+                        };
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Endpoints for this subscription's `subscription.*` and `invoice.*` events */
+                        webhooks?: {
+                            /**
+                             * Format: uri
+                             * @description Receiving address
+                             */
+                            url: string;
+                            /** @description Sent back on every delivery in the header Service-Webhook-Secret */
+                            secret?: string;
+                            /** @description The event types this endpoint subscribes to, from the closed list WebhookEventType */
+                            events: components["schemas"]["WebhookEventType"][];
+                        }[];
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The subscription of this idempotency_key, as it stands */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Started */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Invalid: unknown or archived plan, plans of different currencies or intervals, a card that cannot be charged (`NO_GATEWAY_TOKENS`), a refused coupon or promotion code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `test_clock_advancing`: the customer's test clock is advancing */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/subscriptions/{subscription}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a subscription */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The subscription */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Update a subscription: switch plans or quantities (prorated), cancel at period end, pause or resume collection, change the card
+         * @description Prorations, exact to the minor unit: for each item whose plan or quantity changed, a credit of −round(old price × unused seconds / period seconds) and a charge of +round(new price × remaining seconds / period seconds), rounded half away from zero; taxes and the discount apply to them as to any line. `create_prorations` (default) adds them to the next renewal invoice; `always_invoice` invoices and charges them now; `none` makes none.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The complete new list of items: an entry with `item` changes that item, one without adds an item, an item left out is removed */
+                        items?: {
+                            /** @description The item this entry keeps (its id stays) */
+                            item?: string;
+                            plan: string;
+                            /**
+                             * @description Units of the plan; default 1
+                             * @default 1
+                             */
+                            quantity?: number;
+                        }[];
+                        /**
+                         * @description `create_prorations` (default): the prorations go on the next renewal invoice; `always_invoice`: invoiced and charged now; `none`
+                         * @enum {string}
+                         */
+                        proration_behavior?: "create_prorations" | "always_invoice" | "none";
+                        /** @description The instant the prorations are computed for (a preview shown to the customer); default now */
+                        proration_date?: number;
+                        cancel_at_period_end?: boolean;
+                        /** @description Pause collection (periods go on, nothing is invoiced) until `resumes_at` or until set to null */
+                        pause_collection?: {
+                            /** @enum {string} */
+                            behavior: "void";
+                            resumes_at?: number;
+                        } | null;
+                        default_payment_method?: string;
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The subscription */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `subscription_ended` (canceled or expired), `subscription_incomplete` (items of an unpaid first invoice) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/subscriptions/{subscription}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a subscription now (to cancel at the period end, update `cancel_at_period_end`) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description Canceled (repeated: the same answer) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `subscription_ended`: it expired incomplete */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/invoices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List invoices, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    customer?: string;
+                    subscription?: string;
+                    status?: "draft" | "open" | "paid" | "uncollectible" | "void";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Invoice"][];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/invoices/create-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a subscription's next invoice, with the prorations a proposed items change would add
+         * @description Nothing is written. Taxes are computed per line and rate, rounded half away from zero: exclusive = amount × rate / 100; inclusive = amount − amount × 100 / (100 + rate). A discount is spread over the lines in proportion to their amounts (largest remainder) before tax.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        subscription: string;
+                        /** @description The complete new list of items: an entry with `item` changes that item, one without adds an item, an item left out is removed */
+                        items?: {
+                            /** @description The item this entry keeps (its id stays) */
+                            item?: string;
+                            plan: string;
+                            /**
+                             * @description Units of the plan; default 1
+                             * @default 1
+                             */
+                            quantity?: number;
+                        }[];
+                        proration_date?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The invoice as it would be (`status` draft) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description Unknown subscription */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `subscription_ended` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/invoices/{invoice}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an invoice */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invoice: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The invoice */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/invoices/{invoice}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attempt an open invoice now with the subscription's card */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invoice: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description The invoice after the attempt (`paid`, or still `open` with `last_payment_error`) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `invoice_not_open` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/invoices/{invoice}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Void an open invoice (its payment intent is canceled); voiding the first invoice of an incomplete subscription expires it */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    invoice: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            responses: {
+                /** @description The invoice, `void` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `invoice_not_open` */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent's `webhooks`; refund.success and refund.canceled only to the refund's own `webhooks`; subscription.* and invoice.* (recurring billing) may be subscribed to, and are not emitted by this service yet.
+         * @description A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent's `webhooks`; refund.success and refund.canceled only to the refund's own `webhooks`; subscription.* and invoice.* (recurring billing) to the subscription's `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.
          * @enum {string}
          */
-        WebhookEventType: "payment.success" | "payment.canceled" | "payment.attempt_failed" | "refund.success" | "refund.canceled" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.paid" | "invoice.payment_failed";
+        WebhookEventType: "payment.success" | "payment.canceled" | "payment.attempt_failed" | "refund.success" | "refund.canceled" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.created" | "invoice.paid" | "invoice.payment_failed";
+        /** @description A subscription. Times are Unix seconds, as in Stripe Billing. */
+        Subscription: {
+            subscription: string;
+            /** @enum {string} */
+            object: "subscription";
+            customer: string;
+            /** @enum {string} */
+            status: "incomplete" | "incomplete_expired" | "trialing" | "active" | "past_due" | "unpaid" | "paused" | "canceled";
+            currency: string;
+            items: {
+                item: string;
+                plan: string;
+                quantity: number;
+            }[];
+            default_payment_method: string;
+            default_tax_rates: string[];
+            discount: {
+                coupon: string;
+                promotion_code: string | null;
+                start: number;
+                end: number | null;
+            } | null;
+            cancel_at_period_end: boolean;
+            canceled_at: number | null;
+            ended_at: number | null;
+            pause_collection: {
+                /** @enum {string} */
+                behavior: "void";
+                resumes_at: number | null;
+            } | null;
+            billing_cycle_anchor: number;
+            current_period_start: number;
+            current_period_end: number;
+            trial_start: number | null;
+            trial_end: number | null;
+            latest_invoice: string | null;
+            test_clock: string | null;
+            metadata: {
+                [key: string]: string;
+            };
+            created: number;
+        };
+        /** @description An invoice of a subscription. Amounts in minor units: `subtotal` (lines, inclusive taxes inside them) − `discount` + exclusive `tax` = `total`; `amount_due` is what is charged after the customer credit `applied_balance`. Times are Unix seconds. */
+        Invoice: {
+            invoice: string;
+            /** @enum {string} */
+            object: "invoice";
+            customer: string;
+            subscription: string | null;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "uncollectible" | "void";
+            /** @enum {string} */
+            billing_reason: "subscription_create" | "subscription_cycle" | "subscription_update" | "manual";
+            currency: string;
+            lines: {
+                line: string;
+                description: string;
+                amount: number;
+                quantity: number;
+                plan: string | null;
+                proration: boolean;
+                period: {
+                    start: number;
+                    end: number;
+                };
+                discount_amount: number;
+                tax_amounts: {
+                    tax_rate: string;
+                    amount: number;
+                    inclusive: boolean;
+                }[];
+            }[];
+            subtotal: number;
+            discount: number;
+            tax: number;
+            total: number;
+            applied_balance: number;
+            amount_due: number;
+            amount_paid: number;
+            amount_remaining: number;
+            attempt_count: number;
+            next_payment_attempt: number | null;
+            payment_intent: string | null;
+            last_payment_error: {
+                code: string;
+            } | null;
+            period_start: number;
+            period_end: number;
+            test_clock: string | null;
+            created: number;
+            finalized_at: number | null;
+            paid_at: number | null;
+            voided_at: number | null;
+        };
     };
     responses: never;
     parameters: never;

@@ -1,0 +1,40 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
+import type { Mongo } from '../platform/mongo';
+import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
+import type { InvoiceCharge, InvoiceChargeResult } from '../domain/billing/invoice-charge';
+import { subscriptionRecords } from '../data/subscriptions';
+
+// The subscription workflow's I/O: its records and its invoices' (it is their only writer), and an invoice's
+// charge, made by the API's charge code (api/subscriptions/invoice-charges.ts, handed over by the worker) with
+// the worker's Temporal client.
+
+/** What the worker hands over: the invoice charge of the API layer, run with a Temporal client. */
+export interface InvoiceChargePort {
+  charge(temporal: Client, req: InvoiceCharge): Promise<InvoiceChargeResult>;
+  cancelIntent(temporal: Client, paymentIntent: string): Promise<void>;
+}
+
+export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: InvoiceChargePort }) {
+  const records = subscriptionRecords(deps.mongo);
+  const port = (): InvoiceChargePort => {
+    if (!deps.invoiceCharges) throw ApplicationFailure.nonRetryable('this worker was built without invoice charges', 'misconfigured');
+    return deps.invoiceCharges;
+  };
+  return {
+    async saveSubscription(p: { id: string; version: number; snapshot: SubscriptionSnapshot }): Promise<void> {
+      await records.saveSubscription(p.id, p.version, p.snapshot);
+    },
+
+    /** Inserts the invoice at its first write and updates it at later ones; a late or repeated write is stale. */
+    async saveInvoice(p: { version: number; snapshot: InvoiceSnapshot }): Promise<void> {
+      await records.saveInvoice(p.version, p.snapshot);
+    },
+
+    chargeInvoice: (req: InvoiceCharge): Promise<InvoiceChargeResult> => port().charge(Context.current().client, req),
+
+    /** A voided invoice's intent is canceled; one that has already ended is left as it is. */
+    cancelInvoiceIntent: (p: { tenantId: string; paymentIntent: string }): Promise<void> => port().cancelIntent(Context.current().client, p.paymentIntent),
+  };
+}

@@ -1,0 +1,95 @@
+import { invalidRequest, type DomainError } from '../../domain/errors';
+import type { CouponRecord, PromotionCodeRecord } from '../../platform/billing-records';
+import { couponData, promotionCodeData, type StoredCoupon, type StoredPromotionCode } from '../../data/coupons';
+import { redeemUpdate, releaseUpdate, type RedemptionRejection } from '../../workflows/coupon-redemptions/messages';
+import type { AppDeps } from '../deps';
+import { onCouponOwner, onOwnerIfRunning } from './owner';
+
+// What subscriptions use to take a discount: the coupon (or promotion code) resolved and checked here, and
+// the redemption counted by the coupon's owner (workflows/coupon-redemptions), exactly once per subscription
+// however many ask at the same time.
+
+export interface RedeemedDiscount {
+  coupon: CouponRecord;
+  promotionCode: PromotionCodeRecord | null;
+}
+
+/**
+ * Resolves `coupon` (a coupon id) or `promotionCode` (a promo_ id; exactly one is given) of the tenant,
+ * checks it, and counts one redemption for `subscription` through the coupon's workflow. Throws DomainError
+ * 400 with param `coupon` or `promotion_code` (`resource_missing` for unknown/deleted, or the refusal codes
+ * `coupon_expired`, `coupon_max_redemptions`, `promotion_code_inactive`, `promotion_code_expired`,
+ * `promotion_code_max_redemptions`); for a `currency`-bound amount_off coupon whose currency differs from
+ * `currency`: 400 `coupon_currency_mismatch`. The same subscription again is answered without counting twice.
+ * The records answered carry the counts after this redemption.
+ */
+export async function redeemDiscount(
+  deps: AppDeps,
+  tenantId: string,
+  req: { coupon?: string; promotionCode?: string; subscription: string; currency: string },
+): Promise<RedeemedDiscount> {
+  if ((req.coupon === undefined) === (req.promotionCode === undefined)) throw new Error('redeemDiscount: give exactly one of coupon and promotionCode');
+  const param = req.promotionCode !== undefined ? 'promotion_code' : 'coupon';
+  let code: StoredPromotionCode | null = null;
+  let coupon: StoredCoupon | null;
+  if (req.promotionCode !== undefined) {
+    code = await promotionCodeData(deps.mongo).find(tenantId, req.promotionCode);
+    if (!code) throw invalidRequest('resource_missing', `No such promotion code: '${req.promotionCode}'`, param);
+    coupon = await couponData(deps.mongo).findLive(tenantId, code.coupon);
+    if (!coupon) throw invalidRequest('resource_missing', `The coupon of promotion code '${req.promotionCode}' was deleted`, param);
+  } else {
+    coupon = await couponData(deps.mongo).findLive(tenantId, req.coupon!);
+    if (!coupon) throw invalidRequest('resource_missing', `No such coupon: '${req.coupon}'`, param);
+  }
+  const currency = req.currency.toUpperCase();
+  if (coupon.amount_off !== null && coupon.currency !== null && coupon.currency !== currency)
+    throw invalidRequest('coupon_currency_mismatch', `The coupon takes an amount off in ${coupon.currency}; the subscription is in ${currency}`, param);
+
+  const result = await onCouponOwner(deps, tenantId, coupon._id, redeemUpdate, [
+    {
+      subscription: req.subscription,
+      promotionCode: code?._id ?? null,
+      at: Date.now(),
+      couponLimits: { maxRedemptions: coupon.max_redemptions, redeemBy: coupon.redeem_by?.getTime() ?? null },
+      codeLimits: code
+        ? { maxRedemptions: code.max_redemptions, expiresAt: code.expires_at?.getTime() ?? null, active: code.active, timesRedeemedOnRecord: code.times_redeemed, versionOnRecord: code.version }
+        : null,
+      couponTimesRedeemedOnRecord: coupon.times_redeemed,
+      couponVersionOnRecord: coupon.version,
+    },
+  ]);
+  if (!result.ok) throw refused(result.code, result.message, param);
+  return {
+    coupon: { ...coupon, times_redeemed: result.couponTimesRedeemed },
+    promotionCode: code ? { ...code, times_redeemed: result.promotionCodeTimesRedeemed ?? code.times_redeemed } : null,
+  };
+}
+
+/**
+ * Gives back the redemption counted for `subscription` (idempotent): for a subscription that could not be
+ * started. Nothing to give back (never counted, released already, an unknown coupon) changes nothing.
+ */
+export async function releaseDiscount(deps: AppDeps, tenantId: string, req: { coupon: string; subscription: string }): Promise<void> {
+  const coupon = await couponData(deps.mongo).find(tenantId, req.coupon);
+  if (!coupon) return;
+  // A closed owner remembers no subscription, so there is nothing to release then: no need to start it.
+  await onOwnerIfRunning(deps, coupon._id, releaseUpdate, [{ subscription: req.subscription }]);
+}
+
+/** The owner's refusal as the API answers it: a 400 naming the parameter the discount came through. */
+function refused(code: RedemptionRejection, message: string, param: string): DomainError {
+  switch (code) {
+    case 'coupon_expired':
+      return invalidRequest('coupon_expired', message, param);
+    case 'coupon_max_redemptions':
+      return invalidRequest('coupon_max_redemptions', message, param);
+    case 'promotion_code_inactive':
+      return invalidRequest('promotion_code_inactive', message, param);
+    case 'promotion_code_expired':
+      return invalidRequest('promotion_code_expired', message, param);
+    case 'promotion_code_max_redemptions':
+      return invalidRequest('promotion_code_max_redemptions', message, param);
+    case 'resource_missing':
+      return invalidRequest('resource_missing', message, param);
+  }
+}

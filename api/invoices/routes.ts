@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { listQuerySchema } from '../http/pagination';
+import { route, type RouteDef } from '../http/route';
+import { INVOICE_STATUSES, invoicePreviewBody, invoiceViewSchema } from '../subscriptions/schemas';
+import { getInvoice, payInvoice, previewInvoice, recordInvoiceView, voidInvoice } from './service';
+import { invoiceData } from '../../data/subscriptions';
+
+const tags = ['Billing: invoices'];
+const params = z.object({ invoice: z.string() }).strict();
+const versions = ['v202607'] as const;
+
+export const invoiceRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/invoices',
+    versions,
+    auth: 'secret',
+    summary: 'List invoices, newest first',
+    tags,
+    query: listQuerySchema('in', { customer: z.string().optional(), subscription: z.string().optional(), status: z.enum(INVOICE_STATUSES).optional() }),
+    responses: { 200: { description: 'A page', schema: z.object({ data: z.array(invoiceViewSchema), has_more: z.boolean() }) } },
+    handler: async ({ query, auth, deps }) => {
+      const { customer, subscription, status, ...page } = query;
+      const { data, has_more } = await invoiceData(deps.mongo).list(auth.tenantId, { customer, subscription, status }, page);
+      return { status: 200, body: { data: data.map(recordInvoiceView), has_more } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/create-preview',
+    versions,
+    auth: 'secret',
+    summary: "Preview a subscription's next invoice, with the prorations a proposed items change would add",
+    description:
+      'Nothing is written. Taxes are computed per line and rate, rounded half away from zero: exclusive = amount × rate / 100; inclusive = amount − amount × 100 / (100 + rate). A discount is spread over the lines in proportion to their amounts (largest remainder) before tax.',
+    tags,
+    body: invoicePreviewBody,
+    responses: { 200: { description: 'The invoice as it would be (`status` draft)', schema: invoiceViewSchema }, 404: { description: 'Unknown subscription' }, 409: { description: '`subscription_ended`' } },
+    handler: async ({ body, auth, deps }) => ({ status: 200, body: await previewInvoice(deps, auth, body) }),
+  }),
+  route({
+    method: 'get',
+    path: '/invoices/:invoice',
+    versions,
+    auth: 'secret',
+    summary: 'Retrieve an invoice',
+    tags,
+    params,
+    responses: { 200: { description: 'The invoice', schema: invoiceViewSchema }, 404: { description: 'Unknown' } },
+    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: recordInvoiceView(await getInvoice(deps, auth.tenantId, p.invoice)) }),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/:invoice/pay',
+    versions,
+    auth: 'secret',
+    summary: 'Attempt an open invoice now with the subscription\'s card',
+    tags,
+    params,
+    body: z.object({}).strict().optional(),
+    responses: { 200: { description: 'The invoice after the attempt (`paid`, or still `open` with `last_payment_error`)', schema: invoiceViewSchema }, 404: { description: 'Unknown' }, 409: { description: '`invoice_not_open`' } },
+    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: await payInvoice(deps, auth, p.invoice) }),
+  }),
+  route({
+    method: 'post',
+    path: '/invoices/:invoice/void',
+    versions,
+    auth: 'secret',
+    summary: 'Void an open invoice (its payment intent is canceled); voiding the first invoice of an incomplete subscription expires it',
+    tags,
+    params,
+    body: z.object({}).strict().optional(),
+    responses: { 200: { description: 'The invoice, `void`', schema: invoiceViewSchema }, 404: { description: 'Unknown' }, 409: { description: '`invoice_not_open`' } },
+    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: await voidInvoice(deps, auth, p.invoice) }),
+  }),
+];

@@ -1,0 +1,114 @@
+import { conflict, notFound } from '../../domain/errors';
+import { periodContaining, utcDate } from '../../domain/billing/periods';
+import { computeInvoice } from '../../domain/billing/invoice-math';
+import { prorationLines } from '../../domain/billing/proration';
+import { invoiceView, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
+import type { InvoiceRecord } from '../../platform/billing-records';
+import { couponData } from '../../data/coupons';
+import { taxRateData } from '../../data/tax-rates';
+import { invoiceData, subscriptionData } from '../../data/subscriptions';
+import { payInvoiceUpdate, subscriptionStateQuery, voidInvoiceUpdate } from '../../workflows/subscription/messages';
+import type { AppDeps, AuthContext } from '../deps';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
+import { priceItems } from '../subscriptions/service';
+import type { InvoicePreviewBody } from '../subscriptions/schemas';
+
+export async function getInvoice(deps: AppDeps, tenantId: string, id: string): Promise<InvoiceRecord> {
+  const r = await invoiceData(deps.mongo).find(tenantId, id);
+  if (!r) throw notFound('invoice', id, 'invoice');
+  return r;
+}
+
+export const recordInvoiceView = (r: InvoiceRecord): InvoiceView => invoiceView(r.snapshot);
+
+/** Pay now or void: the subscription's workflow owns its invoices; a closed one has nothing open. */
+async function onOpenInvoice(deps: AppDeps, auth: AuthContext, id: string, action: 'pay' | 'void'): Promise<InvoiceView> {
+  const inv = await getInvoice(deps, auth.tenantId, id);
+  if (!inv.subscription || inv.status !== 'open') throw conflict('invoice_not_open', `This invoice is ${inv.status}: only an open invoice can be paid or voided`);
+  const handle = deps.temporal.workflow.getHandle(inv.subscription);
+  const update = action === 'pay' ? payInvoiceUpdate : voidInvoiceUpdate;
+  const answer = await runUpdate(deps, () => handle.executeUpdate(update, { args: [{ invoice: id }] }), () => conflict('invoice_not_open', 'The subscription of this invoice has ended'));
+  return invoiceView(answer.invoice!);
+}
+
+export const payInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onOpenInvoice(deps, auth, id, 'pay');
+export const voidInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onOpenInvoice(deps, auth, id, 'void');
+
+/**
+ * POST /v202607/invoices/create-preview: the subscription's next renewal invoice as it would be made now, with
+ * the prorations a proposed items change would add (what the billing portal shows before a plan switch). Made
+ * by the same arithmetic the workflow uses; nothing is written.
+ */
+export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: InvoicePreviewBody): Promise<InvoiceView> {
+  const r = await subscriptionData(deps.mongo).find(auth.tenantId, body.subscription);
+  if (!r) throw notFound('subscription', body.subscription, 'subscription');
+  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).query(subscriptionStateQuery)).catch(() => null);
+  if (!state) throw conflict('subscription_ended', `This subscription is ${r.snapshot.status}`);
+  const sub = state.subscription;
+  const now = state.clockNow ?? Date.now();
+  const at = Math.min(Math.max(body.proration_date !== undefined ? body.proration_date * 1000 : now, sub.currentPeriodStart), sub.currentPeriodEnd);
+  let items = sub.items;
+  let prorations: LineSnapshot[] = [...state.pendingProrations];
+  if (body.items) {
+    const priced = await priceItems(deps, auth.tenantId, body.items);
+    const after = priced.items.map((i, n) => ({ item: i.item || `new_${n}`, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description }));
+    if (sub.status !== 'trialing') {
+      const lines = prorationLines(
+        sub.items.map((i) => ({ key: i.item, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
+        after.map((i) => ({ key: i.item, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
+        { start: sub.currentPeriodStart, end: sub.currentPeriodEnd },
+        at,
+      );
+      prorations = prorations.concat(
+        lines.map((l, n) => ({ line: `preview_proration_${n}`, description: l.description, amount: l.amount, quantity: l.quantity, plan: l.plan, proration: true, period: l.period, discountAmount: 0, taxAmounts: [] })),
+      );
+    }
+    items = after;
+  }
+  const start = sub.status === 'trialing' ? sub.trialEnd! : sub.currentPeriodEnd;
+  const end = periodContaining(sub.billingCycleAnchor, sub.interval, sub.intervalCount, start).end;
+  const lines: LineSnapshot[] = [
+    ...items.map((i, n) => ({ line: `preview_${n}`, description: i.description, amount: i.periodAmount, quantity: i.quantity, plan: i.plan, proration: false, period: { start, end }, discountAmount: 0, taxAmounts: [] })),
+    ...prorations,
+  ];
+  const rates = await taxRateData(deps.mongo).findMany(auth.tenantId, sub.defaultTaxRates);
+  const taxRates = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
+  const coupon = sub.discount ? await couponData(deps.mongo).find(auth.tenantId, sub.discount.coupon) : null;
+  const discountApplies = coupon && sub.discount && (coupon.duration === 'forever' || (coupon.duration === 'repeating' && sub.discount.end !== null && start < sub.discount.end));
+  const figures = computeInvoice(
+    lines.map((l) => ({ key: l.line, amount: l.amount, taxRates, discountable: true })),
+    discountApplies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
+    0,
+  );
+  const byKey = new Map(figures.lines.map((l) => [l.key, l]));
+  return invoiceView({
+    id: `upcoming_${utcDate(start)}`,
+    tenantId: auth.tenantId,
+    region: r.region,
+    customer: sub.customer,
+    subscription: sub.id,
+    status: 'draft',
+    billingReason: 'subscription_cycle',
+    currency: sub.currency,
+    lines: lines.map((l) => ({ ...l, discountAmount: byKey.get(l.line)!.discountAmount, taxAmounts: byKey.get(l.line)!.taxAmounts })),
+    subtotal: figures.subtotal,
+    discount: figures.discount,
+    tax: figures.tax,
+    total: figures.total,
+    appliedBalance: figures.appliedBalance,
+    amountDue: figures.amountDue,
+    amountPaid: 0,
+    amountRemaining: figures.amountDue,
+    attemptCount: 0,
+    nextPaymentAttempt: start,
+    paymentIntent: null,
+    lastFailure: null,
+    periodStart: start,
+    periodEnd: end,
+    testClock: sub.testClock,
+    created: now,
+    finalizedAt: null,
+    paidAt: null,
+    voidedAt: null,
+  });
+}

@@ -1,0 +1,92 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { DomainError } from '../../domain/errors';
+import type { InvoiceCharge, InvoiceChargeResult } from '../../domain/billing/invoice-charge';
+import { paymentIntentData } from '../../data/payment-intents';
+import { paymentMethodData } from '../../data/payment-methods';
+import { cancelUpdate, mitChargeUpdate, type MitChargeResult } from '../../workflows/payment-intent/messages';
+import { mitChargeInputFor } from '../cards-mit/service';
+import { insertAndStart, newIntentRecord } from '../payment-intents/service';
+import type { AppDeps, AuthContext } from '../deps';
+
+// An invoice's charge, made with the API's own intent and charge code so it is exactly what a merchant's
+// POST /v202607/payment-intents and POST /cards/mit would make: the invoice's intent (owned by the
+// subscription's workflow, which hears when it ends) and a merchant-initiated charge of the saved card under
+// the agreement (type RECURRING, agreement id = the subscription id). The worker builds this and hands it to
+// the billing activities, which run it with the worker's Temporal client.
+
+export type InvoiceChargeDeps = Omit<AppDeps, 'temporal'>;
+
+export function createInvoiceCharges(base: InvoiceChargeDeps) {
+  const withClient = (temporal: Client): AppDeps => ({ ...base, temporal });
+
+  async function invoiceIntent(deps: AppDeps, req: InvoiceCharge, connector: string): Promise<string> {
+    const auth: AuthContext = { tenantId: req.tenantId, region: req.region, keyKind: 'secret', claims: [] };
+    const record = await newIntentRecord(deps, auth, {
+      amount: req.amount,
+      currency: req.currency,
+      customer: req.customer,
+      metadata: { subscription: req.subscription, invoice: req.invoice },
+      webhooks: [],
+      return_url: null,
+      pin: null,
+      connectors: [connector],
+      timeout_seconds: req.intentTimeoutSeconds,
+      // One intent per invoice and replacement: a retried activity finds the one it made.
+      idempotency_key: `billing:${req.invoice}:${req.attempt}`,
+      api_version: 'v202607',
+      owner: req.subscription,
+    });
+    const made = await insertAndStart(deps, auth, record, { webhooks: [], customer: null });
+    return made.record._id;
+  }
+
+  return {
+    async charge(temporal: Client, req: InvoiceCharge): Promise<InvoiceChargeResult> {
+      const deps = withClient(temporal);
+      const failed = (paymentIntent: string, code: string): InvoiceChargeResult => ({ paymentIntent, outcome: 'failed', failureCode: code, nextActionUrl: null });
+      const intents = paymentIntentData(deps.mongo);
+      let intent = req.paymentIntent ? await intents.find(req.tenantId, req.paymentIntent) : null;
+      if (intent?.status === 'success') return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
+      const card = await paymentMethodData(deps.mongo).findAny(req.tenantId, req.paymentMethod);
+      if (!card) return failed(intent?._id ?? '', 'payment_method_missing');
+      if (!intent || intent.status !== 'pending') {
+        const id = await invoiceIntent(deps, req, card.connector);
+        intent = await intents.find(req.tenantId, id);
+        if (!intent) throw new Error(`the intent ${id} of invoice ${req.invoice} is not readable`);
+      }
+      let result: MitChargeResult;
+      try {
+        const input = await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING');
+        result = await temporal.workflow.getHandle(intent._id).executeUpdate(mitChargeUpdate, { args: [input] });
+      } catch (err) {
+        // The card cannot be charged (detached, no token), or the intent refused the charge: a failed attempt.
+        if (err instanceof DomainError) return failed(intent._id, err.code);
+        if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) return failed(intent._id, err.cause.type ?? 'charge_refused');
+        throw err;
+      }
+      switch (result.code) {
+        case 'ok':
+          return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
+        case 'REQUIRES_ACTION':
+          return { paymentIntent: intent._id, outcome: 'requires_action', failureCode: 'authentication_required', nextActionUrl: result.next_action.url };
+        case 'PROCESSING':
+          return { paymentIntent: intent._id, outcome: 'processing', failureCode: null, nextActionUrl: null };
+        case 'declined':
+          return failed(intent._id, result.failure_code);
+      }
+    },
+
+    /** A voided invoice's intent is canceled; one that has already ended is left as it is. */
+    async cancelIntent(temporal: Client, paymentIntent: string): Promise<void> {
+      try {
+        await temporal.workflow.getHandle(paymentIntent).executeUpdate(cancelUpdate, { args: [] });
+      } catch (err) {
+        if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return; // no longer pending
+        throw err;
+      }
+    },
+  };
+}
+
+export type InvoiceCharges = ReturnType<typeof createInvoiceCharges>;

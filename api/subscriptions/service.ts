@@ -1,0 +1,327 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import { DAY_MS, addMonths } from '../../domain/billing/periods';
+import { priceOf } from '../../domain/billing/pricing';
+import { subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
+import { formatMoney } from '../../domain/money';
+import { newId } from '../../platform/ids';
+import { isDuplicateKeyError } from '../../platform/mongo';
+import type { PlanRecord, SubscriptionRecord } from '../../platform/billing-records';
+import { idempotencyScope } from '../../data/idempotency';
+import { planData } from '../../data/plans';
+import { taxRateData } from '../../data/tax-rates';
+import { testClockData } from '../../data/test-clocks';
+import { paymentMethodData } from '../../data/payment-methods';
+import { subscriptionData } from '../../data/subscriptions';
+import { START_DEADLINE_MS } from '../../platform/temporal';
+import { SA } from '../../workflows/search-attributes';
+import {
+  cancelSubscriptionUpdate,
+  changeSubscriptionUpdate,
+  DEFAULT_DUNNING,
+  startedUpdate,
+  SUBSCRIPTION_WORKFLOW,
+  type BilledItem,
+  type SubscriptionAnswer,
+  type SubscriptionChange,
+  type SubscriptionInput,
+} from '../../workflows/subscription/messages';
+import type { AppDeps, AuthContext } from '../deps';
+import { findCustomer } from '../customers/service';
+import { redeemDiscount, releaseDiscount, type RedeemedDiscount } from '../coupons/redeem';
+import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { runUpdate, withDeadline } from '../http/workflow-calls';
+import type { SubscriptionCreateBody, SubscriptionUpdateBody } from './schemas';
+
+/** `2 × Gold (month)`: an item's words on invoices. */
+export function itemDescription(plan: PlanRecord, quantity: number): string {
+  const name = plan.nickname ?? plan._id;
+  const every = plan.interval_count === 1 ? plan.interval : `${plan.interval_count} ${plan.interval}s`;
+  return `${quantity} × ${name} (every ${every})`;
+}
+
+/** The plans of `items`, all the tenant's, active, of one currency and one interval; each item priced. */
+export async function priceItems(
+  deps: AppDeps,
+  tenantId: string,
+  items: { plan: string; quantity: number; item?: string }[],
+  param = 'items',
+): Promise<{ items: (BilledItem & { item?: string })[]; currency: string; interval: PlanRecord['interval']; intervalCount: number; plans: PlanRecord[] }> {
+  const plans = await planData(deps.mongo).findMany(tenantId, items.map((i) => i.plan));
+  const byId = new Map(plans.map((p) => [p._id, p]));
+  const priced = items.map((i, n) => {
+    const plan = byId.get(i.plan);
+    if (!plan) throw invalidRequest('resource_missing', `No such plan: '${i.plan}'`, `${param}[${n}][plan]`);
+    if (!plan.active) throw invalidRequest('plan_inactive', `Plan '${i.plan}' is archived and takes no new subscriptions`, `${param}[${n}][plan]`);
+    return { item: i.item ?? '', plan: plan._id, quantity: i.quantity, periodAmount: priceOf(plan, i.quantity), description: itemDescription(plan, i.quantity) };
+  });
+  const first = byId.get(items[0]!.plan)!;
+  items.forEach((i, n) => {
+    const p = byId.get(i.plan)!;
+    if (p.currency !== first.currency || p.interval !== first.interval || p.interval_count !== first.interval_count)
+      throw invalidRequest('plans_mismatch', 'Every plan of a subscription must have the same currency, interval and interval_count', `${param}[${n}][plan]`);
+  });
+  return { items: priced, currency: first.currency, interval: first.interval, intervalCount: first.interval_count, plans: items.map((i) => byId.get(i.plan)!) };
+}
+
+/** A card saved to the customer that can be charged off-session. */
+async function chargeableCard(deps: AppDeps, tenantId: string, customer: string, id: string, param: string): Promise<void> {
+  const card = await paymentMethodData(deps.mongo).findAny(tenantId, id);
+  if (!card) throw invalidRequest('resource_missing', `No such payment method: '${id}'`, param);
+  if (card.customer !== customer) throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to customer ${customer}`, param);
+  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
+  if (!card.gateway_token || card.brand === undefined)
+    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', param);
+}
+
+export function recordView(r: SubscriptionRecord): SubscriptionView {
+  return subscriptionView(r.snapshot);
+}
+
+/**
+ * POST /v202607/subscriptions. Everything that can refuse it is read first; then the discount is redeemed
+ * (its coupon's workflow counts it), the record inserted (the idempotency guard) and the workflow started
+ * with an Update that answers once the first invoice is charged (or the trial begun), so the answer says
+ * `active`, `trialing` or `incomplete`, as Stripe's does.
+ */
+export async function createSubscription(deps: AppDeps, auth: AuthContext, body: SubscriptionCreateBody): Promise<{ status: number; body: SubscriptionView }> {
+  const subs = subscriptionData(deps.mongo);
+  if (body.idempotency_key) {
+    const existing = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key);
+    if (existing) return { status: 200, body: await settled(deps, existing) };
+  }
+  const customer = await findCustomer(deps.mongo, auth.tenantId, body.customer);
+  if (!customer) throw invalidRequest('resource_missing', `No such customer: '${body.customer}'`, 'customer');
+  const priced = await priceItems(deps, auth.tenantId, body.items);
+  await chargeableCard(deps, auth.tenantId, customer._id, body.default_payment_method, 'default_payment_method');
+  const taxIds = body.default_tax_rates ?? [];
+  const rates = await taxRateData(deps.mongo).findMany(auth.tenantId, taxIds);
+  taxIds.forEach((id, n) => {
+    const r = rates.find((x) => x._id === id);
+    if (!r) throw invalidRequest('resource_missing', `No such tax rate: '${id}'`, `default_tax_rates[${n}]`);
+    if (!r.active) throw invalidRequest('tax_rate_inactive', `Tax rate '${id}' is inactive`, `default_tax_rates[${n}]`);
+  });
+  // On a test clock, the subscription's time is the clock's.
+  let clock: SubscriptionInput['clock'] = null;
+  const clockId = (customer as { test_clock?: string | null }).test_clock ?? null;
+  if (clockId) {
+    const c = await testClockData(deps.mongo).find(auth.tenantId, clockId);
+    if (!c) throw invalidRequest('resource_missing', `The customer's test clock '${clockId}' was deleted`, 'customer');
+    if (c.status !== 'ready') throw conflict('test_clock_advancing', "The customer's test clock is advancing; retry when it is ready");
+    clock = { id: c._id, frozenTime: c.frozen_time.getTime() };
+  }
+  const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
+  const startAt = clock?.frozenTime ?? Date.now();
+  const trialDays = body.trial_period_days ?? priced.plans[0]!.trial_period_days ?? 0;
+  const id = newId('sub', auth.region);
+
+  // The reads are done; from here on each write is taken back if a later step fails.
+  let redeemed: RedeemedDiscount | null = null;
+  if (body.coupon !== undefined || body.promotion_code !== undefined)
+    redeemed = await redeemDiscount(deps, auth.tenantId, { coupon: body.coupon, promotionCode: body.promotion_code, subscription: id, currency: priced.currency });
+  const giveBack = async () => {
+    if (redeemed) await releaseDiscount(deps, auth.tenantId, { coupon: redeemed.coupon._id, subscription: id }).catch(() => undefined);
+    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
+  };
+  const coupon = redeemed?.coupon;
+  const input: SubscriptionInput = {
+    id,
+    tenantId: auth.tenantId,
+    region: auth.region,
+    customer: customer._id,
+    currency: priced.currency,
+    interval: priced.interval,
+    intervalCount: priced.intervalCount,
+    items: priced.items.map((i) => ({ ...i, item: newId('si', auth.region) })),
+    paymentMethod: body.default_payment_method,
+    taxRates: taxIds.map((tid) => {
+      const r = rates.find((x) => x._id === tid)!;
+      return { id: r._id, percentage: r.percentage, inclusive: r.inclusive };
+    }),
+    discount: coupon
+      ? {
+          coupon: coupon._id,
+          promotionCode: redeemed!.promotionCode?._id ?? null,
+          percentOff: coupon.percent_off,
+          amountOff: coupon.amount_off,
+          duration: coupon.duration,
+          start: startAt,
+          end: coupon.duration === 'repeating' ? addMonths(startAt, coupon.duration_in_months!) : null,
+        }
+      : null,
+    startAt,
+    trialEnd: trialDays > 0 ? startAt + trialDays * DAY_MS : null,
+    cancelAtPeriodEnd: body.cancel_at_period_end ?? false,
+    clock,
+    metadata: body.metadata ?? {},
+    webhooks: webhooks.endpoints,
+    webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+    dunning: {
+      retryDays: body.dunning?.retry_days ?? DEFAULT_DUNNING.retryDays,
+      whenExhausted: body.dunning?.when_exhausted ?? DEFAULT_DUNNING.whenExhausted,
+    },
+    createdAt: startAt,
+  };
+  const now = new Date();
+  const record: SubscriptionRecord = {
+    _id: id,
+    tenant_id: auth.tenantId,
+    region: auth.region,
+    customer: customer._id,
+    status: input.trialEnd ? 'trialing' : 'incomplete',
+    test_clock: clock?.id ?? null,
+    snapshot: draftSnapshot(input),
+    webhooks: webhooks.endpoints,
+    idempotency_key: body.idempotency_key ?? null,
+    idempotency_scope: idempotencyScope(auth.tenantId, body.idempotency_key, id),
+    created_at: now,
+    updated_at: now,
+    version: 0,
+  };
+  try {
+    await storeWebhookSecrets(deps.mongo, webhooks);
+    await subs.insert(record);
+  } catch (err) {
+    await giveBack();
+    if (!isDuplicateKeyError(err)) throw err;
+    const winner = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
+    if (!winner) throw err;
+    return { status: 200, body: await settled(deps, winner) };
+  }
+  try {
+    const answer = await startAndAwaitFirstStep(deps, record, input);
+    return { status: 201, body: subscriptionView(answer) };
+  } catch (err) {
+    // Not started at all: nothing of it stands. Started but slow: it stands and the record will say so.
+    const started = await deps.temporal.workflow
+      .getHandle(id)
+      .describe()
+      .then(() => true)
+      .catch(() => false);
+    if (!started) {
+      await subs.takeBack(id);
+      await giveBack();
+    }
+    throw err;
+  }
+}
+
+/** The subscription as the workflow will first write it: what a read finds before the workflow's first write. */
+function draftSnapshot(i: SubscriptionInput): SubscriptionSnapshot {
+  return {
+    id: i.id,
+    tenantId: i.tenantId,
+    region: i.region,
+    customer: i.customer,
+    status: i.trialEnd ? 'trialing' : 'incomplete',
+    currency: i.currency,
+    interval: i.interval,
+    intervalCount: i.intervalCount,
+    items: i.items,
+    defaultPaymentMethod: i.paymentMethod,
+    defaultTaxRates: i.taxRates.map((t) => t.id),
+    discount: i.discount ? { coupon: i.discount.coupon, promotionCode: i.discount.promotionCode, start: i.discount.start, end: i.discount.end } : null,
+    cancelAtPeriodEnd: i.cancelAtPeriodEnd,
+    canceledAt: null,
+    endedAt: null,
+    pauseCollection: null,
+    billingCycleAnchor: i.trialEnd ?? i.startAt,
+    currentPeriodStart: i.startAt,
+    currentPeriodEnd: i.trialEnd ?? i.startAt,
+    trialStart: i.trialEnd ? i.startAt : null,
+    trialEnd: i.trialEnd,
+    latestInvoice: null,
+    testClock: i.clock?.id ?? null,
+    metadata: i.metadata,
+    created: i.createdAt,
+  };
+}
+
+function startOperation(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput) {
+  const amount = input.items.reduce((n, i) => n + i.periodAmount, 0);
+  return new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW, {
+    workflowId: record._id,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: SA.TenantId, value: record.tenant_id },
+      { key: SA.CustomerId, value: record.customer },
+      { key: SA.PaymentStatus, value: record.status },
+      { key: SA.AmountMinor, value: amount },
+      { key: SA.Currency, value: input.currency },
+    ],
+    staticSummary: `Subscription ${formatMoney(amount, input.currency)} every ${input.intervalCount} ${input.interval} for ${record.customer} (${record.tenant_id})`,
+  });
+}
+
+async function startAndAwaitFirstStep(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput): Promise<SubscriptionSnapshot> {
+  const answer: SubscriptionAnswer = await withDeadline(deps.temporal, START_DEADLINE_MS + deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () =>
+    deps.temporal.workflow.executeUpdateWithStart(startedUpdate, { args: [], startWorkflowOperation: startOperation(deps, record, input) }),
+  );
+  return answer.subscription;
+}
+
+/** A subscription a repeated create finds: once its first step is done (its workflow answers), as it stands. */
+async function settled(deps: AppDeps, r: SubscriptionRecord): Promise<SubscriptionView> {
+  try {
+    const answer = await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).executeUpdate(startedUpdate));
+    return subscriptionView(answer.subscription);
+  } catch {
+    /* closed or unreachable: the record says how it stands */
+  }
+  const now = await subscriptionData(deps.mongo).find(r.tenant_id, r._id);
+  return recordView(now ?? r);
+}
+
+export async function getSubscription(deps: AppDeps, tenantId: string, id: string): Promise<SubscriptionRecord> {
+  const r = await subscriptionData(deps.mongo).find(tenantId, id);
+  if (!r) throw notFound('subscription', id, 'subscription');
+  return r;
+}
+
+/** After the workflow closed (canceled, expired): nothing can change any more. */
+const ended = (r: SubscriptionRecord) => () => conflict('subscription_ended', `This subscription is ${r.snapshot.status}`);
+
+/** POST /v202607/subscriptions/{id}: plan or quantity change (with prorations), cancel at period end, pause, card, metadata. */
+export async function updateSubscription(deps: AppDeps, auth: AuthContext, id: string, body: SubscriptionUpdateBody): Promise<SubscriptionView> {
+  const r = await getSubscription(deps, auth.tenantId, id);
+  const change: SubscriptionChange = {};
+  if (body.items) {
+    const known = new Set(r.snapshot.items.map((i) => i.item));
+    body.items.forEach((i, n) => {
+      if (i.item !== undefined && !known.has(i.item)) throw invalidRequest('resource_missing', `No such item of this subscription: '${i.item}'`, `items[${n}][item]`);
+    });
+    const priced = await priceItems(deps, auth.tenantId, body.items);
+    if (priced.currency !== r.snapshot.currency || priced.interval !== r.snapshot.interval || priced.intervalCount !== r.snapshot.intervalCount)
+      throw invalidRequest('plans_mismatch', "The new plans must have the subscription's currency, interval and interval_count", 'items');
+    change.items = priced.items.map((i) => ({ plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description, ...(i.item ? { item: i.item } : {}) }));
+    change.prorationBehavior = body.proration_behavior ?? 'create_prorations';
+  }
+  if (body.proration_date !== undefined) change.prorationDate = body.proration_date * 1000;
+  if (body.cancel_at_period_end !== undefined) change.cancelAtPeriodEnd = body.cancel_at_period_end;
+  if (body.pause_collection !== undefined)
+    change.pauseCollection = body.pause_collection === null ? null : { behavior: 'void', resumesAt: body.pause_collection.resumes_at !== undefined ? body.pause_collection.resumes_at * 1000 : null };
+  if (body.default_payment_method !== undefined) {
+    await chargeableCard(deps, auth.tenantId, r.customer, body.default_payment_method, 'default_payment_method');
+    change.paymentMethod = body.default_payment_method;
+  }
+  if (body.metadata !== undefined) change.metadata = body.metadata;
+  const answer = await runUpdate(deps, () => deps.temporal.workflow.getHandle(id).executeUpdate(changeSubscriptionUpdate, { args: [change] }), ended(r));
+  return subscriptionView(answer.subscription);
+}
+
+/** POST /v202607/subscriptions/{id}/cancel: canceled now; repeated, the same answer. */
+export async function cancelSubscription(deps: AppDeps, auth: AuthContext, id: string): Promise<SubscriptionView> {
+  const r = await getSubscription(deps, auth.tenantId, id);
+  const answer = await runUpdate(
+    deps,
+    () => deps.temporal.workflow.getHandle(id).executeUpdate(cancelSubscriptionUpdate, { args: [{}] }),
+    async (): Promise<SubscriptionAnswer> => {
+      const now = (await subscriptionData(deps.mongo).find(auth.tenantId, id)) ?? r;
+      if (now.snapshot.status === 'canceled') return { ok: true, subscription: now.snapshot, invoice: null };
+      throw ended(now)();
+    },
+  );
+  return subscriptionView(answer.subscription);
+}

@@ -1,0 +1,152 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { testClockData } from '../../data/test-clocks';
+import type { PageQuery } from '../../data/list';
+import type { TestClockRecord } from '../../platform/billing-records';
+import { newId } from '../../platform/ids';
+import { START_DEADLINE_MS } from '../../platform/temporal';
+import {
+  advanceClockUpdate,
+  clockStateQuery,
+  deleteClockUpdate,
+  TEST_CLOCK_WORKFLOW,
+  testClockWorkflowId,
+  type TestClockInput,
+  type TestClockState,
+} from '../../workflows/test-clock/messages';
+import type { testClockWorkflow } from '../../workflows/test-clock/workflow';
+import { SA } from '../../workflows/search-attributes';
+import type { AppDeps, AuthContext } from '../deps';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
+import type { TestClockCreateBody, TestClockView } from './schemas';
+
+// Test clocks: each one is a workflow (workflows/test-clock), the owner of its time and status and the writer
+// of its record. Reads come from the record; an advance is the workflow's Update, and its answer the
+// workflow's state once the subscriptions on the clock caught up (or the wait ran out).
+
+/** How long POST .../advance waits for the clock to be ready before it answers `advancing` (ms). */
+const DEFAULT_ADVANCE_WAIT_MS = 30_000;
+/** How often the advance asks the clock whether it is ready. */
+const ADVANCE_POLL_MS = 100;
+
+function advanceWaitMs(): number {
+  const raw = process.env.TEST_CLOCK_ADVANCE_WAIT_MS;
+  const n = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_ADVANCE_WAIT_MS;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** A clock in its public shape: the record's, or with `live` the time and status its workflow answers now. */
+export function testClockView(r: TestClockRecord, live?: TestClockState): TestClockView {
+  return {
+    test_clock: r._id,
+    object: 'test_clock',
+    frozen_time: seconds(live ? live.frozenTime : r.frozen_time.getTime()),
+    status: live ? live.status : r.status,
+    name: r.name,
+    created: seconds(r.created_at.getTime()),
+  };
+}
+
+const missing = (id: string) => notFound('test clock', id, 'test_clock');
+
+export async function getTestClock(deps: AppDeps, tenantId: string, id: string): Promise<TestClockRecord> {
+  const r = await testClockData(deps.mongo).find(tenantId, id);
+  if (!r) throw missing(id);
+  return r;
+}
+
+export function listTestClocks(deps: AppDeps, tenantId: string, page: PageQuery) {
+  return testClockData(deps.mongo).list(tenantId, page);
+}
+
+/**
+ * Inserts the clock's record, then starts its workflow (id = the clock's id, TenantId search attribute). A
+ * clock whose workflow cannot be started is taken back, so no record lives without its owner.
+ */
+export async function createTestClock(deps: AppDeps, auth: AuthContext, body: TestClockCreateBody): Promise<TestClockRecord> {
+  const clocks = testClockData(deps.mongo);
+  const id = newId('clock', auth.region);
+  const record: TestClockRecord = {
+    _id: id,
+    tenant_id: auth.tenantId,
+    name: body.name ?? null,
+    frozen_time: new Date(body.frozen_time * 1000),
+    status: 'ready',
+    created_at: new Date(),
+    version: 0,
+  };
+  await clocks.insert(record);
+  const input: TestClockInput = { id, tenantId: auth.tenantId, frozenTime: record.frozen_time.getTime() };
+  try {
+    await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      deps.temporal.workflow.start<typeof testClockWorkflow>(TEST_CLOCK_WORKFLOW, {
+        workflowId: testClockWorkflowId(id),
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        typedSearchAttributes: [{ key: SA.TenantId, value: auth.tenantId }],
+        staticSummary: `Test clock ${id}`,
+      }),
+    );
+  } catch (err) {
+    await clocks.takeBack(auth.tenantId, id).catch(() => undefined);
+    throw err;
+  }
+  return record;
+}
+
+/**
+ * Advances a clock: the workflow admits the new time (or refuses: 409 `test_clock_advancing`, 400
+ * `test_clock_time_backwards`), then the answer waits up to TEST_CLOCK_ADVANCE_WAIT_MS for the clock to be
+ * ready, asking its state every 100 ms. It answers `ready` at the new time, or `advancing` when the wait ran
+ * out (a later retrieve shows `ready` once the subscriptions caught up).
+ */
+export async function advanceTestClock(deps: AppDeps, tenantId: string, id: string, frozenTimeSeconds: number): Promise<TestClockView> {
+  const record = await getTestClock(deps, tenantId, id);
+  const handle = deps.temporal.workflow.getHandle<typeof testClockWorkflow>(testClockWorkflowId(id));
+  let admitted: TestClockState;
+  try {
+    admitted = await runUpdate(deps, () => handle.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: frozenTimeSeconds * 1000 }] }), () => missing(id));
+  } catch (err) {
+    // The workflow's refusal names no parameter; the request's is frozen_time. (Redundant once
+    // api/http/workflow-calls.ts maps `test_clock_time_backwards` to this 400 itself.)
+    if (err instanceof DomainError && err.code === 'test_clock_time_backwards') throw invalidRequest('test_clock_time_backwards', err.message, 'frozen_time');
+    throw err;
+  }
+  if (admitted.deleted) throw missing(id);
+  const settled = await untilReady(deps, handle, admitted, Date.now() + advanceWaitMs());
+  if (settled.deleted) throw missing(id);
+  return testClockView(record, settled);
+}
+
+/** Asks the clock's state every ADVANCE_POLL_MS until it is ready (or deleted), or `deadline` (epoch ms) passed. */
+async function untilReady(deps: AppDeps, handle: WorkflowHandle<typeof testClockWorkflow>, admitted: TestClockState, deadline: number): Promise<TestClockState> {
+  let last = admitted;
+  while (last.status !== 'ready' && !last.deleted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, ADVANCE_POLL_MS));
+    try {
+      last = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(clockStateQuery));
+    } catch {
+      // No answer this time (a busy worker): ask again until the wait runs out; the answer is then `advancing`.
+    }
+  }
+  return last;
+}
+
+/**
+ * Deletes a clock through its workflow, which removes the record and ends; from then on every call on the
+ * clock is a 404. A clock whose workflow is gone (ended by an operator) has its record removed here.
+ */
+export async function deleteTestClock(deps: AppDeps, tenantId: string, id: string): Promise<void> {
+  await getTestClock(deps, tenantId, id);
+  const handle = deps.temporal.workflow.getHandle<typeof testClockWorkflow>(testClockWorkflowId(id));
+  await runUpdate(
+    deps,
+    () => handle.executeUpdate(deleteClockUpdate),
+    async () => {
+      await testClockData(deps.mongo).remove(tenantId, id);
+      return { frozenTime: 0, status: 'ready', deleted: true } satisfies TestClockState;
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import type { Collection } from 'mongodb';
+import type { Mongo } from '../platform/mongo';
+import type { CouponRecord, PromotionCodeRecord } from '../platform/billing-records';
+import { saveVersioned } from './versioned-writes';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
+
+/**
+ * A coupon as stored: `metadata` and `deleted_at` (null while it lives) are written on every new coupon;
+ * CouponRecord does not declare them yet (platform/billing-records.ts), so they are optional here.
+ */
+export type StoredCoupon = CouponRecord & { metadata?: Record<string, string>; deleted_at?: Date | null };
+/** A promotion code as stored (`metadata` is not declared on PromotionCodeRecord yet). */
+export type StoredPromotionCode = PromotionCodeRecord & { metadata?: Record<string, string> };
+
+/** The unique key of a promotion code: its tenant and the code in lower case (codes match whatever the case). */
+export function codeScope(tenantId: string, code: string): string {
+  return `${tenantId}:${code.toLowerCase()}`;
+}
+
+/**
+ * Coupons in MongoDB, every read scoped by tenant. The API inserts a coupon; after that only the coupon's
+ * redemption workflow (workflows/coupon-redemptions) writes it, through `saveOwned`.
+ */
+export function couponData(mongo: Mongo) {
+  const c = mongo.c.coupons as unknown as Collection<StoredCoupon>;
+  return {
+    /**
+     * The tenant's coupon, also once deleted (`deleted_at` set): subscriptions that had it keep their discount.
+     * What the API shows or redeems is `findLive`.
+     */
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** The tenant's coupon unless it was deleted. */
+    findLive: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId, deleted_at: null }),
+    /** The tenant's coupons among `ids`, deleted ones too, in no order. */
+    findMany: (tenantId: string, ids: readonly string[]): Promise<StoredCoupon[]> =>
+      ids.length === 0 ? Promise.resolve([]) : c.find({ _id: { $in: [...new Set(ids)] }, tenant_id: tenantId }).toArray(),
+    byScope: (scope: string) => c.findOne({ idempotency_scope: scope }),
+    /** Throws the driver's duplicate-key error when the idempotency scope is taken (the create's guard). */
+    insert: async (record: StoredCoupon) => void (await c.insertOne(record)),
+    /** The owner's write (its version guard): applied only over an older version. */
+    saveOwned: (id: string, version: number, fields: { times_redeemed: number; deleted_at?: Date }) => saveVersioned(c, id, version, fields),
+    /** Live coupons, newest first. */
+    list: (tenantId: string, page: PageQuery): Promise<Page<StoredCoupon>> => paginate(c, { tenant_id: tenantId, deleted_at: null }, page),
+  };
+}
+
+export interface PromotionCodeFilter {
+  coupon?: string;
+  active?: boolean;
+  /** Matched whatever its case. */
+  code?: string;
+}
+
+/**
+ * Promotion codes in MongoDB, every read scoped by tenant. The API inserts one (its unique `code_scope` makes
+ * a code one per tenant); after that only its coupon's redemption workflow writes it, through `saveOwned`.
+ */
+export function promotionCodeData(mongo: Mongo) {
+  const c = mongo.c.promotionCodes as unknown as Collection<StoredPromotionCode>;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** Throws the driver's duplicate-key error when the tenant has this code already (in any case). */
+    insert: async (record: StoredPromotionCode) => void (await c.insertOne(record)),
+    /** The owner's write (its version guard): applied only over an older version. */
+    saveOwned: (id: string, version: number, fields: { times_redeemed: number; active?: boolean; metadata?: Record<string, string> }) =>
+      saveVersioned(c, id, version, fields),
+    list: (tenantId: string, filter: PromotionCodeFilter, page: PageQuery): Promise<Page<StoredPromotionCode>> =>
+      paginate(
+        c,
+        {
+          tenant_id: tenantId,
+          ...definedOnly({ coupon: filter.coupon, active: filter.active, code_scope: filter.code === undefined ? undefined : codeScope(tenantId, filter.code) }),
+        },
+        page,
+      ),
+  };
+}

@@ -1,0 +1,57 @@
+import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
+import type { InvoiceRecord, InvoiceStatus, SubscriptionRecord, SubscriptionStatus } from '../platform/billing-records';
+import { definedOnly, paginate, type Page, type PageQuery } from './list';
+
+// Subscriptions and invoices in MongoDB, every read scoped by tenant. The API inserts a subscription (its
+// idempotency guard); from then on its workflow is the only writer of it and of its invoices (activities/billing.ts).
+
+export function subscriptionData(mongo: Mongo) {
+  const c = mongo.c.subscriptions;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ tenant_id: tenantId, idempotency_key: key }),
+    /** Throws the driver's duplicate-key error when the idempotency scope is taken. */
+    insert: async (record: SubscriptionRecord) => void (await c.insertOne(record)),
+    /** Takes back a record whose workflow never started (nothing wrote it since: version 0). */
+    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
+    list: (tenantId: string, filter: { customer?: string; status?: SubscriptionStatus }, page: PageQuery): Promise<Page<SubscriptionRecord>> =>
+      paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
+    /** A customer's subscriptions that have not ended, newest first (the billing portal). */
+    ofCustomer: (tenantId: string, customer: string) => c.find({ tenant_id: tenantId, customer }).sort({ created_at: -1, _id: -1 }).limit(50).toArray(),
+  };
+}
+
+export function invoiceData(mongo: Mongo) {
+  const c = mongo.c.invoices;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    list: (tenantId: string, filter: { customer?: string; subscription?: string; status?: InvoiceStatus }, page: PageQuery): Promise<Page<InvoiceRecord>> =>
+      paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
+    ofCustomer: (tenantId: string, customer: string, limit = 24) => c.find({ tenant_id: tenantId, customer }).sort({ created_at: -1, _id: -1 }).limit(limit).toArray(),
+  };
+}
+
+/** The subscription workflow's writes (activities/billing.ts), each applied only over an older version. */
+export function subscriptionRecords(mongo: Mongo) {
+  return {
+    saveSubscription: async (id: string, version: number, snapshot: SubscriptionSnapshot): Promise<void> => {
+      await mongo.c.subscriptions.updateOne({ _id: id, version: { $lt: version } }, { $set: { version, status: snapshot.status, snapshot, updated_at: new Date() } });
+    },
+    /** Inserts the invoice at its first write; a write below the stored version finds it (duplicate key) and is stale. */
+    saveInvoice: async (version: number, s: InvoiceSnapshot): Promise<void> => {
+      try {
+        await mongo.c.invoices.updateOne(
+          { _id: s.id, version: { $lt: version } },
+          {
+            $set: { version, status: s.status, payment_intent: s.paymentIntent, snapshot: s, updated_at: new Date() },
+            $setOnInsert: { tenant_id: s.tenantId, customer: s.customer, subscription: s.subscription, created_at: new Date(s.created) },
+          },
+          { upsert: true },
+        );
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
+  };
+}

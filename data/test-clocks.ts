@@ -1,0 +1,34 @@
+import type { TestClockRecord } from '../platform/billing-records';
+import type { Mongo } from '../platform/mongo';
+import { paginate, type Page, type PageQuery } from './list';
+import { saveVersioned } from './versioned-writes';
+
+/** A subscription whose status is one of these has ended: a clock no longer waits for it. */
+const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as const;
+
+/**
+ * Test clocks in MongoDB, every read scoped by tenant. The API inserts a clock's record (and takes it back
+ * when its workflow cannot be started); after that only the clock's workflow writes it, versioned, and
+ * removes it when the clock is deleted.
+ */
+export function testClockData(mongo: Mongo) {
+  const c = mongo.c.testClocks;
+  return {
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    insert: async (record: TestClockRecord) => void (await c.insertOne(record)),
+    /** Takes back a record whose workflow never started (its first version only: nothing wrote it since). */
+    takeBack: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId, version: 0 })),
+    list: (tenantId: string, page: PageQuery): Promise<Page<TestClockRecord>> => paginate(c, { tenant_id: tenantId }, page),
+    /** The workflow's write: applied only over an older version. */
+    save: (id: string, version: number, set: Pick<TestClockRecord, 'frozen_time' | 'status'>) => saveVersioned(c, id, version, set),
+    /** The workflow's last write: the clock is deleted, and every call on it is a 404 from now on. */
+    remove: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId })),
+    /** The ids of the subscriptions living on the clock that have not ended. */
+    subscriptionsOn: async (tenantId: string, clock: string): Promise<string[]> =>
+      (
+        await mongo.c.subscriptions
+          .find({ tenant_id: tenantId, test_clock: clock, status: { $nin: [...ENDED_SUBSCRIPTION_STATUSES] } }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((s) => s._id),
+  };
+}

@@ -1,0 +1,222 @@
+import { admin, api, createMerchant, eventually, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+
+// Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
+// charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
+// is advanced.
+
+let m: Merchant;
+let hooks: HookReceiver;
+
+beforeAll(async () => {
+  m = await createMerchant();
+  hooks = await startHookReceiver();
+});
+afterAll(() => hooks.close());
+
+const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+const iso = (s: number) => new Date(s * 1000).toISOString();
+const post = (path: string, body: unknown) => api.post(`/v202607${path}`, body, m.secretKey);
+const get = (path: string) => api.get(`/v202607${path}`, m.secretKey);
+
+let seq = 0;
+async function clockAt(time: string): Promise<string> {
+  const c = await post('/test-clocks', { frozen_time: at(time) });
+  expect(c.status).toBe(201);
+  return c.body.test_clock;
+}
+
+/** A customer on `clock` with a card saved by a customer-present payment made with `token`. */
+async function customerWithCard(clock: string, token = 'tok_success'): Promise<{ customer: string; pm: string }> {
+  const c = await post('/customers', { reference: `sub-${Date.now()}-${++seq}`, test_clock: clock });
+  expect(c.status).toBe(201);
+  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: c.body.customer, setup_future_usage: 'off_session' }, m.secretKey);
+  expect(intent.status).toBe(201);
+  const paid = await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token, save_payment_method: true }, m.publishableKey);
+  expect(paid.body.status).toBe('success');
+  return { customer: c.body.customer, pm: paid.body.payment_method_uuid };
+}
+
+async function plan(body: Record<string, unknown> = {}): Promise<string> {
+  const p = await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month', nickname: `Plan ${++seq}`, ...body });
+  expect(p.status).toBe(201);
+  return p.body.plan;
+}
+
+async function advance(clock: string, time: string): Promise<void> {
+  const r = await post(`/test-clocks/${clock}/advance`, { frozen_time: at(time) });
+  expect(r.status).toBe(200);
+  if (r.body.status !== 'ready') await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 120_000, 'the clock to be ready');
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- invoices as the API answers them
+async function invoicesOf(sub: string): Promise<any[]> {
+  const r = await get(`/invoices?subscription=${sub}&limit=100`);
+  expect(r.status).toBe(200);
+  return [...r.body.data].reverse(); // oldest first
+}
+
+const webhooks = () => [{ url: hooks.url, events: ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created', 'invoice.paid', 'invoice.payment_failed'] }];
+
+describe('a monthly subscription started on 31 January', () => {
+  test('is paid at once, then renews on the last day of shorter months: a year on the clock runs twelve renewals', async () => {
+    const clock = await clockAt('2026-01-31T10:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm, webhooks: webhooks() });
+    expect(created.status).toBe(201);
+    const sub = created.body;
+    expect(sub).toMatchObject({ object: 'subscription', status: 'active', current_period_start: at('2026-01-31T10:00:00Z'), current_period_end: at('2026-02-28T10:00:00Z'), test_clock: clock });
+    const [first] = await invoicesOf(sub.subscription);
+    expect(first).toMatchObject({ status: 'paid', billing_reason: 'subscription_create', total: 1000, amount_paid: 1000, attempt_count: 1, payment_intent: expect.stringMatching(/^pi_eu_/) });
+    expect(sub.latest_invoice).toBe(first.invoice);
+    // The invoice's charge is a merchant-initiated charge of the saved card on its own intent.
+    const intent = await api.get(`/v202608/payment-intents/${first.payment_intent}`, m.secretKey);
+    expect(intent.body).toMatchObject({ status: 'success', amount: 1000, payment_method: pm });
+
+    await advance(clock, '2027-01-31T10:00:01Z');
+    const invoices = await invoicesOf(sub.subscription);
+    expect(invoices).toHaveLength(13);
+    expect(invoices.every((i) => i.status === 'paid' && i.amount_paid === 1000)).toBe(true);
+    expect(invoices.slice(1).map((i) => iso(i.period_start).slice(0, 10))).toEqual([
+      '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31',
+      '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30', '2026-12-31', '2027-01-31',
+    ]);
+    const now = await get(`/subscriptions/${sub.subscription}`);
+    expect(now.body).toMatchObject({ status: 'active', current_period_start: at('2027-01-31T10:00:00Z'), current_period_end: at('2027-02-28T10:00:00Z'), latest_invoice: invoices[12].invoice });
+    // Every invoice paid was announced to the subscription's endpoint, in the v202607 envelope.
+    await eventually(async () => (hooks.of('invoice.paid').filter((d) => d.body.data.subscription === sub.subscription).length === 13 ? true : undefined), 60_000, '13 invoice.paid deliveries');
+    const paid = hooks.of('invoice.paid').find((d) => d.body.data.invoice === invoices[1].invoice)!;
+    expect(paid.body).toMatchObject({ id: expect.stringMatching(/^evt_eu_/), type: 'invoice.paid', created_at: expect.any(String), data: { status: 'paid', amount_paid: 1000 } });
+    expect(hooks.of('subscription.created').some((d) => d.body.data.subscription === sub.subscription)).toBe(true);
+  }, 240_000);
+});
+
+describe('dunning', () => {
+  test('a renewal that keeps failing is retried 3 more times over 7 days, the subscription past_due, then canceled', async () => {
+    const clock = await clockAt('2026-03-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+    const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm, trial_period_days: 14, webhooks: webhooks() });
+    expect(created.status).toBe(201);
+    const id = created.body.subscription;
+    expect(created.body).toMatchObject({ status: 'trialing', trial_end: at('2026-03-15T00:00:00Z'), current_period_end: at('2026-03-15T00:00:00Z') });
+    expect((await invoicesOf(id))[0]).toMatchObject({ status: 'paid', total: 0, amount_paid: 0 });
+
+    await advance(clock, '2026-03-15T00:00:01Z');
+    expect((await get(`/subscriptions/${id}`)).body).toMatchObject({ status: 'past_due', current_period_start: at('2026-03-15T00:00:00Z'), current_period_end: at('2026-04-15T00:00:00Z') });
+    const failing = (await invoicesOf(id))[1];
+    expect(failing).toMatchObject({ status: 'open', attempt_count: 1, amount_due: 1000, next_payment_attempt: at('2026-03-16T00:00:00Z'), last_payment_error: { code: 'insufficient_funds' } });
+
+    await advance(clock, '2026-03-20T00:00:00Z');
+    expect((await get(`/invoices/${failing.invoice}`)).body).toMatchObject({ status: 'open', attempt_count: 3, next_payment_attempt: at('2026-03-22T00:00:00Z') });
+
+    await advance(clock, '2026-03-23T00:00:00Z');
+    expect((await get(`/invoices/${failing.invoice}`)).body).toMatchObject({ status: 'uncollectible', attempt_count: 4, next_payment_attempt: null });
+    expect((await get(`/subscriptions/${id}`)).body).toMatchObject({ status: 'canceled', ended_at: at('2026-03-22T00:00:00Z') });
+    await eventually(async () => (hooks.of('invoice.payment_failed').filter((d) => d.body.data.invoice === failing.invoice).length === 4 ? true : undefined), 30_000, '4 payment_failed events');
+    await eventually(async () => (hooks.of('subscription.canceled').some((d) => d.body.data.subscription === id) ? true : undefined), 30_000, 'subscription.canceled');
+    // Ended: nothing more can change.
+    expect((await post(`/subscriptions/${id}`, { cancel_at_period_end: true })).body.error.code).toBe('subscription_ended');
+  }, 120_000);
+
+  test('a first invoice that fails leaves the subscription incomplete; 23 hours later it is incomplete_expired', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+    const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('incomplete');
+    const [first] = await invoicesOf(created.body.subscription);
+    expect(first).toMatchObject({ status: 'open', attempt_count: 1, next_payment_attempt: null });
+    // Paying now tries again (and fails again with this card).
+    const retried = await post(`/invoices/${first.invoice}/pay`, {});
+    expect(retried.body).toMatchObject({ status: 'open', attempt_count: 2 });
+    await advance(clock, '2026-05-02T00:00:00Z');
+    expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete_expired');
+    expect((await get(`/invoices/${first.invoice}`)).body.status).toBe('void');
+  }, 120_000);
+});
+
+describe('changes', () => {
+  test('a plan switch mid-period is prorated to the minor unit; always_invoice charges it now', async () => {
+    const clock = await clockAt('2026-04-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const basic = await plan({ amount: 3000 });
+    const gold = await plan({ amount: 9000 });
+    const created = await post('/subscriptions', { customer, items: [{ plan: basic }], default_payment_method: pm });
+    const sub = created.body;
+    await advance(clock, '2026-04-11T00:00:00Z'); // 10 of 30 days used: 20 days left
+    const preview = await post('/invoices/create-preview', { subscription: sub.subscription, items: [{ item: sub.items[0].item, plan: gold }] });
+    expect(preview.status).toBe(200);
+    // Credit −3000 × 20/30 = −2000; charge 9000 × 20/30 = 6000; then the next period at 9000.
+    expect(preview.body.lines.filter((l: { proration: boolean }) => l.proration).map((l: { amount: number }) => l.amount)).toEqual([-2000, 6000]);
+    expect(preview.body.total).toBe(13_000);
+
+    const changed = await post(`/subscriptions/${sub.subscription}`, { items: [{ item: sub.items[0].item, plan: gold }], proration_behavior: 'always_invoice' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.items).toEqual([{ item: sub.items[0].item, plan: gold, quantity: 1 }]);
+    const invoices = await invoicesOf(sub.subscription);
+    expect(invoices[1]).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', total: 4000, amount_paid: 4000 });
+
+    // A quantity change with create_prorations goes on the next renewal invoice.
+    await post(`/subscriptions/${sub.subscription}`, { items: [{ item: sub.items[0].item, plan: gold, quantity: 2 }] });
+    await advance(clock, '2026-05-01T00:00:01Z');
+    const renewal = (await invoicesOf(sub.subscription))[2];
+    expect(renewal.lines.map((l: { amount: number }) => l.amount)).toEqual([18_000, -6000, 12_000]);
+    expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', total: 24_000, status: 'paid' });
+  }, 120_000);
+
+  test('a 50% coupon for 2 months and a 20% exclusive tax rate: taxed after the discount, the discount ends after two invoices', async () => {
+    const clock = await clockAt('2026-06-15T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const coupon = await post('/coupons', { percent_off: 50, duration: 'repeating', duration_in_months: 2 });
+    const tax = await post('/tax-rates', { percentage: 20, inclusive: false, display_name: 'VAT' });
+    const created = await post('/subscriptions', { customer, items: [{ plan: await plan({ amount: 1999 }) }], default_payment_method: pm, coupon: coupon.body.coupon, default_tax_rates: [tax.body.tax_rate] });
+    expect(created.body.discount).toMatchObject({ coupon: coupon.body.coupon, end: at('2026-08-15T00:00:00Z') });
+    await advance(clock, '2026-08-15T00:00:01Z');
+    const [one, two, three] = await invoicesOf(created.body.subscription);
+    // 1999 − round(999.5) = 999; tax round(199.8) = 200.
+    expect(one).toMatchObject({ subtotal: 1999, discount: 1000, tax: 200, total: 1199, amount_paid: 1199 });
+    expect(two).toMatchObject({ discount: 1000, total: 1199 });
+    expect(three).toMatchObject({ discount: 0, tax: 400, total: 2399 });
+  }, 120_000);
+
+  test('cancel at period end, pause and resume, cancel now', async () => {
+    const clock = await clockAt('2026-07-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    expect((await post(`/subscriptions/${s.subscription}`, { pause_collection: { behavior: 'void' } })).body.status).toBe('paused');
+    await advance(clock, '2026-08-01T00:00:01Z');
+    expect(await invoicesOf(s.subscription)).toHaveLength(1); // nothing invoiced while paused
+    expect((await post(`/subscriptions/${s.subscription}`, { pause_collection: null })).body.status).toBe('active');
+    expect((await post(`/subscriptions/${s.subscription}`, { cancel_at_period_end: true })).body.cancel_at_period_end).toBe(true);
+    await advance(clock, '2026-09-01T00:00:01Z');
+    expect((await get(`/subscriptions/${s.subscription}`)).body).toMatchObject({ status: 'canceled', ended_at: at('2026-09-01T00:00:00Z') });
+
+    const t = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    const canceled = await post(`/subscriptions/${t.subscription}/cancel`, {});
+    expect(canceled.body).toMatchObject({ status: 'canceled', canceled_at: at('2026-09-01T00:00:01Z') });
+    expect((await post(`/subscriptions/${t.subscription}/cancel`, {})).body.status).toBe('canceled');
+  }, 120_000);
+});
+
+describe('refusals', () => {
+  test('unknown plan, plans of different intervals, a card of another customer, another tenant', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const a = await customerWithCard(clock);
+    const b = await customerWithCard(clock);
+    const monthly = await plan();
+    const yearly = await plan({ interval: 'year' });
+    const base = { customer: a.customer, default_payment_method: a.pm };
+    const unknown = await post('/subscriptions', { ...base, items: [{ plan: 'plan_eu_00000000000000000000' }] });
+    expect(unknown.body.error).toMatchObject({ code: 'resource_missing', param: 'items[0][plan]' });
+    expect((await post('/subscriptions', { ...base, items: [{ plan: monthly }, { plan: yearly }] })).body.error).toMatchObject({ code: 'plans_mismatch', param: 'items[1][plan]' });
+    expect((await post('/subscriptions', { ...base, default_payment_method: b.pm, items: [{ plan: monthly }] })).body.error.code).toBe('payment_method_customer_mismatch');
+    const other = await createMerchant();
+    const mine = await post('/subscriptions', { ...base, items: [{ plan: monthly }] });
+    expect((await api.get(`/v202607/subscriptions/${mine.body.subscription}`, other.secretKey)).status).toBe(404);
+    // The same idempotency key answers the first subscription.
+    const k = { ...base, items: [{ plan: monthly }], idempotency_key: `k-${Date.now()}` };
+    const [x, y] = await Promise.all([post('/subscriptions', k), post('/subscriptions', k)]);
+    expect(x.body.subscription).toBe(y.body.subscription);
+    expect([x.status, y.status].sort()).toEqual([200, 201]);
+    void admin;
+  }, 120_000);
+});

@@ -1,0 +1,114 @@
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { historyIsLong } from '../history';
+import {
+  deleteCouponUpdate,
+  IDLE_CLOSE_MS,
+  redeemUpdate,
+  redemptionCountsQuery,
+  releaseUpdate,
+  updatePromotionCodeUpdate,
+  type CouponRedemptionsInput,
+  type RedeemRequest,
+} from './messages';
+import { RedemptionState, type Dirty } from './state';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+
+/**
+ * The one owner of a coupon's redemptions (and of its promotion codes'): concurrent subscriptions redeeming
+ * the last use are decided here, one Update at a time, before any await (never a read-then-write in
+ * MongoDB). It writes the coupon's and its codes' records after every change, one write at a time, each
+ * above the record's last version; an Update answers once its writes are done, so what it counted is what a
+ * read sees. It continues as new when its history grows, and closes after an idle hour with its writes done.
+ */
+export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): Promise<void> {
+  const s = new RedemptionState(input.carried);
+  /** Every write asked for so far, in order (one writer: never two at once). */
+  let writes: Promise<unknown> = Promise.resolve();
+  /** Messages handled: the idle close waits for an hour in which this did not move. */
+  let handled = 0;
+
+  /** Asks for the writes a change needs, each patch built now, from the state now. */
+  const write = (dirty: Dirty | null, metadata?: Record<string, string>): void => {
+    if (!dirty) return;
+    if (dirty.coupon && s.coupon) {
+      const w = { tenantId: input.tenantId, couponId: input.couponId, version: s.nextCouponVersion(), timesRedeemed: s.coupon.timesRedeemed, deletedAt: s.coupon.deletedAt };
+      writes = writes.then(() => store.saveCouponRedemptions(w));
+    }
+    const code = dirty.code !== null ? s.codes.get(dirty.code) : undefined;
+    if (dirty.code !== null && code) {
+      const w = {
+        tenantId: input.tenantId,
+        promotionCodeId: dirty.code,
+        version: s.nextCodeVersion(dirty.code),
+        timesRedeemed: code.timesRedeemed,
+        active: code.active,
+        ...(metadata !== undefined ? { metadata } : {}),
+      };
+      writes = writes.then(() => store.savePromotionCodeRedemptions(w));
+    }
+  };
+
+  setHandler(
+    redeemUpdate,
+    async (req) => {
+      handled += 1;
+      const { result, dirty } = s.redeem(req); // the check and the count, before any await
+      write(dirty);
+      if (result.ok) await writes;
+      return result;
+    },
+    { validator: validRedeem },
+  );
+  setHandler(releaseUpdate, async ({ subscription }) => {
+    handled += 1;
+    const { result, dirty } = s.release(subscription);
+    write(dirty);
+    await writes;
+    return result;
+  });
+  setHandler(updatePromotionCodeUpdate, async (req) => {
+    handled += 1;
+    const { result, dirty } = s.updateCode(req);
+    write(dirty, req.metadata);
+    await writes;
+    return result;
+  });
+  setHandler(deleteCouponUpdate, async (req) => {
+    handled += 1;
+    write(s.deleteCoupon(req).dirty);
+    await writes;
+    return { deleted: true as const };
+  });
+  setHandler(redemptionCountsQuery, () => s.counts());
+
+  /** Nothing in flight: no Update unanswered, no write unissued (a write is an await, so check again after). */
+  const drained = async () => {
+    for (;;) {
+      await condition(allHandlersFinished);
+      const pending = writes;
+      await pending;
+      if (allHandlersFinished() && writes === pending) return;
+    }
+  };
+
+  const idleMs = input.idleCloseMs ?? IDLE_CLOSE_MS;
+  for (;;) {
+    const seen = handled;
+    if (await condition(historyIsLong, idleMs)) break;
+    if (handled !== seen) continue; // busy in the last period: wait another
+    await drained();
+    // Idle for a whole period: close. A later Update-with-Start begins again from the counts on the records.
+    if (handled === seen) return;
+  }
+  await drained();
+  await continueAsNew<typeof couponRedemptionsWorkflow>({ ...input, carried: s.carry() });
+}
+
+function validRedeem(req: RedeemRequest): void {
+  if (typeof req.subscription !== 'string' || req.subscription === '') throw new Error('subscription is required');
+  if (!Number.isSafeInteger(req.at)) throw new Error('at must be a time in Unix ms');
+  if ((req.promotionCode === null) !== (req.codeLimits === null)) throw new Error('promotionCode and codeLimits go together');
+  if (!Number.isSafeInteger(req.couponTimesRedeemedOnRecord) || req.couponTimesRedeemedOnRecord < 0) throw new Error('couponTimesRedeemedOnRecord must be a count');
+}

@@ -1,0 +1,427 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  log,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+  uuid4,
+} from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import { typedIdFromUuid } from '../../domain/ids';
+import { invoiceView, subscriptionView, type InvoiceSnapshot, type LineSnapshot } from '../../domain/billing/snapshots';
+import { emitEvent } from '../emit-event';
+import { historyIsLong } from '../history';
+import { SA } from '../search-attributes';
+import { clockAdvancedSignal, clockCaughtUpSignal } from '../test-clock/messages';
+import {
+  cancelSubscriptionUpdate,
+  changeSubscriptionUpdate,
+  intentOutcomeSignal,
+  payInvoiceUpdate,
+  startedUpdate,
+  subscriptionStateQuery,
+  voidInvoiceUpdate,
+  type OpenInvoice,
+  type SubscriptionAnswer,
+  type SubscriptionInput,
+} from './messages';
+import { SubscriptionBook, type Due } from './state';
+
+const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+// A charge is an intent's merchant-initiated charge: its Update waits for the gateway (two tries and a
+// status question at most), so a minute; retried on infrastructure errors only (a decline is an answer).
+const charging = proxyActivities<Activities>({ startToCloseTimeout: '90s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+
+const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
+
+/**
+ * One workflow per subscription (id = `sub_...`). It owns the subscription and its invoices: the trial, each
+ * renewal at its period's end (exact, month-end aware, computed from the billing-cycle anchor), each invoice's
+ * charge of the saved card (a merchant-initiated charge of agreement type RECURRING through the invoice's
+ * payment intent), dunning, prorations, pause and resume, and cancellation. On a test clock its time is the
+ * clock's: it runs what is due up to each time the clock is advanced to, then tells the clock.
+ */
+export async function subscriptionWorkflow(input: SubscriptionInput): Promise<string> {
+  const b = new SubscriptionBook(input);
+  const clock = input.clock;
+  let clockNow: number | null = input.carried?.clockNow ?? clock?.frozenTime ?? null;
+  let clockToAnswer = false;
+  const now = (): number => clockNow ?? Date.now();
+  const newId = (prefix: 'in' | 'il' | 'si'): string => typedIdFromUuid(prefix, input.region, uuid4());
+  const versions = new Map<string, number>(Object.entries(input.carried?.versions ?? {}));
+  let wake = false;
+  let busy = false;
+  const outcomes: { paymentIntent: string; status: 'success' | 'canceled' }[] = [];
+  let started = input.carried !== undefined;
+  let firstInvoice: InvoiceSnapshot | null = null;
+
+  // ---- writes, in order, each with its record's next version ----------------------------------------
+  let chain: Promise<unknown> = Promise.resolve();
+  const nextVersion = (id: string): number => {
+    const v = (versions.get(id) ?? 0) + 1;
+    versions.set(id, v);
+    return v;
+  };
+  const saveSub = (): Promise<unknown> => {
+    const snapshot = clone(b.sub);
+    const version = nextVersion(b.sub.id);
+    setCurrentDetails(b.summary());
+    chain = chain.then(() => store.saveSubscription({ id: snapshot.id, version, snapshot }));
+    return chain;
+  };
+  const saveInvoice = (inv: InvoiceSnapshot): Promise<unknown> => {
+    const snapshot = clone(inv);
+    const version = nextVersion(inv.id);
+    chain = chain.then(() => store.saveInvoice({ version, snapshot }));
+    return chain;
+  };
+  const emit = async (type: string, kind: 'subscription' | 'invoice', data: Record<string, unknown>, objectId: string): Promise<void> => {
+    await chain; // the record reads as the event says before the event is sent
+    await emitEvent({
+      webhookTaskQueue: input.webhookTaskQueue,
+      tenantId: input.tenantId,
+      region: input.region,
+      type,
+      objectId,
+      source: { kind, id: objectId },
+      data,
+      endpoints: input.webhooks,
+    });
+  };
+  const subscriptionChanged = async (type = 'subscription.updated'): Promise<void> => {
+    upsertSearchAttributes([{ key: SA.PaymentStatus, value: b.sub.status }]);
+    await saveSub();
+    await emit(type, 'subscription', subscriptionView(b.sub), b.sub.id);
+  };
+  const invoiceEvent = (type: string, inv: InvoiceSnapshot) => emit(type, 'invoice', invoiceView(inv), inv.id);
+
+  /** One change at a time: the main loop's due work and the Updates never interleave their awaits. */
+  async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    await condition(() => !busy);
+    busy = true;
+    try {
+      return await fn();
+    } finally {
+      busy = false;
+      wake = true;
+    }
+  }
+
+  // ---- collecting an invoice --------------------------------------------------------------------------
+  const lineIds = (lines: LineSnapshot[]): LineSnapshot[] => lines.map((l) => (l.line ? l : { ...l, line: newId('il') }));
+
+  /** A new invoice is made: recorded, announced, then collected. */
+  async function issue(inv: InvoiceSnapshot, at: number): Promise<void> {
+    b.took(inv);
+    await saveInvoice(inv);
+    await invoiceEvent('invoice.created', inv);
+    const o = b.openInvoice(inv.id);
+    if (o) await collect(o, at);
+    else await saveSub();
+  }
+
+  /** Charges an open invoice once (nothing to charge: paid at once) and applies the outcome. */
+  async function collect(o: OpenInvoice, at: number): Promise<void> {
+    const inv = o.invoice;
+    const statusBefore = b.sub.status;
+    if (inv.amountDue === 0) {
+      b.paid(o, at);
+    } else {
+      inv.attemptCount += 1;
+      const r = await charging.chargeInvoice({
+        tenantId: input.tenantId,
+        region: input.region,
+        subscription: input.id,
+        invoice: inv.id,
+        customer: input.customer,
+        amount: inv.amountDue,
+        currency: inv.currency,
+        paymentMethod: b.sub.defaultPaymentMethod,
+        paymentIntent: inv.paymentIntent,
+        attempt: inv.attemptCount,
+        intentTimeoutSeconds: intentLifeSeconds(input),
+      });
+      inv.paymentIntent = r.paymentIntent;
+      if (r.outcome === 'succeeded') b.paid(o, at);
+      else if (r.outcome === 'processing') inv.lastFailure = null; // its intent tells this workflow how it ends
+      else {
+        const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
+        await saveInvoice(inv);
+        await invoiceEvent('invoice.payment_failed', inv);
+        if (exhausted) {
+          const became = b.exhausted(o, at);
+          await saveInvoice(inv);
+          await subscriptionChanged(became === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
+          return;
+        }
+      }
+    }
+    await saveInvoice(inv);
+    if (inv.status === 'paid') await invoiceEvent('invoice.paid', inv);
+    if (b.sub.status !== statusBefore) await subscriptionChanged();
+    else await saveSub();
+  }
+
+  /** An invoice's intent ended after its charge answered (3DS completed, an asynchronous charge settled). */
+  async function applyOutcomes(): Promise<void> {
+    while (outcomes.length) {
+      const { paymentIntent, status } = outcomes.shift()!;
+      const o = b.openByIntent(paymentIntent);
+      if (!o) continue;
+      const statusBefore = b.sub.status;
+      if (status === 'success') b.paid(o, now());
+      else {
+        // Its intent is gone: the next attempt makes a new one.
+        o.invoice.paymentIntent = null;
+        if (o.invoice.nextPaymentAttempt === null && o.invoice.lastFailure === null) {
+          const { exhausted } = b.failed(o, 'payment_intent_canceled', now());
+          if (exhausted) b.exhausted(o, now());
+        }
+      }
+      await saveInvoice(o.invoice);
+      if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
+      if (b.sub.status !== statusBefore) await subscriptionChanged(b.sub.status === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
+    }
+  }
+
+  // ---- what falls due ----------------------------------------------------------------------------------
+  async function run(due: Due): Promise<void> {
+    const s = b.sub;
+    switch (due.kind) {
+      case 'expire_incomplete':
+        b.expireIncomplete(due.at);
+        for (const o of b.open) await saveInvoice(o.invoice);
+        b.open = [];
+        await subscriptionChanged();
+        return;
+      case 'trial_end': {
+        b.endTrial();
+        await subscriptionChanged();
+        const inv = b.invoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at, newId);
+        await issue(inv, due.at);
+        return;
+      }
+      case 'period_end': {
+        if (s.cancelAtPeriodEnd) {
+          b.cancel(due.at);
+          for (const o of b.open) await saveInvoice(o.invoice);
+          await subscriptionChanged('subscription.canceled');
+          return;
+        }
+        b.roll();
+        if (s.pauseCollection) {
+          // Collection paused: the period moves on, nothing is invoiced (Stripe's `void` behaviour).
+          await subscriptionChanged();
+          return;
+        }
+        const inv = b.invoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at, newId);
+        await saveSub();
+        await issue(inv, due.at);
+        await emit('subscription.updated', 'subscription', subscriptionView(b.sub), s.id);
+        return;
+      }
+      case 'retry': {
+        const o = b.openInvoice(due.invoice);
+        if (o) await collect(o, due.at);
+        return;
+      }
+      case 'resume':
+        s.pauseCollection = null;
+        if (s.status === 'paused') s.status = b.open.length ? 'past_due' : 'active';
+        await subscriptionChanged();
+        return;
+    }
+  }
+
+  // ---- messages ----------------------------------------------------------------------------------------
+  setHandler(intentOutcomeSignal, (o) => {
+    outcomes.push(o);
+    wake = true;
+  });
+  setHandler(clockAdvancedSignal, ({ frozenTime }) => {
+    if (clockNow === null || frozenTime > clockNow) clockNow = frozenTime;
+    clockToAnswer = true;
+    wake = true;
+  });
+  setHandler(subscriptionStateQuery, () => ({ subscription: b.sub, open: b.open, pendingProrations: b.pendingProrations, clockNow }));
+
+  const answer = (invoice: InvoiceSnapshot | null): SubscriptionAnswer => ({ ok: true, subscription: clone(b.sub), invoice: invoice ? clone(invoice) : null });
+  const refuseIfEnded = () => {
+    if (b.ended()) throw ApplicationFailure.nonRetryable(`This subscription is ${b.sub.status}`, 'subscription_ended');
+  };
+
+  setHandler(startedUpdate, async () => {
+    await condition(() => started);
+    return answer(firstInvoice);
+  });
+
+  setHandler(
+    changeSubscriptionUpdate,
+    (c) =>
+      exclusive(async () => {
+        refuseIfEnded();
+        const at = Math.min(Math.max(c.prorationDate ?? now(), b.sub.currentPeriodStart), b.sub.currentPeriodEnd);
+        let invoice: InvoiceSnapshot | null = null;
+        if (c.items) {
+          const lines = lineIds(b.changeItems(c, at, () => newId('si')));
+          if (lines.length && c.prorationBehavior === 'always_invoice') {
+            invoice = b.invoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at, newId);
+            await issue(invoice, at);
+          } else b.pendingProrations.push(...lines);
+        }
+        if (c.cancelAtPeriodEnd !== undefined) b.sub.cancelAtPeriodEnd = c.cancelAtPeriodEnd;
+        if (c.pauseCollection !== undefined) {
+          b.sub.pauseCollection = c.pauseCollection;
+          if (c.pauseCollection && (b.sub.status === 'active' || b.sub.status === 'past_due')) b.sub.status = 'paused';
+          if (!c.pauseCollection && b.sub.status === 'paused') b.sub.status = b.open.length ? 'past_due' : 'active';
+        }
+        if (c.paymentMethod) b.sub.defaultPaymentMethod = c.paymentMethod;
+        if (c.metadata) b.sub.metadata = { ...b.sub.metadata, ...c.metadata };
+        await subscriptionChanged();
+        return answer(invoice ? b.openInvoice(invoice.id)?.invoice ?? invoice : null);
+      }),
+    {
+      validator: (c) => {
+        refuseIfEnded();
+        if (c.items && b.sub.status === 'incomplete')
+          throw ApplicationFailure.nonRetryable('The items of an incomplete subscription cannot change before its first invoice is paid', 'subscription_incomplete');
+      },
+    },
+  );
+
+  setHandler(
+    cancelSubscriptionUpdate,
+    (_opts) =>
+      exclusive(async () => {
+        if (b.ended()) return answer(null); // the same cancel, repeated
+        b.cancel(now());
+        for (const o of b.open) await saveInvoice(o.invoice);
+        await subscriptionChanged('subscription.canceled');
+        return answer(null);
+      }),
+    { validator: (_opts) => (b.sub.status === 'incomplete_expired' ? refuseIfEnded() : undefined) },
+  );
+
+  setHandler(
+    payInvoiceUpdate,
+    ({ invoice }) =>
+      exclusive(async () => {
+        const o = b.openInvoice(invoice);
+        if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
+        await collect(o, now());
+        return answer(o.invoice);
+      }),
+    { validator: ({ invoice }) => void openOrRefuse(invoice) },
+  );
+
+  setHandler(
+    voidInvoiceUpdate,
+    ({ invoice }) =>
+      exclusive(async () => {
+        const o = b.openInvoice(invoice);
+        if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
+        const statusBefore = b.sub.status;
+        b.void(o, now());
+        await saveInvoice(o.invoice);
+        if (o.invoice.paymentIntent) await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent });
+        if (b.sub.status !== statusBefore) await subscriptionChanged();
+        return answer(o.invoice);
+      }),
+    { validator: ({ invoice }) => void openOrRefuse(invoice) },
+  );
+
+  function openOrRefuse(invoice: string): OpenInvoice {
+    const o = b.openInvoice(invoice);
+    if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open: only an open invoice can be paid or voided', 'invoice_not_open');
+    return o;
+  }
+
+  // ---- the first run's start ---------------------------------------------------------------------------
+  if (!input.carried) {
+    setCurrentDetails(b.summary());
+    await exclusive(async () => {
+      const s = b.sub;
+      await saveSub();
+      await emit('subscription.created', 'subscription', subscriptionView(s), s.id);
+      const period = { start: s.currentPeriodStart, end: s.currentPeriodEnd };
+      const trial = s.status === 'trialing';
+      const first = b.invoice('subscription_create', b.periodLines(period.start, period.end, newId, trial), period, input.startAt, newId);
+      if (input.firstPaidBy && !trial) first.paymentIntent = input.firstPaidBy;
+      b.took(first);
+      await saveInvoice(first);
+      await invoiceEvent('invoice.created', first);
+      const o = b.openInvoice(first.id)!;
+      if (input.firstPaidBy && !trial) {
+        b.paid(o, input.startAt);
+        await saveInvoice(first);
+        await invoiceEvent('invoice.paid', first);
+        await subscriptionChanged();
+      } else if (trial) {
+        b.paid(o, input.startAt);
+        await saveInvoice(first);
+        await invoiceEvent('invoice.paid', first);
+        await saveSub();
+      } else await collect(o, input.startAt);
+      firstInvoice = first;
+    });
+    started = true;
+  }
+
+  // ---- the loop ----------------------------------------------------------------------------------------
+  const tellClock = async (ended: boolean): Promise<void> => {
+    if (!clock || clockNow === null) return;
+    clockToAnswer = false;
+    try {
+      await getExternalWorkflowHandle(clock.id).signal(clockCaughtUpSignal, { subscription: input.id, frozenTime: clockNow, ended });
+    } catch (err) {
+      log.warn('the test clock could not be told this subscription caught up', { clock: clock.id, error: String(err) });
+    }
+  };
+
+  /** Waits for `at` on this subscription's time, or for something that changes what is due. */
+  const reach = async (at: number): Promise<boolean> => {
+    wake = false;
+    if (clock) {
+      await condition(() => wake || (clockNow !== null && clockNow >= at) || historyIsLong());
+      return clockNow !== null && clockNow >= at;
+    }
+    const wait = at - Date.now();
+    if (wait > 0) await condition(() => wake || historyIsLong(), wait);
+    return Date.now() >= at;
+  };
+
+  while (!b.ended()) {
+    if (outcomes.length) await exclusive(applyOutcomes);
+    if (b.ended()) break;
+    const due = b.nextDue();
+    if (!due) break;
+    // Everything up to the clock's time has run: the clock may move on.
+    if (clock && clockToAnswer && !busy && !outcomes.length && (clockNow === null || due.at > clockNow)) await tellClock(false);
+    if (historyIsLong()) {
+      await condition(() => allHandlersFinished() && !busy);
+      await chain;
+      await continueAsNew<typeof subscriptionWorkflow>({ ...input, carried: b.carry(clockNow, Object.fromEntries(versions)) });
+    }
+    if (!(await reach(due.at))) continue;
+    await exclusive(async () => {
+      // An Update may have changed what is due while this waited for its turn.
+      const still = b.nextDue();
+      if (still && still.kind === due.kind && still.at === due.at) await run(still);
+    });
+  }
+  await condition(() => allHandlersFinished() && !busy);
+  await chain;
+  await tellClock(true);
+  return b.sub.status;
+}
+
+/** An invoice's intent lives through its whole dunning schedule, and a day more for a late 3DS. */
+function intentLifeSeconds(input: SubscriptionInput): number {
+  const lastRetryDay = input.dunning.retryDays.at(-1) ?? 0;
+  return (lastRetryDay + 2) * 86_400;
+}
