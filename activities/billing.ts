@@ -5,6 +5,7 @@ import type { Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceCharge, InvoiceChargeResult } from '../domain/billing/invoice-charge';
 import { subscriptionRecords } from '../data/subscriptions';
+import { balanceId, customerBalanceData } from '../data/credit-notes';
 
 // The subscription workflow's I/O: its records and its invoices' (it is their only writer), and an invoice's
 // charge, made by the API's charge code (api/subscriptions/invoice-charges.ts, handed over by the worker) with
@@ -14,6 +15,18 @@ import { subscriptionRecords } from '../data/subscriptions';
 export interface InvoiceChargePort {
   charge(temporal: Client, req: InvoiceCharge): Promise<InvoiceChargeResult>;
   cancelIntent(temporal: Client, paymentIntent: string): Promise<void>;
+  /** The customer's credit balance, through its workflow. */
+  drawCredit(temporal: Client, req: CreditDraw): Promise<number>;
+  addCredit(temporal: Client, req: CreditDraw & { amount: number }): Promise<void>;
+}
+
+export interface CreditDraw {
+  tenantId: string;
+  customer: string;
+  currency: string;
+  /** The invoice (or credit note): a repeated change with the same key changes nothing. */
+  key: string;
+  max: number;
 }
 
 export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: InvoiceChargePort }) {
@@ -36,5 +49,13 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
 
     /** A voided invoice's intent is canceled; one that has already ended is left as it is. */
     cancelInvoiceIntent: (p: { tenantId: string; paymentIntent: string }): Promise<void> => port().cancelIntent(Context.current().client, p.paymentIntent),
+
+    /** Credit the customer's balance offers an invoice (taken from it): 0 without asking anyone when there is none. */
+    drawCustomerCredit: (req: CreditDraw): Promise<number> => port().drawCredit(Context.current().client, req),
+    creditCustomer: (req: CreditDraw & { amount: number }): Promise<void> => port().addCredit(Context.current().client, req),
+
+    async saveCustomerBalance(p: { tenantId: string; customer: string; currency: string; credit: number; version: number }): Promise<void> {
+      await customerBalanceData(deps.mongo).save({ _id: balanceId(p.customer, p.currency), tenant_id: p.tenantId, customer: p.customer, currency: p.currency, credit: p.credit, version: p.version });
+    },
   };
 }

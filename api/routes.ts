@@ -31,6 +31,8 @@ import { testClockRoutes } from './test-clocks/routes';
 import { subscriptionRoutes } from './subscriptions/routes';
 import { invoiceRoutes } from './invoices/routes';
 import { creditNoteRoutes } from './credit-notes/routes';
+import { checkoutSessionRoutes } from './checkout-sessions/routes';
+import { billingPortalRoutes } from './billing-portal/routes';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
@@ -63,6 +65,8 @@ export function allRoutes(): RouteDef[] {
     ...subscriptionRoutes,
     ...invoiceRoutes,
     ...creditNoteRoutes,
+    ...checkoutSessionRoutes,
+    ...billingPortalRoutes,
     ...hostedPageRoutes,
     ...callbackRoutes,
   ];

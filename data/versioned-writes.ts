@@ -38,3 +38,27 @@ export async function insertOrHolder<T extends { _id: string; idempotency_scope:
     return holder && holder._id !== record._id ? holder._id : null;
   }
 }
+
+/**
+ * A create guarded by its idempotency key (a unique `idempotency_scope`): a known key answers its record
+ * (`created` false); of two concurrent creates with one key, one insert wins and the other answers the winner.
+ */
+export async function createOnce<T extends { idempotency_scope: string }>(
+  store: { byScope(scope: string): Promise<T | null>; insert(record: T): Promise<void> },
+  hasKey: boolean,
+  record: T,
+): Promise<{ record: T; created: boolean }> {
+  if (hasKey) {
+    const known = await store.byScope(record.idempotency_scope);
+    if (known) return { record: known, created: false };
+  }
+  try {
+    await store.insert(record);
+    return { record, created: true };
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const winner = await store.byScope(record.idempotency_scope);
+    if (!winner) throw err;
+    return { record: winner, created: false };
+  }
+}

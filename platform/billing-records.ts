@@ -136,6 +136,8 @@ export interface CreditNoteRecord {
   _id: string; // cn_...
   tenant_id: string;
   invoice: string;
+  /** The intent that paid the invoice: credit notes and its refunds draw on its one refundable balance. */
+  payment_intent: string;
   customer: string;
   subscription: string | null;
   currency: string;
@@ -189,13 +191,40 @@ export interface CheckoutSessionRecord {
   success_url: string;
   cancel_url: string;
   status: 'open' | 'complete' | 'expired';
-  /** The intent the page's card form pays (the first invoice's amount; 0 during a trial). */
+  /** The intent the page's card form pays (the first invoice's amount; a card check of one major unit, refunded, when nothing is due today). */
   payment_intent: string | null;
   subscription: string | null;
   expires_at: Date;
   idempotency_scope: string;
   created_at: Date;
   version: number;
+  /** The merchant's key of the create (`idempotency_scope` is it scoped to the tenant). */
+  idempotency_key?: string | null;
+  currency?: string;
+  /**
+   * What the page shows and the intent charges, worked out at create (api/checkout-sessions/quote.ts): the first
+   * invoice's figures (0 with a trial), the renewal's, and `charge`: the intent's amount, which is the first
+   * invoice's total, or a card check of one major unit refunded at completion when that total is 0.
+   */
+  quote?: {
+    items: { plan: string; quantity: number; description: string; name: string; unit_amount: number | null; amount: number }[];
+    interval: PlanInterval;
+    interval_count: number;
+    trial_days: number;
+    first: { subtotal: number; discount: number; tax: number; total: number };
+    renewal: { subtotal: number; discount: number; tax: number; total: number };
+    /** Display words of the discount. */
+    coupon: { name: string; percent_off: number | null; amount_off: number | null; duration: CouponDuration; duration_in_months: number | null } | null;
+    tax_rates: { id: string; display_name: string; percentage: number; inclusive: boolean }[];
+    charge: { amount: number; verification: boolean };
+  };
+  /** The page's language when the URL asks for none (`locale` at create). */
+  locale?: string | null;
+  /** Why a paid session could not start its subscription; its payment was then refunded (`refund`). */
+  completion_error?: { code: string; message: string } | null;
+  /** The refund of the session's intent: the card check once complete, or the whole payment after a completion_error. */
+  refund?: string | null;
+  completed_at?: Date | null;
 }
 
 export interface PortalSessionRecord {
@@ -206,4 +235,8 @@ export interface PortalSessionRecord {
   return_url: string | null;
   expires_at: Date;
   created_at: Date;
+  /** The plans the customer may switch to; null: every active plan that bills like the subscription. */
+  plans?: string[] | null;
+  /** The page's language when the URL asks for none (`locale` at create). */
+  locale?: string | null;
 }

@@ -127,6 +127,8 @@ export const configSchema = z
     MAX_ATTEMPTS_PER_INTENT: z.coerce.number().int().min(1).max(1000).default(20),
     /** How long the API waits for a workflow to answer an Update before it answers 503. */
     WORKFLOW_UPDATE_DEADLINE_MS: z.coerce.number().int().min(1000).max(120_000).default(45_000),
+    /** How long POST /v202607/test-clocks/{id}/advance waits for the subscriptions on the clock before answering `advancing`. */
+    TEST_CLOCK_ADVANCE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /** How long after its creation a cart never converted into an order is deleted (180 days; seconds in tests). */
     CART_RETENTION_SECONDS: z.coerce.number().int().min(1).max(10 * 365 * 86_400).default(180 * 86_400),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -268,6 +268,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'subscriptions', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'subscriptions', key: { test_clock: 1 } },
   { collection: 'creditNotes', key: { idempotency_scope: 1 }, unique: true },
+  { collection: 'creditNotes', key: { payment_intent: 1 } },
   { collection: 'checkoutSessions', key: { idempotency_scope: 1 }, unique: true },
   ...listIndexes(),
 ];

@@ -10,3 +10,4 @@ export { returnWorkflow } from './return/workflow';
 export { couponRedemptionsWorkflow } from './coupon-redemptions/workflow';
 export { testClockWorkflow } from './test-clock/workflow';
 export { subscriptionWorkflow } from './subscription/workflow';
+export { customerBalanceWorkflow } from './customer-balance/workflow';

@@ -1,6 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
+import type { Mongo } from '../../platform/mongo';
+import { createOnce } from '../../data/versioned-writes';
 import type { CouponRecord } from '../../platform/billing-records';
 import { couponData, type StoredCoupon } from '../../data/coupons';
 import { idempotencyScope } from '../../data/idempotency';
@@ -42,10 +43,6 @@ export async function createCoupon(mongo: Mongo, tenantId: string, region: strin
   const data = couponData(mongo);
   const id = newId('coupon', region);
   const scope = idempotencyScope(tenantId, body.idempotency_key, id);
-  if (body.idempotency_key) {
-    const known = await data.byScope(scope);
-    if (known) return { record: known, created: false };
-  }
   const record: StoredCoupon = {
     _id: id,
     tenant_id: tenantId,
@@ -64,15 +61,7 @@ export async function createCoupon(mongo: Mongo, tenantId: string, region: strin
     deleted_at: null,
     version: 0,
   };
-  try {
-    await data.insert(record);
-    return { record, created: true };
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await data.byScope(scope);
-    if (!winner) throw err;
-    return { record: winner, created: false };
-  }
+  return createOnce(data, body.idempotency_key !== undefined, record);
 }
 
 /** The tenant's coupon, unless unknown or deleted (404). */

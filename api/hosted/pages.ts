@@ -58,6 +58,11 @@ export interface CheckoutClientConfig {
   /** Older intents: where the customer goes once paid, or once the payment ended or they give up (hosted only, else null). */
   finalSuccessUrl: string | null;
   finalFailureUrl: string | null;
+  /**
+   * The hosted billing pages (checkout sessions, a portal's card update): every attempt saves the card
+   * (`save_payment_method: true`) without asking, since the subscription needs it.
+   */
+  alwaysSaveCard?: boolean;
 }
 
 export function outcomeCopies(merchantName: string, amountLabel: string, locale: Locale): CheckoutClientConfig['copy'] {
@@ -82,7 +87,7 @@ export function clientDefaults(
   };
 }
 
-interface ShellOptions {
+export interface ShellOptions {
   title: string;
   assets: PageAssets;
   bodyClass: string;
@@ -91,9 +96,14 @@ interface ShellOptions {
   locale: Locale;
   /** Sends the browser on after a few seconds, for pages without the script (an http(s) URL only). */
   refresh?: { seconds: number; url: string } | null;
+  /** More of our own style sheets and scripts (the billing pages'), after the page's own. */
+  stylesheets?: string[];
+  scripts?: string[];
+  /** More JSON data blocks for a script (`<script type="application/json" id=...>`). */
+  data?: { id: string; value: unknown }[];
 }
 
-function shell(opts: ShellOptions, body: SafeHtml): string {
+export function shell(opts: ShellOptions, body: SafeHtml): string {
   const locale = opts.locale;
   return html`<!doctype html>
 <html lang="${locale.lang}"${locale.dir === 'rtl' ? html` dir="rtl"` : null}>
@@ -106,12 +116,15 @@ ${opts.refresh ? html`<meta http-equiv="refresh" content="${opts.refresh.seconds
 ` : null}<title>${opts.title}</title>
 <link rel="icon" href="${opts.assets.favicon}" type="image/svg+xml">
 <link rel="stylesheet" href="${opts.assets.css}">
-${opts.withScript ? html`<script src="${opts.assets.js}" defer></script>` : null}
-</head>
+${(opts.stylesheets ?? []).map((href) => html`<link rel="stylesheet" href="${href}">
+`)}${opts.withScript ? html`<script src="${opts.assets.js}" defer></script>` : null}
+${(opts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>
+`)}</head>
 <body class="${opts.bodyClass}">
 ${body}
 ${opts.config ? html`<script type="application/json" id="checkout-config">${jsonForScript(opts.config)}</script>` : null}
-</body>
+${(opts.data ?? []).map((d) => html`<script type="application/json" id="${d.id}">${jsonForScript(d.value)}</script>
+`)}</body>
 </html>
 `.value;
 }
@@ -121,12 +134,12 @@ function initial(name: string): string {
   return first ? first.toUpperCase() : '·';
 }
 
-function securedFooter(locale: Locale) {
+export function securedFooter(locale: Locale) {
   const product = html`<strong>${PRODUCT_NAME}</strong>`;
   return html`<footer class="secured">${ICONS.lock}<span>${fillHtml(locale.text.securedBy, { product })}</span></footer>`;
 }
 
-function merchantBar(view: Pick<CheckoutView, 'merchantName' | 'card'>, locale: Locale) {
+export function merchantBar(view: Pick<CheckoutView, 'merchantName' | 'card'>, locale: Locale) {
   return html`<header class="merchant-bar">
   <div class="merchant"><span class="merchant-avatar" aria-hidden="true">${initial(view.merchantName)}</span><span class="merchant-name">${isolate(locale, view.merchantName)}</span></div>
   ${view.card?.testMode ? html`<span class="badge-test">${locale.text.testMode}</span>` : null}
@@ -195,7 +208,7 @@ function saveCardChoice(locale: Locale) {
   </div>`;
 }
 
-function cardForm(view: CheckoutView, locale: Locale, offerSaveCard: boolean) {
+export function cardForm(view: CheckoutView, locale: Locale, offerSaveCard: boolean) {
   const t = locale.text;
   if (!view.card) return html`<p class="notice">${fill(t.cardUnavailable, { merchant: isolate(locale, view.merchantName) })}</p>`;
   const cards = {
@@ -244,10 +257,10 @@ function cardForm(view: CheckoutView, locale: Locale, offerSaveCard: boolean) {
 </form>`;
 }
 
-type Link = { href: string; label: string };
+export type Link = { href: string; label: string };
 
 /** The outcome panel: shown at once when the intent is final, filled in by the script otherwise. */
-function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote: string | null = null, savedNote = false) {
+export function outcomePanel(copy: OutcomeCopy | null, link: Link | null, redirectNote: string | null = null, savedNote = false) {
   return html`<section id="outcome" class="outcome tone-${copy?.tone ?? 'progress'}" tabindex="-1" aria-labelledby="outcome-title" ${copy ? null : html`hidden`}>
   <div class="outcome-icon">
     <span class="oi oi-success">${ICONS.success}</span><span class="oi oi-failure">${ICONS.failure}</span>

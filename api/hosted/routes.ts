@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../../domain/errors';
 import { isDependencyDown } from '../http/dependency-errors';
 import type { AppDeps } from '../deps';
+import { billingPageOf } from './billing-paths';
 import { authorizedIntent, credentialFrom, loadCheckoutView, type CheckoutCredential, type CheckoutView } from './checkout-view';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
@@ -97,6 +98,10 @@ async function renderCheckout(
   const credential = credentialFrom(query, layout === 'hosted' ? ['client_secret'] : ['publishable_key']);
   const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
   if (!intent || !credential) return htmlNotFound(deps, requested);
+  // An intent of a hosted billing page (a checkout session, a portal's card update) is paid there, with its
+  // card saved: a 3-D Secure challenge that returns here goes back to that page.
+  const billingPage = layout === 'hosted' ? billingPageOf(intent, query) : null;
+  if (billingPage) return { status: 303, body: '', headers: { Location: billingPage, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } };
   const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
   const lang = intentLanguage(requested, intent.lg);
   const page = checkoutPageSetup(view, { layout, credential, lang, attempt: attemptFrom(query) });

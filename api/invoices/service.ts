@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
-import { computeInvoice } from '../../domain/billing/invoice-math';
+import { composeInvoice } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
 import { invoiceView, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord } from '../../platform/billing-records';
@@ -75,40 +75,17 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
   const taxRates = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
   const coupon = sub.discount ? await couponData(deps.mongo).find(auth.tenantId, sub.discount.coupon) : null;
   const discountApplies = coupon && sub.discount && (coupon.duration === 'forever' || (coupon.duration === 'repeating' && sub.discount.end !== null && start < sub.discount.end));
-  const figures = computeInvoice(
-    lines.map((l) => ({ key: l.line, amount: l.amount, taxRates, discountable: true })),
-    discountApplies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
-    0,
-  );
-  const byKey = new Map(figures.lines.map((l) => [l.key, l]));
-  return invoiceView({
+  const preview = composeInvoice({
     id: `upcoming_${utcDate(start)}`,
-    tenantId: auth.tenantId,
-    region: r.region,
-    customer: sub.customer,
-    subscription: sub.id,
-    status: 'draft',
-    billingReason: 'subscription_cycle',
-    currency: sub.currency,
-    lines: lines.map((l) => ({ ...l, discountAmount: byKey.get(l.line)!.discountAmount, taxAmounts: byKey.get(l.line)!.taxAmounts })),
-    subtotal: figures.subtotal,
-    discount: figures.discount,
-    tax: figures.tax,
-    total: figures.total,
-    appliedBalance: figures.appliedBalance,
-    amountDue: figures.amountDue,
-    amountPaid: 0,
-    amountRemaining: figures.amountDue,
-    attemptCount: 0,
-    nextPaymentAttempt: start,
-    paymentIntent: null,
-    lastFailure: null,
-    periodStart: start,
-    periodEnd: end,
-    testClock: sub.testClock,
-    created: now,
-    finalizedAt: null,
-    paidAt: null,
-    voidedAt: null,
+    head: { tenantId: auth.tenantId, region: r.region, customer: sub.customer, subscription: sub.id, currency: sub.currency, testClock: sub.testClock },
+    reason: 'subscription_cycle',
+    lines,
+    period: { start, end },
+    at: now,
+    taxRates,
+    discount: discountApplies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
+    credit: 0,
   });
+  // Not made yet: a draft, attempted at the period's start.
+  return invoiceView({ ...preview, status: 'draft', nextPaymentAttempt: start, finalizedAt: null });
 }

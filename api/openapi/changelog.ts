@@ -41,7 +41,7 @@ export const VERSION_HISTORY: VersionEntry[] = [
       'Customers API: create (upsert by `reference`), list, retrieve, update, delete.',
       'Payment-method listing: GET /v202607/payment-methods (and /payment-forms) says what a checkout offers, with logos.',
       'Webhooks in an event envelope (`id`, `type`, `created_at`, `data`) per endpoint and event type; GET /v202607/events with every delivery attempt, and redelivery.',
-      'Recurring billing: subscription.* and invoice.* event types may be subscribed to.',
+      'Recurring billing: plans, tax rates, coupons and promotion codes; subscriptions (trials, month-end-aware renewals charged off-session to a saved card, dunning, prorated plan and quantity changes, pause, cancel); invoices (pay, void, preview); credit notes (refunded, or to the customer\'s credit balance); test clocks; hosted checkout sessions and billing-portal sessions; the events subscription.created, subscription.updated, subscription.canceled, invoice.created, invoice.paid, invoice.payment_failed. Times of billing objects are Unix seconds, as in Stripe Billing.',
     ],
     servedBy: 'The /v202607 prefix (and later prefixes by fallback).',
   },

@@ -1,6 +1,7 @@
 import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
+import type { Mongo } from '../../platform/mongo';
+import { createOnce } from '../../data/versioned-writes';
 import type { PlanRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { planData } from '../../data/plans';
@@ -48,10 +49,6 @@ export async function createPlan(mongo: Mongo, tenantId: string, region: string,
   const data = planData(mongo);
   const id = newId('plan', region);
   const scope = idempotencyScope(tenantId, body.idempotency_key, id);
-  if (body.idempotency_key) {
-    const known = await data.byScope(scope);
-    if (known) return { record: known, created: false };
-  }
   const now = new Date();
   const tiered = body.billing_scheme === 'tiered';
   const record: PlanRecord = {
@@ -72,15 +69,7 @@ export async function createPlan(mongo: Mongo, tenantId: string, region: string,
     created_at: now,
     updated_at: now,
   };
-  try {
-    await data.insert(record);
-    return { record, created: true };
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await data.byScope(scope);
-    if (!winner) throw err;
-    return { record: winner, created: false };
-  }
+  return createOnce(data, body.idempotency_key !== undefined, record);
 }
 
 export async function getPlan(mongo: Mongo, tenantId: string, id: string): Promise<PlanRecord> {

@@ -10,7 +10,13 @@ export const REOPENED_LIFE_MS = 24 * 3600 * 1000;
  * owns the balance as before. The workflow stays open while any refund it started is unsettled, so a
  * closed workflow means every refund in the records is final: pending or succeeded ones hold their amount.
  */
-export function reopenedState(intent: PaymentIntentRecord, refunds: RefundRecord[], now: Date): CarriedState {
+export function reopenedState(
+  intent: PaymentIntentRecord,
+  refunds: RefundRecord[],
+  now: Date,
+  /** Credit notes of the intent's invoice credited to the customer's balance: spent from the same balance. */
+  credits: { _id: string; amount: number }[] = [],
+): CarriedState {
   if (intent.status !== 'success' || !intent.connector_used || !intent.gateway_charge_id)
     throw new Error(`payment intent ${intent._id} has no successful payment to reopen`);
   const ours = refunds.filter((r) => r.payment_intent === intent._id);
@@ -19,14 +25,14 @@ export function reopenedState(intent: PaymentIntentRecord, refunds: RefundRecord
     status: 'success',
     version: intent.version,
     paid: { amount: intent.amount_paid ?? intent.amount, currency: intent.currency, connector: intent.connector_used, chargeId: intent.gateway_charge_id },
-    reserved: Object.fromEntries(holding.map((r) => [r._id, r.amount])),
+    reserved: Object.fromEntries([...holding.map((r): [string, number] => [r._id, r.amount]), ...credits.map((c): [string, number] => [c._id, c.amount])]),
     refundKeys: ours.filter((r) => r.idempotency_key !== null).map((r): [string, string] => [r.idempotency_key!, r._id]),
-    refundStarted: ours.map((r) => r._id),
-    refundSettled: ours.filter((r) => r.status !== 'pending').map((r) => r._id),
+    refundStarted: [...ours.map((r) => r._id), ...credits.map((c) => c._id)],
+    refundSettled: [...ours.filter((r) => r.status !== 'pending').map((r) => r._id), ...credits.map((c) => c._id)],
     succeededAt: (intent.succeeded_at ?? intent.updated_at).toISOString(),
     canceledAt: null,
     cancellationReason: null,
-    amountRefunded: ours.filter((r) => r.status === 'success').reduce((sum, r) => sum + r.amount, 0),
+    amountRefunded: ours.filter((r) => r.status === 'success').reduce((sum, r) => sum + r.amount, 0) + credits.reduce((sum, c) => sum + c.amount, 0),
     closeAt: new Date(now.getTime() + REOPENED_LIFE_MS).toISOString(),
   };
 }

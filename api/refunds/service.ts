@@ -9,6 +9,7 @@ import { getPaymentIntent, startOptions } from '../payment-intents/service';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
 import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { reopenedState } from './reopen';
+import { creditNoteData } from '../../data/credit-notes';
 import type { RefundCreateBody } from './schemas';
 import { refundData } from '../../data/refunds';
 import type { RefundView } from '../../domain/views';
@@ -104,13 +105,7 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
   await storeWebhookSecrets(deps.mongo, webhooks);
   let admission: RefundAdmission;
   try {
-    admission = await runUpdate(
-      deps,
-      () => handle.executeUpdate(admitRefundUpdate, { args }),
-      // The intent's workflow has ended: canceled (or never paid), nothing to refund; paid, its refund
-      // window closed, so it is reopened from its stored balance.
-      () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args, via) : notRefundable(via)),
-    );
+    admission = await admitOnIntent(deps, intent, args, via);
   } catch (err) {
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     throw err;
@@ -121,6 +116,19 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
   if (!record)
     throw new DomainError('unavailable', 'service_unavailable', `The refund was admitted but its record is not readable yet; retry with the same ${via.idempotencyKey}`);
   return { created: admission.created, record, refundable_amount_left: admission.refundable_amount_left };
+}
+
+/**
+ * Asks the intent's workflow to admit `args` (a refund, or a credit note's amount). When that workflow has
+ * ended: canceled (or never paid), nothing to refund; paid, its refund window closed, so it is reopened from
+ * its stored balance.
+ */
+export function admitOnIntent(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], via: RefundInterface = V202607_REFUNDS): Promise<RefundAdmission> {
+  return runUpdate(
+    deps,
+    () => deps.temporal.workflow.getHandle(intent._id).executeUpdate(admitRefundUpdate, { args }),
+    () => (intent.status === 'success' ? reopenAndAdmit(deps, intent, args, via) : notRefundable(via)),
+  );
 }
 
 /** POST /v202607/refunds: a refund of a `pi_` intent. */
@@ -152,11 +160,12 @@ function createAnswer(a: RefundAdmitted) {
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
 async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], via: RefundInterface): Promise<RefundAdmission> {
   const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
+  const credits = await creditNoteData(deps.mongo).creditedToBalanceOf(intent.tenant_id, intent._id);
   const options = startOptions(intent, deps);
   const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
     ...options,
     // The record says `success` (only a paid intent is reopened), so the start's search attributes do too.
-    args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date()) }],
+    args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date(), credits) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
   return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(via));

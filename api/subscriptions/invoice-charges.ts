@@ -8,6 +8,7 @@ import { cancelUpdate, mitChargeUpdate, type MitChargeResult } from '../../workf
 import { mitChargeInputFor } from '../cards-mit/service';
 import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import type { AppDeps, AuthContext } from '../deps';
+import { addCustomerCredit, drawCustomerCredit } from '../credit-notes/balance';
 
 // An invoice's charge, made with the API's own intent and charge code so it is exactly what a merchant's
 // POST /v202607/payment-intents and POST /cards/mit would make: the invoice's intent (owned by the
@@ -85,6 +86,13 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
         if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return; // no longer pending
         throw err;
       }
+    },
+
+    drawCredit: (temporal: Client, req: { tenantId: string; customer: string; currency: string; key: string; max: number }): Promise<number> =>
+      drawCustomerCredit(withClient(temporal), req),
+
+    async addCredit(temporal: Client, req: { tenantId: string; customer: string; currency: string; key: string; amount: number }): Promise<void> {
+      await addCustomerCredit(withClient(temporal), req);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
@@ -32,6 +33,11 @@ import { redeemDiscount, releaseDiscount, type RedeemedDiscount } from '../coupo
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate, withDeadline } from '../http/workflow-calls';
 import type { SubscriptionCreateBody, SubscriptionUpdateBody } from './schemas';
+
+/** A subscription id derived from its create's idempotency scope: HMAC-keyed, so unguessable as a random one. */
+function subscriptionIdFor(region: string, scope: string, secret: string): string {
+  return `sub_${region}_${createHmac('sha256', secret).update(`subscription:${scope}`).digest('hex').slice(0, 32)}`;
+}
 
 /** `2 × Gold (month)`: an item's words on invoices. */
 export function itemDescription(plan: PlanRecord, quantity: number): string {
@@ -84,7 +90,13 @@ export function recordView(r: SubscriptionRecord): SubscriptionView {
  * with an Update that answers once the first invoice is charged (or the trial begun), so the answer says
  * `active`, `trialing` or `incomplete`, as Stripe's does.
  */
-export async function createSubscription(deps: AppDeps, auth: AuthContext, body: SubscriptionCreateBody): Promise<{ status: number; body: SubscriptionView }> {
+export async function createSubscription(
+  deps: AppDeps,
+  auth: AuthContext,
+  body: SubscriptionCreateBody,
+  /** `firstPaidBy`: the first invoice was paid on a hosted checkout page by this (successful) intent; it is not charged again. */
+  opts: { firstPaidBy?: string } = {},
+): Promise<{ status: number; body: SubscriptionView }> {
   const subs = subscriptionData(deps.mongo);
   if (body.idempotency_key) {
     const existing = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key);
@@ -113,7 +125,9 @@ export async function createSubscription(deps: AppDeps, auth: AuthContext, body:
   const webhooks = planWebhookEndpoints(auth.tenantId, auth.region, body.webhooks, deps.config);
   const startAt = clock?.frozenTime ?? Date.now();
   const trialDays = body.trial_period_days ?? priced.plans[0]!.trial_period_days ?? 0;
-  const id = newId('sub', auth.region);
+  // With an idempotency key the id is derived from it (keyed by a server secret, so still unguessable):
+  // concurrent creates with one key name one subscription, so its coupon is redeemed once, for it.
+  const id = body.idempotency_key ? subscriptionIdFor(auth.region, idempotencyScope(auth.tenantId, body.idempotency_key, ''), deps.config.KEY_HASH_SECRET) : newId('sub', auth.region);
 
   // The reads are done; from here on each write is taken back if a later step fails.
   let redeemed: RedeemedDiscount | null = null;
@@ -161,6 +175,7 @@ export async function createSubscription(deps: AppDeps, auth: AuthContext, body:
       whenExhausted: body.dunning?.when_exhausted ?? DEFAULT_DUNNING.whenExhausted,
     },
     createdAt: startAt,
+    ...(opts.firstPaidBy ? { firstPaidBy: opts.firstPaidBy } : {}),
   };
   const now = new Date();
   const record: SubscriptionRecord = {
@@ -182,8 +197,13 @@ export async function createSubscription(deps: AppDeps, auth: AuthContext, body:
     await storeWebhookSecrets(deps.mongo, webhooks);
     await subs.insert(record);
   } catch (err) {
-    await giveBack();
-    if (!isDuplicateKeyError(err)) throw err;
+    if (!isDuplicateKeyError(err)) {
+      await giveBack();
+      throw err;
+    }
+    // A concurrent create with the same key won: the redemption counted is the winner's (same id); only
+    // this request's webhook secrets go.
+    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     const winner = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
     if (!winner) throw err;
     return { status: 200, body: await settled(deps, winner) };

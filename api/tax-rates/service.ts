@@ -1,6 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
+import type { Mongo } from '../../platform/mongo';
+import { createOnce } from '../../data/versioned-writes';
 import type { TaxRateRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { taxRateData, type StoredTaxRate } from '../../data/tax-rates';
@@ -27,10 +28,6 @@ export async function createTaxRate(mongo: Mongo, tenantId: string, region: stri
   const data = taxRateData(mongo);
   const id = newId('txr', region);
   const scope = idempotencyScope(tenantId, body.idempotency_key, id);
-  if (body.idempotency_key) {
-    const known = await data.byScope(scope);
-    if (known) return { record: known, created: false };
-  }
   const record: StoredTaxRate = {
     _id: id,
     tenant_id: tenantId,
@@ -43,15 +40,7 @@ export async function createTaxRate(mongo: Mongo, tenantId: string, region: stri
     idempotency_scope: scope,
     created_at: new Date(),
   };
-  try {
-    await data.insert(record);
-    return { record, created: true };
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await data.byScope(scope);
-    if (!winner) throw err;
-    return { record: winner, created: false };
-  }
+  return createOnce(data, body.idempotency_key !== undefined, record);
 }
 
 export async function getTaxRate(mongo: Mongo, tenantId: string, id: string): Promise<StoredTaxRate> {

@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
 import { testClockData } from '../../data/test-clocks';
 import type { PageQuery } from '../../data/list';
 import type { TestClockRecord } from '../../platform/billing-records';
@@ -24,16 +24,8 @@ import type { TestClockCreateBody, TestClockView } from './schemas';
 // of its record. Reads come from the record; an advance is the workflow's Update, and its answer the
 // workflow's state once the subscriptions on the clock caught up (or the wait ran out).
 
-/** How long POST .../advance waits for the clock to be ready before it answers `advancing` (ms). */
-const DEFAULT_ADVANCE_WAIT_MS = 30_000;
 /** How often the advance asks the clock whether it is ready. */
 const ADVANCE_POLL_MS = 100;
-
-function advanceWaitMs(): number {
-  const raw = process.env.TEST_CLOCK_ADVANCE_WAIT_MS;
-  const n = raw === undefined || raw === '' ? NaN : Number(raw);
-  return Number.isFinite(n) && n >= 0 ? n : DEFAULT_ADVANCE_WAIT_MS;
-}
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -105,17 +97,10 @@ export async function createTestClock(deps: AppDeps, auth: AuthContext, body: Te
 export async function advanceTestClock(deps: AppDeps, tenantId: string, id: string, frozenTimeSeconds: number): Promise<TestClockView> {
   const record = await getTestClock(deps, tenantId, id);
   const handle = deps.temporal.workflow.getHandle<typeof testClockWorkflow>(testClockWorkflowId(id));
-  let admitted: TestClockState;
-  try {
-    admitted = await runUpdate(deps, () => handle.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: frozenTimeSeconds * 1000 }] }), () => missing(id));
-  } catch (err) {
-    // The workflow's refusal names no parameter; the request's is frozen_time. (Redundant once
-    // api/http/workflow-calls.ts maps `test_clock_time_backwards` to this 400 itself.)
-    if (err instanceof DomainError && err.code === 'test_clock_time_backwards') throw invalidRequest('test_clock_time_backwards', err.message, 'frozen_time');
-    throw err;
-  }
+  // A refusal becomes 409 test_clock_advancing or 400 test_clock_time_backwards (api/http/workflow-calls.ts).
+  const admitted: TestClockState = await runUpdate(deps, () => handle.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: frozenTimeSeconds * 1000 }] }), () => missing(id));
   if (admitted.deleted) throw missing(id);
-  const settled = await untilReady(deps, handle, admitted, Date.now() + advanceWaitMs());
+  const settled = await untilReady(deps, handle, admitted, Date.now() + deps.config.TEST_CLOCK_ADVANCE_WAIT_MS);
   if (settled.deleted) throw missing(id);
   return testClockView(record, settled);
 }

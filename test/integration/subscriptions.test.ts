@@ -72,7 +72,9 @@ describe('a monthly subscription started on 31 January', () => {
     const intent = await api.get(`/v202608/payment-intents/${first.payment_intent}`, m.secretKey);
     expect(intent.body).toMatchObject({ status: 'success', amount: 1000, payment_method: pm });
 
+    const began = Date.now();
     await advance(clock, '2027-01-31T10:00:01Z');
+    process.stdout.write(`a year on the clock (12 renewals, each invoiced, charged and announced): ${Date.now() - began} ms\n`);
     const invoices = await invoicesOf(sub.subscription);
     expect(invoices).toHaveLength(13);
     expect(invoices.every((i) => i.status === 'paid' && i.amount_paid === 1000)).toBe(true);
@@ -131,6 +133,25 @@ describe('dunning', () => {
     await advance(clock, '2026-05-02T00:00:00Z');
     expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete_expired');
     expect((await get(`/invoices/${first.invoice}`)).body.status).toBe('void');
+  }, 120_000);
+
+  test('voiding the first invoice of an incomplete subscription expires it; a paid invoice cannot be voided', async () => {
+    const clock = await clockAt('2026-05-03T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+    const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    const [first] = await invoicesOf(created.body.subscription);
+    const voided = await post(`/invoices/${first.invoice}/void`, {});
+    expect(voided.body).toMatchObject({ invoice: first.invoice, status: 'void', voided_at: at('2026-05-03T00:00:00Z') });
+    expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete_expired');
+    // Its intent is canceled with it.
+    expect((await api.get(`/v202607/payment-intents/${first.payment_intent}`, m.secretKey)).body.status).toBe('canceled');
+    expect((await post(`/invoices/${first.invoice}/void`, {})).body.error.code).toBe('invoice_not_open');
+
+    const ok = await customerWithCard(clock);
+    const paid = await post('/subscriptions', { customer: ok.customer, items: [{ plan: await plan() }], default_payment_method: ok.pm });
+    const again = await post(`/invoices/${paid.body.latest_invoice}/pay`, {});
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('invoice_not_open');
   }, 120_000);
 });
 

@@ -147,6 +147,7 @@ export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): 
     await condition(() => s.startedRefunds.has(known));
     return { ok: true, refund: known, created: false, refundable_amount_left: s.refundableLeft() };
   }
+  if (req.creditNote) return onAdmitCredit(run, req, req.creditNote);
   const refundId = typedIdFromUuid('re', input.region, uuid4());
   const decision = s.admitRefund(refundId, req);
   if (!decision.ok) return { ok: false, code: decision.code, message: decision.message };
@@ -166,6 +167,18 @@ export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): 
   }
   s.startedRefunds.add(refundId);
   return { ok: true, refund: refundId, created: true, refundable_amount_left: decision.left };
+}
+
+/** A credit note to the customer's balance: reserved and spent at once against the refundable balance. */
+async function onAdmitCredit(run: IntentRun, req: RefundAdmissionInput, creditNote: string): Promise<RefundAdmission> {
+  const { s } = run;
+  const decision = s.admitRefund(creditNote, req);
+  if (!decision.ok) return { ok: false, code: decision.code, message: decision.message };
+  s.startedRefunds.add(creditNote);
+  s.settleRefund(creditNote, 'success', req.amount);
+  describe(run);
+  await persist(run);
+  return { ok: true, refund: creditNote, created: true, refundable_amount_left: decision.left };
 }
 
 /** A refund this intent started has settled: its reservation is spent or released. */

@@ -172,6 +172,12 @@ export interface RefundAdmissionInput {
   callbackBaseUrl?: string;
   /** A refund of the older interface (POST /refunds by transaction_id): what its workflow needs for it. */
   older?: OlderRefundInput;
+  /**
+   * A credit note (`cn_...`) of an invoice this intent paid, credited to the customer's balance instead of
+   * refunded: its amount is taken from the same balance as refunds, at once and for good, and no refund
+   * workflow starts. Its reservation is kept under the credit note's id.
+   */
+  creditNote?: string;
 }
 
 /** The older interface's part of a refund: its webhook_urls (older body, Service-Webhook-Secret). */

@@ -1,5 +1,5 @@
 import { addIntervals, periodContaining, DAY_MS } from '../../domain/billing/periods';
-import { computeInvoice, type DraftLine } from '../../domain/billing/invoice-math';
+import { composeInvoice } from '../../domain/billing/compose-invoice';
 import { prorationLines, type PricedItem } from '../../domain/billing/proration';
 import type { InvoiceSnapshot, LineSnapshot, SubscriptionSnapshot } from '../../domain/billing/snapshots';
 import { formatMoney } from '../../domain/money';
@@ -59,7 +59,7 @@ export class SubscriptionBook {
       defaultTaxRates: input.taxRates.map((t) => t.id),
       discount: input.discount ? { coupon: input.discount.coupon, promotionCode: input.discount.promotionCode, start: input.discount.start, end: input.discount.end } : null,
       cancelAtPeriodEnd: input.cancelAtPeriodEnd,
-      canceledAt: null,
+      canceledAt: input.cancelAtPeriodEnd ? start : null,
       endedAt: null,
       pauseCollection: null,
       billingCycleAnchor: anchor,
@@ -124,53 +124,31 @@ export class SubscriptionBook {
   }
 
   /**
-   * A finalized invoice of `lines` (prorations waiting for the next invoice are added to a cycle invoice),
-   * its discount, taxes and the customer credit used. `credit` is what the customer's balance offers.
+   * A finalized invoice `id` of `lines` (prorations waiting for the next invoice are added to a cycle
+   * invoice), its discount, taxes and the customer credit used. `credit` is what the customer's balance offers.
    */
   invoice(
     reason: InvoiceSnapshot['billingReason'],
     lines: LineSnapshot[],
     period: { start: number; end: number },
     at: number,
-    newId: IdMaker,
+    id: string,
     credit = 0,
   ): InvoiceSnapshot {
     const all = reason === 'subscription_cycle' ? [...lines, ...this.pendingProrations] : lines;
     const discount = this.discountFor(period.start);
-    const drafts: DraftLine[] = all.map((l) => ({ key: l.line, amount: l.amount, taxRates: this.input.taxRates, discountable: true }));
-    const figures = computeInvoice(drafts, discount ? { percentOff: discount.percentOff, amountOff: discount.amountOff } : null, credit);
-    const byKey = new Map(figures.lines.map((l) => [l.key, l]));
-    const id = newId('in');
-    return {
+    const s = this.sub;
+    return composeInvoice({
       id,
-      tenantId: this.sub.tenantId,
-      region: this.sub.region,
-      customer: this.sub.customer,
-      subscription: this.sub.id,
-      status: 'open',
-      billingReason: reason,
-      currency: this.sub.currency,
-      lines: all.map((l) => ({ ...l, discountAmount: byKey.get(l.line)!.discountAmount, taxAmounts: byKey.get(l.line)!.taxAmounts })),
-      subtotal: figures.subtotal,
-      discount: figures.discount,
-      tax: figures.tax,
-      total: figures.total,
-      appliedBalance: figures.appliedBalance,
-      amountDue: figures.amountDue,
-      amountPaid: 0,
-      amountRemaining: figures.amountDue,
-      attemptCount: 0,
-      nextPaymentAttempt: null,
-      paymentIntent: null,
-      lastFailure: null,
-      periodStart: period.start,
-      periodEnd: period.end,
-      testClock: this.sub.testClock,
-      created: at,
-      finalizedAt: at,
-      paidAt: null,
-      voidedAt: null,
-    };
+      head: { tenantId: s.tenantId, region: s.region, customer: s.customer, subscription: s.id, currency: s.currency, testClock: s.testClock },
+      reason,
+      lines: all,
+      period,
+      at,
+      taxRates: this.input.taxRates,
+      discount: discount ? { percentOff: discount.percentOff, amountOff: discount.amountOff } : null,
+      credit,
+    });
   }
 
   /** An invoice made: prorations it carried are spent, a `once` coupon is used, it is the latest. */
@@ -200,8 +178,10 @@ export class SubscriptionBook {
     inv.paidAt = at;
     this.open = this.open.filter((x) => x !== o);
     const s = this.sub;
-    if ((s.status === 'incomplete' || s.status === 'past_due' || s.status === 'unpaid') && !this.open.some((x) => x.invoice.billingReason !== 'subscription_create'))
-      s.status = s.pauseCollection ? 'paused' : 'active';
+    // Past due: active again once nothing overdue is left. Unpaid: the status follows the latest invoice, as
+    // Stripe's does (the exhausted one stays open, no longer attempted, for the merchant to collect or void).
+    const settled = s.status === 'unpaid' ? inv.id === s.latestInvoice : !this.open.some((x) => x.invoice.billingReason !== 'subscription_create');
+    if ((s.status === 'incomplete' || s.status === 'past_due' || s.status === 'unpaid') && settled) s.status = s.pauseCollection ? 'paused' : 'active';
   }
 
   /**

@@ -115,6 +115,21 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   // ---- collecting an invoice --------------------------------------------------------------------------
   const lineIds = (lines: LineSnapshot[]): LineSnapshot[] => lines.map((l) => (l.line ? l : { ...l, line: newId('il') }));
 
+  /**
+   * A new invoice: the customer's credit balance is used first (its workflow takes it, once per invoice), and
+   * a negative total (a downgrade invoiced at once) becomes credit.
+   */
+  async function makeInvoice(reason: InvoiceSnapshot['billingReason'], lines: LineSnapshot[], period: { start: number; end: number }, at: number): Promise<InvoiceSnapshot> {
+    const id = newId('in');
+    const draft = b.invoice(reason, lines, period, at, id);
+    const who = { tenantId: input.tenantId, customer: input.customer, currency: input.currency, key: id };
+    if (draft.total > 0) {
+      const drawn = await store.drawCustomerCredit({ ...who, max: draft.total });
+      if (drawn > 0) return b.invoice(reason, lines, period, at, id, drawn);
+    } else if (draft.total < 0) await store.creditCustomer({ ...who, max: 0, amount: -draft.total });
+    return draft;
+  }
+
   /** A new invoice is made: recorded, announced, then collected. */
   async function issue(inv: InvoiceSnapshot, at: number): Promise<void> {
     b.took(inv);
@@ -151,14 +166,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       else if (r.outcome === 'processing') inv.lastFailure = null; // its intent tells this workflow how it ends
       else {
         const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
+        const became = exhausted ? b.exhausted(o, at) : null;
         await saveInvoice(inv);
         await invoiceEvent('invoice.payment_failed', inv);
-        if (exhausted) {
-          const became = b.exhausted(o, at);
-          await saveInvoice(inv);
+        if (became) {
           await subscriptionChanged(became === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
           return;
         }
+        if (b.sub.status !== statusBefore) await subscriptionChanged();
+        else await saveSub();
+        return;
       }
     }
     await saveInvoice(inv);
@@ -202,7 +219,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       case 'trial_end': {
         b.endTrial();
         await subscriptionChanged();
-        const inv = b.invoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at, newId);
+        const inv = await makeInvoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at);
         await issue(inv, due.at);
         return;
       }
@@ -219,7 +236,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           await subscriptionChanged();
           return;
         }
-        const inv = b.invoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at, newId);
+        const inv = await makeInvoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at);
         await saveSub();
         await issue(inv, due.at);
         await emit('subscription.updated', 'subscription', subscriptionView(b.sub), s.id);
@@ -270,11 +287,15 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (c.items) {
           const lines = lineIds(b.changeItems(c, at, () => newId('si')));
           if (lines.length && c.prorationBehavior === 'always_invoice') {
-            invoice = b.invoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at, newId);
+            invoice = await makeInvoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at);
             await issue(invoice, at);
           } else b.pendingProrations.push(...lines);
         }
-        if (c.cancelAtPeriodEnd !== undefined) b.sub.cancelAtPeriodEnd = c.cancelAtPeriodEnd;
+        if (c.cancelAtPeriodEnd !== undefined) {
+          b.sub.cancelAtPeriodEnd = c.cancelAtPeriodEnd;
+          // As Stripe: a cancellation at period end is dated when it was asked for; undoing it clears the date.
+          b.sub.canceledAt = c.cancelAtPeriodEnd ? now() : null;
+        }
         if (c.pauseCollection !== undefined) {
           b.sub.pauseCollection = c.pauseCollection;
           if (c.pauseCollection && (b.sub.status === 'active' || b.sub.status === 'past_due')) b.sub.status = 'paused';
@@ -350,7 +371,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       await emit('subscription.created', 'subscription', subscriptionView(s), s.id);
       const period = { start: s.currentPeriodStart, end: s.currentPeriodEnd };
       const trial = s.status === 'trialing';
-      const first = b.invoice('subscription_create', b.periodLines(period.start, period.end, newId, trial), period, input.startAt, newId);
+      const first = await makeInvoice('subscription_create', b.periodLines(period.start, period.end, newId, trial), period, input.startAt);
       if (input.firstPaidBy && !trial) first.paymentIntent = input.firstPaidBy;
       b.took(first);
       await saveInvoice(first);

@@ -509,7 +509,8 @@
         }
         var body = { token: tok.json.id };
         if (config.connector) body.connector = config.connector;
-        if (saveCard && saveCard.checked) body.save_payment_method = true;
+        // The billing pages save every card (config.alwaysSaveCard): a subscription charges it later.
+        if ((saveCard && saveCard.checked) || config.alwaysSaveCard) body.save_payment_method = true;
         return postJson(config.attemptsUrl, body, { Authorization: 'Bearer ' + config.bearer }).then(onAttemptAnswer);
       })
       .catch(function () {

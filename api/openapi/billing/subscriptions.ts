@@ -211,6 +211,54 @@ export const EXAMPLES: Record<string, OperationExample> = {
   },
 };
 
+const CN = 'cn_eu_5cLp4FfYk2xQm8RzTq1VbN';
+const RE = 're_eu_h8PVkyzbqPBCGz9h7wD3rY';
+const creditNote = {
+  credit_note: CN,
+  object: 'credit_note',
+  invoice: IN,
+  payment_intent: PI,
+  customer: CUS,
+  subscription: SUB,
+  status: 'issued',
+  currency: 'EUR',
+  amount: 500,
+  lines: [],
+  reason: 'product_unsatisfactory',
+  memo: 'A bag arrived torn',
+  refund: null,
+  credit_to_balance: 500,
+  created: FEB_10,
+};
+
+Object.assign(EXAMPLES, {
+  'POST /v202607/credit-notes': {
+    summary: "5.00 EUR of January's box back to Layla's credit balance (her next invoice uses it first)",
+    body: { invoice: IN, amount: 500, reason: 'product_unsatisfactory', memo: 'A bag arrived torn', idempotency_key: 'cn-layla-torn-bag' },
+    response: { status: 201, body: creditNote },
+    more: [
+      { status: 201, summary: 'Refunded to the card instead (`refund: true`)', body: { ...creditNote, refund: RE, credit_to_balance: 0 } },
+      { status: 200, summary: 'The same idempotency_key again', body: creditNote },
+      { status: 400, summary: 'More than is left of the invoice after its refunds and credit notes', body: error('credit_note_amount_too_large', 'Refund amount 2400 exceeds the refundable balance 1899: credit notes and refunds of an invoice draw on one balance', 'amount') },
+    ],
+  },
+  'GET /v202607/credit-notes': {
+    summary: "An invoice's credit notes",
+    query: { invoice: IN },
+    response: { status: 200, body: { data: [creditNote], has_more: false } },
+  },
+  'GET /v202607/credit-notes/:credit_note': {
+    summary: 'Retrieve a credit note',
+    params: { credit_note: CN },
+    response: { status: 200, body: creditNote },
+  },
+  'GET /v202607/customers/:customer/credit-balance': {
+    summary: "Layla's credit balance",
+    params: { customer: CUS },
+    response: { status: 200, body: { customer: CUS, object: 'credit_balance', balances: [{ currency: 'EUR', credit: 500 }] } },
+  },
+} satisfies Record<string, OperationExample>);
+
 const FIX = 'Fix the request as `message` and `param` say; repeating it unchanged fails the same way.';
 
 export const ERRORS: ErrorCatalogEntry[] = [
@@ -219,5 +267,7 @@ export const ERRORS: ErrorCatalogEntry[] = [
   { code: 'tax_rate_inactive', statuses: [400], meaning: 'The tax rate is inactive.', action: FIX },
   { code: 'subscription_ended', statuses: [409], meaning: 'The subscription is canceled or expired incomplete: it can no longer change.', action: 'Start a new subscription.' },
   { code: 'subscription_incomplete', statuses: [409], meaning: "The items of an incomplete subscription cannot change before its first invoice is paid.", action: 'Pay the first invoice (or cancel and start again).' },
+  { code: 'invoice_not_paid', statuses: [400], meaning: 'Only a paid invoice, paid (at least in part) by card, can be credited.', action: 'Void an open invoice instead, or credit a paid one.' },
+  { code: 'credit_note_amount_too_large', statuses: [400], meaning: "The amount is more than is left of the invoice: its refunds and credit notes draw on one balance, its payment intent's (or a line's amount is more than the line came to).", action: 'Credit at most what is left; retrieve the refunds and credit notes of the invoice to see what was given back.' },
   { code: 'invoice_not_open', statuses: [409], meaning: 'Only an open invoice can be paid or voided; this one is paid, void or uncollectible.', action: 'Retrieve the invoice; nothing is left to collect.' },
 ];

@@ -11609,6 +11609,624 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v202607/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List credit notes, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    invoice?: string;
+                    customer?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CreditNote"][];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Credit a paid invoice: refund it to the card, or credit the customer's balance
+         * @description Credit notes and refunds of one invoice draw on one balance, its payment intent's: their total never exceeds what the invoice's intent was paid. With `refund: true` the money goes back through the refund workflow (a `re_...`, with its SLA and events); otherwise it is added to the customer's credit balance in the invoice's currency, which the next invoices of any of the customer's subscriptions use first (`applied_balance`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description A paid invoice (`in_...`) */
+                        invoice: string;
+                        /** @description In minor units; or give `lines` (then, if given, it must equal their sum) */
+                        amount?: number;
+                        lines?: {
+                            /** @description A line of the invoice */
+                            invoice_line: string;
+                            /** @description At most the line's amount after discount, with exclusive tax */
+                            amount: number;
+                        }[];
+                        /** @enum {string} */
+                        reason?: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+                        memo?: string;
+                        /** @description `true`: the money goes back to the card through a refund; `false` (default): to the customer's credit balance, which the next invoices use first */
+                        refund?: boolean;
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The credit note of this idempotency_key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreditNote"];
+                    };
+                };
+                /** @description Issued */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreditNote"];
+                    };
+                };
+                /** @description `invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes), unknown invoice or line */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/credit-notes/{credit_note}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a credit note */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    credit_note: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The credit note */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CreditNote"];
+                    };
+                };
+                /** @description Unknown */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/customers/{customer}/credit-balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer's credit balances (one per currency), which invoices use first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    customer: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The balances */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: string;
+                            /** @enum {string} */
+                            object: "credit_balance";
+                            balances: {
+                                currency: string;
+                                credit: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Unknown customer */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/checkout-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a checkout session: a hosted page where the customer enters a card and subscribes
+         * @description Send the customer to `url`. The page shows the plans, the first invoice (subtotal, discount, tax, total; then what each renewal costs; the trial, if any), and a card form; paying saves the card to the customer and starts the subscription with it, its first invoice paid by the session's `payment_intent` (never charged twice), then sends the customer to `success_url`. With a trial (or a 100 % coupon) nothing is due today: the intent is then a card check of one major unit (1.00 EUR, 1 JPY), refunded when the session completes, because a card is saved only by a payment and gateways refuse a charge of 0. The session completes when the customer comes back from paying, and also on a retrieve once its intent has succeeded. It expires after 24 hours (`status: expired`, its page says so).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Only `subscription`: the session starts a subscription
+                         * @enum {string}
+                         */
+                        mode: "subscription";
+                        /** @description The customer (`cus_...`) who subscribes; the card entered on the page is saved to them */
+                        customer: string;
+                        /** @description Plans of one currency and one billing interval, as for a subscription */
+                        line_items: {
+                            /** @description The plan (`plan_...`) */
+                            plan: string;
+                            /**
+                             * @description Units of the plan; default 1
+                             * @default 1
+                             */
+                            quantity?: number;
+                        }[];
+                        /**
+                         * Format: uri
+                         * @description Where the customer goes once subscribed. `{CHECKOUT_SESSION_ID}` in it is replaced by the session id; without it, `session_id=<id>` is added to its query
+                         */
+                        success_url: string;
+                        /**
+                         * Format: uri
+                         * @description Where the page's "back" link goes, and where an expired session sends the customer
+                         */
+                        cancel_url: string;
+                        subscription_data?: {
+                            /** @description Days of free trial; default the first plan's `trial_period_days` */
+                            trial_period_days?: number;
+                            /** @description Tax rates of every line */
+                            default_tax_rates?: string[];
+                            /** @description The subscription's metadata */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** @description Endpoints for the subscription's `subscription.*` and `invoice.*` events */
+                            webhooks?: {
+                                /**
+                                 * Format: uri
+                                 * @description Receiving address
+                                 */
+                                url: string;
+                                /** @description Sent back on every delivery in the header Service-Webhook-Secret */
+                                secret?: string;
+                                /** @description The event types this endpoint subscribes to, from the closed list WebhookEventType */
+                                events: components["schemas"]["WebhookEventType"][];
+                            }[];
+                        };
+                        /** @description A coupon to apply (give this or `promotion_code`) */
+                        coupon?: string;
+                        /** @description A promotion code (`promo_...`) whose coupon applies */
+                        promotion_code?: string;
+                        /**
+                         * @description The page's language (`en`, `fr`, `ar`); the customer may choose another with `?lg=` on the URL. Default English
+                         * @enum {string}
+                         */
+                        locale?: "en" | "fr" | "ar";
+                        idempotency_key?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The session of this idempotency_key, as it stands */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
+                };
+                /** @description Invalid: unknown customer, unknown or archived plan, plans that do not bill together, an inactive tax rate, a refused coupon or promotion code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/checkout-sessions/{checkout_session}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a checkout session (completing it when its payment has succeeded) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    checkout_session: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CheckoutSession"];
+                    };
+                };
+                /** @description Unknown (or another tenant's) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/billing-portal/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a billing-portal session: a page where the customer manages their subscriptions, card and invoices
+         * @description Send the customer to `url` (valid for an hour; the id in it is the credential, so give it to that customer only). The page lists the customer's subscriptions (plan, status, amount, next renewal, a cancellation at the period's end) and invoices, and the card on file. The customer can switch plan (the confirm step shows the next invoice with its prorations, computed for the moment shown, and the switch is applied at that same `proration_date` with `create_prorations`), cancel at the end of the period (and undo it), and update the card: a new card is saved by a card check of one major unit, refunded at once, and becomes `default_payment_method` of every live subscription of the customer. `return_url` is the page's way back.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The customer (`cus_...`) whose billing the page shows */
+                        customer: string;
+                        /**
+                         * Format: uri
+                         * @description Where the page's "Return to <merchant>" link goes
+                         */
+                        return_url?: string;
+                        /** @description The plans (`plan_...`) the customer may switch to; default every active plan that bills like the subscription (currency, interval and interval_count) */
+                        plans?: string[];
+                        /**
+                         * @description The page's language (`en`, `fr`, `ar`); `?lg=` on the URL chooses another. Default English
+                         * @enum {string}
+                         */
+                        locale?: "en" | "fr" | "ar";
+                    };
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BillingPortalSession"];
+                    };
+                };
+                /** @description Invalid: unknown customer, unknown or archived plan in `plans` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -11711,6 +12329,73 @@ export interface components {
             finalized_at: number | null;
             paid_at: number | null;
             voided_at: number | null;
+        };
+        /** @description A credit note of a paid invoice: refunded to the card (`refund`) or credited to the customer's balance (`credit_to_balance`). */
+        CreditNote: {
+            credit_note: string;
+            /** @enum {string} */
+            object: "credit_note";
+            invoice: string;
+            payment_intent: string;
+            customer: string;
+            subscription: string | null;
+            /** @enum {string} */
+            status: "issued";
+            currency: string;
+            amount: number;
+            lines: {
+                invoice_line: string;
+                amount: number;
+            }[];
+            /** @enum {string|null} */
+            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory" | null;
+            memo: string | null;
+            refund: string | null;
+            credit_to_balance: number;
+            created: number;
+        };
+        /** @description A checkout session (mode `subscription`). Times are Unix seconds. */
+        CheckoutSession: {
+            checkout_session: string;
+            /** @enum {string} */
+            object: "checkout_session";
+            /** @enum {string} */
+            mode: "subscription";
+            /** @enum {string} */
+            status: "open" | "complete" | "expired";
+            customer: string;
+            /** @description The hosted page to send the customer to */
+            url: string;
+            success_url: string;
+            cancel_url: string;
+            /** @description The subscription (`sub_...`) once complete */
+            subscription: string | null;
+            /** @description The intent the page pays: the first invoice's total, or a card check of one major unit (refunded at completion) when nothing is due today */
+            payment_intent: string | null;
+            /** @description What the first invoice comes to (0 with a trial) */
+            amount_total: number;
+            currency: string;
+            /** @description Paid, but the subscription could not be started (an archived plan, a card the gateway gave no reusable token for ...): the payment was refunded and the session is `expired` */
+            completion_error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Unix seconds: 24 hours after creation */
+            expires_at: number;
+            created: number;
+        };
+        /** @description A billing-portal session. Times are Unix seconds. */
+        BillingPortalSession: {
+            billing_portal_session: string;
+            /** @enum {string} */
+            object: "billing_portal.session";
+            customer: string;
+            /** @description The page to send the customer to: its id is the credential, so show it to that customer only */
+            url: string;
+            return_url: string | null;
+            /** @description Unix seconds: an hour after creation */
+            expires_at: number;
+            created: number;
         };
     };
     responses: never;

@@ -1,0 +1,42 @@
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Mongo } from '../../platform/mongo';
+import { customerBalanceData } from '../../data/credit-notes';
+import { addCreditUpdate, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
+
+// A customer's credit balance is changed only by its workflow (workflows/customer-balance), started from the
+// record's figures when no run is open. Credit notes add to it; each invoice takes from it first.
+
+interface BalanceDeps {
+  mongo: Mongo;
+  temporal: Client;
+  config: { TEMPORAL_TASK_QUEUE: string };
+}
+
+async function onBalance<R>(deps: BalanceDeps, who: { tenantId: string; customer: string; currency: string }, call: (start: WithStartWorkflowOperation<never>) => Promise<R>): Promise<R> {
+  const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
+  const input: CustomerBalanceInput = { ...who, creditOnRecord: record?.credit ?? 0, versionOnRecord: record?.version ?? 0 };
+  const start = new WithStartWorkflowOperation(CUSTOMER_BALANCE_WORKFLOW, {
+    workflowId: balanceWorkflowId(who.customer, who.currency),
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    staticSummary: `Credit balance of ${who.customer} in ${who.currency} (${who.tenantId})`,
+  });
+  return call(start as unknown as WithStartWorkflowOperation<never>);
+}
+
+export async function addCustomerCredit(deps: BalanceDeps, req: { tenantId: string; customer: string; currency: string; key: string; amount: number }): Promise<number> {
+  const { key, amount, ...who } = req;
+  const r = await onBalance(deps, who, (start) => deps.temporal.workflow.executeUpdateWithStart(addCreditUpdate, { args: [{ key, amount }], startWorkflowOperation: start }));
+  return r.credit;
+}
+
+/** Takes up to `max` for invoice `key`; with no credit on record, answers 0 without starting anything. */
+export async function drawCustomerCredit(deps: BalanceDeps, req: { tenantId: string; customer: string; currency: string; key: string; max: number }): Promise<number> {
+  const { key, max, ...who } = req;
+  if (max <= 0) return 0;
+  const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
+  if (!record || record.credit <= 0) return 0;
+  const r = await onBalance(deps, who, (start) => deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: start }));
+  return r.drawn;
+}

@@ -1,0 +1,59 @@
+import { computeInvoice, type DiscountInput, type TaxRateInput } from './invoice-math';
+import type { InvoiceSnapshot, LineSnapshot } from './snapshots';
+
+// An invoice of a subscription put together from its lines: the figures of invoice-math.ts on each line and in
+// total. The subscription workflow makes its invoices with it; the preview shows the next one with it.
+
+export interface InvoiceHead {
+  tenantId: string;
+  region: string;
+  customer: string;
+  subscription: string;
+  currency: string;
+  testClock: string | null;
+}
+
+export function composeInvoice(p: {
+  id: string;
+  head: InvoiceHead;
+  reason: InvoiceSnapshot['billingReason'];
+  lines: LineSnapshot[];
+  period: { start: number; end: number };
+  at: number;
+  taxRates: TaxRateInput[];
+  discount: DiscountInput | null;
+  /** What the customer's credit balance offers: used first. */
+  credit: number;
+}): InvoiceSnapshot {
+  const figures = computeInvoice(
+    p.lines.map((l) => ({ key: l.line, amount: l.amount, taxRates: p.taxRates, discountable: true })),
+    p.discount,
+    p.credit,
+  );
+  const byKey = new Map(figures.lines.map((l) => [l.key, l]));
+  return {
+    id: p.id,
+    ...p.head,
+    status: 'open',
+    billingReason: p.reason,
+    lines: p.lines.map((l) => ({ ...l, discountAmount: byKey.get(l.line)!.discountAmount, taxAmounts: byKey.get(l.line)!.taxAmounts })),
+    subtotal: figures.subtotal,
+    discount: figures.discount,
+    tax: figures.tax,
+    total: figures.total,
+    appliedBalance: figures.appliedBalance,
+    amountDue: figures.amountDue,
+    amountPaid: 0,
+    amountRemaining: figures.amountDue,
+    attemptCount: 0,
+    nextPaymentAttempt: null,
+    paymentIntent: null,
+    lastFailure: null,
+    periodStart: p.period.start,
+    periodEnd: p.period.end,
+    created: p.at,
+    finalizedAt: p.at,
+    paidAt: null,
+    voidedAt: null,
+  };
+}

@@ -1,0 +1,242 @@
+import { api, createMerchant, eventually, mongo, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+
+// Checkout sessions (mode subscription) through the API on the real stack: create with the first invoice
+// worked out, retrieve, refusals, tenant isolation, idempotency, expiry, and completion exactly once (paid on
+// the page, completed by whichever of the page and a retrieve comes first, one subscription, the first invoice
+// paid by the session's intent). The page itself is driven in billing-pages.browser.test.ts.
+
+let m: Merchant;
+let other: Merchant;
+let hooks: HookReceiver;
+beforeAll(async () => {
+  [m, other, hooks] = await Promise.all([createMerchant('Checkout sessions shop'), createMerchant('Another shop'), startHookReceiver()]);
+});
+afterAll(() => hooks.close());
+
+const post = (path: string, body: unknown, key = m.secretKey) => api.post(`/v202607${path}`, body, key);
+const get = (path: string, key = m.secretKey) => api.get(`/v202607${path}`, key);
+
+let seq = 0;
+async function customer(key = m.secretKey): Promise<string> {
+  const c = await post('/customers', { reference: `cs-${Date.now()}-${++seq}` }, key);
+  expect(c.status).toBe(201);
+  return c.body.customer;
+}
+async function plan(body: Record<string, unknown> = {}, key = m.secretKey): Promise<string> {
+  const p = await post('/plans', { amount: 1999, currency: 'EUR', interval: 'month', nickname: `Box ${++seq}`, ...body }, key);
+  expect(p.status).toBe(201);
+  return p.body.plan;
+}
+const urls = { success_url: 'https://shop.example.com/welcome', cancel_url: 'https://shop.example.com/plans' };
+const sessionBody = (cus: string, planId: string, more: Record<string, unknown> = {}) => ({ mode: 'subscription', customer: cus, line_items: [{ plan: planId }], ...urls, ...more });
+
+/** Pays the session's intent as the page does: a card token, the card saved. */
+async function pay(intent: string, token = 'tok_success') {
+  const r = await api.post(`/v202607/payment-intents/${intent}/attempts`, { token, save_payment_method: true }, m.publishableKey);
+  expect(r.status).toBe(200);
+  return r.body as { status: string; payment_method_uuid?: string };
+}
+
+test('create answers the session with its first invoice worked out; retrieve answers it; another tenant finds nothing', async () => {
+  const cus = await customer();
+  const box = await plan();
+  const coupon = (await post('/coupons', { percent_off: 10, duration: 'forever', name: 'WELCOME10' })).body.coupon;
+  const vat = (await post('/tax-rates', { percentage: 20, inclusive: false, display_name: 'VAT' })).body.tax_rate;
+  const created = await post('/checkout-sessions', sessionBody(cus, box, { line_items: [{ plan: box, quantity: 2 }], coupon, subscription_data: { default_tax_rates: [vat] } }));
+  expect(created.status).toBe(201);
+  const s = created.body;
+  // 2 × 19.99 = 39.98; 10 % off = 4.00 (3.998 rounded half up); VAT 20 % of 35.98 = 7.20 (7.196); total 43.18.
+  expect(s).toEqual({
+    checkout_session: expect.stringMatching(/^cs_eu_/),
+    object: 'checkout_session',
+    mode: 'subscription',
+    status: 'open',
+    customer: cus,
+    url: expect.stringMatching(new RegExp(`/billing/checkout/${s.checkout_session}$`)),
+    ...urls,
+    subscription: null,
+    payment_intent: expect.stringMatching(/^pi_eu_/),
+    amount_total: 4318,
+    currency: 'EUR',
+    completion_error: null,
+    expires_at: s.created + 86_400,
+    created: expect.any(Number),
+  });
+  // The intent the page pays: exactly that total, for this customer, keeping the card.
+  const intent = (await api.get(`/v202608/payment-intents/${s.payment_intent}`, m.secretKey)).body;
+  expect(intent).toMatchObject({ status: 'pending', amount: 4318, currency: 'EUR', customer: cus, setup_future_usage: 'off_session' });
+  expect((await get(`/checkout-sessions/${s.checkout_session}`)).body).toEqual(s);
+  // The page shows it.
+  const page = await fetch(s.url);
+  expect(page.status).toBe(200);
+  expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+  const text = await page.text();
+  expect(text).toContain('43.18 EUR');
+  expect(text).toContain('WELCOME10');
+
+  const foreign = await get(`/checkout-sessions/${s.checkout_session}`, other.secretKey);
+  expect(foreign.status).toBe(404);
+  expect(foreign.body.error.code).toBe('resource_missing');
+});
+
+test('refusals name the parameter and write nothing', async () => {
+  const cus = await customer();
+  const box = await plan();
+  const yearly = await plan({ interval: 'year' });
+  const archived = await plan();
+  await post(`/plans/${archived}/archive`, {});
+  const foreignCustomer = await customer(other.secretKey);
+  const foreignPlan = await plan({}, other.secretKey);
+  const cases: [Record<string, unknown>, number, string, string][] = [
+    [sessionBody('cus_eu_0000000000000000000000', box), 400, 'resource_missing', 'customer'],
+    [sessionBody(foreignCustomer, box), 400, 'resource_missing', 'customer'],
+    [sessionBody(cus, foreignPlan), 400, 'resource_missing', 'line_items[0][plan]'],
+    [sessionBody(cus, archived), 400, 'plan_inactive', 'line_items[0][plan]'],
+    [sessionBody(cus, box, { line_items: [{ plan: box }, { plan: yearly }] }), 400, 'plans_mismatch', 'line_items[1][plan]'],
+    [sessionBody(cus, box, { subscription_data: { default_tax_rates: ['txr_eu_0000000000000000000000'] } }), 400, 'resource_missing', 'subscription_data[default_tax_rates][0]'],
+    [sessionBody(cus, box, { coupon: 'coupon_eu_0000000000000000000000' }), 400, 'resource_missing', 'coupon'],
+    [sessionBody(cus, box, { mode: 'payment' }), 400, 'parameter_invalid', 'mode'],
+    [{ mode: 'subscription', customer: cus, line_items: [{ plan: box }], success_url: 'javascript:alert(1)', cancel_url: urls.cancel_url }, 400, 'parameter_invalid', 'success_url'],
+  ];
+  for (const [body, status, code, param] of cases) {
+    const r = await post('/checkout-sessions', body);
+    expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status, code, param });
+  }
+  const both = await post('/checkout-sessions', sessionBody(cus, box, { coupon: 'coupon_eu_0000000000000000000000', promotion_code: 'promo_eu_0000000000000000000000' }));
+  expect(both.status).toBe(400);
+  // Nothing was made: the customer has no intent.
+  expect((await get(`/payment-intents?customer=${cus}`)).body.data).toEqual([]);
+});
+
+test('the same idempotency_key makes one session and one intent, also when sent five times at once', async () => {
+  const cus = await customer();
+  const box = await plan();
+  const body = sessionBody(cus, box, { idempotency_key: `cs-key-${Date.now()}` });
+  const answers = await Promise.all(Array.from({ length: 5 }, () => post('/checkout-sessions', body)));
+  expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 201]);
+  expect(new Set(answers.map((a) => a.body.checkout_session)).size).toBe(1);
+  await eventually(async () => (answers.every((a) => a.body.payment_intent) ? true : (await get(`/checkout-sessions/${answers[0]!.body.checkout_session}`)).body.payment_intent ? true : undefined), 10_000, 'the intent');
+  expect((await get(`/payment-intents?customer=${cus}`)).body.data).toHaveLength(1);
+  const again = await post('/checkout-sessions', body);
+  expect(again.status).toBe(200);
+  expect(again.body.checkout_session).toBe(answers[0]!.body.checkout_session);
+});
+
+test('paid, the session completes once, whoever completes it and however many at once: one subscription, its first invoice paid by the session intent', async () => {
+  const cus = await customer();
+  const box = await plan({ amount: 2500 });
+  const s = (await post('/checkout-sessions', sessionBody(cus, box, { subscription_data: { metadata: { from: 'checkout' } } }))).body;
+  const paid = await pay(s.payment_intent);
+  expect(paid).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+
+  // The page's completion and four retrieves at the same moment.
+  const complete = `${new URL(s.url).origin}/billing/checkout/${s.checkout_session}/complete`;
+  const [fromPage, ...reads] = await Promise.all([fetch(complete, { redirect: 'manual' }), ...Array.from({ length: 4 }, () => get(`/checkout-sessions/${s.checkout_session}`))]);
+  expect(fromPage.status).toBe(303);
+  expect(fromPage.headers.get('location')).toBe(`${urls.success_url}?session_id=${s.checkout_session}`);
+  const done = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
+  expect(done).toMatchObject({ status: 'complete', subscription: expect.stringMatching(/^sub_eu_/) });
+  for (const r of reads) if (r.body.status === 'complete') expect(r.body.subscription).toBe(done.subscription);
+
+  const subs = (await get(`/subscriptions?customer=${cus}`)).body.data;
+  expect(subs).toHaveLength(1);
+  expect(subs[0]).toMatchObject({ subscription: done.subscription, status: 'active', default_payment_method: paid.payment_method_uuid, metadata: { from: 'checkout' } });
+  const invoices = (await get(`/invoices?subscription=${done.subscription}`)).body.data;
+  expect(invoices).toEqual([expect.objectContaining({ status: 'paid', total: 2500, amount_paid: 2500, payment_intent: s.payment_intent, attempt_count: 0 })]);
+  // Charged once: the session's intent is the customer's only one.
+  expect((await get(`/payment-intents?customer=${cus}`)).body.data.map((i: { payment_intent: string }) => i.payment_intent)).toEqual([s.payment_intent]);
+  // Later completions change nothing.
+  expect((await get(`/checkout-sessions/${s.checkout_session}`)).body.subscription).toBe(done.subscription);
+  expect((await fetch(complete, { redirect: 'manual' })).headers.get('location')).toBe(`${urls.success_url}?session_id=${s.checkout_session}`);
+});
+
+test('a coupon that may be redeemed once: completions racing each other still make one subscription with it, and refund nothing', async () => {
+  const cus = await customer();
+  const box = await plan({ amount: 4000 });
+  const coupon = (await post('/coupons', { percent_off: 25, duration: 'once', max_redemptions: 1 })).body.coupon;
+  const s = (await post('/checkout-sessions', sessionBody(cus, box, { coupon }))).body;
+  expect(s.amount_total).toBe(3000);
+  await pay(s.payment_intent);
+  await Promise.all(Array.from({ length: 5 }, () => get(`/checkout-sessions/${s.checkout_session}`)));
+  const done = await eventually(async () => {
+    const r = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
+    return r.status === 'complete' ? r : undefined;
+  }, 20_000, 'the session complete');
+  expect(done.completion_error).toBeNull();
+  const subs = (await get(`/subscriptions?customer=${cus}`)).body.data;
+  expect(subs).toEqual([expect.objectContaining({ subscription: done.subscription, discount: expect.objectContaining({ coupon }) })]);
+  expect((await get(`/invoices?subscription=${done.subscription}`)).body.data).toEqual([expect.objectContaining({ total: 3000, amount_paid: 3000, payment_intent: s.payment_intent })]);
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([]);
+  expect((await get(`/coupons/${coupon}`)).body.times_redeemed).toBe(1);
+});
+
+test("a trial: nothing due today; the intent is a card check of 1.00, refunded once the session completes; the subscription's endpoints keep their secret", async () => {
+  const cus = await customer();
+  const box = await plan({ trial_period_days: 7 });
+  const webhooks = [{ url: hooks.url, events: ['subscription.created'], secret: 'shared-secret-1' }];
+  const s = (await post('/checkout-sessions', sessionBody(cus, box, { success_url: 'https://shop.example.com/welcome?s={CHECKOUT_SESSION_ID}', subscription_data: { webhooks } }))).body;
+  expect(s.amount_total).toBe(0);
+  expect((await get(`/payment-intents/${s.payment_intent}`)).body.amount).toBe(100);
+  await pay(s.payment_intent);
+  const done = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
+  expect(done.status).toBe('complete');
+  const sub = (await get(`/subscriptions/${done.subscription}`)).body;
+  expect(sub).toMatchObject({ status: 'trialing', trial_end: sub.trial_start + 7 * 86_400 });
+  expect((await get(`/invoices?subscription=${done.subscription}`)).body.data).toEqual([expect.objectContaining({ total: 0, status: 'paid', payment_intent: null })]);
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([expect.objectContaining({ amount: 100 })]);
+  const page = await fetch(`${new URL(s.url).origin}/billing/checkout/${s.checkout_session}/complete`, { redirect: 'manual' });
+  expect(page.headers.get('location')).toBe(`https://shop.example.com/welcome?s=${s.checkout_session}`);
+  const created = await eventually(async () => hooks.of('subscription.created').find((d) => d.body.data.subscription === done.subscription), 20_000, 'subscription.created');
+  expect(created.secret).toBe('shared-secret-1');
+});
+
+test('an intent canceled by the merchant ends its session', async () => {
+  const s = (await post('/checkout-sessions', sessionBody(await customer(), await plan()))).body;
+  expect((await post(`/payment-intents/${s.payment_intent}/cancel`, {})).status).toBe(200);
+  expect((await get(`/checkout-sessions/${s.checkout_session}`)).body.status).toBe('expired');
+  expect(await (await fetch(s.url)).text()).toContain('This checkout has expired');
+});
+
+test('paid, but the subscription is refused for good (its plan archived meanwhile): the payment is refunded and the session ends saying why', async () => {
+  const cus = await customer();
+  const box = await plan({ amount: 1500 });
+  const s = (await post('/checkout-sessions', sessionBody(cus, box))).body;
+  await post(`/plans/${box}/archive`, {});
+  await pay(s.payment_intent);
+  const ended = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
+  expect(ended).toMatchObject({ status: 'expired', subscription: null, completion_error: { code: 'plan_inactive', message: expect.any(String) } });
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([expect.objectContaining({ amount: 1500 })]);
+  expect((await get(`/subscriptions?customer=${cus}`)).body.data).toEqual([]);
+  const page = await (await fetch(s.url)).text();
+  expect(page).toContain('Your subscription could not be started');
+  // Asked again: the same, one refund.
+  await get(`/checkout-sessions/${s.checkout_session}`);
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toHaveLength(1);
+});
+
+test('an open session past expires_at reads expired and its page says so', async () => {
+  const cus = await customer();
+  const s = (await post('/checkout-sessions', sessionBody(cus, await plan()))).body;
+  const db = await mongo();
+  try {
+    await db.db().collection('checkout_sessions').updateOne({ _id: s.checkout_session }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+  } finally {
+    await db.close();
+  }
+  expect((await get(`/checkout-sessions/${s.checkout_session}`)).body.status).toBe('expired');
+  const page = await (await fetch(s.url)).text();
+  expect(page).toContain('This checkout has expired');
+  expect(page).not.toContain('id="card-form"');
+});
+
+test("the session intent's payment page (where a 3-D Secure challenge returns) sends the customer to the checkout page; unknown sessions are not found", async () => {
+  const cus = await customer();
+  const s = (await post('/checkout-sessions', sessionBody(cus, await plan()))).body;
+  const intentUrl = (await get(`/payment-intents/${s.payment_intent}`)).body.url as string;
+  const r = await fetch(`${intentUrl}&attempt=1`, { redirect: 'manual' });
+  expect(r.status).toBe(303);
+  expect(r.headers.get('location')).toBe(`/billing/checkout/${s.checkout_session}?attempt=1`);
+  const origin = new URL(s.url).origin;
+  expect((await fetch(`${origin}/billing/checkout/cs_eu_0000000000000000000000`)).status).toBe(404);
+  expect((await fetch(`${origin}/billing/checkout/${s.checkout_session.slice(0, -1)}x`)).status).toBe(404);
+});

@@ -1,0 +1,80 @@
+import { api, createMerchant, eventually, type Merchant } from './harness';
+
+// Credit notes on the real stack: against a paid invoice, refunded to the card through the refund workflow
+// or credited to the customer's balance, drawing with the invoice intent's refunds on one balance; the
+// balance is used first by the customer's next invoice.
+
+let m: Merchant;
+beforeAll(async () => {
+  m = await createMerchant();
+});
+
+const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+const post = (path: string, body: unknown) => api.post(`/v202607${path}`, body, m.secretKey);
+const get = (path: string) => api.get(`/v202607${path}`, m.secretKey);
+
+let seq = 0;
+/** A customer on a clock with a saved card, subscribed to a monthly 10.00 EUR plan: its first invoice paid. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the invoice as the API answers it
+async function paidInvoice(start = '2026-02-01T00:00:00Z'): Promise<{ clock: string; customer: string; sub: string; invoice: any }> {
+  const clock = (await post('/test-clocks', { frozen_time: at(start) })).body.test_clock;
+  const c = await post('/customers', { reference: `cn-${Date.now()}-${++seq}`, test_clock: clock });
+  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: c.body.customer, setup_future_usage: 'off_session' }, m.secretKey);
+  const paid = await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  const plan = await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month' });
+  const sub = await post('/subscriptions', { customer: c.body.customer, items: [{ plan: plan.body.plan }], default_payment_method: paid.body.payment_method_uuid });
+  expect(sub.body.status).toBe('active');
+  const invoice = (await get(`/invoices/${sub.body.latest_invoice}`)).body;
+  expect(invoice.status).toBe('paid');
+  return { clock, customer: c.body.customer, sub: sub.body.subscription, invoice };
+}
+
+test('a credit note to the balance is spent from the invoice intent, and the next invoice uses the credit first', async () => {
+  const { clock, customer, sub, invoice } = await paidInvoice();
+  const cn = await post('/credit-notes', { invoice: invoice.invoice, amount: 300, reason: 'order_change' });
+  expect(cn.status).toBe(201);
+  expect(cn.body).toMatchObject({ credit_note: expect.stringMatching(/^cn_eu_/), object: 'credit_note', invoice: invoice.invoice, amount: 300, refund: null, credit_to_balance: 300, status: 'issued' });
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 300 }]);
+  // One balance with refunds: 1000 paid, 300 credited, so 700 is left to refund.
+  const tooMuch = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 701, currency: 'EUR' });
+  expect(tooMuch.body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
+  const refund = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 700, currency: 'EUR' });
+  expect(refund.status).toBe(201);
+  expect((await post('/credit-notes', { invoice: invoice.invoice, amount: 1 })).body.error).toMatchObject({ code: 'credit_note_amount_too_large', param: 'amount' });
+
+  await post(`/test-clocks/${clock}/advance`, { frozen_time: at('2026-03-01T00:00:01Z') });
+  await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 60_000, 'the clock');
+  const renewal = (await get(`/invoices?subscription=${sub}`)).body.data[0];
+  expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', total: 1000, applied_balance: 300, amount_due: 700, amount_paid: 700, status: 'paid' });
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 0 }]);
+}, 120_000);
+
+test('a credit note with refund: true returns the money through a refund of the invoice intent', async () => {
+  const { invoice } = await paidInvoice();
+  const line = invoice.lines[0].line;
+  const body = { invoice: invoice.invoice, lines: [{ invoice_line: line, amount: 400 }], refund: true, idempotency_key: `cn-${Date.now()}` };
+  const cn = await post('/credit-notes', body);
+  expect(cn.status).toBe(201);
+  expect(cn.body).toMatchObject({ amount: 400, lines: [{ invoice_line: line, amount: 400 }], refund: expect.stringMatching(/^re_eu_/), credit_to_balance: 0 });
+  const refund = await eventually(async () => {
+    const r = await get(`/refunds/${cn.body.refund}`);
+    return r.body.status === 'success' ? r.body : undefined;
+  }, 30_000, 'the refund to succeed');
+  expect(refund).toMatchObject({ payment_intent: invoice.payment_intent, amount: 400 });
+  // The same idempotency key answers the same credit note, and refunds nothing more.
+  const again = await post('/credit-notes', body);
+  expect(again.status).toBe(200);
+  expect(again.body).toMatchObject({ credit_note: cn.body.credit_note, refund: cn.body.refund });
+  const listed = await get(`/credit-notes?invoice=${invoice.invoice}`);
+  expect(listed.body.data.map((c: { credit_note: string }) => c.credit_note)).toContain(cn.body.credit_note);
+  expect((await post('/credit-notes', { invoice: invoice.invoice, lines: [{ invoice_line: line, amount: 1001 }] })).body.error.code).toBe('credit_note_amount_too_large');
+}, 120_000);
+
+test('refusals: an invoice not paid, another tenant', async () => {
+  const { invoice } = await paidInvoice();
+  const other = await createMerchant();
+  const theirs = await api.post('/v202607/credit-notes', { invoice: invoice.invoice, amount: 100 }, other.secretKey);
+  expect(theirs.body.error).toMatchObject({ code: 'resource_missing', param: 'invoice' });
+  const none = await post('/credit-notes', { invoice: invoice.invoice });
+  expect(none.body.error).toMatchObject({ code: 'parameter_missing', param: 'amount' });
+}, 120_000);

@@ -1,0 +1,186 @@
+import { quoteCheckout, verificationAmount, type QuoteInput } from '../../../api/checkout-sessions/quote';
+import { billingPageOf } from '../../../api/hosted/billing-paths';
+import { checkoutSessionPage, every, longDate, money, portalOverviewPage, type BillingAssets } from '../../../api/hosted/billing-pages';
+import { csrfTokenFor, isCsrfTokenFor, isSwitchTokenFor, switchTokenFor } from '../../../api/hosted/billing-tokens';
+import { localeFor } from '../../../api/hosted/locale';
+import type { CheckoutClientConfig } from '../../../api/hosted/pages';
+import type { PlanRecord, SubscriptionRecord } from '../../../platform/billing-records';
+import { ASSETS, checkoutView, markup, pendingIntent } from './page-fixtures';
+
+// The billing pages' pure parts: a checkout session's figures (the subscription workflow's arithmetic), the
+// tokens of the portal's forms, where a billing intent's payment page sends the customer, and the pages as
+// drawn (escaped, labelled, in the page language).
+
+const HOSTILE = `Evil "Shop" <script>alert(1)</script>`;
+const BILLING_ASSETS: BillingAssets = { ...ASSETS, billingCss: '/assets/billing/billing.css?v=1', portalJs: '/assets/billing/portal.js?v=1' };
+const APRIL_1 = Date.parse('2026-04-01T00:00:00Z');
+
+const plan = (over: Partial<PlanRecord> = {}): PlanRecord => ({
+  _id: 'plan_eu_box00000001',
+  tenant_id: 'ten_eu_x',
+  amount: 1999,
+  currency: 'EUR',
+  interval: 'month',
+  interval_count: 1,
+  trial_period_days: null,
+  nickname: 'Coffee box',
+  billing_scheme: 'per_unit',
+  tiers_mode: null,
+  tiers: null,
+  active: true,
+  metadata: {},
+  idempotency_scope: 'x',
+  created_at: new Date(APRIL_1),
+  updated_at: new Date(APRIL_1),
+  ...over,
+});
+
+function input(over: Partial<QuoteInput> = {}): QuoteInput {
+  return {
+    currency: 'EUR',
+    interval: 'month',
+    intervalCount: 1,
+    items: [{ plan: plan(), quantity: 2, periodAmount: 3998, description: '2 × Coffee box (every month)' }],
+    taxRates: [{ _id: 'txr_eu_vat0000001', display_name: 'VAT', percentage: 20, inclusive: false }],
+    coupon: null,
+    trialDays: 0,
+    startAt: APRIL_1,
+    ...over,
+  };
+}
+
+describe("a checkout session's figures", () => {
+  test('the first invoice as the workflow makes it: discount then tax, each rounded half up; the intent charges its total', () => {
+    const q = quoteCheckout(input({ coupon: { name: 'WELCOME10', percent_off: 10, amount_off: null, duration: 'forever', duration_in_months: null } }));
+    // 39.98 − 4.00 (3.998) = 35.98; VAT 7.20 (7.196); 43.18.
+    expect(q.first).toEqual({ subtotal: 3998, discount: 400, tax: 720, total: 4318 });
+    expect(q.renewal).toEqual(q.first);
+    expect(q.charge).toEqual({ amount: 4318, verification: false });
+    expect(q.items).toEqual([{ plan: 'plan_eu_box00000001', quantity: 2, description: '2 × Coffee box (every month)', name: 'Coffee box', unit_amount: 1999, amount: 3998 }]);
+  });
+
+  test('a once coupon reduces the first invoice only; a repeating one while its months last', () => {
+    const once = quoteCheckout(input({ taxRates: [], coupon: { name: null as unknown as string, percent_off: 50, amount_off: null, duration: 'once', duration_in_months: null } }));
+    expect([once.first.total, once.renewal.total]).toEqual([1999, 3998]);
+    const oneMonth = quoteCheckout(input({ taxRates: [], coupon: { name: '', percent_off: 50, amount_off: null, duration: 'repeating', duration_in_months: 1 } }));
+    expect([oneMonth.first.total, oneMonth.renewal.total]).toEqual([1999, 3998]);
+    const twoMonths = quoteCheckout(input({ taxRates: [], coupon: { name: '', percent_off: 50, amount_off: null, duration: 'repeating', duration_in_months: 2 } }));
+    expect([twoMonths.first.total, twoMonths.renewal.total]).toEqual([1999, 1999]);
+  });
+
+  test('a trial: nothing due today, a card check of one major unit instead; the once coupon is kept for the first charge', () => {
+    const q = quoteCheckout(input({ trialDays: 14, taxRates: [], coupon: { name: '', percent_off: 50, amount_off: null, duration: 'once', duration_in_months: null } }));
+    expect(q.first).toEqual({ subtotal: 0, discount: 0, tax: 0, total: 0 });
+    expect(q.renewal.total).toBe(1999);
+    expect(q.charge).toEqual({ amount: 100, verification: true });
+    expect([verificationAmount('EUR'), verificationAmount('JPY'), verificationAmount('KWD')]).toEqual([100, 1, 1000]);
+  });
+
+  test('inclusive tax stays inside the amounts', () => {
+    const q = quoteCheckout(input({ taxRates: [{ _id: 'txr_eu_incl000001', display_name: 'TVA', percentage: 20, inclusive: true }] }));
+    expect(q.first).toEqual({ subtotal: 3998, discount: 0, tax: 666, total: 3998 });
+  });
+});
+
+describe("the portal's tokens", () => {
+  const pepper = 'pepper-for-tests-0123456789';
+  test('a CSRF token opens its own session only', () => {
+    const token = csrfTokenFor('bps_eu_a0000000001', pepper);
+    expect(isCsrfTokenFor('bps_eu_a0000000001', token, pepper)).toBe(true);
+    expect(isCsrfTokenFor('bps_eu_b0000000001', token, pepper)).toBe(false);
+    expect(isCsrfTokenFor('bps_eu_a0000000001', token, 'another-pepper-0123456789')).toBe(false);
+    for (const junk of [undefined, '', 'x', token.toUpperCase(), `${token}0`, 42]) expect(isCsrfTokenFor('bps_eu_a0000000001', junk, pepper)).toBe(false);
+  });
+
+  test('a confirm token binds the subscription, the plan and the proration date it was shown for', () => {
+    const t = switchTokenFor('bps_eu_a', 'sub_eu_1', 'plan_eu_gold', 1775865600, pepper);
+    expect(isSwitchTokenFor('bps_eu_a', 'sub_eu_1', 'plan_eu_gold', 1775865600, t, pepper)).toBe(true);
+    expect(isSwitchTokenFor('bps_eu_a', 'sub_eu_1', 'plan_eu_gold', 1775865599, t, pepper)).toBe(false);
+    expect(isSwitchTokenFor('bps_eu_a', 'sub_eu_1', 'plan_eu_basic', 1775865600, t, pepper)).toBe(false);
+    expect(isSwitchTokenFor('bps_eu_a', 'sub_eu_2', 'plan_eu_gold', 1775865600, t, pepper)).toBe(false);
+    expect(isSwitchTokenFor('bps_eu_b', 'sub_eu_1', 'plan_eu_gold', 1775865600, t, pepper)).toBe(false);
+  });
+});
+
+describe("a billing intent's payment page", () => {
+  test('sends the customer to the billing page that made it, keeping the 3-D Secure attempt and a chosen language', () => {
+    const cs = 'cs_eu_7LmQp2VxN9cKd4TbRw8Zd3';
+    const bps = 'bps_eu_Zd3H7kQp2VxN9cLm4TbRw8';
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: { checkout_session: cs } }, { attempt: '2', lg: 'ar', client_secret: 'pics_x' })).toBe(`/billing/checkout/${cs}?attempt=2&lg=ar`);
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: { checkout_session: cs } }, {})).toBe(`/billing/checkout/${cs}`);
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: { billing_portal_session: bps } }, { attempt: '1' })).toBe(`/billing/portal/${bps}/card?payment_intent=pi_eu_1&attempt=1`);
+    // Any other intent, or metadata that names no session, stays on its payment page; junk is not carried.
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: { checkout_session: '../../admin' } }, {})).toBeNull();
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: {} }, {})).toBeNull();
+    expect(billingPageOf({ _id: 'pi_eu_1' }, {})).toBeNull();
+    expect(billingPageOf({ _id: 'pi_eu_1', metadata: { checkout_session: cs } }, { attempt: '"><x', lg: ['ar'] })).toBe(`/billing/checkout/${cs}`);
+  });
+});
+
+const config = (lang: 'en' | 'ar'): CheckoutClientConfig => ({ mode: 'hosted', lang } as unknown as CheckoutClientConfig);
+
+describe('the pages', () => {
+  test('words in the page language: intervals, amounts (a real minus sign, isolated in Arabic), dates', () => {
+    const [en, fr, ar] = [localeFor('en'), localeFor('fr'), localeFor('ar')];
+    expect([every(en, 'month', 1), every(en, 'month', 3), every(fr, 'year', 1), every(ar, 'week', 2)]).toEqual(['every month', 'every 3 months', 'par an', 'كل 2 أسابيع']);
+    expect(money(en, -2000, 'EUR')).toBe('\u221220.00 EUR');
+    expect(money(ar, 2399, 'EUR')).toBe('\u206823.99 EUR\u2069');
+    expect([longDate(en, APRIL_1), longDate(fr, APRIL_1)]).toEqual(['1 April 2026', '1 avril 2026']);
+    expect(longDate(ar, APRIL_1)).toMatch(/^1 .+ 2026$/);
+  });
+
+  test('the checkout page escapes every value, labels its figures and mirrors in Arabic', () => {
+    const view = checkoutView(pendingIntent({ amount: 4318 }), { merchantName: HOSTILE });
+    const quote = quoteCheckout(input());
+    for (const lang of ['en', 'ar'] as const) {
+      const page = checkoutSessionPage(BILLING_ASSETS, localeFor(lang), { quote, currency: 'EUR', view, config: config(lang), cancelUrl: 'https://shop.example.com/"back"', trialEndsAt: null });
+      expect(markup(page)).not.toContain('<script>alert');
+      expect(page).toContain('href="https://shop.example.com/&quot;back&quot;"');
+      expect(page.match(/<script/g)).toHaveLength(2); // our checkout.js and its JSON settings
+      expect(page).toContain('<link rel="stylesheet" href="/assets/billing/billing.css?v=1">');
+      expect(page).toContain(lang === 'ar' ? '<html lang="ar" dir="rtl">' : '<html lang="en">');
+      expect(page).toContain('<dd data-amount="4798">'); // 39.98 + VAT 8.00
+      expect(page).toContain('<label for="card-number">');
+    }
+  });
+
+  test('the portal lists subscriptions with their status and when they renew; its forms carry the CSRF token', () => {
+    const sub = {
+      _id: 'sub_eu_1',
+      status: 'active',
+      snapshot: {
+        status: 'active',
+        currency: 'EUR',
+        interval: 'month',
+        intervalCount: 1,
+        items: [{ item: 'si_eu_1', plan: 'plan_eu_box00000001', quantity: 1, periodAmount: 1999, description: '' }],
+        cancelAtPeriodEnd: true,
+        currentPeriodEnd: Date.parse('2026-05-01T00:00:00Z'),
+        trialEnd: null,
+        endedAt: null,
+        canceledAt: null,
+      },
+    } as unknown as SubscriptionRecord;
+    const page = portalOverviewPage(BILLING_ASSETS, localeFor('en'), {
+      merchant: { merchantName: HOSTILE, testMode: false },
+      csrfToken: 'c'.repeat(64),
+      link: (s) => `/billing/portal/bps_eu_1${s}`,
+      returnUrl: null,
+      subscriptions: [sub],
+      planNames: new Map([['plan_eu_box00000001', '<b>Box</b>']]),
+      card: null,
+      invoices: [],
+      notice: null,
+    });
+    expect(markup(page)).not.toContain('<script>alert');
+    expect(page).not.toContain('<b>Box</b>');
+    expect(page).toContain('Cancels on 1 May 2026');
+    expect(page).toContain('<span class="status status-active">Active</span>');
+    // Cancels at the period's end: the way to undo it is a form with the token; no switch meanwhile.
+    expect(page).toContain(`<input type="hidden" name="csrf_token" value="${'c'.repeat(64)}">`);
+    expect(page).toContain('action="/billing/portal/bps_eu_1/subscriptions/sub_eu_1/renew"');
+    expect(page).not.toContain('/switch');
+    expect(page).toContain('<script src="/assets/billing/portal.js?v=1" defer></script>');
+    expect(page).toContain('<script type="application/json" id="portal-config">');
+  });
+});

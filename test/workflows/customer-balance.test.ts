@@ -1,0 +1,71 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { addCreditUpdate, balanceQuery, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
+import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+
+// A customer's credit balance, owned by its workflow: credits and draws are check-and-change on one number,
+// each once per key however often it is asked, concurrent draws never take more than there is, and a run
+// that closed when idle starts again from the figures on its record.
+
+const testEnv = useWorkflowTestEnv();
+let n = 0;
+
+async function withBalance(creditOnRecord: number, body: (ctx: { call: <R>(u: typeof addCreditUpdate | typeof drawCreditUpdate, arg: object) => Promise<R>; writes: { credit: number; version: number }[]; id: string; input: CustomerBalanceInput }) => Promise<void>) {
+  const taskQueue = `balance-${++n}`;
+  const writes: { credit: number; version: number }[] = [];
+  const worker = await Worker.create({
+    connection: testEnv().nativeConnection,
+    taskQueue,
+    workflowBundle: getWorkflowBundle(),
+    activities: { saveCustomerBalance: async (p: { credit: number; version: number }) => void writes.push({ credit: p.credit, version: p.version }) },
+  });
+  const input: CustomerBalanceInput = { tenantId: 'ten_eu_t', customer: `cus_eu_test${n}`, currency: 'EUR', creditOnRecord, versionOnRecord: 4 };
+  const id = balanceWorkflowId(input.customer, input.currency);
+  await worker.runUntil(async () => {
+    const call = <R,>(u: typeof addCreditUpdate | typeof drawCreditUpdate, arg: object): Promise<R> =>
+      testEnv().client.workflow.executeUpdateWithStart(u as typeof addCreditUpdate, {
+        args: [arg as never],
+        startWorkflowOperation: new WithStartWorkflowOperation(CUSTOMER_BALANCE_WORKFLOW, { workflowId: id, taskQueue, args: [input], workflowIdConflictPolicy: 'USE_EXISTING' }),
+      }) as Promise<R>;
+    await body({ call, writes, id, input });
+  });
+}
+
+test('credits add once per key, draws take at most what there is, once per invoice', async () => {
+  await withBalance(0, async ({ call, writes, id }) => {
+    expect(await call(addCreditUpdate, { key: 'cn_1', amount: 300 })).toEqual({ credit: 300 });
+    expect(await call(addCreditUpdate, { key: 'cn_1', amount: 300 })).toEqual({ credit: 300 }); // repeated
+    expect(await call(drawCreditUpdate, { key: 'in_1', max: 200 })).toEqual({ drawn: 200, credit: 100 });
+    expect(await call(drawCreditUpdate, { key: 'in_1', max: 200 })).toEqual({ drawn: 200, credit: 100 }); // repeated: same answer
+    expect(await call(drawCreditUpdate, { key: 'in_2', max: 1000 })).toEqual({ drawn: 100, credit: 0 });
+    expect(await testEnv().client.workflow.getHandle(id).query(balanceQuery)).toEqual({ credit: 0 });
+    // Written in order, each version above the record's (4).
+    expect(writes).toEqual([
+      { credit: 300, version: 5 },
+      { credit: 100, version: 6 },
+      { credit: 0, version: 7 },
+    ]);
+  });
+});
+
+test('twenty concurrent draws of 100 against 550 of credit take exactly 550', async () => {
+  await withBalance(550, async ({ call }) => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call<{ drawn: number }>(drawCreditUpdate, { key: `in_${i}`, max: 100 })));
+    expect(answers.reduce((s, a) => s + a.drawn, 0)).toBe(550);
+    expect(answers.filter((a) => a.drawn === 100)).toHaveLength(5);
+    expect(answers.filter((a) => a.drawn === 50)).toHaveLength(1);
+  });
+});
+
+test('an idle balance closes after an hour with its figures written, and starts again from the record', async () => {
+  await withBalance(0, async ({ call, writes, id, input }) => {
+    await call(addCreditUpdate, { key: 'cn_1', amount: 700 });
+    expect(await testEnv().client.workflow.getHandle(id).result()).toEqual({ credit: 700 });
+    expect(writes.at(-1)).toEqual({ credit: 700, version: 5 });
+    void input;
+  });
+  // The next run begins from what the record says (creditOnRecord), not from zero.
+  await withBalance(700, async ({ call }) => {
+    expect(await call(drawCreditUpdate, { key: 'in_9', max: 1000 })).toEqual({ drawn: 700, credit: 0 });
+  });
+});

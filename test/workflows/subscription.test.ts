@@ -1,0 +1,832 @@
+import { Context } from '@temporalio/activity';
+import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import type { TestClockWrite } from '../../activities/test-clocks';
+import type { InvoiceCharge, InvoiceChargeResult } from '../../domain/billing/invoice-charge';
+import type { InvoiceSnapshot, SubscriptionSnapshot } from '../../domain/billing/snapshots';
+import { HISTORY_EVENT_BOUND } from '../../domain/polling';
+import {
+  cancelSubscriptionUpdate,
+  changeSubscriptionUpdate,
+  DEFAULT_DUNNING,
+  intentOutcomeSignal,
+  payInvoiceUpdate,
+  startedUpdate,
+  SUBSCRIPTION_WORKFLOW,
+  subscriptionStateQuery,
+  voidInvoiceUpdate,
+  type BilledDiscount,
+  type SubscriptionCarried,
+  type SubscriptionInput,
+} from '../../workflows/subscription/messages';
+import { advanceClockUpdate, clockStateQuery, TEST_CLOCK_WORKFLOW, type TestClockInput } from '../../workflows/test-clock/messages';
+import { createWorkflowTestEnv, getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+
+// The subscription workflow in virtual time on the time-skipping server, with real timers and fake activities
+// that record every saved snapshot, invoice, event and charge, and answer each charge as the test scripts it.
+// Every instant is pinned: a renewal's invoice is made at its period's end exactly, and its charge is
+// scheduled in that very second (the server's virtual clock when the charge activity was scheduled).
+//
+// The test server's clock starts at the machine's time and only moves forward, so each case first skips it
+// to the case's start: an instant in BASE_YEAR, the first year without a leap day whose 31 January is still
+// ahead (2027 when this was written), so the month-end clamps below read the same whichever year that is.
+
+// A fresh test server per case: one whose clock a previous case moved months ahead does not skip reliably.
+const testEnv = useWorkflowTestEnv({ perTest: true });
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const BASE_YEAR = (() => {
+  let y = new Date().getUTCFullYear();
+  while (isLeap(y) || Date.UTC(y, 0, 31, 10) < Date.now() + 2 * DAY) y += 1;
+  return y;
+})();
+/** An instant of BASE_YEAR (or `years` later), month 1..12. */
+const at = (month: number, day: number, hour = 10, years = 0) => Date.UTC(BASE_YEAR + years, month - 1, day, hour);
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** The instant floored to its second: "at T to the second" reads `expect(sec(x)).toBe(iso(T))` for a whole-second T. */
+const sec = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
+
+const TENANT = 'ten_eu_t';
+const BASIC = { item: 'si_eu_basic', plan: 'plan_eu_basic', quantity: 1, periodAmount: 2000, description: '1 × Basic (monthly)' };
+
+// ---- the fakes ---------------------------------------------------------------------------------------------
+
+type Answer = 'succeeded' | 'processing' | 'requires_action' | { failed: string };
+type Script = (req: InvoiceCharge, rec: Recorder) => Answer | Promise<Answer>;
+
+interface Recorder {
+  subs: { version: number; snapshot: SubscriptionSnapshot }[];
+  invoices: { version: number; snapshot: InvoiceSnapshot }[];
+  /** `at`: the server's (virtual) time when the charge was scheduled. */
+  charges: { req: InvoiceCharge; at: number }[];
+  events: { type: string; objectId: string; data: Record<string, unknown> }[];
+  canceledIntents: string[];
+  clockWrites: TestClockWrite[];
+  /** Every write and charge in the order they happened, across workflows. */
+  log: string[];
+}
+
+const succeedAll: Script = () => 'succeeded';
+
+function fakes(script: Script = succeedAll, onClock: string[] = []) {
+  const rec: Recorder = { subs: [], invoices: [], charges: [], events: [], canceledIntents: [], clockWrites: [], log: [] };
+  const activities = {
+    saveSubscription: async (p: { id: string; version: number; snapshot: SubscriptionSnapshot }) => {
+      rec.subs.push({ version: p.version, snapshot: p.snapshot });
+      rec.log.push(`sub ${p.snapshot.status}`);
+    },
+    saveInvoice: async (p: { version: number; snapshot: InvoiceSnapshot }) => {
+      rec.invoices.push(p);
+      rec.log.push(`invoice ${p.snapshot.billingReason} ${p.snapshot.status}`);
+    },
+    chargeInvoice: async (req: InvoiceCharge): Promise<InvoiceChargeResult> => {
+      rec.charges.push({ req, at: Context.current().info.currentAttemptScheduledTimestampMs });
+      rec.log.push(`charge ${req.amount}`);
+      const a = await script(req, rec);
+      const outcome = typeof a === 'string' ? a : 'failed';
+      return {
+        paymentIntent: req.paymentIntent ?? `pi_eu_${req.invoice.slice(3)}_${req.attempt}`,
+        outcome,
+        failureCode: typeof a === 'string' ? null : a.failed,
+        nextActionUrl: outcome === 'requires_action' ? 'https://pay.example.test/3ds' : null,
+      };
+    },
+    cancelInvoiceIntent: async (p: { tenantId: string; paymentIntent: string }) => {
+      rec.canceledIntents.push(p.paymentIntent);
+    },
+    // No customer credit in these cases (credit notes and the balance: test/workflows/customer-balance.test.ts, integration).
+    drawCustomerCredit: async () => 0,
+    creditCustomer: async () => undefined,
+    recordEvent: async (e: { type: string; objectId: string; data: Record<string, unknown> }) => {
+      rec.events.push({ type: e.type, objectId: e.objectId, data: e.data });
+    },
+    // A test clock's workflow (case 7): its record's writes, and the subscriptions it finds on the clock.
+    saveTestClock: async (w: TestClockWrite) => {
+      rec.clockWrites.push(w);
+      rec.log.push(`clock ${w.status}`);
+    },
+    subscriptionsOnClock: async () => onClock,
+  };
+  return { rec, activities };
+}
+
+// ---- reading what was recorded -------------------------------------------------------------------------------
+
+/** Each invoice of a subscription (in the order they were made), as last saved. */
+function invoicesOf(rec: Recorder, sub: string): InvoiceSnapshot[] {
+  const last = new Map<string, InvoiceSnapshot>();
+  for (const { snapshot } of rec.invoices) if (snapshot.subscription === sub) last.set(snapshot.id, snapshot);
+  return [...last.values()];
+}
+/** Every saved snapshot of one invoice, in order. */
+const savesOf = (rec: Recorder, invoice: string) => rec.invoices.filter((i) => i.snapshot.id === invoice).map((i) => i.snapshot);
+const chargesOf = (rec: Recorder, sub: string) => rec.charges.filter((c) => c.req.subscription === sub);
+const reasonOf = (rec: Recorder, invoice: string) => rec.invoices.find((i) => i.snapshot.id === invoice)?.snapshot.billingReason;
+/** The subscription's saved statuses, each change once. */
+function statusesOf(rec: Recorder, sub: string): string[] {
+  const out: string[] = [];
+  for (const { snapshot } of rec.subs) if (snapshot.id === sub && out.at(-1) !== snapshot.status) out.push(snapshot.status);
+  return out;
+}
+const lastSub = (rec: Recorder, sub: string) => rec.subs.filter((s) => s.snapshot.id === sub).at(-1)!.snapshot;
+const eventsOf = (rec: Recorder, objectId: string) => rec.events.filter((e) => e.objectId === objectId).map((e) => e.type);
+/** Which of its subscription's invoices the charged one is: 0 the first, 1 the first renewal ... */
+const invoiceNumber = (rec: Recorder, req: InvoiceCharge) => invoicesOf(rec, req.subscription).findIndex((i) => i.id === req.invoice);
+/** Consecutive repeats dropped (an invoice is saved twice after a failed attempt: the failure, then the attempt's end). */
+const distinct = <T>(xs: T[]): T[] => xs.filter((x, k) => k === 0 || JSON.stringify(x) !== JSON.stringify(xs[k - 1]));
+/** Where the k-th (1-based) `entry` is in `log`. */
+const nthIndex = (log: string[], entry: string, k: number) => log.findIndex((_, i) => log.slice(0, i + 1).filter((x) => x === entry).length === k);
+
+// ---- running ---------------------------------------------------------------------------------------------------
+
+let n = 0;
+
+function input(id: string, startAt: number, over: Partial<SubscriptionInput> = {}): SubscriptionInput {
+  return {
+    id,
+    tenantId: TENANT,
+    region: 'eu',
+    customer: 'cus_eu_ada',
+    currency: 'EUR',
+    interval: 'month',
+    intervalCount: 1,
+    items: [{ ...BASIC }],
+    paymentMethod: 'pm_eu_visa',
+    taxRates: [],
+    discount: null,
+    startAt,
+    trialEnd: null,
+    cancelAtPeriodEnd: false,
+    clock: null,
+    metadata: {},
+    // No endpoints: events are recorded, no delivery children start.
+    webhooks: [],
+    webhookTaskQueue: 'unused',
+    dunning: DEFAULT_DUNNING,
+    createdAt: startAt,
+    ...over,
+  };
+}
+
+/** Moves the test server's clock forward to `ms` (time skipping: timers due meanwhile fire, in order). */
+async function skipTo(ms: number): Promise<void> {
+  const now = await testEnv().currentTimeMs();
+  if (ms > now) await testEnv().sleep(ms - now);
+}
+
+async function withWorker<T>(activities: object, fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `subscriptions-${++n}`;
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  return worker.runUntil(() => fn(taskQueue));
+}
+
+function start(taskQueue: string, inp: SubscriptionInput): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  return testEnv().client.workflow.start(SUBSCRIPTION_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+}
+
+const stateOf = (h: WorkflowHandle) => h.query(subscriptionStateQuery);
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Every run of a workflow's chain (continue-as-new), first to last: its history and its input. */
+async function runsOf(h: WorkflowHandleWithFirstExecutionRunId, env = testEnv()): Promise<{ events: temporal.api.history.v1.IHistoryEvent[]; input: SubscriptionInput }[]> {
+  const runs: { events: temporal.api.history.v1.IHistoryEvent[]; input: SubscriptionInput }[] = [];
+  let runId: string | undefined = h.firstExecutionRunId;
+  while (runId) {
+    const events: temporal.api.history.v1.IHistoryEvent[] = (await env.client.workflow.getHandle(h.workflowId, runId).fetchHistory()).events ?? [];
+    const payload = events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+    runs.push({ events, input: defaultPayloadConverter.fromPayload<SubscriptionInput>(payload) });
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return runs;
+}
+
+/** With RECORD_HISTORIES=1, the run's history becomes a replay fixture (test/workflows/histories). */
+async function keep(name: string, h: WorkflowHandle): Promise<void> {
+  if (process.env.RECORD_HISTORIES === '1') keepHistory(`subscription-${name}`, await h.fetchHistory());
+}
+
+// ---- 1. renewals ----------------------------------------------------------------------------------------------
+
+test('real time, monthly from 31 January: twelve renewals, each invoiced and charged once at its period end to the second, month ends clamped', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_year${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    const started = await h.executeUpdate(startedUpdate);
+    expect(started.subscription.status).toBe('active');
+    expect(started.invoice).toMatchObject({ billingReason: 'subscription_create', status: 'paid', amountDue: 2000, periodStart: T0, periodEnd: at(2, 28) });
+
+    await skipTo(at(1, 31, 11, 1)); // an hour past the twelfth renewal, a year on
+    const renewals = [at(2, 28), at(3, 31), at(4, 30), at(5, 31), at(6, 30), at(7, 31), at(8, 31), at(9, 30), at(10, 31), at(11, 30), at(12, 31), at(1, 31, 10, 1)];
+    // The year after BASE_YEAR may have a leap day: the last period then ends on 29 February.
+    const ends = [...renewals.slice(1), at(2, isLeap(BASE_YEAR + 1) ? 29 : 28, 10, 1)];
+    const invoices = invoicesOf(rec, inp.id);
+    expect(invoices).toHaveLength(13);
+    const cycle = invoices.filter((i) => i.billingReason === 'subscription_cycle');
+    expect(cycle.map((i) => [iso(i.periodStart), iso(i.periodEnd)])).toEqual(renewals.map((r, k) => [iso(r), iso(ends[k]!)]));
+    for (const inv of cycle) {
+      expect(inv).toMatchObject({ status: 'paid', amountDue: 2000, amountPaid: 2000, amountRemaining: 0, attemptCount: 1, created: inv.periodStart, paidAt: inv.periodStart });
+      expect(inv.lines).toEqual([expect.objectContaining({ amount: 2000, proration: false, period: { start: inv.periodStart, end: inv.periodEnd } })]);
+      const charges = rec.charges.filter((c) => c.req.invoice === inv.id);
+      expect(charges).toHaveLength(1);
+      expect(sec(charges[0]!.at)).toBe(iso(inv.periodStart));
+      expect(charges[0]!.req).toMatchObject({ amount: 2000, currency: 'EUR', paymentMethod: 'pm_eu_visa', attempt: 1, paymentIntent: null, intentTimeoutSeconds: 9 * 86_400 });
+    }
+    expect(rec.charges).toHaveLength(13);
+
+    const s = (await stateOf(h)).subscription;
+    expect([s.status, iso(s.billingCycleAnchor), iso(s.currentPeriodStart), iso(s.currentPeriodEnd)]).toEqual(['active', iso(T0), iso(at(1, 31, 10, 1)), iso(ends.at(-1)!)]);
+    expect(s.latestInvoice).toBe(cycle.at(-1)!.id);
+    // One writer, versions in order: 1, 2, 3 ... for the subscription and for each invoice.
+    expect(rec.subs.map((x) => x.version)).toEqual(rec.subs.map((_, k) => k + 1));
+    for (const inv of invoices) expect(rec.invoices.filter((x) => x.snapshot.id === inv.id).map((x) => x.version)).toEqual([1, 2]);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active']);
+    expect(rec.events.filter((e) => e.type === 'invoice.paid')).toHaveLength(13);
+    await h.terminate('test done');
+  });
+});
+
+test('a 14-day trial: trialing with a 0 invoice paid at the start, the first charge at the trial end exactly, which anchors the cycle', async () => {
+  const T0 = at(1, 31);
+  const trialEnd = T0 + 14 * DAY; // 14 February 10:00
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_trial${++n}`, T0, { trialEnd });
+    const h = await start(taskQueue, inp);
+    const started = await h.executeUpdate(startedUpdate);
+    expect(started.subscription).toMatchObject({ status: 'trialing', trialStart: T0, trialEnd, billingCycleAnchor: trialEnd, currentPeriodStart: T0, currentPeriodEnd: trialEnd });
+    expect(started.invoice).toMatchObject({ billingReason: 'subscription_create', status: 'paid', total: 0, amountDue: 0, paidAt: T0 });
+    expect(started.invoice!.lines).toEqual([expect.objectContaining({ description: 'Trial period for 1 × Basic (monthly)', amount: 0, period: { start: T0, end: trialEnd } })]);
+    expect(rec.charges).toEqual([]); // nothing to charge for a trial
+
+    await skipTo(at(3, 14, 11));
+    const [trial, first, second] = invoicesOf(rec, inp.id);
+    expect(trial!.id).toBe(started.invoice!.id);
+    expect([first, second].map((i) => [i!.billingReason, iso(i!.periodStart), iso(i!.periodEnd), i!.amountDue, i!.status])).toEqual([
+      ['subscription_cycle', iso(trialEnd), iso(at(3, 14)), 2000, 'paid'],
+      ['subscription_cycle', iso(at(3, 14)), iso(at(4, 14)), 2000, 'paid'],
+    ]);
+    expect(rec.charges.map((c) => [c.req.invoice, sec(c.at)])).toEqual([
+      [first!.id, iso(trialEnd)],
+      [second!.id, iso(at(3, 14))],
+    ]);
+    const s = (await stateOf(h)).subscription;
+    expect(s).toMatchObject({ status: 'active', billingCycleAnchor: trialEnd, trialStart: T0, trialEnd, currentPeriodStart: at(3, 14), currentPeriodEnd: at(4, 14) });
+    expect(statusesOf(rec, inp.id)).toEqual(['trialing', 'active']);
+    // Created; updated at the trial's end (active) and at the renewal (the new period).
+    expect(eventsOf(rec, inp.id)).toEqual(['subscription.created', 'subscription.updated', 'subscription.updated']);
+    await h.terminate('test done');
+  });
+});
+
+// ---- 3. dunning ---------------------------------------------------------------------------------------------------
+
+/** The first invoice is paid; every later attempt is declined (or as `later` says). */
+const declineRenewals =
+  (later: (req: InvoiceCharge, rec: Recorder) => Answer = () => ({ failed: 'card_declined' })): Script =>
+  (req, rec) =>
+    reasonOf(rec, req.invoice) === 'subscription_create' ? 'succeeded' : later(req, rec);
+
+test('dunning: a declined renewal is retried 1, 3 and 7 days after the first failure, past_due from the first, canceled with the invoice uncollectible after the fourth', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals());
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_dunning${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    expect(await h.result()).toBe('canceled'); // the workflow ends with the subscription
+    await keep('dunning-canceled', h);
+
+    const [, renewal] = invoicesOf(rec, inp.id);
+    const attempts = rec.charges.filter((c) => c.req.invoice === renewal!.id);
+    expect(attempts.map((c) => [sec(c.at), c.req.attempt, c.req.amount])).toEqual([
+      [iso(at(2, 28)), 1, 2000],
+      [iso(at(3, 1)), 2, 2000],
+      [iso(at(3, 3)), 3, 2000],
+      [iso(at(3, 7)), 4, 2000],
+    ]);
+    // The invoice's intent is charged again, not replaced, through its whole schedule.
+    const intent = `pi_eu_${renewal!.id.slice(3)}_1`;
+    expect(attempts.map((c) => c.req.paymentIntent)).toEqual([null, intent, intent, intent]);
+    expect(rec.charges).toHaveLength(5);
+    // Each failure saved with the next attempt's instant; the last with none, uncollectible.
+    const failures = distinct(savesOf(rec, renewal!.id).filter((i) => i.lastFailure !== null).map((i) => [i.status, i.attemptCount, iso(i.nextPaymentAttempt)]));
+    expect(failures).toEqual([
+      ['open', 1, iso(at(3, 1))],
+      ['open', 2, iso(at(3, 3))],
+      ['open', 3, iso(at(3, 7))],
+      ['uncollectible', 4, null],
+    ]);
+    expect(renewal).toMatchObject({ status: 'uncollectible', lastFailure: 'card_declined', amountPaid: 0, amountRemaining: 2000, paymentIntent: intent });
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'canceled']);
+    // past_due from the first failure on: written between the renewal's first attempt and its second.
+    const pastDue = rec.log.indexOf('sub past_due');
+    expect(pastDue).toBeGreaterThan(nthIndex(rec.log, 'charge 2000', 2));
+    expect(pastDue).toBeLessThan(nthIndex(rec.log, 'charge 2000', 3));
+    const s = lastSub(rec, inp.id);
+    expect([s.status, iso(s.canceledAt), iso(s.endedAt)]).toEqual(['canceled', iso(at(3, 7)), iso(at(3, 7))]);
+    expect(eventsOf(rec, renewal!.id)).toEqual(['invoice.created', 'invoice.payment_failed', 'invoice.payment_failed', 'invoice.payment_failed', 'invoice.payment_failed']);
+    expect(eventsOf(rec, inp.id).at(-1)).toBe('subscription.canceled');
+  });
+});
+
+test('dunning with whenExhausted unpaid: unpaid after the fourth failure, the invoice open with no attempt left; paying it brings the subscription back active', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let cardFixed = false;
+  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_unpaid${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 10));
+    const [, renewal] = invoicesOf(rec, inp.id);
+    expect(rec.charges.map((c) => sec(c.at)).slice(1)).toEqual([at(2, 28), at(3, 1), at(3, 3), at(3, 7)].map(iso));
+    expect(renewal).toMatchObject({ status: 'open', attemptCount: 4, nextPaymentAttempt: null, lastFailure: 'insufficient_funds' });
+    let st = await stateOf(h);
+    expect(st.subscription.status).toBe('unpaid');
+    expect(st.open.map((o) => [o.invoice.id, o.firstFailureAt])).toEqual([[renewal!.id, at(2, 28)]]);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'unpaid']);
+
+    cardFixed = true;
+    const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
+    expect(paid.invoice).toMatchObject({ id: renewal!.id, status: 'paid', attemptCount: 5, amountPaid: 2000 });
+    expect(paid.subscription.status).toBe('active');
+    st = await stateOf(h);
+    expect(st.open).toEqual([]);
+    // And the next renewal is charged as usual, at its period end.
+    await skipTo(at(3, 31, 11));
+    const next = invoicesOf(rec, inp.id)[2]!;
+    expect([next.status, iso(next.periodStart), sec(rec.charges.at(-1)!.at)]).toEqual(['paid', iso(at(3, 31)), iso(at(3, 31))]);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'unpaid', 'active']);
+    await h.terminate('test done');
+  });
+});
+
+// Under `whenExhausted: 'unpaid'` the exhausted invoice stays open, never attempted again; as Stripe's, the status
+// follows the latest invoice: paying it makes the subscription active, the older one stays open for the merchant.
+test('dunning with whenExhausted unpaid: the next renewal charged successfully brings the subscription back active', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  // The February renewal fails through its schedule; the card works again for the March one.
+  const { rec, activities } = fakes(declineRenewals((req, r) => (invoiceNumber(r, req) >= 2 ? 'succeeded' : { failed: 'insufficient_funds' })));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_unpaidnext${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 31, 11));
+    const [, feb, mar] = invoicesOf(rec, inp.id);
+    expect(feb).toMatchObject({ status: 'open', attemptCount: 4, nextPaymentAttempt: null });
+    expect(mar).toMatchObject({ status: 'paid', periodStart: at(3, 31), paidAt: at(3, 31) });
+    expect(sec(rec.charges.at(-1)!.at)).toBe(iso(at(3, 31)));
+    expect((await stateOf(h)).subscription.status).toBe('active');
+    await h.terminate('test done');
+  });
+});
+
+test('paying a past_due invoice between its retries: active again, and the retries left are not attempted', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let cardFixed = false;
+  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'card_declined' })));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_paydue${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 2));
+    const [, renewal] = invoicesOf(rec, inp.id);
+    expect((await stateOf(h)).subscription.status).toBe('past_due');
+    expect(renewal!.nextPaymentAttempt).toBe(at(3, 3));
+    cardFixed = true;
+    const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
+    expect(paid.subscription.status).toBe('active');
+    expect(paid.invoice).toMatchObject({ status: 'paid', attemptCount: 3, nextPaymentAttempt: null });
+    await skipTo(at(3, 31, 11));
+    // The 3 March and 7 March retries never ran; the 31 March renewal did.
+    expect(rec.charges.slice(1).map((c) => [sec(c.at), c.req.attempt])).toEqual([
+      [iso(at(2, 28)), 1],
+      [iso(at(3, 1)), 2],
+      [iso(at(3, 2)), 3], // the pay
+      [iso(at(3, 31)), 1],
+    ]);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'active']);
+    await h.terminate('test done');
+  });
+});
+
+// ---- 4. prorations ---------------------------------------------------------------------------------------------
+
+test('an upgrade 10 days into a 30-day period: always_invoice charges the exact prorations at once; create_prorations puts them on the next renewal', async () => {
+  // April has 30 days: the period 1 April -> 1 May, the change on 11 April at 00:00, 20 of 30 days left.
+  const T0 = at(4, 1, 0);
+  const change = at(4, 11, 0);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const basic = { ...BASIC, periodAmount: 1000 };
+  const pro = { item: BASIC.item, plan: 'plan_eu_pro', quantity: 1, periodAmount: 2500, description: '1 × Pro (monthly)' };
+  const d = `${BASE_YEAR}-04-11`;
+  // Unused time: −round(1000 × 20/30) = −667; remaining time: round(2500 × 20/30) = 1667.
+  const prorations = [
+    { description: `Unused time on 1 × Basic (monthly) after ${d}`, amount: -667, plan: 'plan_eu_basic', proration: true, period: { start: change, end: at(5, 1, 0) } },
+    { description: `Remaining time on 1 × Pro (monthly) after ${d}`, amount: 1667, plan: 'plan_eu_pro', proration: true, period: { start: change, end: at(5, 1, 0) } },
+  ];
+  await withWorker(activities, async (taskQueue) => {
+    const now = await start(taskQueue, input(`sub_eu_upnow${++n}`, T0, { items: [basic] }));
+    const later = await start(taskQueue, input(`sub_eu_uplater${++n}`, T0, { items: [basic] }));
+    await now.executeUpdate(startedUpdate);
+    await later.executeUpdate(startedUpdate);
+    await skipTo(change);
+
+    const a = await now.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: change }] });
+    expect(a.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'paid', subtotal: 1000, total: 1000, amountDue: 1000, amountPaid: 1000, periodStart: change, periodEnd: at(5, 1, 0), created: change });
+    expect(a.invoice!.lines).toEqual(prorations.map((l) => expect.objectContaining(l)));
+    expect(a.subscription.items).toEqual([pro]);
+    const charged = chargesOf(rec, now.workflowId).at(-1)!;
+    expect([charged.req.invoice, charged.req.amount, sec(charged.at)]).toEqual([a.invoice!.id, 1000, iso(change)]);
+
+    const b = await later.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'create_prorations', prorationDate: change }] });
+    expect(b.invoice).toBeNull();
+    expect((await stateOf(later)).pendingProrations).toEqual(prorations.map((l) => expect.objectContaining(l)));
+    expect(chargesOf(rec, later.workflowId)).toHaveLength(1); // only the first invoice, nothing now
+
+    await skipTo(at(6, 1, 1));
+    // always_invoice: the renewals are the new price only.
+    expect(invoicesOf(rec, now.workflowId).map((i) => [i.billingReason, i.total])).toEqual([
+      ['subscription_create', 1000],
+      ['subscription_update', 1000],
+      ['subscription_cycle', 2500],
+      ['subscription_cycle', 2500],
+    ]);
+    // create_prorations: the 1 May renewal carries them (2500 + 1000), the 1 June one does not.
+    const [, may, june] = invoicesOf(rec, later.workflowId);
+    expect(may!.lines).toEqual([expect.objectContaining({ description: '1 × Pro (monthly)', amount: 2500, proration: false }), ...prorations.map((l) => expect.objectContaining(l))]);
+    expect([may!.total, may!.status, iso(may!.periodStart), june!.total]).toEqual([3500, 'paid', iso(at(5, 1, 0)), 2500]);
+    expect(chargesOf(rec, later.workflowId).slice(1).map((c) => [c.req.amount, sec(c.at)])).toEqual([
+      [3500, iso(at(5, 1, 0))],
+      [2500, iso(at(6, 1, 0))],
+    ]);
+    expect((await stateOf(later)).pendingProrations).toEqual([]);
+    await Promise.all([now.terminate('test done'), later.terminate('test done')]);
+  });
+});
+
+// ---- 5. coupons ----------------------------------------------------------------------------------------------------
+
+test('a 25% coupon, once / repeating 2 months / forever, with an 8.875% exclusive tax: exact amounts on each invoice', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const coupon = (duration: BilledDiscount['duration']): BilledDiscount => ({
+    coupon: `co_eu_${duration}`,
+    promotionCode: null,
+    percentOff: 25,
+    amountOff: null,
+    duration,
+    start: T0,
+    end: duration === 'repeating' ? at(3, 31) : null, // addMonths(T0, 2), as the API computes it
+  });
+  const taxRates = [{ id: 'txr_eu_ny', percentage: 8.875, inclusive: false }];
+  // Discounted: 2000 − 500 = 1500, tax round(133.125) = 133, total 1633. Full: tax round(177.5) = 178, total 2178.
+  const full = { subtotal: 2000, discount: 0, tax: 178, total: 2178 };
+  const off = { subtotal: 2000, discount: 500, tax: 133, total: 1633 };
+  await withWorker(activities, async (taskQueue) => {
+    const handles = await Promise.all(
+      (['once', 'repeating', 'forever'] as const).map((duration) => start(taskQueue, input(`sub_eu_${duration}${++n}`, T0, { discount: coupon(duration), taxRates }))),
+    );
+    await skipTo(at(4, 30, 11)); // the create invoice and three renewals: 28 Feb, 31 Mar, 30 Apr
+    const figures = (h: WorkflowHandle) => invoicesOf(rec, h.workflowId).map((i) => ({ subtotal: i.subtotal, discount: i.discount, tax: i.tax, total: i.total }));
+    const [once, repeating, forever] = [handles[0]!, handles[1]!, handles[2]!];
+    expect(figures(once)).toEqual([off, full, full, full]);
+    expect(figures(repeating)).toEqual([off, off, full, full]);
+    expect(figures(forever)).toEqual([off, off, off, off]);
+    for (const h of handles) {
+      for (const inv of invoicesOf(rec, h.workflowId)) {
+        expect(inv.status).toBe('paid');
+        expect(inv.lines[0]!.taxAmounts).toEqual([{ taxRate: 'txr_eu_ny', amount: inv.tax, inclusive: false }]);
+        expect(inv.lines[0]!.discountAmount).toBe(inv.discount);
+      }
+      expect(chargesOf(rec, h.workflowId).map((c) => c.req.amount)).toEqual(invoicesOf(rec, h.workflowId).map((i) => i.amountDue));
+    }
+    await Promise.all(handles.map((h) => h.terminate('test done')));
+  });
+});
+
+// ---- 7. test clock ---------------------------------------------------------------------------------------------------
+
+test('on a test clock: nothing happens until the clock advances; past three period ends the three renewals run, then the clock is ready', async () => {
+  const T0 = at(1, 31);
+  const target = at(4, 30, 12);
+  const clockId = `clock_eu_test${++n}`;
+  const subId = `sub_eu_onclock${n}`;
+  const { rec, activities } = fakes(succeedAll, [subId]);
+  await withWorker(activities, async (taskQueue) => {
+    const clockInput: TestClockInput = { id: clockId, tenantId: TENANT, frozenTime: T0 };
+    const clock = await testEnv().client.workflow.start(TEST_CLOCK_WORKFLOW, { workflowId: clockId, taskQueue, args: [clockInput] });
+    const h = await start(taskQueue, input(subId, T0, { clock: { id: clockId, frozenTime: T0 } }));
+    const started = await h.executeUpdate(startedUpdate);
+    expect(started.subscription).toMatchObject({ status: 'active', testClock: clockId, currentPeriodEnd: at(2, 28) });
+    // Real time means nothing to it: months of the server's time pass and no renewal runs.
+    await testEnv().sleep(120 * DAY);
+    expect(rec.charges).toHaveLength(1);
+    expect((await stateOf(h)).clockNow).toBe(T0);
+
+    expect(await clock.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: target }] })).toEqual({ frozenTime: T0, status: 'advancing', deleted: false });
+    await waitFor(async () => (await clock.query(clockStateQuery)).status === 'ready');
+    expect(await clock.query(clockStateQuery)).toEqual({ frozenTime: target, status: 'ready', deleted: false });
+
+    const renewals = invoicesOf(rec, subId).slice(1);
+    expect(renewals.map((i) => [iso(i.periodStart), iso(i.created), iso(i.paidAt), i.status, i.testClock])).toEqual(
+      [at(2, 28), at(3, 31), at(4, 30)].map((t) => [iso(t), iso(t), iso(t), 'paid', clockId]),
+    );
+    expect(rec.charges).toHaveLength(4);
+    // The clock's record said ready only after the three renewals were charged and written.
+    const ready = rec.log.indexOf('clock ready');
+    expect(ready).toBeGreaterThan(rec.log.lastIndexOf('charge 2000'));
+    expect(ready).toBeGreaterThan(rec.log.lastIndexOf('invoice subscription_cycle paid'));
+    expect(rec.clockWrites.map((w) => [w.status, iso(w.frozenTime)])).toEqual([
+      ['advancing', iso(T0)],
+      ['ready', iso(target)],
+    ]);
+    // The subscription told the clock it caught up, with the clock's new time.
+    const told = ((await clock.fetchHistory()).events ?? [])
+      .map((e) => e.workflowExecutionSignaledEventAttributes)
+      .filter((a) => a?.signalName === 'clockCaughtUp')
+      .map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!));
+    expect(told).toEqual([{ subscription: subId, frozenTime: target, ended: false }]);
+    const st = await stateOf(h);
+    expect([st.clockNow, iso(st.subscription.currentPeriodStart), iso(st.subscription.currentPeriodEnd)]).toEqual([target, iso(at(4, 30)), iso(at(5, 31))]);
+    await keep('test-clock-three-renewals', h);
+    await Promise.all([h.terminate('test done'), clock.terminate('test done')]);
+  });
+});
+
+// ---- 8. cancel, pause, pay, void, started, intent outcomes -----------------------------------------------------------
+
+test('cancel now: canceled at once, the workflow ends, nothing more is charged', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_cancelnow${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(2, 10));
+    const a = await h.executeUpdate(cancelSubscriptionUpdate, { args: [{}] });
+    expect(a.subscription.status).toBe('canceled');
+    expect(sec(a.subscription.canceledAt!)).toBe(iso(at(2, 10)));
+    expect(a.subscription.endedAt).toBe(a.subscription.canceledAt);
+    expect(await h.result()).toBe('canceled');
+    expect(rec.charges).toHaveLength(1);
+    expect(invoicesOf(rec, inp.id)).toHaveLength(1);
+    expect(eventsOf(rec, inp.id).at(-1)).toBe('subscription.canceled');
+    expect(lastSub(rec, inp.id)).toMatchObject({ status: 'canceled', canceledAt: a.subscription.canceledAt });
+  });
+});
+
+test('cancel at period end: still active until then, canceled at the period end exactly, no renewal invoiced', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_cancelend${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(2, 10));
+    const a = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ cancelAtPeriodEnd: true }] });
+    expect(a.subscription).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    // Dated when it was asked for, as Stripe dates it.
+    expect(a.subscription.canceledAt! - at(2, 10)).toBeGreaterThanOrEqual(0);
+    expect(a.subscription.canceledAt! - at(2, 10)).toBeLessThan(60_000);
+    expect(await h.result()).toBe('canceled');
+    const s = lastSub(rec, inp.id);
+    expect([s.status, iso(s.endedAt), iso(s.currentPeriodEnd)]).toEqual(['canceled', iso(at(2, 28)), iso(at(2, 28))]);
+    expect(s.canceledAt).toBe(a.subscription.canceledAt);
+    expect(rec.charges).toHaveLength(1);
+    expect(invoicesOf(rec, inp.id)).toHaveLength(1);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'canceled']);
+  });
+});
+
+test('pause (void) with a resume date, and pause resumed by hand: no invoices while paused, renewals again after', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const timed = await start(taskQueue, input(`sub_eu_pausetimed${++n}`, T0));
+    const manual = await start(taskQueue, input(`sub_eu_pausemanual${++n}`, T0));
+    await timed.executeUpdate(startedUpdate);
+    await manual.executeUpdate(startedUpdate);
+    await skipTo(at(2, 10));
+    const p1 = await timed.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: at(4, 15) } }] });
+    const p2 = await manual.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
+    expect([p1.subscription.status, p2.subscription.status]).toEqual(['paused', 'paused']);
+
+    await skipTo(at(3, 10));
+    // Paused through 28 February: the period moved on, nothing was invoiced.
+    const m = (await stateOf(manual)).subscription;
+    expect([m.status, iso(m.currentPeriodStart), iso(m.currentPeriodEnd)]).toEqual(['paused', iso(at(2, 28)), iso(at(3, 31))]);
+    const r = await manual.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: null }] });
+    expect(r.subscription).toMatchObject({ status: 'active', pauseCollection: null });
+
+    await skipTo(at(4, 30, 11));
+    // By hand on 10 March: 31 March and 30 April invoiced and charged.
+    expect(invoicesOf(rec, manual.workflowId).map((i) => iso(i.periodStart))).toEqual([T0, at(3, 31), at(4, 30)].map(iso));
+    expect(chargesOf(rec, manual.workflowId).slice(1).map((c) => sec(c.at))).toEqual([at(3, 31), at(4, 30)].map(iso));
+    // Resumed on 15 April by its date: 28 February and 31 March skipped, 30 April invoiced.
+    expect(invoicesOf(rec, timed.workflowId).map((i) => iso(i.periodStart))).toEqual([T0, at(4, 30)].map(iso));
+    expect(chargesOf(rec, timed.workflowId).slice(1).map((c) => sec(c.at))).toEqual([iso(at(4, 30))]);
+    const resumed = rec.subs.find((s) => s.snapshot.id === timed.workflowId && s.snapshot.status === 'active' && s.snapshot.currentPeriodStart === at(3, 31))!;
+    expect(resumed.snapshot.pauseCollection).toBeNull();
+    expect(statusesOf(rec, timed.workflowId)).toEqual(['incomplete', 'active', 'paused', 'active']);
+    expect(statusesOf(rec, manual.workflowId)).toEqual(['incomplete', 'active', 'paused', 'active']);
+    await Promise.all([timed.terminate('test done'), manual.terminate('test done')]);
+  });
+});
+
+test('the first invoice declined: incomplete, not dunned; voiding it makes the subscription incomplete_expired and cancels its intent', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(() => ({ failed: 'card_declined' }));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_void${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    const started = await h.executeUpdate(startedUpdate);
+    expect(started.subscription.status).toBe('incomplete');
+    expect(started.invoice).toMatchObject({ status: 'open', attemptCount: 1, lastFailure: 'card_declined', nextPaymentAttempt: null });
+    await skipTo(T0 + 2 * HOUR);
+    const v = await h.executeUpdate(voidInvoiceUpdate, { args: [{ invoice: started.invoice!.id }] });
+    expect(v.invoice).toMatchObject({ status: 'void', amountRemaining: 0 });
+    expect(sec(v.invoice!.voidedAt!)).toBe(iso(T0 + 2 * HOUR));
+    expect(v.subscription).toMatchObject({ status: 'incomplete_expired', endedAt: v.invoice!.voidedAt });
+    expect(await h.result()).toBe('incomplete_expired');
+    expect(rec.canceledIntents).toEqual([`pi_eu_${started.invoice!.id.slice(3)}_1`]);
+    expect(rec.charges).toHaveLength(1);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'incomplete_expired']);
+  });
+});
+
+test('the first invoice left unpaid: incomplete_expired 23 hours after creation exactly, its invoice void', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(() => ({ failed: 'card_declined' }));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_expire${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    expect(await h.result()).toBe('incomplete_expired');
+    const [first] = invoicesOf(rec, inp.id);
+    expect([first!.status, iso(first!.voidedAt)]).toEqual(['void', iso(T0 + 23 * HOUR)]);
+    expect(iso(lastSub(rec, inp.id).endedAt)).toBe(iso(T0 + 23 * HOUR));
+    expect(rec.charges).toHaveLength(1);
+  });
+});
+
+test('startedUpdate answers only once the first charge has answered, with the paid invoice', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { rec, activities } = fakes(async (): Promise<Answer> => {
+    await gate;
+    return 'succeeded';
+  });
+  await withWorker(activities, async (taskQueue) => {
+    const h = await start(taskQueue, input(`sub_eu_started${++n}`, T0));
+    let answered = false;
+    const answer = h.executeUpdate(startedUpdate).then((a) => {
+      answered = true;
+      return a;
+    });
+    await waitFor(() => rec.charges.length === 1);
+    // The charge is on the wire: the Update has not answered.
+    expect(answered).toBe(false);
+    release();
+    const a = await answer;
+    expect(a.subscription.status).toBe('active');
+    expect(a.invoice).toMatchObject({ status: 'paid', attemptCount: 1, paymentIntent: expect.stringMatching(/^pi_eu_/) });
+    await h.terminate('test done');
+  });
+});
+
+test("the intent's outcome: a first invoice needing 3DS, and a renewal charge still processing, are paid when their intents say success", async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const script: Script = (req, rec) => (reasonOf(rec, req.invoice) === 'subscription_create' ? 'requires_action' : 'processing');
+  const { rec, activities } = fakes(script);
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_outcome${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    const started = await h.executeUpdate(startedUpdate);
+    expect(started.subscription.status).toBe('incomplete');
+    expect(started.invoice).toMatchObject({ status: 'open', lastFailure: 'requires_action', nextPaymentAttempt: null });
+    const firstIntent = started.invoice!.paymentIntent!;
+    await skipTo(T0 + HOUR);
+    await h.signal(intentOutcomeSignal, { paymentIntent: firstIntent, status: 'success' });
+    await waitFor(() => lastSub(rec, inp.id).status === 'active');
+    const first = invoicesOf(rec, inp.id)[0]!;
+    expect(first.status).toBe('paid');
+    expect(sec(first.paidAt!)).toBe(iso(T0 + HOUR));
+
+    await skipTo(at(2, 28, 12));
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    // Processing is neither paid nor failed: open, no retry planned, the subscription still active.
+    expect(renewal).toMatchObject({ status: 'open', attemptCount: 1, lastFailure: null, nextPaymentAttempt: null });
+    expect((await stateOf(h)).subscription.status).toBe('active');
+    await h.signal(intentOutcomeSignal, { paymentIntent: renewal.paymentIntent!, status: 'success' });
+    await waitFor(() => eventsOf(rec, renewal.id).includes('invoice.paid'));
+    expect(sec(invoicesOf(rec, inp.id)[1]!.paidAt!)).toBe(iso(at(2, 28, 12)));
+    expect(eventsOf(rec, renewal.id)).toEqual(['invoice.created', 'invoice.paid']);
+    expect(rec.charges).toHaveLength(2);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active']);
+    await h.terminate('test done');
+  });
+});
+
+// ---- 6. continue-as-new ------------------------------------------------------------------------------------------------
+
+/**
+ * The 400-day run takes most of this file's wall time (some 3,200 activities, each a few server round trips,
+ * mostly spent waiting), so it runs on a test server of its own, started before the other cases and checked
+ * by the last one, while the others run on theirs.
+ */
+interface LongRun {
+  rec: Recorder;
+  inp: SubscriptionInput;
+  T0: number;
+  runs: { events: temporal.api.history.v1.IHistoryEvent[]; input: SubscriptionInput }[];
+  state: Awaited<ReturnType<typeof stateOf>>;
+  wallMs: number;
+}
+let longRun: Promise<LongRun> | undefined;
+
+async function dailyFor400Days(): Promise<LongRun> {
+  const began = Date.now();
+  const env = await createWorkflowTestEnv();
+  try {
+    const T0 = at(1, 31);
+    await env.sleep(T0 - (await env.currentTimeMs()));
+    const { rec, activities } = fakes();
+    const taskQueue = 'subscriptions-daily';
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    return await worker.runUntil(async () => {
+      const daily = { ...BASIC, periodAmount: 150, description: '1 × Basic (daily)' };
+      const inp = input('sub_eu_daily', T0, { interval: 'day', items: [daily] });
+      const h = await env.client.workflow.start(SUBSCRIPTION_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      await env.sleep(T0 + 400 * DAY + HOUR - (await env.currentTimeMs()));
+      const runs = await runsOf(h, env);
+      const state = await stateOf(h);
+      await h.terminate('test done');
+      return { rec, inp, T0, runs, state, wallMs: Date.now() - began };
+    });
+  } finally {
+    await env.teardown();
+  }
+}
+
+beforeAll(() => {
+  longRun = dailyFor400Days();
+  longRun.catch(() => undefined); // awaited (and reported) by its test
+});
+afterAll(async () => {
+  await longRun?.catch(() => undefined);
+}, 120_000);
+
+test('a daily plan for 400 days: the run chain continues as new with its state intact, every run near the history bound', async () => {
+  const { rec, inp, T0, runs, state, wallMs } = await longRun!;
+  const invoices = invoicesOf(rec, inp.id);
+  expect(invoices).toHaveLength(401); // the first and 400 renewals
+  invoices.forEach((inv, k) => {
+    expect([iso(inv.periodStart), iso(inv.periodEnd), inv.status, inv.amountPaid]).toEqual([iso(T0 + k * DAY), iso(T0 + (k + 1) * DAY), 'paid', 150]);
+  });
+  expect(rec.charges).toHaveLength(401);
+  rec.charges.slice(1).forEach((c, k) => expect([c.req.invoice, sec(c.at)]).toEqual([invoices[k + 1]!.id, iso(T0 + (k + 1) * DAY)]));
+  // The versions run on across runs: nothing was saved twice with one version, or skipped.
+  expect(rec.subs.map((x) => x.version)).toEqual(rec.subs.map((_, k) => k + 1));
+
+  const lengths = runs.map((r) => r.events.length);
+  process.stdout.write(`400-day daily subscription: ${runs.length} runs of ${lengths.join(', ')} history events (bound ${HISTORY_EVENT_BOUND}); ${wallMs} ms of wall time\n`);
+  expect(runs.length).toBeGreaterThan(1);
+  // A run continues as new at the first turn of its loop past the bound: at most one renewal (some 55 events) over it.
+  for (const length of lengths) expect(length).toBeLessThanOrEqual(HISTORY_EVENT_BOUND + 100);
+  // What each run was handed is what the previous one had: its latest invoice, the count, the period, the versions.
+  for (const { input: carriedInput } of runs.slice(1)) {
+    const c = carriedInput.carried as SubscriptionCarried;
+    const k = invoices.findIndex((i) => i.id === c.sub.latestInvoice);
+    expect([c.invoiceCount, iso(c.sub.currentPeriodStart), c.sub.status, c.open, c.clockNow]).toEqual([k + 1, iso(T0 + k * DAY), 'active', [], null]);
+    // Versions run 1, 2, 3 ...: the subscription's carried version counts the saves up to that period.
+    expect(c.versions[inp.id]).toBe(rec.subs.filter((s) => s.snapshot.currentPeriodStart <= c.sub.currentPeriodStart).length);
+    expect(c.versions[c.sub.latestInvoice!]).toBe(2);
+  }
+  const s = state.subscription;
+  expect([s.status, iso(s.currentPeriodStart), iso(s.currentPeriodEnd), s.latestInvoice]).toEqual(['active', iso(T0 + 400 * DAY), iso(T0 + 401 * DAY), invoices.at(-1)!.id]);
+}, 120_000);
