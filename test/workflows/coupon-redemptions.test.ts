@@ -14,7 +14,7 @@ import {
   type RedeemRequest,
   type RedeemResult,
 } from '../../workflows/coupon-redemptions/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 // A coupon's redemption owner in virtual time, with fake activities that keep the records as MongoDB would
 // (each write applied only over an older version): concurrent redemptions of the last uses, the same
@@ -242,6 +242,7 @@ describe('a coupon redemption owner', () => {
       await testEnv().sleep(3 * HOUR);
       expect((await owner(coupon.id).describe()).status.name).toBe('COMPLETED');
       expect(f.records.get(coupon.id)).toEqual({ version: 2, times_redeemed: 2 });
+      keepHistory('coupon-redemptions-two-then-idle-close', await owner(coupon.id).fetchHistory());
 
       // Started again from the record: one use left, and its write goes above the record's version.
       const answers = await Promise.all([redeem(q, f, coupon, 'sub_eu_i3'), redeem(q, f, coupon, 'sub_eu_i4')]);

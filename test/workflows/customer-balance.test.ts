@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { addCreditUpdate, balanceQuery, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 // A customer's credit balance, owned by its workflow: credits and draws are check-and-change on one number,
 // each once per key however often it is asked, concurrent draws never take more than there is, and a run
@@ -62,6 +62,7 @@ test('an idle balance closes after an hour with its figures written, and starts 
     await call(addCreditUpdate, { key: 'cn_1', amount: 700 });
     expect(await testEnv().client.workflow.getHandle(id).result()).toEqual({ credit: 700 });
     expect(writes.at(-1)).toEqual({ credit: 700, version: 5 });
+    keepHistory('customer-balance-credited-idle-close', await testEnv().client.workflow.getHandle(id).fetchHistory());
     void input;
   });
   // The next run begins from what the record says (creditOnRecord), not from zero.

@@ -10,10 +10,9 @@ import { getWorkflowBundle } from './env';
 const dir = path.join(__dirname, 'histories');
 const recorded = readdirSync(dir).filter((f) => f.endsWith('.bin'));
 
-test('there are recorded histories of every money workflow', () => {
-  expect(recorded.some((f) => f.startsWith('payment-intent-'))).toBe(true);
-  expect(recorded.some((f) => f.startsWith('refund-'))).toBe(true);
-  expect(recorded.some((f) => f.startsWith('payout-'))).toBe(true);
+test('there are recorded histories of every money, commerce and billing workflow', () => {
+  for (const prefix of ['payment-intent-', 'refund-', 'payout-', 'checkout-', 'product-stock-', 'return-', 'subscription-', 'test-clock-', 'coupon-redemptions-', 'customer-balance-'])
+    expect([prefix, recorded.some((f) => f.startsWith(prefix))]).toEqual([prefix, true]);
 });
 
 test.each(recorded)('%s replays against the current code', async (file) => {

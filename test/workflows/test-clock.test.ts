@@ -12,7 +12,7 @@ import {
   type TestClockInput,
   type TestClockState,
 } from '../../workflows/test-clock/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 // A test clock's workflow on the time-skipping server, with fake activities: an advance admitted (or refused
 // while one runs, or backwards), the subscriptions on the clock told the new time and waited for, a missing
@@ -166,7 +166,8 @@ test('a subscription on the clock is told the target and waited for until it cau
     await waitFor(async () => (await stateOf(clock)).status === 'ready');
     expect(await stateOf(clock)).toEqual({ frozenTime: year, status: 'ready', deleted: false });
     expect(f.rec.writes.at(-1)).toMatchObject({ frozenTime: year, status: 'ready', version: 2 });
-    await Promise.all([clock.terminate('test done').catch(() => undefined), standInA.terminate('test done'), standInB.terminate('test done')]);
+    keepHistory('test-clock-advanced-two-caught-up', await clock.fetchHistory());
+    await Promise.all([clock.terminate('test done').catch(() => undefined), standInA.terminate('test done').catch(() => undefined), standInB.terminate('test done').catch(() => undefined)]);
   });
 });
 
