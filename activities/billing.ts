@@ -14,7 +14,7 @@ import { balanceId, customerBalanceData } from '../data/credit-notes';
 /** What the worker hands over: the invoice charge of the API layer, run with a Temporal client. */
 export interface InvoiceChargePort {
   charge(temporal: Client, req: InvoiceCharge): Promise<InvoiceChargeResult>;
-  cancelIntent(temporal: Client, paymentIntent: string): Promise<void>;
+  cancelIntent(temporal: Client, tenantId: string, paymentIntent: string): Promise<'canceled' | 'success' | 'pending'>;
   /** The customer's credit balance, through its workflow. */
   drawCredit(temporal: Client, req: CreditDraw): Promise<number>;
   addCredit(temporal: Client, req: CreditDraw & { amount: number }): Promise<void>;
@@ -47,8 +47,9 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
 
     chargeInvoice: (req: InvoiceCharge): Promise<InvoiceChargeResult> => port().charge(Context.current().client, req),
 
-    /** A voided invoice's intent is canceled; one that has already ended is left as it is. */
-    cancelInvoiceIntent: (p: { tenantId: string; paymentIntent: string }): Promise<void> => port().cancelIntent(Context.current().client, p.paymentIntent),
+    /** An invoice's intent canceled (the invoice is voided, or its subscription ended): how the intent stands. */
+    cancelInvoiceIntent: (p: { tenantId: string; paymentIntent: string }): Promise<'canceled' | 'success' | 'pending'> =>
+      port().cancelIntent(Context.current().client, p.tenantId, p.paymentIntent),
 
     /** Credit the customer's balance offers an invoice (taken from it): 0 without asking anyone when there is none. */
     drawCustomerCredit: (req: CreditDraw): Promise<number> => port().drawCredit(Context.current().client, req),

@@ -59,7 +59,12 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   const scope = idempotencyScope(auth.tenantId, body.idempotency_key, id);
   if (body.idempotency_key) {
     const existing = await notes.byIdempotencyScope(scope);
-    if (existing) return { status: 200, body: creditNoteView(existing) };
+    if (existing) {
+      // A retry after the balance could not be credited: credited now (once per credit note, by its key).
+      if (existing.credit_to_balance > 0)
+        await addCustomerCredit(deps, { tenantId: auth.tenantId, customer: existing.customer, currency: existing.currency, key: existing._id, amount: existing.credit_to_balance });
+      return { status: 200, body: creditNoteView(existing) };
+    }
   }
   const inv = await invoiceData(deps.mongo).find(auth.tenantId, body.invoice);
   if (!inv) throw invalidRequest('resource_missing', `No such invoice: '${body.invoice}'`, 'invoice');

@@ -136,7 +136,8 @@ export function cardFormConfig(
     alwaysSaveCard: true,
     expiresAt: intent.expires_at.toISOString(),
     attempt: intent.status === 'pending' ? opts.attempt : null,
-    outcome: null,
+    // Paid already (a 3-D Secure return after the intent was confirmed): straight on to `returnUrl`.
+    outcome: intent.status === 'success' ? 'succeeded' : null,
     copy: { succeeded: opts.succeeded, expired: opts.ended, canceled: opts.ended, processing: opts.processing },
     ...clientDefaults(formLocale),
   };

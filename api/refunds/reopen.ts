@@ -32,7 +32,7 @@ export function reopenedState(
     succeededAt: (intent.succeeded_at ?? intent.updated_at).toISOString(),
     canceledAt: null,
     cancellationReason: null,
-    amountRefunded: ours.filter((r) => r.status === 'success').reduce((sum, r) => sum + r.amount, 0) + credits.reduce((sum, c) => sum + c.amount, 0),
+    amountRefunded: ours.filter((r) => r.status === 'success').reduce((sum, r) => sum + r.amount, 0),
     closeAt: new Date(now.getTime() + REOPENED_LIFE_MS).toISOString(),
   };
 }

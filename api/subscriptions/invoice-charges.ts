@@ -78,13 +78,18 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
       }
     },
 
-    /** A voided invoice's intent is canceled; one that has already ended is left as it is. */
-    async cancelIntent(temporal: Client, paymentIntent: string): Promise<void> {
+    /**
+     * Cancels an invoice's intent and answers how it stands: `canceled`, `success` (it was paid meanwhile: the
+     * invoice is paid, not void), or `pending` (it refused: a charge is on the wire or being reconciled).
+     */
+    async cancelIntent(temporal: Client, tenantId: string, paymentIntent: string): Promise<'canceled' | 'success' | 'pending'> {
       try {
         await temporal.workflow.getHandle(paymentIntent).executeUpdate(cancelUpdate, { args: [] });
+        return 'canceled';
       } catch (err) {
-        if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) return; // no longer pending
-        throw err;
+        if (!(err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError)) throw err;
+        const now = await paymentIntentData(base.mongo).find(tenantId, paymentIntent);
+        return now?.status ?? 'canceled';
       }
     },
 

@@ -52,6 +52,10 @@ export const subscriptionUpdateBody = z
       .min(1)
       .max(20)
       .optional()
+      .refine((items) => {
+        const kept = (items ?? []).flatMap((i) => (i.item ? [i.item] : []));
+        return new Set(kept).size === kept.length;
+      }, 'an item may appear once')
       .describe('The complete new list of items: an entry with `item` changes that item, one without adds an item, an item left out is removed'),
     proration_behavior: z
       .enum(['create_prorations', 'always_invoice', 'none'])

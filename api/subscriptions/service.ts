@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
 import { priceOf } from '../../domain/billing/pricing';
@@ -213,11 +213,12 @@ export async function createSubscription(
     return { status: 201, body: subscriptionView(answer) };
   } catch (err) {
     // Not started at all: nothing of it stands. Started but slow: it stands and the record will say so.
+    // Only a workflow the server does not know was not started; any other doubt leaves it all standing.
     const started = await deps.temporal.workflow
       .getHandle(id)
       .describe()
       .then(() => true)
-      .catch(() => false);
+      .catch((e: unknown) => !(e instanceof WorkflowNotFoundError));
     if (!started) {
       await subs.takeBack(id);
       await giveBack();

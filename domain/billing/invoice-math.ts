@@ -96,9 +96,10 @@ function taxOn(taxable: bigint, rate: TaxRateInput): bigint {
 
 /**
  * The invoice's figures, exact to the minor unit:
- * - discount base = Σ amounts of discountable lines with amount > 0; percent: round half up of base × percentOff / 100;
- *   amount_off: min(amountOff, base). The discount is allocated to those lines in proportion to their amounts by the
- *   largest-remainder method (ties: the earlier line), so Σ line discounts = discount and no line's discount exceeds its amount.
+ * - discount base = max(0, Σ amounts of the discountable lines), negative ones (proration credits) included; percent:
+ *   round half up of base × percentOff / 100; amount_off: min(amountOff, base). The discount is allocated to the
+ *   discountable lines with amount > 0 in proportion to their amounts by the largest-remainder method (ties: the
+ *   earlier line), so Σ line discounts = discount and no line's discount exceeds its amount.
  * - tax per line and rate on taxable = amount − discountAmount: exclusive: round half away from zero of taxable × p / 100;
  *   inclusive: taxable − round half away from zero of taxable × 100 / (100 + p) (the part of the amount that is tax). With
  *   several rates on one line each is computed on the same taxable amount (no compounding). Use exact integer arithmetic
@@ -111,7 +112,10 @@ export function computeInvoice(lines: DraftLine[], discount: DiscountInput | nul
 
   const eligible = lines.map((line) => line.discountable && line.amount > 0);
   const weights = lines.filter((_, i) => eligible[i]).map((line) => BigInt(line.amount));
-  const base = weights.reduce((a, w) => a + w, 0n);
+  // As Stripe: the discount applies to the net of the discountable lines (credits for unused time lower it),
+  // never more than that net, and is spread over the positive lines (whose sum is at least the net).
+  const net = lines.filter((line) => line.discountable).reduce((a, line) => a + BigInt(line.amount), 0n);
+  const base = net > 0n ? net : 0n;
   const shares = allocateLargestRemainder(discountOn(base, discount), weights);
 
   let subtotal = 0n;

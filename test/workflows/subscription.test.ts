@@ -123,6 +123,7 @@ function invoicesOf(rec: Recorder, sub: string): InvoiceSnapshot[] {
   return [...last.values()];
 }
 /** Every saved snapshot of one invoice, in order. */
+const lastInvoice = (rec: Recorder, invoice: string) => savesOf(rec, invoice).at(-1)!;
 const savesOf = (rec: Recorder, invoice: string) => rec.invoices.filter((i) => i.snapshot.id === invoice).map((i) => i.snapshot);
 const chargesOf = (rec: Recorder, sub: string) => rec.charges.filter((c) => c.req.subscription === sub);
 const reasonOf = (rec: Recorder, invoice: string) => rec.invoices.find((i) => i.snapshot.id === invoice)?.snapshot.billingReason;
@@ -825,8 +826,102 @@ test('a daily plan for 400 days: the run chain continues as new with its state i
     expect([c.invoiceCount, iso(c.sub.currentPeriodStart), c.sub.status, c.open, c.clockNow]).toEqual([k + 1, iso(T0 + k * DAY), 'active', [], null]);
     // Versions run 1, 2, 3 ...: the subscription's carried version counts the saves up to that period.
     expect(c.versions[inp.id]).toBe(rec.subs.filter((s) => s.snapshot.currentPeriodStart <= c.sub.currentPeriodStart).length);
-    expect(c.versions[c.sub.latestInvoice!]).toBe(2);
+    // Paid invoices are never written again: only the subscription's and open invoices' versions are carried.
+    expect(Object.keys(c.versions)).toEqual([inp.id, ...c.open.map((o) => o.invoice.id)]);
   }
   const s = state.subscription;
   expect([s.status, iso(s.currentPeriodStart), iso(s.currentPeriodEnd), s.latestInvoice]).toEqual(['active', iso(T0 + 400 * DAY), iso(T0 + 401 * DAY), invoices.at(-1)!.id]);
 }, 120_000);
+
+// ---- what a review found (each was a defect before its fix) ------------------------------------------------
+
+test('canceled at period end during a trial: it ends with the trial, nothing charged; paused during a trial: nothing charged', async () => {
+  const T0 = at(1, 31);
+  const trialEnd = T0 + 14 * DAY;
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const canceling = await start(taskQueue, input(`sub_eu_trialcancel${++n}`, T0, { trialEnd }));
+    await canceling.executeUpdate(startedUpdate);
+    await canceling.executeUpdate(changeSubscriptionUpdate, { args: [{ cancelAtPeriodEnd: true }] });
+    const pausing = await start(taskQueue, input(`sub_eu_trialpause${++n}`, T0, { trialEnd }));
+    await pausing.executeUpdate(startedUpdate);
+    await pausing.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
+    expect(await canceling.result()).toBe('canceled');
+    expect(lastSub(rec, canceling.workflowId)).toMatchObject({ status: 'canceled', endedAt: trialEnd });
+    await skipTo(trialEnd + HOUR);
+    expect((await stateOf(pausing)).subscription.status).toBe('paused');
+    expect(rec.charges).toEqual([]);
+    await pausing.terminate('test done');
+  });
+});
+
+test('a retry the gateway answers processing is not attempted again: its intent says how it ends', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  // The first renewal is declined; its retry a day later stays processing.
+  const { rec, activities } = fakes((req) => (invoiceNumber(rec, req) === 0 ? 'succeeded' : req.attempt === 1 ? { failed: 'card_declined' } : 'processing'));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_processing${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(3, 5));
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    expect(chargesOf(rec, inp.id).filter((c) => c.req.invoice === renewal.id)).toHaveLength(2);
+    const open = (await stateOf(h)).open.find((o) => o.invoice.id === renewal.id)!;
+    expect(open.invoice).toMatchObject({ attemptCount: 2, nextPaymentAttempt: null, lastFailure: null });
+    await h.signal(intentOutcomeSignal, { paymentIntent: open.invoice.paymentIntent!, status: 'success' });
+    await waitFor(async () => (await stateOf(h)).subscription.status === 'active');
+    expect(lastInvoice(rec, renewal.id).status).toBe('paid');
+    await h.terminate('test done');
+  });
+});
+
+test('three concurrent pays of one invoice are attempted one after the other, never side by side', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let inFlight = 0;
+  let most = 0;
+  const { rec, activities } = fakes(async () => {
+    inFlight += 1;
+    most = Math.max(most, inFlight);
+    await new Promise((r) => setTimeout(r, 50));
+    inFlight -= 1;
+    return { failed: 'card_declined' };
+  });
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_mutex${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    const started = await h.executeUpdate(startedUpdate);
+    const pays = await Promise.all([1, 2, 3].map(() => h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: started.invoice!.id }] })));
+    expect(most).toBe(1);
+    expect(pays.map((p) => p.invoice!.attemptCount).sort()).toEqual([2, 3, 4]);
+    expect(rec.charges.map((c) => c.req.attempt)).toEqual([1, 2, 3, 4]);
+    await h.terminate('test done');
+  });
+});
+
+test('canceled with a renewal still open: its intent is canceled and the invoice voided, the credit it took given back', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals());
+  const credits: { key: string; amount: number }[] = [];
+  const withCredit = {
+    ...activities,
+    drawCustomerCredit: async (p: { max: number }) => Math.min(p.max, 500),
+    creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }),
+  };
+  await withWorker(withCredit, async (taskQueue) => {
+    const inp = input(`sub_eu_endopen${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(2, 28, 12)); // the renewal failed once: past_due, open
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    expect(renewal).toMatchObject({ appliedBalance: 500, amountDue: 1500 });
+    await h.executeUpdate(cancelSubscriptionUpdate, { args: [{}] });
+    expect(await h.result()).toBe('canceled');
+    expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'void', nextPaymentAttempt: null });
+    expect(rec.canceledIntents).toContain(lastInvoice(rec, renewal.id).paymentIntent);
+    expect(credits).toEqual([{ key: `void:${renewal.id}`, amount: 500 }]);
+  });
+});

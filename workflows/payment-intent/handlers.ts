@@ -174,8 +174,9 @@ async function onAdmitCredit(run: IntentRun, req: RefundAdmissionInput, creditNo
   const { s } = run;
   const decision = s.admitRefund(creditNote, req);
   if (!decision.ok) return { ok: false, code: decision.code, message: decision.message };
+  // Spent for good, but not refunded to the card: settled without counting in amount_refunded.
   s.startedRefunds.add(creditNote);
-  s.settleRefund(creditNote, 'success', req.amount);
+  s.settledRefunds.add(creditNote);
   describe(run);
   await persist(run);
   return { ok: true, refund: creditNote, created: true, refundable_amount_left: decision.left };

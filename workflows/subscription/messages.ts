@@ -84,6 +84,9 @@ export interface SubscriptionCarried {
   clockNow: number | null;
   versions: Record<string, number>;
   invoiceCount: number;
+  /** A clock advance not yet answered, and intent outcomes not yet applied, when the run handed over. */
+  clockToAnswer?: boolean;
+  outcomes?: { paymentIntent: string; status: 'success' | 'canceled' }[];
 }
 
 /** An invoice still being collected. */

@@ -215,18 +215,23 @@ export class SubscriptionBook {
       return 'unpaid';
     }
     o.invoice.status = 'uncollectible';
+    o.invoice.nextPaymentAttempt = null;
     this.open = this.open.filter((x) => x !== o);
     this.cancel(at);
     return 'canceled';
   }
 
+  /** Voided: it leaves the open list; the first invoice of an incomplete subscription voided expires it. */
   void(o: OpenInvoice, at: number): void {
     o.invoice.status = 'void';
     o.invoice.voidedAt = at;
     o.invoice.nextPaymentAttempt = null;
     o.invoice.amountRemaining = 0;
     this.open = this.open.filter((x) => x !== o);
-    if (this.sub.status === 'incomplete' && o.invoice.billingReason === 'subscription_create') this.expireIncomplete(at);
+    const s = this.sub;
+    if (s.status === 'incomplete' && o.invoice.billingReason === 'subscription_create') this.expireIncomplete(at);
+    // The last overdue invoice voided: nothing is owed any more.
+    else if (s.status === 'past_due' && !this.open.some((x) => x.invoice.billingReason !== 'subscription_create')) s.status = s.pauseCollection ? 'paused' : 'active';
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------------------
@@ -234,11 +239,6 @@ export class SubscriptionBook {
   expireIncomplete(at: number): void {
     this.sub.status = 'incomplete_expired';
     this.sub.endedAt = at;
-    for (const o of this.open) {
-      o.invoice.status = 'void';
-      o.invoice.voidedAt = at;
-      o.invoice.nextPaymentAttempt = null;
-    }
   }
 
   /** The trial is over: the first paid period begins at the anchor (the trial's end). */
@@ -262,8 +262,15 @@ export class SubscriptionBook {
     s.status = 'canceled';
     s.canceledAt = s.canceledAt ?? at;
     s.endedAt = at;
-    // Nothing more is collected: open invoices stay open for the merchant to pay or void, with no retries.
     for (const o of this.open) o.invoice.nextPaymentAttempt = null;
+  }
+
+  /**
+   * The subscription has ended: nothing is collected any more, so its open invoices are settled by the workflow
+   * (their intents canceled, each invoice voided, or paid if its intent was paid meanwhile). Answers them.
+   */
+  openAtEnd(): OpenInvoice[] {
+    return this.ended() ? [...this.open] : [];
   }
 
   /** Why a change cannot be made now (a 409), or null. */

@@ -26,6 +26,7 @@ import {
   startedUpdate,
   subscriptionStateQuery,
   voidInvoiceUpdate,
+  type ItemChange,
   type OpenInvoice,
   type SubscriptionAnswer,
   type SubscriptionInput,
@@ -50,13 +51,13 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   const b = new SubscriptionBook(input);
   const clock = input.clock;
   let clockNow: number | null = input.carried?.clockNow ?? clock?.frozenTime ?? null;
-  let clockToAnswer = false;
+  let clockToAnswer = input.carried?.clockToAnswer ?? false;
   const now = (): number => clockNow ?? Date.now();
   const newId = (prefix: 'in' | 'il' | 'si'): string => typedIdFromUuid(prefix, input.region, uuid4());
   const versions = new Map<string, number>(Object.entries(input.carried?.versions ?? {}));
   let wake = false;
   let busy = false;
-  const outcomes: { paymentIntent: string; status: 'success' | 'canceled' }[] = [];
+  const outcomes: { paymentIntent: string; status: 'success' | 'canceled' }[] = [...(input.carried?.outcomes ?? [])];
   let started = input.carried !== undefined;
   let firstInvoice: InvoiceSnapshot | null = null;
 
@@ -102,7 +103,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   /** One change at a time: the main loop's due work and the Updates never interleave their awaits. */
   async function exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    await condition(() => !busy);
+    // Every waiter whose condition holds is woken in one activation: each checks again before it takes the turn.
+    while (busy) await condition(() => !busy);
     busy = true;
     try {
       return await fn();
@@ -119,10 +121,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
    * A new invoice: the customer's credit balance is used first (its workflow takes it, once per invoice), and
    * a negative total (a downgrade invoiced at once) becomes credit.
    */
-  async function makeInvoice(reason: InvoiceSnapshot['billingReason'], lines: LineSnapshot[], period: { start: number; end: number }, at: number): Promise<InvoiceSnapshot> {
+  async function makeInvoice(reason: InvoiceSnapshot['billingReason'], lines: LineSnapshot[], period: { start: number; end: number }, at: number, useCredit = true): Promise<InvoiceSnapshot> {
     const id = newId('in');
     const draft = b.invoice(reason, lines, period, at, id);
     const who = { tenantId: input.tenantId, customer: input.customer, currency: input.currency, key: id };
+    if (!useCredit) return draft;
     if (draft.total > 0) {
       const drawn = await store.drawCustomerCredit({ ...who, max: draft.total });
       if (drawn > 0) return b.invoice(reason, lines, period, at, id, drawn);
@@ -163,10 +166,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       });
       inv.paymentIntent = r.paymentIntent;
       if (r.outcome === 'succeeded') b.paid(o, at);
-      else if (r.outcome === 'processing') inv.lastFailure = null; // its intent tells this workflow how it ends
+      else if (r.outcome === 'processing') {
+        // Its intent tells this workflow how it ends (intentOutcomeSignal); nothing is attempted meanwhile.
+        inv.lastFailure = null;
+        inv.nextPaymentAttempt = null;
+      }
       else {
         const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
         const became = exhausted ? b.exhausted(o, at) : null;
+        // Uncollectible: its intent is let go, so no later payment lands on it.
+        if (became === 'canceled' && inv.paymentIntent) await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent });
         await saveInvoice(inv);
         await invoiceEvent('invoice.payment_failed', inv);
         if (became) {
@@ -212,12 +221,21 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     switch (due.kind) {
       case 'expire_incomplete':
         b.expireIncomplete(due.at);
-        for (const o of b.open) await saveInvoice(o.invoice);
-        b.open = [];
         await subscriptionChanged();
         return;
       case 'trial_end': {
+        // Canceled at the period's end during a trial: it ends with the trial, nothing charged.
+        if (s.cancelAtPeriodEnd) {
+          b.cancel(due.at);
+          await subscriptionChanged('subscription.canceled');
+          return;
+        }
         b.endTrial();
+        if (s.pauseCollection) {
+          s.status = 'paused';
+          await subscriptionChanged();
+          return;
+        }
         await subscriptionChanged();
         const inv = await makeInvoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at);
         await issue(inv, due.at);
@@ -226,7 +244,6 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       case 'period_end': {
         if (s.cancelAtPeriodEnd) {
           b.cancel(due.at);
-          for (const o of b.open) await saveInvoice(o.invoice);
           await subscriptionChanged('subscription.canceled');
           return;
         }
@@ -311,6 +328,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         refuseIfEnded();
         if (c.items && b.sub.status === 'incomplete')
           throw ApplicationFailure.nonRetryable('The items of an incomplete subscription cannot change before its first invoice is paid', 'subscription_incomplete');
+        const kept = (c.items ?? []).flatMap((i: ItemChange): string[] => (i.item ? [i.item] : []));
+        if (new Set(kept).size !== kept.length) throw ApplicationFailure.nonRetryable('An item may appear once in a change', 'subscription_items_duplicate');
       },
     },
   );
@@ -321,7 +340,6 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       exclusive(async () => {
         if (b.ended()) return answer(null); // the same cancel, repeated
         b.cancel(now());
-        for (const o of b.open) await saveInvoice(o.invoice);
         await subscriptionChanged('subscription.canceled');
         return answer(null);
       }),
@@ -347,14 +365,45 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         const o = b.openInvoice(invoice);
         if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
         const statusBefore = b.sub.status;
-        b.void(o, now());
+        // Its intent first: one being charged is not let go, and one paid meanwhile pays the invoice.
+        const intent = o.invoice.paymentIntent ? await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
+        if (intent === 'pending') throw ApplicationFailure.nonRetryable('A charge of this invoice is in progress: retry when it has been decided', 'invoice_payment_in_progress');
+        if (intent === 'success') b.paid(o, now());
+        else {
+          b.void(o, now());
+          await giveCreditBack(o.invoice);
+        }
         await saveInvoice(o.invoice);
-        if (o.invoice.paymentIntent) await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent });
+        if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
         if (b.sub.status !== statusBefore) await subscriptionChanged();
         return answer(o.invoice);
       }),
     { validator: ({ invoice }) => void openOrRefuse(invoice) },
   );
+
+  /** A voided invoice gives back the customer credit it had taken. */
+  async function giveCreditBack(inv: InvoiceSnapshot): Promise<void> {
+    if (inv.appliedBalance > 0)
+      await store.creditCustomer({ tenantId: input.tenantId, customer: input.customer, currency: input.currency, key: `void:${inv.id}`, max: 0, amount: inv.appliedBalance });
+  }
+
+  /**
+   * Ended (canceled, expired incomplete): nothing is collected any more and no workflow would hear of a payment,
+   * so each open invoice's intent is canceled and the invoice voided (or paid, if its intent was paid meanwhile).
+   */
+  async function settleOpenAtEnd(at: number): Promise<void> {
+    for (const o of b.openAtEnd()) {
+      const intent = o.invoice.paymentIntent ? await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
+      if (intent === 'success') b.paid(o, at);
+      else {
+        if (intent === 'pending') log.warn('an ended subscription voids an invoice whose charge is still being decided', { invoice: o.invoice.id });
+        b.void(o, at);
+        await giveCreditBack(o.invoice);
+      }
+      await saveInvoice(o.invoice);
+      if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
+    }
+  }
 
   function openOrRefuse(invoice: string): OpenInvoice {
     const o = b.openInvoice(invoice);
@@ -371,7 +420,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       await emit('subscription.created', 'subscription', subscriptionView(s), s.id);
       const period = { start: s.currentPeriodStart, end: s.currentPeriodEnd };
       const trial = s.status === 'trialing';
-      const first = await makeInvoice('subscription_create', b.periodLines(period.start, period.end, newId, trial), period, input.startAt);
+      // Paid on a checkout page already (its amount quoted without credit): the balance is not drawn for it.
+      const first = await makeInvoice('subscription_create', b.periodLines(period.start, period.end, newId, trial), period, input.startAt, !input.firstPaidBy);
       if (input.firstPaidBy && !trial) first.paymentIntent = input.firstPaidBy;
       b.took(first);
       await saveInvoice(first);
@@ -426,7 +476,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     if (historyIsLong()) {
       await condition(() => allHandlersFinished() && !busy);
       await chain;
-      await continueAsNew<typeof subscriptionWorkflow>({ ...input, carried: b.carry(clockNow, Object.fromEntries(versions)) });
+      // Only records still written carry their versions: the subscription's and its open invoices'.
+      const live = new Set([b.sub.id, ...b.open.map((o) => o.invoice.id)]);
+      const kept = Object.fromEntries([...versions].filter(([id]) => live.has(id)));
+      await continueAsNew<typeof subscriptionWorkflow>({ ...input, carried: { ...b.carry(clockNow, kept), clockToAnswer, outcomes: [...outcomes] } });
     }
     if (!(await reach(due.at))) continue;
     await exclusive(async () => {
@@ -435,6 +488,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       if (still && still.kind === due.kind && still.at === due.at) await run(still);
     });
   }
+  await exclusive(() => settleOpenAtEnd(b.sub.endedAt ?? now()));
   await condition(() => allHandlersFinished() && !busy);
   await chain;
   await tellClock(true);

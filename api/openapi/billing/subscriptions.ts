@@ -269,5 +269,7 @@ export const ERRORS: ErrorCatalogEntry[] = [
   { code: 'subscription_incomplete', statuses: [409], meaning: "The items of an incomplete subscription cannot change before its first invoice is paid.", action: 'Pay the first invoice (or cancel and start again).' },
   { code: 'invoice_not_paid', statuses: [400], meaning: 'Only a paid invoice, paid (at least in part) by card, can be credited.', action: 'Void an open invoice instead, or credit a paid one.' },
   { code: 'credit_note_amount_too_large', statuses: [400], meaning: "The amount is more than is left of the invoice: its refunds and credit notes draw on one balance, its payment intent's (or a line's amount is more than the line came to).", action: 'Credit at most what is left; retrieve the refunds and credit notes of the invoice to see what was given back.' },
+  { code: 'subscription_items_duplicate', statuses: [409], meaning: 'A change names one item twice.', action: 'Name each item once.' },
+  { code: 'invoice_payment_in_progress', statuses: [409], meaning: "A charge of the invoice is on the wire or being reconciled with the gateway: it cannot be voided now.", action: 'Retrieve the invoice a little later: it is paid, or void it then.' },
   { code: 'invoice_not_open', statuses: [409], meaning: 'Only an open invoice can be paid or voided; this one is paid, void or uncollectible.', action: 'Retrieve the invoice; nothing is left to collect.' },
 ];

@@ -59,10 +59,18 @@ describe('discounts', () => {
     expect(inv).toMatchObject({ discount: 1200, total: 0, amountDue: 0, creditGenerated: 0 });
   });
 
-  test('only positive discountable lines share the discount; the base is theirs alone', () => {
+  test('the discount base is the net of the discountable lines (credits lower it); only positive lines carry it', () => {
     const inv = computeInvoice([line('a', 1000), line('credit', -200), line('fee', 500, [], false)], { percentOff: 50, amountOff: null }, 0);
-    expect(inv.lines.map((l) => l.discountAmount)).toEqual([500, 0, 0]);
-    expect(inv).toMatchObject({ subtotal: 1300, discount: 500, total: 800 });
+    expect(inv.lines.map((l) => l.discountAmount)).toEqual([400, 0, 0]);
+    expect(inv).toMatchObject({ subtotal: 1300, discount: 400, total: 900 });
+  });
+
+  test('a discount never exceeds the net: a downgrade credit does not turn a coupon into customer credit', () => {
+    // 50% forever after a downgrade from 2000 to 1000: the renewal 1000, unused −1000, remaining +500.
+    const half = computeInvoice([line('renewal', 1000), line('unused', -1000), line('remaining', 500)], { percentOff: 50, amountOff: null }, 0);
+    expect(half).toMatchObject({ subtotal: 500, discount: 250, total: 250, creditGenerated: 0 });
+    const off = computeInvoice([line('renewal', 1000), line('unused', -1500)], { percentOff: null, amountOff: 1000 }, 0);
+    expect(off).toMatchObject({ subtotal: -500, discount: 0, total: -500, creditGenerated: 500 });
   });
 
   test('line discounts always add up to the discount and never exceed their line', () => {
