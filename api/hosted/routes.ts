@@ -4,6 +4,7 @@ import { notFound } from '../../domain/errors';
 import { isDependencyDown } from '../http/dependency-errors';
 import type { AppDeps } from '../deps';
 import { billingPageOf } from './billing-paths';
+import { attemptFrom } from './billing-page-kit';
 import { authorizedIntent, credentialFrom, loadCheckoutView, type CheckoutCredential, type CheckoutView } from './checkout-view';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
@@ -44,11 +45,6 @@ const intentParams = z.object({ payment_intent: z.string().min(1).max(100) });
 const anyQuery = z.looseObject({});
 
 const common = { versions: 'unversioned' as const, auth: 'none' as const, internal: true, tags: ['Hosted page'] };
-
-function attemptFrom(query: Record<string, unknown>): number | null {
-  const raw = query['attempt'];
-  return typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw) ? Number(raw) : null;
-}
 
 /**
  * The page's CSP: the gateway's tokenization origin, and (hosted layout, the only one that shows them) the

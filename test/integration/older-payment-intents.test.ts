@@ -410,7 +410,7 @@ describe('checkout intents', () => {
       const loserRecord = await eventually(async () => {
         const r = await db.db().collection('payment_intents').findOne({ _id: pis[loser] as never });
         return (r as any)?.voided_charges?.length ? r : undefined;
-      }, 15_000, 'voided charge');
+      }, 45_000, 'voided charge'); // a refund at the gateway: seconds, more when the suite loads both cores
       expect((loserRecord as any).voided_charges[0]).toMatchObject({ outcome: 'refunded' });
     } finally {
       await db.close();
