@@ -2,6 +2,7 @@ import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceRecord, InvoiceStatus, SubscriptionRecord, SubscriptionStatus } from '../platform/billing-records';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
+import { saveVersioned } from './versioned-writes';
 
 // Subscriptions and invoices in MongoDB, every read scoped by tenant. The API inserts a subscription (its
 // idempotency guard); from then on its workflow is the only writer of it and of its invoices (activities/billing.ts).
@@ -36,7 +37,7 @@ export function invoiceData(mongo: Mongo) {
 export function subscriptionRecords(mongo: Mongo) {
   return {
     saveSubscription: async (id: string, version: number, snapshot: SubscriptionSnapshot): Promise<void> => {
-      await mongo.c.subscriptions.updateOne({ _id: id, version: { $lt: version } }, { $set: { version, status: snapshot.status, snapshot, updated_at: new Date() } });
+      await saveVersioned(mongo.c.subscriptions, id, version, { status: snapshot.status, snapshot, updated_at: new Date() });
     },
     /** Inserts the invoice at its first write; a write below the stored version finds it (duplicate key) and is stale. */
     saveInvoice: async (version: number, s: InvoiceSnapshot): Promise<void> => {

@@ -1,4 +1,5 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound } from '../../domain/errors';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import type { InvoiceView, SubscriptionView } from '../../domain/billing/snapshots';
 import { minorUnitDigits } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
@@ -34,7 +35,6 @@ export const PORTAL_SESSION_LIFETIME_MS = 3600 * 1000;
 /** How long the intent of a card update stays payable. */
 const CARD_CHECK_TIMEOUT_SECONDS = 1800;
 
-const sec = (d: Date) => Math.floor(d.getTime() / 1000);
 const ENDED = new Set(['canceled', 'incomplete_expired']);
 export const isEnded = (s: Pick<SubscriptionRecord, 'status'>) => ENDED.has(s.status);
 
@@ -45,8 +45,8 @@ export function portalSessionView(s: PortalSessionRecord, deps: Pick<AppDeps, 'c
     customer: s.customer,
     url: portalPageUrl(s._id, deps.config),
     return_url: s.return_url,
-    expires_at: sec(s.expires_at),
-    created: sec(s.created_at),
+    expires_at: unixSeconds(s.expires_at),
+    created: unixSeconds(s.created_at),
   };
 }
 
@@ -181,7 +181,7 @@ export interface SwitchPreview {
 /** The confirm step of a plan switch: the next invoice with its prorations, at a `proration_date` fixed now. */
 export async function previewSwitch(deps: AppDeps, s: PortalSessionRecord, sub: SubscriptionRecord, plan: string): Promise<SwitchPreview> {
   const target = await switchTarget(deps, s, sub, plan);
-  const prorationDate = Math.floor((await subscriptionNow(deps, sub)) / 1000);
+  const prorationDate = unixSeconds(await subscriptionNow(deps, sub));
   const item = sub.snapshot.items[0]!;
   const preview = await previewInvoice(deps, authOf(s), { subscription: sub._id, items: [{ item: item.item, plan: target._id, quantity: item.quantity }], proration_date: prorationDate });
   return { plan: target, prorationDate, preview, confirmToken: switchTokenFor(s._id, sub._id, target._id, prorationDate, deps.config.KEY_HASH_SECRET) };

@@ -44,6 +44,14 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   return answer(result);
 }
 
+/** Refuses a card that can no longer be charged off-session: detached, or without a reusable token (NO_GATEWAY_TOKENS). */
+export function assertChargeable(card: SavedPaymentMethodRecord, param: string): void {
+  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
+  // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
+  if (!card.gateway_token || card.brand === undefined)
+    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', param);
+}
+
 /**
  * What the intent's workflow needs to charge `card` under the merchant's agreement, or the refusal: a detached
  * card, a card without a reusable token (NO_GATEWAY_TOKENS), an agreement of another type. POST /cards/mit and
@@ -57,10 +65,7 @@ export async function mitChargeInputFor(
   agreementId: string,
   agreementType: AgreementType,
 ): Promise<MitChargeInput> {
-  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid');
-  // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
-  if (!card.gateway_token || card.brand === undefined)
-    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', 'payment_method_uuid');
+  assertChargeable(card, 'payment_method_uuid');
   const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
   if (agreement && agreement.agreement_type !== agreementType)
     throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');

@@ -1,4 +1,5 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import { MAX_AMOUNT } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { newId } from '../../platform/ids';
@@ -43,7 +44,6 @@ export function tenantAuth(tenantId: string, region: string): AuthContext {
   return { tenantId, region, keyKind: 'secret', claims: [] };
 }
 
-const sec = (d: Date) => Math.floor(d.getTime() / 1000);
 
 /** `open` sessions read `expired` once past `expires_at` (a session paid in time completes whatever the clock says). */
 export function sessionStatus(s: Pick<CheckoutSessionRecord, 'status' | 'expires_at'>, now: Date): CheckoutSessionRecord['status'] {
@@ -65,8 +65,8 @@ export function checkoutSessionView(s: CheckoutSessionRecord, deps: Pick<AppDeps
     amount_total: s.quote?.first.total ?? 0,
     currency: s.currency ?? '',
     completion_error: s.completion_error ?? null,
-    expires_at: sec(s.expires_at),
-    created: sec(s.created_at),
+    expires_at: unixSeconds(s.expires_at),
+    created: unixSeconds(s.created_at),
   };
 }
 

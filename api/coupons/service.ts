@@ -7,7 +7,7 @@ import { couponData, type StoredCoupon } from '../../data/coupons';
 import { idempotencyScope } from '../../data/idempotency';
 import { deleteCouponUpdate } from '../../workflows/coupon-redemptions/messages';
 import type { AppDeps } from '../deps';
-import { unixSeconds } from '../plans/service';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import { onCouponOwner } from './owner';
 import type { CouponCreateBody, CouponView } from './schemas';
 

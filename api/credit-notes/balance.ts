@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Mongo } from '../../platform/mongo';
+import type { CustomerBalanceRecord } from '../../platform/billing-records';
 import { customerBalanceData } from '../../data/credit-notes';
 import { addCreditUpdate, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
 
@@ -12,22 +13,22 @@ interface BalanceDeps {
   config: { TEMPORAL_TASK_QUEUE: string };
 }
 
-async function onBalance<R>(deps: BalanceDeps, who: { tenantId: string; customer: string; currency: string }, call: (start: WithStartWorkflowOperation<never>) => Promise<R>): Promise<R> {
-  const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
+/** The balance workflow's start, from the record's figures, for an update-with-start. */
+function balanceStart(deps: BalanceDeps, who: { tenantId: string; customer: string; currency: string }, record: CustomerBalanceRecord | null) {
   const input: CustomerBalanceInput = { ...who, creditOnRecord: record?.credit ?? 0, versionOnRecord: record?.version ?? 0 };
-  const start = new WithStartWorkflowOperation(CUSTOMER_BALANCE_WORKFLOW, {
+  return new WithStartWorkflowOperation(CUSTOMER_BALANCE_WORKFLOW, {
     workflowId: balanceWorkflowId(who.customer, who.currency),
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
     staticSummary: `Credit balance of ${who.customer} in ${who.currency} (${who.tenantId})`,
   });
-  return call(start as unknown as WithStartWorkflowOperation<never>);
 }
 
 export async function addCustomerCredit(deps: BalanceDeps, req: { tenantId: string; customer: string; currency: string; key: string; amount: number }): Promise<number> {
   const { key, amount, ...who } = req;
-  const r = await onBalance(deps, who, (start) => deps.temporal.workflow.executeUpdateWithStart(addCreditUpdate, { args: [{ key, amount }], startWorkflowOperation: start }));
+  const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
+  const r = await deps.temporal.workflow.executeUpdateWithStart(addCreditUpdate, { args: [{ key, amount }], startWorkflowOperation: balanceStart(deps, who, record) });
   return r.credit;
 }
 
@@ -37,6 +38,6 @@ export async function drawCustomerCredit(deps: BalanceDeps, req: { tenantId: str
   if (max <= 0) return 0;
   const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
   if (!record || record.credit <= 0) return 0;
-  const r = await onBalance(deps, who, (start) => deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: start }));
+  const r = await deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: balanceStart(deps, who, record) });
   return r.drawn;
 }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { amountSchema, idempotencyKeySchema } from '../http/common-schemas';
+import { amountSchema, idempotencyKeySchema, typedId } from '../http/common-schemas';
 
-const typedId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `a ${prefix}_... id`);
 
 export const creditNoteCreateBody = z
   .object({

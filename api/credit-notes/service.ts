@@ -1,5 +1,6 @@
 import { invalidRequest, notFound } from '../../domain/errors';
 import type { CreditNoteRecord, InvoiceRecord } from '../../platform/billing-records';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import { newId } from '../../platform/ids';
 import { idempotencyScope } from '../../data/idempotency';
 import { creditNoteData, customerBalanceData } from '../../data/credit-notes';
@@ -28,7 +29,7 @@ export function creditNoteView(c: CreditNoteRecord) {
     memo: c.memo,
     refund: c.refund,
     credit_to_balance: c.credit_to_balance,
-    created: Math.floor(c.created_at.getTime() / 1000),
+    created: unixSeconds(c.created_at),
   };
 }
 

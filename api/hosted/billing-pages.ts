@@ -151,15 +151,12 @@ ${merchantBar(m.view, locale)}
   <p class="totals-then" id="totals-then">${then}</p>
   ${q.charge.verification ? html`<p class="notice card-check">${fill(t.csCardCheck, { amount: money(locale, q.charge.amount, m.currency) })}</p>` : null}
 </section>
-<div class="panel">
-  <div id="pay-section" class="pay-section">
-    ${cardForm(m.view, formLocale, false)}
-    <p class="mandate">${fill(t.csMandate, { merchant })}</p>
-    ${m.cancelUrl ? html`<p class="back-link"><a href="${m.cancelUrl}">${fill(t.csBack, { merchant })}</a></p>` : null}
-  </div>
-  ${outcomePanel(null, null, null, false)}
-  <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>
-</div>
+${cardPanel(
+  m.view,
+  formLocale,
+  html`<p class="mandate">${fill(t.csMandate, { merchant })}</p>
+    ${m.cancelUrl ? html`<p class="back-link"><a href="${m.cancelUrl}">${fill(t.csBack, { merchant })}</a></p>` : null}`,
+)}
 ${securedFooter(locale)}
 </main>
 <p class="page-note">${fill(t.pageNote, { merchant })}</p>
@@ -405,6 +402,18 @@ export function portalCancelPage(assets: BillingAssets, locale: Locale, m: Porta
   return portalFrame(assets, locale, m, t.portalCancelHeading, stepHeading(locale, 'cancel-heading', t.portalCancelHeading, null), content);
 }
 
+/** The payment page's card form and outcome panel, as both billing pages show it, with `below` under the form. */
+function cardPanel(view: CheckoutView, formLocale: Locale, below: SafeHtml): SafeHtml {
+  return html`<div class="panel">
+  <div id="pay-section" class="pay-section">
+    ${cardForm(view, formLocale, false)}
+    ${below}
+  </div>
+  ${outcomePanel(null, null, null, false)}
+  <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>
+</div>`;
+}
+
 export interface PortalCardModel extends PortalPageBase {
   view: CheckoutView;
   config: CheckoutClientConfig;
@@ -422,14 +431,7 @@ ${merchantBar(m.view, locale)}
   <h1 id="card-update-heading" class="portal-title">${t.portalCardHeading}</h1>
   <p class="notice card-check">${fill(t.portalCardNote, { amount: money(locale, m.view.intent.amount, m.view.intent.currency) })}</p>
 </section>
-<div class="panel">
-  <div id="pay-section" class="pay-section">
-    ${cardForm(m.view, formLocale, false)}
-    <p class="back-link"><a href="${m.link('')}">${t.portalBack}</a></p>
-  </div>
-  ${outcomePanel(null, null, null, false)}
-  <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>
-</div>
+${cardPanel(m.view, formLocale, html`<p class="back-link"><a href="${m.link('')}">${t.portalBack}</a></p>`)}
 ${securedFooter(locale)}
 </main>
 <p class="page-note">${fill(t.pageNote, { merchant })}</p>

@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
-import { composeInvoice } from '../../domain/billing/compose-invoice';
+import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
 import { invoiceView, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord } from '../../platform/billing-records';
@@ -74,7 +74,7 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
   const rates = await taxRateData(deps.mongo).findMany(auth.tenantId, sub.defaultTaxRates);
   const taxRates = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
   const coupon = sub.discount ? await couponData(deps.mongo).find(auth.tenantId, sub.discount.coupon) : null;
-  const discountApplies = coupon && sub.discount && (coupon.duration === 'forever' || (coupon.duration === 'repeating' && sub.discount.end !== null && start < sub.discount.end));
+  const applies = coupon && sub.discount && discountApplies({ duration: coupon.duration, end: sub.discount.end }, start, state.discountUsedOnce);
   const preview = composeInvoice({
     id: `upcoming_${utcDate(start)}`,
     head: { tenantId: auth.tenantId, region: r.region, customer: sub.customer, subscription: sub.id, currency: sub.currency, testClock: sub.testClock },
@@ -83,7 +83,7 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
     period: { start, end },
     at: now,
     taxRates,
-    discount: discountApplies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
+    discount: applies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
     credit: 0,
   });
   // Not made yet: a draft, attempted at the period's start.

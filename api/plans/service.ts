@@ -1,6 +1,7 @@
 import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import { createOnce } from '../../data/versioned-writes';
 import type { PlanRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
@@ -8,7 +9,6 @@ import { planData } from '../../data/plans';
 import { storedTiers, type PlanCreateBody, type PlanUpdateBody, type PlanView } from './schemas';
 
 /** A time as billing objects show it: Unix seconds. */
-export const unixSeconds = (d: Date): number => Math.floor(d.getTime() / 1000);
 
 /** Stripe's metadata update: keys merged into what there is, a key with an empty value removed (at most 50 after). */
 export function mergeMetadata(current: Record<string, string>, change: Record<string, string>): Record<string, string> {

@@ -8,7 +8,8 @@ import { updatePromotionCodeUpdate } from '../../workflows/coupon-redemptions/me
 import type { AppDeps } from '../deps';
 import { couponView } from '../coupons/service';
 import { onCouponOwner } from '../coupons/owner';
-import { mergeMetadata, unixSeconds } from '../plans/service';
+import { mergeMetadata } from '../plans/service';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import type { PromotionCodeCreateBody, PromotionCodeUpdateBody, PromotionCodeView } from './schemas';
 
 /** A stored promotion code in its one public shape, with its coupon embedded (as Stripe does). */

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { idempotencyKeySchema, metadataSchema, webhooksSchema } from '../http/common-schemas';
+import { idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { MAX_TRIAL_PERIOD_DAYS } from '../plans/schemas';
 
 // Subscriptions (v202607), as Stripe Billing has them: items of plans sharing one currency and billing
 // interval, charged off-session with the customer's saved card every period.
 
-const typedId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `a ${prefix}_... id`);
 const unixSeconds = z.number().int('an integer (Unix seconds)').min(0);
 const quantity = z.number().int('an integer').min(1).max(100_000).default(1).describe('Units of the plan; default 1');
 

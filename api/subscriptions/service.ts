@@ -20,6 +20,7 @@ import {
   cancelSubscriptionUpdate,
   changeSubscriptionUpdate,
   DEFAULT_DUNNING,
+  startingSubscription,
   startedUpdate,
   SUBSCRIPTION_WORKFLOW,
   type BilledItem,
@@ -29,6 +30,7 @@ import {
 } from '../../workflows/subscription/messages';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
+import { assertChargeable } from '../cards-mit/service';
 import { redeemDiscount, releaseDiscount, type RedeemedDiscount } from '../coupons/redeem';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate, withDeadline } from '../http/workflow-calls';
@@ -75,9 +77,7 @@ async function chargeableCard(deps: AppDeps, tenantId: string, customer: string,
   const card = await paymentMethodData(deps.mongo).findAny(tenantId, id);
   if (!card) throw invalidRequest('resource_missing', `No such payment method: '${id}'`, param);
   if (card.customer !== customer) throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to customer ${customer}`, param);
-  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
-  if (!card.gateway_token || card.brand === undefined)
-    throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', param);
+  assertChargeable(card, param);
 }
 
 export function recordView(r: SubscriptionRecord): SubscriptionView {
@@ -178,14 +178,15 @@ export async function createSubscription(
     ...(opts.firstPaidBy ? { firstPaidBy: opts.firstPaidBy } : {}),
   };
   const now = new Date();
+  const snapshot = startingSubscription(input);
   const record: SubscriptionRecord = {
     _id: id,
     tenant_id: auth.tenantId,
     region: auth.region,
     customer: customer._id,
-    status: input.trialEnd ? 'trialing' : 'incomplete',
+    status: snapshot.status,
     test_clock: clock?.id ?? null,
-    snapshot: draftSnapshot(input),
+    snapshot,
     webhooks: webhooks.endpoints,
     idempotency_key: body.idempotency_key ?? null,
     idempotency_scope: idempotencyScope(auth.tenantId, body.idempotency_key, id),
@@ -225,37 +226,6 @@ export async function createSubscription(
     }
     throw err;
   }
-}
-
-/** The subscription as the workflow will first write it: what a read finds before the workflow's first write. */
-function draftSnapshot(i: SubscriptionInput): SubscriptionSnapshot {
-  return {
-    id: i.id,
-    tenantId: i.tenantId,
-    region: i.region,
-    customer: i.customer,
-    status: i.trialEnd ? 'trialing' : 'incomplete',
-    currency: i.currency,
-    interval: i.interval,
-    intervalCount: i.intervalCount,
-    items: i.items,
-    defaultPaymentMethod: i.paymentMethod,
-    defaultTaxRates: i.taxRates.map((t) => t.id),
-    discount: i.discount ? { coupon: i.discount.coupon, promotionCode: i.discount.promotionCode, start: i.discount.start, end: i.discount.end } : null,
-    cancelAtPeriodEnd: i.cancelAtPeriodEnd,
-    canceledAt: null,
-    endedAt: null,
-    pauseCollection: null,
-    billingCycleAnchor: i.trialEnd ?? i.startAt,
-    currentPeriodStart: i.startAt,
-    currentPeriodEnd: i.trialEnd ?? i.startAt,
-    trialStart: i.trialEnd ? i.startAt : null,
-    trialEnd: i.trialEnd,
-    latestInvoice: null,
-    testClock: i.clock?.id ?? null,
-    metadata: i.metadata,
-    created: i.createdAt,
-  };
 }
 
 function startOperation(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput) {

@@ -5,7 +5,7 @@ import { createOnce } from '../../data/versioned-writes';
 import type { TaxRateRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { taxRateData, type StoredTaxRate } from '../../data/tax-rates';
-import { unixSeconds } from '../plans/service';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import type { TaxRateCreateBody, TaxRateUpdateBody, TaxRateView } from './schemas';
 
 /** A stored tax rate in its one public shape. */

@@ -1,5 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { notFound } from '../../domain/errors';
+import { unixSeconds } from '../../domain/billing/snapshots';
 import { testClockData } from '../../data/test-clocks';
 import type { PageQuery } from '../../data/list';
 import type { TestClockRecord } from '../../platform/billing-records';
@@ -27,17 +28,16 @@ import type { TestClockCreateBody, TestClockView } from './schemas';
 /** How often the advance asks the clock whether it is ready. */
 const ADVANCE_POLL_MS = 100;
 
-const seconds = (ms: number) => Math.floor(ms / 1000);
 
 /** A clock in its public shape: the record's, or with `live` the time and status its workflow answers now. */
 export function testClockView(r: TestClockRecord, live?: TestClockState): TestClockView {
   return {
     test_clock: r._id,
     object: 'test_clock',
-    frozen_time: seconds(live ? live.frozenTime : r.frozen_time.getTime()),
+    frozen_time: unixSeconds(live ? live.frozenTime : r.frozen_time.getTime()),
     status: live ? live.status : r.status,
     name: r.name,
-    created: seconds(r.created_at.getTime()),
+    created: unixSeconds(r.created_at.getTime()),
   };
 }
 

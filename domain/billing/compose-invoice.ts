@@ -4,6 +4,16 @@ import type { InvoiceSnapshot, LineSnapshot } from './snapshots';
 // An invoice of a subscription put together from its lines: the figures of invoice-math.ts on each line and in
 // total. The subscription workflow makes its invoices with it; the preview shows the next one with it.
 
+/**
+ * Whether a coupon's discount applies to the invoice of the period starting at `periodStart`: `once` to the first
+ * invoice that had a discount, `repeating` to periods that start before its end, `forever` always.
+ */
+export function discountApplies(d: { duration: 'once' | 'repeating' | 'forever'; end: number | null }, periodStart: number, usedOnce: boolean): boolean {
+  if (d.duration === 'once') return !usedOnce;
+  if (d.duration === 'repeating') return d.end !== null && periodStart < d.end;
+  return true;
+}
+
 export interface InvoiceHead {
   tenantId: string;
   region: string;

@@ -75,7 +75,9 @@ export interface SubscriptionSnapshot {
   created: number;
 }
 
-const sec = (ms: number): number => Math.floor(ms / 1000);
+/** An instant (a Date, or Unix ms) in Unix seconds: how every billing object shows its times. */
+export const unixSeconds = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / 1000);
+const sec = unixSeconds;
 const secOrNull = (ms: number | null): number | null => (ms === null ? null : sec(ms));
 
 export function subscriptionView(s: SubscriptionSnapshot) {

@@ -112,6 +112,8 @@ test("the page shows the session's customer's subscriptions only; an unknown ses
   expect(expired.html).toContain('This session has expired');
   const late = await submit(`${session.url}/subscriptions/${aliceSub.subscription}/cancel`, { csrf_token: page.csrf });
   expect(late).toMatchObject({ status: 409, body: { error: { code: 'billing_portal_session_expired' } } });
+  // Refused, and nothing done.
+  expect((await get(`/subscriptions/${aliceSub.subscription}`)).body).toMatchObject({ status: 'active', cancel_at_period_end: false });
 });
 
 test("the forms: the session's CSRF token, cancel at the period's end and its undo, another customer's subscription not found", async () => {

@@ -42,7 +42,7 @@ test('a credit note to the balance is spent from the invoice intent, and the nex
   expect(refund.status).toBe(201);
   expect((await post('/credit-notes', { invoice: invoice.invoice, amount: 1 })).body.error).toMatchObject({ code: 'credit_note_amount_too_large', param: 'amount' });
 
-  await post(`/test-clocks/${clock}/advance`, { frozen_time: at('2026-03-01T00:00:01Z') });
+  expect((await post(`/test-clocks/${clock}/advance`, { frozen_time: at('2026-03-01T00:00:01Z') })).status).toBe(200);
   await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 60_000, 'the clock');
   const renewal = (await get(`/invoices?subscription=${sub}`)).body.data[0];
   expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', total: 1000, applied_balance: 300, amount_due: 700, amount_paid: 700, status: 'paid' });
@@ -65,16 +65,25 @@ test('a credit note with refund: true returns the money through a refund of the 
   const again = await post('/credit-notes', body);
   expect(again.status).toBe(200);
   expect(again.body).toMatchObject({ credit_note: cn.body.credit_note, refund: cn.body.refund });
+  expect((await get(`/refunds?payment_intent=${invoice.payment_intent}`)).body.data).toEqual([expect.objectContaining({ refund: cn.body.refund, amount: 400 })]);
   const listed = await get(`/credit-notes?invoice=${invoice.invoice}`);
-  expect(listed.body.data.map((c: { credit_note: string }) => c.credit_note)).toContain(cn.body.credit_note);
+  expect(listed.body.data.map((c: { credit_note: string }) => c.credit_note)).toEqual([cn.body.credit_note]);
   expect((await post('/credit-notes', { invoice: invoice.invoice, lines: [{ invoice_line: line, amount: 1001 }] })).body.error.code).toBe('credit_note_amount_too_large');
 }, 120_000);
 
 test('refusals: an invoice not paid, another tenant', async () => {
-  const { invoice } = await paidInvoice();
+  const { customer, invoice } = await paidInvoice();
   const other = await createMerchant();
   const theirs = await api.post('/v202607/credit-notes', { invoice: invoice.invoice, amount: 100 }, other.secretKey);
-  expect(theirs.body.error).toMatchObject({ code: 'resource_missing', param: 'invoice' });
+  expect([theirs.status, theirs.body.error]).toEqual([400, expect.objectContaining({ code: 'resource_missing', param: 'invoice' })]);
+  // An open invoice (its first charge declined: the subscription is incomplete) is not credited.
+  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer, setup_future_usage: 'off_session' }, m.secretKey);
+  const card = await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_mit_declines', save_payment_method: true }, m.publishableKey);
+  const plan = await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month' });
+  const sub = await post('/subscriptions', { customer, items: [{ plan: plan.body.plan }], default_payment_method: card.body.payment_method_uuid });
+  expect(sub.body.status).toBe('incomplete');
+  const open = await post('/credit-notes', { invoice: sub.body.latest_invoice, amount: 100 });
+  expect([open.status, open.body.error]).toEqual([400, expect.objectContaining({ code: 'invoice_not_paid', param: 'invoice' })]);
   const none = await post('/credit-notes', { invoice: invoice.invoice });
   expect(none.body.error).toMatchObject({ code: 'parameter_missing', param: 'amount' });
 }, 120_000);

@@ -1,4 +1,4 @@
-import { admin, api, createMerchant, eventually, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { api, createMerchant, eventually, startHookReceiver, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -149,9 +149,12 @@ describe('dunning', () => {
 
     const ok = await customerWithCard(clock);
     const paid = await post('/subscriptions', { customer: ok.customer, items: [{ plan: await plan() }], default_payment_method: ok.pm });
-    const again = await post(`/invoices/${paid.body.latest_invoice}/pay`, {});
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('invoice_not_open');
+    expect([paid.status, paid.body.status]).toEqual([201, 'active']);
+    for (const action of ['void', 'pay']) {
+      const refused = await post(`/invoices/${paid.body.latest_invoice}/${action}`, {});
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'invoice_not_open']);
+    }
+    expect((await get(`/invoices/${paid.body.latest_invoice}`)).body).toMatchObject({ status: 'paid', attempt_count: 1 });
   }, 120_000);
 });
 
@@ -214,7 +217,8 @@ describe('changes', () => {
     const t = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
     const canceled = await post(`/subscriptions/${t.subscription}/cancel`, {});
     expect(canceled.body).toMatchObject({ status: 'canceled', canceled_at: at('2026-09-01T00:00:01Z') });
-    expect((await post(`/subscriptions/${t.subscription}/cancel`, {})).body.status).toBe('canceled');
+    // Repeated: the same answer, the cancellation not dated again.
+    expect((await post(`/subscriptions/${t.subscription}/cancel`, {})).body).toMatchObject({ status: 'canceled', canceled_at: canceled.body.canceled_at });
   }, 120_000);
 });
 
@@ -226,18 +230,26 @@ describe('refusals', () => {
     const monthly = await plan();
     const yearly = await plan({ interval: 'year' });
     const base = { customer: a.customer, default_payment_method: a.pm };
-    const unknown = await post('/subscriptions', { ...base, items: [{ plan: 'plan_eu_00000000000000000000' }] });
-    expect(unknown.body.error).toMatchObject({ code: 'resource_missing', param: 'items[0][plan]' });
-    expect((await post('/subscriptions', { ...base, items: [{ plan: monthly }, { plan: yearly }] })).body.error).toMatchObject({ code: 'plans_mismatch', param: 'items[1][plan]' });
-    expect((await post('/subscriptions', { ...base, default_payment_method: b.pm, items: [{ plan: monthly }] })).body.error.code).toBe('payment_method_customer_mismatch');
+    const refusals = [
+      [{ ...base, items: [{ plan: 'plan_eu_00000000000000000000' }] }, { code: 'resource_missing', param: 'items[0][plan]' }],
+      [{ ...base, items: [{ plan: monthly }, { plan: yearly }] }, { code: 'plans_mismatch', param: 'items[1][plan]' }],
+      [{ ...base, default_payment_method: b.pm, items: [{ plan: monthly }] }, { code: 'payment_method_customer_mismatch', param: 'default_payment_method' }],
+    ] as const;
+    for (const [body, error] of refusals) {
+      const r = await post('/subscriptions', body);
+      expect([r.status, r.body.error]).toEqual([400, expect.objectContaining(error)]);
+    }
+    // A refused create makes nothing.
+    expect((await get(`/subscriptions?customer=${a.customer}`)).body.data).toEqual([]);
     const other = await createMerchant();
     const mine = await post('/subscriptions', { ...base, items: [{ plan: monthly }] });
-    expect((await api.get(`/v202607/subscriptions/${mine.body.subscription}`, other.secretKey)).status).toBe(404);
+    expect(mine.status).toBe(201);
+    const foreign = await api.get(`/v202607/subscriptions/${mine.body.subscription}`, other.secretKey);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'resource_missing']);
     // The same idempotency key answers the first subscription.
     const k = { ...base, items: [{ plan: monthly }], idempotency_key: `k-${Date.now()}` };
     const [x, y] = await Promise.all([post('/subscriptions', k), post('/subscriptions', k)]);
     expect(x.body.subscription).toBe(y.body.subscription);
     expect([x.status, y.status].sort()).toEqual([200, 201]);
-    void admin;
   }, 120_000);
 });

@@ -47,11 +47,14 @@ test('create, retrieve, list', async () => {
 });
 
 test('a create with a bad frozen_time is a 400 and makes nothing', async () => {
+  const newest = async () => (await api.get('/v202607/test-clocks?limit=1', m.secretKey)).body.data[0]?.test_clock ?? null;
+  const before = await newest();
   for (const frozen_time of [1.5, -1, '1786698000']) {
     const r = await api.post('/v202607/test-clocks', { frozen_time }, m.secretKey);
     expect(r.status).toBe(400);
     expect(r.body).toEqual(errorShape('parameter_invalid', 'frozen_time'));
   }
+  expect(await newest()).toBe(before);
 });
 
 test('advance: ready at the new time; a time not after the clock is a 400', async () => {

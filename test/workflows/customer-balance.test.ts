@@ -10,7 +10,11 @@ import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 const testEnv = useWorkflowTestEnv();
 let n = 0;
 
-async function withBalance(creditOnRecord: number, body: (ctx: { call: <R>(u: typeof addCreditUpdate | typeof drawCreditUpdate, arg: object) => Promise<R>; writes: { credit: number; version: number }[]; id: string; input: CustomerBalanceInput }) => Promise<void>) {
+/** A balance workflow started (lazily, by the first call) from a record at `credit` and `version`. */
+async function withBalance(
+  onRecord: { credit: number; version?: number; customer?: string },
+  body: (ctx: { call: <R>(u: typeof addCreditUpdate | typeof drawCreditUpdate, arg: object) => Promise<R>; writes: { credit: number; version: number }[]; id: string; input: CustomerBalanceInput }) => Promise<void>,
+) {
   const taskQueue = `balance-${++n}`;
   const writes: { credit: number; version: number }[] = [];
   const worker = await Worker.create({
@@ -19,7 +23,7 @@ async function withBalance(creditOnRecord: number, body: (ctx: { call: <R>(u: ty
     workflowBundle: getWorkflowBundle(),
     activities: { saveCustomerBalance: async (p: { credit: number; version: number }) => void writes.push({ credit: p.credit, version: p.version }) },
   });
-  const input: CustomerBalanceInput = { tenantId: 'ten_eu_t', customer: `cus_eu_test${n}`, currency: 'EUR', creditOnRecord, versionOnRecord: 4 };
+  const input: CustomerBalanceInput = { tenantId: 'ten_eu_t', customer: onRecord.customer ?? `cus_eu_test${n}`, currency: 'EUR', creditOnRecord: onRecord.credit, versionOnRecord: onRecord.version ?? 4 };
   const id = balanceWorkflowId(input.customer, input.currency);
   await worker.runUntil(async () => {
     const call = <R,>(u: typeof addCreditUpdate | typeof drawCreditUpdate, arg: object): Promise<R> =>
@@ -32,7 +36,7 @@ async function withBalance(creditOnRecord: number, body: (ctx: { call: <R>(u: ty
 }
 
 test('credits add once per key, draws take at most what there is, once per invoice', async () => {
-  await withBalance(0, async ({ call, writes, id }) => {
+  await withBalance({ credit: 0 }, async ({ call, writes, id }) => {
     expect(await call(addCreditUpdate, { key: 'cn_1', amount: 300 })).toEqual({ credit: 300 });
     expect(await call(addCreditUpdate, { key: 'cn_1', amount: 300 })).toEqual({ credit: 300 }); // repeated
     expect(await call(drawCreditUpdate, { key: 'in_1', max: 200 })).toEqual({ drawn: 200, credit: 100 });
@@ -49,24 +53,28 @@ test('credits add once per key, draws take at most what there is, once per invoi
 });
 
 test('twenty concurrent draws of 100 against 550 of credit take exactly 550', async () => {
-  await withBalance(550, async ({ call }) => {
+  await withBalance({ credit: 550 }, async ({ call, id }) => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call<{ drawn: number }>(drawCreditUpdate, { key: `in_${i}`, max: 100 })));
     expect(answers.reduce((s, a) => s + a.drawn, 0)).toBe(550);
     expect(answers.filter((a) => a.drawn === 100)).toHaveLength(5);
     expect(answers.filter((a) => a.drawn === 50)).toHaveLength(1);
+    expect(await testEnv().client.workflow.getHandle(id).query(balanceQuery)).toEqual({ credit: 0 });
   });
 });
 
 test('an idle balance closes after an hour with its figures written, and starts again from the record', async () => {
-  await withBalance(0, async ({ call, writes, id, input }) => {
+  let closed!: { customer: string; id: string; credit: number; version: number };
+  await withBalance({ credit: 0 }, async ({ call, writes, id, input }) => {
     await call(addCreditUpdate, { key: 'cn_1', amount: 700 });
     expect(await testEnv().client.workflow.getHandle(id).result()).toEqual({ credit: 700 });
     expect(writes.at(-1)).toEqual({ credit: 700, version: 5 });
     keepHistory('customer-balance-credited-idle-close', await testEnv().client.workflow.getHandle(id).fetchHistory());
-    void input;
+    closed = { customer: input.customer, id, ...writes.at(-1)! };
   });
-  // The next run begins from what the record says (creditOnRecord), not from zero.
-  await withBalance(700, async ({ call }) => {
+  // The same customer's next run begins from what the record says, and writes above its version.
+  await withBalance({ credit: closed.credit, version: closed.version, customer: closed.customer }, async ({ call, writes, id }) => {
+    expect(id).toBe(closed.id);
     expect(await call(drawCreditUpdate, { key: 'in_9', max: 1000 })).toEqual({ drawn: 700, credit: 0 });
+    expect(writes).toEqual([{ credit: 0, version: 6 }]);
   });
 });

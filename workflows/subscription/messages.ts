@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Interval } from '../../domain/billing/periods';
+import { addIntervals, type Interval } from '../../domain/billing/periods';
 import type { TaxRateInput } from '../../domain/billing/invoice-math';
 import type { SubscriptionSnapshot, InvoiceSnapshot } from '../../domain/billing/snapshots';
 import type { EndpointRef } from '../events';
@@ -133,6 +133,50 @@ export const cancelSubscriptionUpdate = defineUpdate<SubscriptionAnswer, [{ invo
 /** Attempt an open invoice now (POST /v202607/invoices/{id}/pay). */
 export const payInvoiceUpdate = defineUpdate<SubscriptionAnswer, [{ invoice: string }]>('payInvoice');
 export const voidInvoiceUpdate = defineUpdate<SubscriptionAnswer, [{ invoice: string }]>('voidInvoice');
-export const subscriptionStateQuery = defineQuery<{ subscription: SubscriptionSnapshot; open: OpenInvoice[]; pendingProrations: InvoiceSnapshot['lines']; clockNow: number | null }>('state');
+export const subscriptionStateQuery = defineQuery<{
+  subscription: SubscriptionSnapshot;
+  open: OpenInvoice[];
+  pendingProrations: InvoiceSnapshot['lines'];
+  clockNow: number | null;
+  /** A `once` coupon has been used by an invoice. */
+  discountUsedOnce: boolean;
+}>('state');
 /** The intent of an invoice ended later than its charge answered (3DS completed, an asynchronous charge): the payment intent's `owner` signal. */
 export { intentOutcomeSignal } from '../checkout/messages';
+
+/**
+ * The subscription as its workflow starts it: what the API's record says until the workflow's first write, and
+ * the workflow's own first state. A trial's end anchors the billing cycle, as Stripe does; without one the start.
+ */
+export function startingSubscription(input: SubscriptionInput): SubscriptionSnapshot {
+  const start = input.startAt;
+  const trialing = input.trialEnd !== null && input.trialEnd > start;
+  const anchor = trialing ? input.trialEnd! : start;
+  return {
+    id: input.id,
+    tenantId: input.tenantId,
+    region: input.region,
+    customer: input.customer,
+    status: trialing ? 'trialing' : 'incomplete',
+    currency: input.currency,
+    interval: input.interval,
+    intervalCount: input.intervalCount,
+    items: input.items.map((i) => ({ ...i })),
+    defaultPaymentMethod: input.paymentMethod,
+    defaultTaxRates: input.taxRates.map((t) => t.id),
+    discount: input.discount ? { coupon: input.discount.coupon, promotionCode: input.discount.promotionCode, start: input.discount.start, end: input.discount.end } : null,
+    cancelAtPeriodEnd: input.cancelAtPeriodEnd,
+    canceledAt: input.cancelAtPeriodEnd ? start : null,
+    endedAt: null,
+    pauseCollection: null,
+    billingCycleAnchor: anchor,
+    currentPeriodStart: start,
+    currentPeriodEnd: trialing ? anchor : addIntervals(anchor, input.interval, input.intervalCount, 1),
+    trialStart: trialing ? start : null,
+    trialEnd: trialing ? input.trialEnd : null,
+    latestInvoice: null,
+    testClock: input.clock?.id ?? null,
+    metadata: input.metadata,
+    created: input.createdAt,
+  };
+}

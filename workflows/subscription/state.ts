@@ -1,10 +1,10 @@
 import { addIntervals, periodContaining, DAY_MS } from '../../domain/billing/periods';
-import { composeInvoice } from '../../domain/billing/compose-invoice';
+import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines, type PricedItem } from '../../domain/billing/proration';
 import type { InvoiceSnapshot, LineSnapshot, SubscriptionSnapshot } from '../../domain/billing/snapshots';
 import { formatMoney } from '../../domain/money';
 import type { BilledDiscount, OpenInvoice, SubscriptionChange, SubscriptionInput } from './messages';
-import { INCOMPLETE_WINDOW_MS } from './messages';
+import { INCOMPLETE_WINDOW_MS, startingSubscription } from './messages';
 
 // The subscription's books as plain code: what is due next, what an invoice holds, what a charge's outcome
 // does to the subscription and its invoice. The workflow (workflow.ts) supplies time, ids and the I/O.
@@ -41,37 +41,7 @@ export class SubscriptionBook {
       this.invoiceCount = c.invoiceCount;
       return;
     }
-    const start = input.startAt;
-    const trialing = input.trialEnd !== null && input.trialEnd > start;
-    // A trial's end anchors the billing cycle, as Stripe does; without one the start does.
-    const anchor = trialing ? input.trialEnd! : start;
-    this.sub = {
-      id: input.id,
-      tenantId: input.tenantId,
-      region: input.region,
-      customer: input.customer,
-      status: trialing ? 'trialing' : 'incomplete',
-      currency: input.currency,
-      interval: input.interval,
-      intervalCount: input.intervalCount,
-      items: input.items.map((i) => ({ ...i })),
-      defaultPaymentMethod: input.paymentMethod,
-      defaultTaxRates: input.taxRates.map((t) => t.id),
-      discount: input.discount ? { coupon: input.discount.coupon, promotionCode: input.discount.promotionCode, start: input.discount.start, end: input.discount.end } : null,
-      cancelAtPeriodEnd: input.cancelAtPeriodEnd,
-      canceledAt: input.cancelAtPeriodEnd ? start : null,
-      endedAt: null,
-      pauseCollection: null,
-      billingCycleAnchor: anchor,
-      currentPeriodStart: start,
-      currentPeriodEnd: trialing ? anchor : addIntervals(anchor, input.interval, input.intervalCount, 1),
-      trialStart: trialing ? start : null,
-      trialEnd: trialing ? input.trialEnd : null,
-      latestInvoice: null,
-      testClock: input.clock?.id ?? null,
-      metadata: input.metadata,
-      created: input.createdAt,
-    };
+    this.sub = startingSubscription(input);
     this.open = [];
     this.pendingProrations = [];
     this.discountUsedOnce = false;
@@ -103,9 +73,7 @@ export class SubscriptionBook {
   private discountFor(periodStart: number): BilledDiscount | null {
     const d = this.discountTerms;
     if (!d || !this.sub.discount) return null;
-    if (d.duration === 'once') return this.discountUsedOnce ? null : d;
-    if (d.duration === 'repeating') return d.end !== null && periodStart < d.end ? d : null;
-    return d;
+    return discountApplies(d, periodStart, this.discountUsedOnce) ? d : null;
   }
 
   /** The lines of the period that starts at `start`: one per item, at its full period price. */
@@ -271,13 +239,6 @@ export class SubscriptionBook {
    */
   openAtEnd(): OpenInvoice[] {
     return this.ended() ? [...this.open] : [];
-  }
-
-  /** Why a change cannot be made now (a 409), or null. */
-  changeRefusal(c: SubscriptionChange): string | null {
-    if (this.ended()) return `This subscription is ${this.sub.status}`;
-    if (c.items && this.sub.status === 'incomplete') return 'The items of an incomplete subscription cannot change before its first invoice is paid';
-    return null;
   }
 
   /**

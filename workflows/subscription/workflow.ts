@@ -170,8 +170,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         // Its intent tells this workflow how it ends (intentOutcomeSignal); nothing is attempted meanwhile.
         inv.lastFailure = null;
         inv.nextPaymentAttempt = null;
-      }
-      else {
+      } else {
         const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
         const became = exhausted ? b.exhausted(o, at) : null;
         // Uncollectible: its intent is let go, so no later payment lands on it.
@@ -187,10 +186,18 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         return;
       }
     }
+    await invoiceMoved(inv, statusBefore, true);
+  }
+
+  /**
+   * An invoice's new state written (and announced when paid); the subscription's with it when its status moved
+   * (or, `saveSubscription`, in any case: a new invoice is its latest).
+   */
+  async function invoiceMoved(inv: InvoiceSnapshot, statusBefore: string, saveSubscription = false): Promise<void> {
     await saveInvoice(inv);
     if (inv.status === 'paid') await invoiceEvent('invoice.paid', inv);
-    if (b.sub.status !== statusBefore) await subscriptionChanged();
-    else await saveSub();
+    if (b.sub.status !== statusBefore) await subscriptionChanged(b.sub.status === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
+    else if (saveSubscription) await saveSub();
   }
 
   /** An invoice's intent ended after its charge answered (3DS completed, an asynchronous charge settled). */
@@ -209,9 +216,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           if (exhausted) b.exhausted(o, now());
         }
       }
-      await saveInvoice(o.invoice);
-      if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
-      if (b.sub.status !== statusBefore) await subscriptionChanged(b.sub.status === 'canceled' ? 'subscription.canceled' : 'subscription.updated');
+      await invoiceMoved(o.invoice, statusBefore);
     }
   }
 
@@ -282,7 +287,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     clockToAnswer = true;
     wake = true;
   });
-  setHandler(subscriptionStateQuery, () => ({ subscription: b.sub, open: b.open, pendingProrations: b.pendingProrations, clockNow }));
+  setHandler(subscriptionStateQuery, () => ({ subscription: b.sub, open: b.open, pendingProrations: b.pendingProrations, clockNow, discountUsedOnce: b.discountUsedOnce }));
 
   const answer = (invoice: InvoiceSnapshot | null): SubscriptionAnswer => ({ ok: true, subscription: clone(b.sub), invoice: invoice ? clone(invoice) : null });
   const refuseIfEnded = () => {
@@ -373,9 +378,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           b.void(o, now());
           await giveCreditBack(o.invoice);
         }
-        await saveInvoice(o.invoice);
-        if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
-        if (b.sub.status !== statusBefore) await subscriptionChanged();
+        await invoiceMoved(o.invoice, statusBefore);
         return answer(o.invoice);
       }),
     { validator: ({ invoice }) => void openOrRefuse(invoice) },
@@ -400,8 +403,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         b.void(o, at);
         await giveCreditBack(o.invoice);
       }
-      await saveInvoice(o.invoice);
-      if (o.invoice.status === 'paid') await invoiceEvent('invoice.paid', o.invoice);
+      await invoiceMoved(o.invoice, b.sub.status);
     }
   }
 
