@@ -101,7 +101,7 @@ module.exports = defineConfig(
       patterns: [
         { group: ['**/activities', '**/activities/**', '**/worker', '**/worker/**', '**/sandbox', '**/sandbox/**'], message: 'The API reaches gateways and storage directly, never through activities, the worker or the sandbox.' },
         {
-          regex: '(^|/)workflows/(?!([^/]+/messages|events|search-attributes)$)',
+          regex: '(^|/)workflows/(?!([^/]+/messages|events|search-attributes|task-queues)$)',
           message: "The API talks to workflows through their messages modules (workflows/<name>/messages), never their code.",
           allowTypeImports: true,
         },

@@ -11,6 +11,8 @@ import { createBillingActivities, type InvoiceChargePort } from './billing';
 import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
+import { createReconciliationActivities } from './reconciliation';
+import type { SettlementReportSource } from '../gateways/sandbox-settlement';
 
 export interface ActivityDeps {
   mongo: Mongo;
@@ -22,6 +24,8 @@ export interface ActivityDeps {
   registry: Registry;
   /** An invoice's charge, made by the API's intent and charge code (api/subscriptions/invoice-charges.ts). */
   invoiceCharges?: InvoiceChargePort;
+  /** Settlement reports reconciliation reads (default: the sandbox's, at SANDBOX_URL). */
+  settlementReports?: SettlementReportSource[];
 }
 
 /** Every activity, built from its dependencies; workflows import only the type. */
@@ -36,6 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCouponRedemptionActivities(deps),
     ...createTestClockActivities(deps),
     ...createBillingActivities(deps),
+    ...createReconciliationActivities(deps),
   };
 }
 

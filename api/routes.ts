@@ -21,6 +21,7 @@ import { catalogAdminRoutes } from './admin/catalog-routes';
 import { cartRoutes } from './carts/routes';
 import { commerceSettingsRoutes } from './admin/commerce-settings';
 import { webhookSigningRoutes } from './admin/webhook-signing';
+import { webhookEndpointRoutes } from './admin/webhook-endpoints';
 import { checkoutRoutes } from './checkouts/routes';
 import { returnRoutes } from './returns/routes';
 import { planRoutes } from './plans/routes';
@@ -33,11 +34,14 @@ import { invoiceRoutes } from './invoices/routes';
 import { creditNoteRoutes } from './credit-notes/routes';
 import { checkoutSessionRoutes } from './checkout-sessions/routes';
 import { billingPortalRoutes } from './billing-portal/routes';
+import { reconciliationRoutes } from './admin/reconciliation';
+import { operationsRoutes } from './admin/operations';
 
 export function allRoutes(): RouteDef[] {
   const routes = [
     ...healthRoutes,
     ...adminRoutes,
+    ...operationsRoutes,
     ...paymentIntentRoutes,
     ...customerRoutes,
     ...customerPaymentMethodRoutes,
@@ -53,6 +57,8 @@ export function allRoutes(): RouteDef[] {
     ...catalogAdminRoutes,
     ...commerceSettingsRoutes,
     ...webhookSigningRoutes,
+    ...webhookEndpointRoutes,
+    ...reconciliationRoutes,
     ...catalogRoutes,
     ...cartRoutes,
     ...checkoutRoutes,

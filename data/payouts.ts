@@ -31,6 +31,8 @@ export function payoutData(mongo: Mongo) {
   const c = mongo.c.payouts;
   return {
     find: (tenantId: string, uuid: string) => c.findOne({ _id: uuid, tenant_id: tenantId }),
+    /** The tenant of a payout, for operators (admin API), who name objects without a tenant. */
+    tenantOf: async (uuid: string) => (await c.findOne({ _id: uuid }, { projection: { tenant_id: 1 } }))?.tenant_id ?? null,
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
@@ -48,6 +50,7 @@ export function payoutData(mongo: Mongo) {
             failure_reason: p.failure_reason,
             late_outcome: p.late_outcome ? { status: p.late_outcome.status, at: new Date(p.late_outcome.at) } : null,
             updated_at: new Date(p.updated_at),
+            ...(p.operator_confirmation ? { operator_confirmation: p.operator_confirmation } : {}),
           },
         },
       );

@@ -48,6 +48,8 @@ export function refundData(mongo: Mongo) {
   const c = mongo.c.refunds;
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** The tenant of a refund, for operators (admin API), who name objects without a tenant. */
+    tenantOf: async (id: string) => (await c.findOne({ _id: id }, { projection: { tenant_id: 1 } }))?.tenant_id ?? null,
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     ofPaymentIntent: (tenantId: string, paymentIntent: string) => c.find({ tenant_id: tenantId, payment_intent: paymentIntent }).toArray(),
     list: (tenantId: string, filter: RefundFilter, page: PageQuery): Promise<Page<RefundRecord>> => paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),

@@ -129,3 +129,15 @@ export function formatDuration(ms: number): string {
   if (s) parts.push(parts.length ? `${String(s).padStart(2, '0')}s` : `${s}s`);
   return parts.join('');
 }
+
+/** Most put-offs of one attempt while its endpoint is at its in-flight cap; past them the attempt counts as failed. */
+export const MAX_BUSY_WAITS = 240;
+
+/**
+ * Wait before trying again an attempt put off because its endpoint was at its in-flight cap (not an attempt:
+ * nothing was sent): 1 s doubling to 15 s, times `jitter` in [0.5, 1] so put-off deliveries spread out.
+ */
+export function busyRetryDelay(putOffs: number, jitter = 1): number {
+  const base = Math.min(1000 * 2 ** Math.max(0, putOffs - 1), 15 * SECOND);
+  return Math.round(base * Math.min(1, Math.max(0.5, jitter)));
+}

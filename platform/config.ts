@@ -51,6 +51,12 @@ export const REQUIRED_IN_PRODUCTION = ['ADMIN_API_TOKEN', 'KEY_HASH_SECRET', 'PU
 const perSecond = z.coerce.number({ error: 'must be a number of requests per second' }).min(0).max(1_000_000);
 const burst = z.coerce.number({ error: 'must be a whole number of requests' }).int().min(1).max(1_000_000);
 
+/** A gateway's name as the registry knows it (gateways/registry.ts); it is also part of its task queue's name. */
+const gatewayName = /^[a-z][a-z0-9_-]{0,39}$/;
+/** Poll calls kept open per worker: a fixed maximum, or `auto` (the SDK scales them on the server's feedback). */
+const pollers = (min: number) =>
+  z.union([z.literal('auto'), z.coerce.number({ error: 'must be a whole number or auto' }).int().min(min).max(100)]);
+
 export const configSchema = z
   .object({
     // Unset means production: dev defaults are for a process told it runs on a developer's machine.
@@ -61,6 +67,18 @@ export const configSchema = z
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     TEMPORAL_TASK_QUEUE: z.string().min(1).default('payments'),
     TEMPORAL_WEBHOOK_TASK_QUEUE: z.string().min(1).default('webhooks'),
+    // The connection to a Temporal cluster behind TLS or to Temporal Cloud (platform/temporal.ts builds it
+    // for the API and the worker). TLS is on when TEMPORAL_TLS is true or any of the values below is set.
+    TEMPORAL_TLS: bool.optional(),
+    /** PEM file of the CA the server's certificate chains to, when the system's roots do not (a private CA). */
+    TEMPORAL_TLS_CA_PATH: z.string().min(1).optional(),
+    /** mTLS: PEM files of this process's client certificate and its key, given together. */
+    TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+    TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+    /** The name checked against the server's certificate (SNI), when it is not TEMPORAL_ADDRESS's host. */
+    TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+    /** Temporal Cloud API key, sent as a bearer token; implies TLS. */
+    TEMPORAL_API_KEY: z.string().min(1).optional(),
     MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/payorch'),
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -121,6 +139,13 @@ export const configSchema = z
     WEBHOOK_RETRY_SCHEDULE: durationList.optional(),
     WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /** An endpoint whose every attempt failed for this long is disabled (one duration, e.g. 3d; tests use seconds). */
+    WEBHOOK_DISABLE_AFTER: durationList
+      .refine((l) => l.length === 1 && l[0]! >= 1000, 'must be one duration of at least 1s, like 3d')
+      .transform((l) => l[0]!)
+      .default(3 * 86_400_000),
+    /** Attempts in flight at once to one endpoint, over every worker (0: no limit): a slow endpoint holds at most this many activity slots. */
+    WEBHOOK_ENDPOINT_MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(1000).default(10),
     /** Per gateway call (charge, refund, status); past it the outcome is unknown and reconciled by key. */
     GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     /** Payment attempts one intent accepts (a card-testing brake); each is a charge at the gateway. */
@@ -131,9 +156,84 @@ export const configSchema = z
     TEST_CLOCK_ADVANCE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
     /** How long after its creation a cart never converted into an order is deleted (180 days; seconds in tests). */
     CART_RETENTION_SECONDS: z.coerce.number().int().min(1).max(10 * 365 * 86_400).default(180 * 86_400),
+    /**
+     * When the reconciliation Schedule (`reconciliation-daily`, created at worker start) runs: a 5-field cron
+     * in UTC, or `off` (the worker then deletes the Schedule). Each run covers the RECONCILIATION_WINDOW_SECONDS
+     * period that ended before it (default: at 02:00, the previous UTC day).
+     */
+    RECONCILIATION_SCHEDULE: z
+      .string()
+      .trim()
+      .regex(/^(off|[0-9*,/-]+( [0-9*,/-]+){4})$/, 'must be a 5-field cron (minute hour day month weekday, UTC) or off')
+      .default('0 2 * * *'),
+    RECONCILIATION_WINDOW_SECONDS: z.coerce.number().int().min(60).max(31 * 86_400).default(86_400),
+    /** How far outside a window settlement-report entries are read to pair objects the two sides stamp at different moments. */
+    RECONCILIATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKFLOW_BUNDLE_PATH: z.string().optional(),
+    // Worker configuration (worker/worker-options.ts turns it into one Worker per task queue; figures that
+    // chose the defaults: docs/workers.md).
+    /**
+     * What this worker process polls: `payments` (every workflow but deliveries, their activities, and each
+     * gateway's activity queue), `webhooks` (deliveries), `gateway:<name>` (only that gateway's calls). Separate
+     * deployments with `payments` and `webhooks` scale payments and webhook sends apart.
+     */
+    WORKER_QUEUES: z
+      .string()
+      .default('payments,webhooks')
+      .transform((raw, ctx) => {
+        const out = { payments: false, webhooks: false, gateways: [] as string[] };
+        const items = raw.split(',').map((p) => p.trim()).filter(Boolean);
+        for (const item of items) {
+          const gw = item.startsWith('gateway:') ? item.slice('gateway:'.length) : null;
+          if (item === 'payments' || item === 'webhooks') out[item] = true;
+          else if (gw !== null && gatewayName.test(gw) && !out.gateways.includes(gw)) out.gateways.push(gw);
+          else {
+            ctx.addIssue({ code: 'custom', message: `"${item}" is not payments, webhooks or gateway:<name> (each once)` });
+            return z.NEVER;
+          }
+        }
+        if (items.length === 0) {
+          ctx.addIssue({ code: 'custom', message: 'must name at least one of payments, webhooks, gateway:<name>' });
+          return z.NEVER;
+        }
+        return out;
+      }),
+    /** Workflow tasks one workflow worker (payments, webhooks) runs at once. */
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(2000).default(40),
+    /** Workflows one workflow worker keeps in memory (sticky cache; about 1.1 MB each measured); an evicted one is replayed on its next task. */
+    WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(100_000).default(500),
+    /** Activities the payments queue's worker runs at once (MongoDB writes; gateway calls until routed to their queues). */
+    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** Webhook sends at once per worker: mostly waiting on merchants' endpoints (up to WEBHOOK_TIMEOUT_MS each). */
+    WORKER_WEBHOOK_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(200),
+    /** Gateway calls at once per worker on each gateway's own queue. */
+    WORKER_GATEWAY_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(10_000).default(100),
+    /** Workflow task polls per workflow worker (at most its workflow task slots), or auto. */
+    WORKER_WORKFLOW_POLLERS: pollers(2).default(10),
+    /** Activity task polls per worker and queue (at most its activity slots), or auto. */
+    WORKER_ACTIVITY_POLLERS: pollers(1).default(10),
+    /**
+     * Calls per second each gateway's task queue hands out, over every worker (a server-side task-queue rate
+     * limit), e.g. `sandbox=50`. Unlisted gateways are not limited.
+     */
+    GATEWAY_RATE_LIMITS: z
+      .string()
+      .default('')
+      .transform((raw, ctx) => {
+        const map: Record<string, number> = {};
+        for (const pair of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+          const [name, rate, extra] = pair.split('=').map((p) => p.trim());
+          const n = Number(rate);
+          if (!name || !gatewayName.test(name) || extra !== undefined || !rate || !Number.isFinite(n) || n <= 0 || n > 100_000 || Object.hasOwn(map, name)) {
+            ctx.addIssue({ code: 'custom', message: `"${pair}" is not gateway=calls-per-second (a positive number, each gateway once)` });
+            return z.NEVER;
+          }
+          map[name] = n;
+        }
+        return map;
+      }),
     // Token buckets per API key and per client secret, in each API process (api/rate-limit.ts).
     RATE_LIMIT_SECRET_PER_SEC: perSecond.default(100),
     RATE_LIMIT_SECRET_BURST: burst.default(200),
@@ -161,6 +261,10 @@ export const configSchema = z
           message: `${region}=${url}: host '${host}' is served as region '${served}'; use api-${region}.<domain>, or map the host with REGION_HOST_ALIASES`,
         });
     }
+    if (Boolean(c.TEMPORAL_TLS_CERT_PATH) !== Boolean(c.TEMPORAL_TLS_KEY_PATH))
+      ctx.addIssue({ code: 'custom', path: [c.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together (mTLS)' });
+    if (c.TEMPORAL_TLS === false && (c.TEMPORAL_TLS_CA_PATH || c.TEMPORAL_TLS_CERT_PATH || c.TEMPORAL_TLS_SERVER_NAME || c.TEMPORAL_API_KEY))
+      ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false while TLS settings or TEMPORAL_API_KEY are given: the key and certificates would travel in clear' });
     if (c.NODE_ENV !== 'production') return;
     if (c.WEBHOOK_ALLOW_PRIVATE_HOSTS)
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_HOSTS'], message: 'must be false in production (SSRF guard)' });
@@ -233,4 +337,12 @@ export function gatewayCallbackBaseUrl(config: Pick<Config, 'GATEWAY_CALLBACK_BA
 
 export function webhookSchedule(config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>): number[] | undefined {
   return config.WEBHOOK_RETRY_SCHEDULE;
+}
+
+/** The webhook activities' endpoint limits: when a failing endpoint is disabled, and its in-flight cap. */
+export function webhookEndpointLimits(config: Pick<Config, 'WEBHOOK_DISABLE_AFTER' | 'WEBHOOK_ENDPOINT_MAX_IN_FLIGHT'>): {
+  disableAfterMs: number;
+  maxInFlightPerEndpoint: number;
+} {
+  return { disableAfterMs: config.WEBHOOK_DISABLE_AFTER, maxInFlightPerEndpoint: config.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT };
 }

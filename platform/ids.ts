@@ -8,6 +8,8 @@ export const ID_PREFIXES = [
   // billing: plans, tax rates, coupons, promotion codes, subscriptions and their items, invoices and their
   // lines, credit notes, test clocks, checkout sessions, billing-portal sessions
   'plan', 'txr', 'coupon', 'promo', 'sub', 'si', 'in', 'il', 'cn', 'clock', 'cs', 'bps',
+  // operations: operator actions (the audit trail), reconciliation runs and their discrepancies
+  'opa', 'rec', 'dsc',
 ] as const;
 export type IdPrefix = (typeof ID_PREFIXES)[number];
 

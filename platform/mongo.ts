@@ -16,6 +16,9 @@ import type {
   ConnectorRecord,
   CustomerRecord,
   DeliveryAttemptRecord,
+  ParkedDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookSendSlotRecord,
   EventRecord,
   OrchestratorRecord,
   PaymentFormRecord,
@@ -42,6 +45,7 @@ import type {
   TaxRateRecord,
   TestClockRecord,
 } from './billing-records';
+import type { DiscrepancyRecord, OperatorActionRecord } from './ops-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;
@@ -54,6 +58,9 @@ export interface Collections {
   refunds: Collection<RefundRecord>;
   events: Collection<EventRecord>;
   deliveryAttempts: Collection<DeliveryAttemptRecord>;
+  webhookEndpoints: Collection<WebhookEndpointRecord>;
+  parkedDeliveries: Collection<ParkedDeliveryRecord>;
+  webhookSendSlots: Collection<WebhookSendSlotRecord>;
   savedPaymentMethods: Collection<SavedPaymentMethodRecord>;
   webhookSecrets: Collection<WebhookSecretsRecord>;
   /** One per tenant, `_id` = tenant id (no other index needed). */
@@ -87,6 +94,9 @@ export interface Collections {
   testClocks: Collection<TestClockRecord>;
   checkoutSessions: Collection<CheckoutSessionRecord>;
   portalSessions: Collection<PortalSessionRecord>;
+  // operations (platform/ops-records.ts)
+  operatorActions: Collection<OperatorActionRecord>;
+  discrepancies: Collection<DiscrepancyRecord>;
 }
 
 export interface Mongo {
@@ -115,6 +125,9 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     refunds: db.collection('refunds'),
     events: db.collection('events'),
     deliveryAttempts: db.collection('delivery_attempts'),
+    webhookEndpoints: db.collection('webhook_endpoints'),
+    parkedDeliveries: db.collection('parked_deliveries'),
+    webhookSendSlots: db.collection('webhook_send_slots'),
     savedPaymentMethods: db.collection('saved_payment_methods'),
     webhookSecrets: db.collection('webhook_secrets'),
     webhookSigningSecrets: db.collection('webhook_signing_secrets'),
@@ -145,6 +158,8 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     testClocks: db.collection('test_clocks'),
     checkoutSessions: db.collection('checkout_sessions'),
     portalSessions: db.collection('portal_sessions'),
+    operatorActions: db.collection('operator_actions'),
+    discrepancies: db.collection('discrepancies'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -212,6 +227,10 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'refunds', key: { payment_intent: 1 } },
   { collection: 'refunds', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'deliveryAttempts', key: { event_id: 1, attempted_at: 1 } },
+  // Webhook endpoint health (last success, first failure after it) and a tenant's endpoints; parked deliveries by endpoint.
+  { collection: 'deliveryAttempts', key: { tenant_id: 1, endpoint_url: 1, attempted_at: 1 } },
+  { collection: 'webhookEndpoints', key: { tenant_id: 1, url: 1 } },
+  { collection: 'parkedDeliveries', key: { endpoint_id: 1, parked_at: 1 } },
   // A customer's saved cards, newest first (GET /v202608/customers/{customer}/payment-methods).
   { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1, detached_at: 1, created_at: -1, _id: -1 } },
   // One agreement per tenant, card and merchant agreement_id.
@@ -270,6 +289,16 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'creditNotes', key: { idempotency_scope: 1 }, unique: true },
   { collection: 'creditNotes', key: { payment_intent: 1 } },
   { collection: 'checkoutSessions', key: { idempotency_scope: 1 }, unique: true },
+  // Operations: the audit trail of one target (a payment intent, a refund, a payout, a delivery), newest first.
+  { collection: 'operatorActions', key: { target: 1, requested_at: -1 } },
+  // Reconciliation: one discrepancy per key (a re-run adds nothing), the operators' list (newest first, by
+  // status/kind/tenant), and the windows it reads: captures by when they succeeded, refunds and payouts by creation.
+  { collection: 'discrepancies', key: { discrepancy_key: 1 }, unique: true },
+  { collection: 'discrepancies', key: { status: 1, created_at: -1, _id: -1 } },
+  { collection: 'discrepancies', key: { tenant_id: 1, status: 1, created_at: -1, _id: -1 } },
+  { collection: 'paymentIntents', key: { succeeded_at: 1, _id: 1 } },
+  { collection: 'refunds', key: { created_at: 1, _id: 1 } },
+  { collection: 'payouts', key: { created_at: 1, _id: 1 } },
   ...listIndexes(),
 ];
 

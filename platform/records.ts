@@ -276,7 +276,7 @@ export interface EventRecord {
   /** The exact body delivered, so a redelivery sends the same bytes long after workflow history is gone. */
   body: string;
   format: 'envelope' | 'legacy';
-  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice'; id: string };
+  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice' | 'webhook_endpoint'; id: string };
   /** Endpoints this event is delivered to, frozen at emission; secrets stay in webhook_secrets. */
   endpoints: { url: string; has_secret: boolean; index: number; secret_ref?: string }[];
 }
@@ -416,6 +416,8 @@ export interface PayoutRecord {
   expires_at: Date;
   /** The gateway's word that came after the payout was already final (e.g. executed after its timeout). */
   late_outcome: { status: string; at: Date } | null;
+  /** An operator marked the payout done on evidence (never shown to merchants; the audit trail has it too). */
+  operator_confirmation?: { operator: string; reason: string; evidence: string; at: string };
   idempotency_key: string | null;
   idempotency_scope: string;
   created_at: Date;
@@ -433,6 +435,8 @@ export interface PayoutPatch {
   failure_reason: string | null;
   late_outcome: { status: string; at: string } | null;
   updated_at: string;
+  /** Set when an operator marked the payout done on evidence (workflows/payout: confirmPayoutUpdate). */
+  operator_confirmation?: { operator: string; reason: string; evidence: string; at: string } | null;
 }
 
 // ---- commerce (api/catalog, api/carts, api/checkouts, api/returns). Stored snake_case like every record;
@@ -649,4 +653,47 @@ export interface WebhookSigningSecretRecord {
   /** Raised by each rotation; a rotation applies only to the version it read. */
   version: number;
   updated_at: Date;
+}
+
+/**
+ * A merchant's webhook endpoint as deliveries know it: endpoints are given inline on each resource, so an
+ * endpoint is a tenant's URL, made on its first delivery. `_id` is `whe_` + a hash of tenant and URL (one per
+ * pair, the unique key). Its health (last success, failing since) is read from delivery_attempts, never
+ * written here, so concurrent deliveries write nothing to one document but a disable.
+ */
+export interface WebhookEndpointRecord {
+  _id: string; // whe_<hex>
+  tenant_id: string;
+  url: string;
+  state: 'enabled' | 'disabled';
+  created_at: Date;
+  /** Health counts attempts from here on: its creation, or its last re-enable. */
+  enabled_at: Date;
+  enabled_by: { operator: string; reason: string } | null;
+  disabled_at: Date | null;
+  /** Raised by each disable: names the disable's `webhook_endpoint.disabled` event (one per disable). */
+  disable_count: number;
+  /** The event of the last disable. */
+  disabled_event: string | null;
+}
+
+/** A delivery not sent because its endpoint was disabled, kept so a re-enable can replay it. `_id` is the delivery id. */
+export interface ParkedDeliveryRecord {
+  _id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  endpoint_index: number;
+  url: string;
+  parked_at: Date;
+  /** The delivery that replayed it, once replayed. */
+  replayed_by: string | null;
+}
+
+/** One of an endpoint's in-flight send slots (`<endpoint id>:<n>`): held by one attempt, freed after it or at `expires_at`. */
+export interface WebhookSendSlotRecord {
+  _id: string;
+  endpoint_id: string;
+  holder: string;
+  expires_at: Date;
 }

@@ -24,6 +24,8 @@ export const SEARCH_ATTRIBUTES = {
   EventType: 'Keyword',
   DeliveryStatus: 'Keyword',
   WebhookUrl: 'Keyword',
+  /** A payment intent's open attempt is `unknown`: its charge is being reconciled with the gateway (docs/runbook.md). */
+  AttemptUnknown: 'Bool',
 } as const satisfies Record<string, SearchAttributeTypeName>;
 
 export type SearchAttributeName = keyof typeof SEARCH_ATTRIBUTES;

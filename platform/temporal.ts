@@ -1,11 +1,44 @@
-import { Client, Connection } from '@temporalio/client';
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Config } from './config';
 
-export async function connectTemporalClient(config: Pick<Config, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE'>): Promise<Client> {
+export type TemporalConnectionConfig = Pick<
+  Config,
+  'TEMPORAL_ADDRESS' | 'TEMPORAL_TLS' | 'TEMPORAL_TLS_CA_PATH' | 'TEMPORAL_TLS_CERT_PATH' | 'TEMPORAL_TLS_KEY_PATH' | 'TEMPORAL_TLS_SERVER_NAME' | 'TEMPORAL_API_KEY'
+>;
+
+/**
+ * Address, TLS and API key of the Temporal frontend, in the shape both the client's `Connection` and the
+ * worker's `NativeConnection` take. TLS is on when asked for or implied (a CA, a client certificate, a server
+ * name or an API key); certificate files are read here, once, so a wrong path stops the process at start.
+ */
+export function temporalConnectionOptions(config: TemporalConnectionConfig): { address: string; tls?: TLSConfig; apiKey?: string } {
+  const read = (name: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  };
+  const wantsTls =
+    config.TEMPORAL_TLS ?? Boolean(config.TEMPORAL_TLS_CA_PATH || config.TEMPORAL_TLS_CERT_PATH || config.TEMPORAL_TLS_SERVER_NAME || config.TEMPORAL_API_KEY);
+  const tls: TLSConfig | undefined = wantsTls
+    ? {
+        ...(config.TEMPORAL_TLS_CA_PATH ? { serverRootCACertificate: read('TEMPORAL_TLS_CA_PATH', config.TEMPORAL_TLS_CA_PATH) } : {}),
+        ...(config.TEMPORAL_TLS_CERT_PATH && config.TEMPORAL_TLS_KEY_PATH
+          ? { clientCertPair: { crt: read('TEMPORAL_TLS_CERT_PATH', config.TEMPORAL_TLS_CERT_PATH), key: read('TEMPORAL_TLS_KEY_PATH', config.TEMPORAL_TLS_KEY_PATH) } }
+          : {}),
+        ...(config.TEMPORAL_TLS_SERVER_NAME ? { serverNameOverride: config.TEMPORAL_TLS_SERVER_NAME } : {}),
+      }
+    : undefined;
+  return { address: config.TEMPORAL_ADDRESS, ...(tls ? { tls } : {}), ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}) };
+}
+
+export async function connectTemporalClient(config: TemporalConnectionConfig & Pick<Config, 'TEMPORAL_NAMESPACE'>): Promise<Client> {
   // One connection per process, shared by every request: a connection per call costs a TLS/HTTP2 setup.
   const connection = await Connection.connect({
-    address: config.TEMPORAL_ADDRESS,
+    ...temporalConnectionOptions(config),
     connectTimeout: '5s',
     // After an outage, come back within seconds: gRPC's default reconnect backoff grows to 120 s.
     channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5000 },

@@ -11,6 +11,7 @@ import { gatewayRoutes } from './gateway-routes';
 import { errorMiddleware } from './http-errors';
 import { Scheduler } from './scheduler';
 import { drillMiddleware, type SandboxSettings } from './settings';
+import { settlementRoutes } from './settlement-routes';
 import { SandboxStore } from './store';
 import { threeDsRoutes } from './three-ds-routes';
 import { tokenRoutes, tokensCors } from './token-routes';
@@ -80,7 +81,7 @@ export function createSandboxApp(opts: SandboxOptions): Sandbox {
   });
   app.use(tokensCors);
   app.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '100kb', formLimit: '16kb' }));
-  for (const router of [gatewayRoutes(deps, drill), tokenRoutes(deps, drill), threeDsRoutes(deps), adminRoutes(deps)]) {
+  for (const router of [gatewayRoutes(deps, drill), tokenRoutes(deps, drill), threeDsRoutes(deps), adminRoutes(deps), settlementRoutes(deps)]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -10,6 +10,7 @@ import type {
   RecipientRecord,
   RefundRecord,
 } from './resources';
+import type { SettlementEntry, SettlementOverride } from './settlement-report';
 
 export interface MintedToken {
   id: string;
@@ -67,6 +68,9 @@ export class SandboxStore {
   readonly refunds = new Map<string, RefundRecord>();
   readonly payouts = new Map<string, PayoutRecord>();
   readonly recipients = new Map<string, RecipientRecord>();
+  /** Test hooks of the settlement report (settlement-report.ts): mismatches planted by gateway id, and phantom entries. */
+  readonly settlementOverrides = new Map<string, SettlementOverride>();
+  readonly phantomEntries: SettlementEntry[] = [];
 
   private readonly effectsByKey = new Map<string, EffectEntry>();
   private readonly effectLog: EffectEntry[] = [];

@@ -2,16 +2,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { gatewayCallbackBaseUrl, loadConfigOrExit, webhookTargetPolicy } from '../platform/config';
+import { gatewayCallbackBaseUrl, loadConfigOrExit, webhookEndpointLimits, webhookTargetPolicy, type Config } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createActivities } from '../activities';
 import { createGatewayRegistry } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
+import { describePlan, planWorkers, WorkerConfigError, type QueueWorker } from './worker-options';
 import { stopWhenLauncherGone } from '../platform/launcher';
 import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
 import { createApiMetrics } from '../api/http/metrics';
+import { ensureReconciliationSchedule } from './reconciliation-schedule';
+import { temporalConnectionOptions } from '../platform/temporal';
+import { sandboxSettlementReport } from '../gateways/sandbox-settlement';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -30,13 +34,15 @@ async function main() {
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const mongo = await connectMongo(config.MONGODB_URI);
-  await ensureIndexes(mongo);
   const gateways = createGatewayRegistry({
     sandboxUrl: config.SANDBOX_URL,
     sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
     timeoutMs: config.GATEWAY_TIMEOUT_MS,
   });
+  // Before any connection: a gateway the registry does not know stops the process at once.
+  const plan = planWorkersOrExit(config, gateways.names());
+  const mongo = await connectMongo(config.MONGODB_URI);
+  await ensureIndexes(mongo);
   const activities = createActivities({
     mongo,
     logger,
@@ -45,19 +51,20 @@ async function main() {
     // Subscriptions' invoices are charged by the API's own intent and charge code (no HTTP metrics here).
     invoiceCharges: createInvoiceCharges({ config, mongo, logger, gateways, metrics: createApiMetrics(), workerPolling: async () => true }),
     callbackBaseUrl: gatewayCallbackBaseUrl(config),
+    settlementReports: [sandboxSettlementReport({ baseUrl: config.SANDBOX_URL, timeoutMs: 30_000 })],
     webhooks: {
       ...webhookTargetPolicy(config),
+      ...webhookEndpointLimits(config),
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       ...(config.WEBHOOK_RETRY_SCHEDULE ? { retrySchedule: config.WEBHOOK_RETRY_SCHEDULE } : {}),
     },
   });
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const workflowBundle = await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH);
-  // Two queues: webhook sends scale and back up apart from payments.
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  const workflowBundle = plan.some((q) => q.runsWorkflows) ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : undefined;
+  // One Worker per queue this process polls (WORKER_QUEUES): payments and webhook sends scale apart as
+  // separate deployments; each gateway's calls have a queue with its own rate limit.
   const workers = await Promise.all(
-    [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE].map((taskQueue) =>
-      Worker.create({ connection, namespace: config.TEMPORAL_NAMESPACE, taskQueue, workflowBundle, activities }),
-    ),
+    plan.map((q) => Worker.create({ connection, ...q.options, activities, ...(q.runsWorkflows ? { workflowBundle } : {}) })),
   );
 
   const metricsServer = http.createServer(async (req, res) => {
@@ -71,7 +78,8 @@ async function main() {
   const metricsPort = await new Promise<number>((resolve) =>
     metricsServer.listen(config.WORKER_METRICS_PORT, '0.0.0.0', () => resolve((metricsServer.address() as AddressInfo).port)),
   );
-  logger.info({ metricsPort, taskQueues: [config.TEMPORAL_TASK_QUEUE, config.TEMPORAL_WEBHOOK_TASK_QUEUE] }, 'worker running');
+  await ensureReconciliationSchedule(config, logger);
+  logger.info({ metricsPort, taskQueues: plan.map((q) => q.options.taskQueue), workers: describePlan(plan) }, 'worker running');
   if (process.send) process.send({ type: 'ready', metricsPort });
   // SIGTERM/SIGINT: the SDK stops polling, lets running tasks finish (drain), then run() resolves.
   await Promise.all(workers.map((w) => w.run()));
@@ -81,6 +89,16 @@ async function main() {
   logger.info('worker stopped cleanly');
 }
 
+/** A gateway the registry does not know is a configuration error: exit 78 like any other. */
+function planWorkersOrExit(config: Config, gatewayNames: string[]): QueueWorker[] {
+  try {
+    return planWorkers(config, gatewayNames);
+  } catch (err) {
+    if (!(err instanceof WorkerConfigError)) throw err;
+    process.stderr.write(`invalid configuration:\n  ${err.message}\n`);
+    process.exit(78);
+  }
+}
 
 /** The SDK's logger interface over our pino logger: one JSON log stream per process. */
 function sdkLogger(logger: ReturnType<typeof createLogger>) {

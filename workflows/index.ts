@@ -11,3 +11,4 @@ export { couponRedemptionsWorkflow } from './coupon-redemptions/workflow';
 export { testClockWorkflow } from './test-clock/workflow';
 export { subscriptionWorkflow } from './subscription/workflow';
 export { customerBalanceWorkflow } from './customer-balance/workflow';
+export { reconciliationWorkflow } from './reconciliation/workflow';

@@ -14,6 +14,7 @@ import {
 import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
 import { checkWebhookUrl } from '../../platform/ssrf';
+import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
 // retries: a failed HTTP exchange is a result, not an exception) and record it.
@@ -25,7 +26,14 @@ export interface WebhookActivityConfig {
   timeoutMs: number;
   /** WEBHOOK_RETRY_SCHEDULE: replaces the default waits (local testing). */
   retrySchedule?: number[];
+  /** WEBHOOK_DISABLE_AFTER: an endpoint whose every attempt failed this long is disabled (default 3 days). */
+  disableAfterMs?: number;
+  /** WEBHOOK_ENDPOINT_MAX_IN_FLIGHT: attempts in flight to one endpoint over all workers; 0 is no limit (default 10). */
+  maxInFlightPerEndpoint?: number;
 }
+
+export const DEFAULT_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
+export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
 export interface WebhookActivityDeps {
   mongo: Mongo;
@@ -62,6 +70,18 @@ export interface SendWebhookResult {
   permanent: boolean;
   /** Retry-After of a 429/503, in ms from the end of the attempt. */
   retryAfterMs: number | null;
+  /** Nothing was sent: the endpoint is disabled. The delivery is parked (kept for a replay), not failed. */
+  parked?: boolean;
+  /** Nothing was sent: the endpoint has its most attempts in flight. Try again shortly; it is not an attempt. */
+  busy?: boolean;
+}
+
+export interface ParkDeliveryInput {
+  deliveryId: string;
+  tenantId: string;
+  eventId: string;
+  endpointIndex: number;
+  url: string;
 }
 
 export type DeliveryStatus = 'delivered' | 'failed' | 'gone';
@@ -100,7 +120,7 @@ export function createWebhookMetrics(registry: Registry) {
     deliveries: metric(
       registry,
       'webhook_deliveries_total',
-      () => new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (delivered, failed, gone)', labelNames: ['outcome'] as const, registers: [registry] }),
+      () => new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (delivered, failed, gone, parked)', labelNames: ['outcome'] as const, registers: [registry] }),
     ),
     failedAttempts: metric(
       registry,
@@ -125,6 +145,11 @@ export function createWebhookMetrics(registry: Registry) {
           registers: [registry],
         }),
     ),
+    busy: metric(
+      registry,
+      'webhook_endpoint_busy_total',
+      () => new Counter({ name: 'webhook_endpoint_busy_total', help: 'Attempts put off because their endpoint had WEBHOOK_ENDPOINT_MAX_IN_FLIGHT attempts in flight', registers: [registry] }),
+    ),
     // Up/down as this worker records first and last attempts: sum over workers is the number in flight,
     // until a worker restarts. The exact count is Temporal's: DeliveryStatus="pending" in visibility.
     pending: metric(
@@ -140,6 +165,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const metrics = createWebhookMetrics(deps.registry);
   const ssrf = { allowPrivateHosts: config.allowPrivateHosts, httpsOnly: config.httpsOnly ?? false };
 
+  const endpoints = webhookEndpointData(mongo);
+  const slots = sendSlots(mongo);
+  const disableAfterMs = config.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+  const maxInFlight = config.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
+  // A slot outlives its attempt only when the worker died mid-way: then it frees itself after the longest attempt.
+  const slotTtlMs = config.timeoutMs + 15_000;
   const endpointSecrets = webhookSecretData(mongo);
   const signingSecrets = webhookSigningSecretData(mongo);
 
@@ -148,7 +179,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return parsed ? endpointSecrets.secretOf(tenantId, parsed.id, parsed.index) : null;
   };
 
-  return {
+  const activities = {
     /** Local activity: the schedule and timeout from configuration, recorded once in the delivery's history. */
     async deliveryPlan(): Promise<DeliveryPlan> {
       const plan = retryPlan(config.retrySchedule);
@@ -166,6 +197,46 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const urlCheck = checkWebhookUrl(input.url, ssrf);
       if (!urlCheck.ok) return fail('ssrf_refused', `ssrf_refused: ${urlCheck.reason}`, true);
 
+      // A disabled endpoint is sent nothing: the delivery is parked until an admin re-enables it.
+      const endpoint = await endpoints.ensure(input.tenantId, input.url);
+      if (endpoint.state === 'disabled') {
+        return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_disabled', outcome: 'failed', permanent: true, retryAfterMs: null, parked: true };
+      }
+      // One slow endpoint holds at most maxInFlight activity slots; the rest of the worker serves others.
+      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlMs) : null;
+      if (maxInFlight > 0 && lease === null) {
+        metrics.busy.inc();
+        return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_busy', outcome: 'failed', permanent: false, retryAfterMs: null, busy: true };
+      }
+      try {
+        return await attemptSend(input, attemptedAt, fail);
+      } finally {
+        if (lease) await slots.release(lease).catch((err: unknown) => logger.warn({ err, endpoint: endpoint._id }, 'send slot not released; it frees itself at its expiry'));
+      }
+    },
+
+    /** A delivery whose endpoint is disabled, kept for the replay of a re-enable. Idempotent (`_id` is the delivery). */
+    async parkDelivery(p: ParkDeliveryInput): Promise<void> {
+      await endpoints.park({
+        _id: p.deliveryId,
+        tenant_id: p.tenantId,
+        endpoint_id: endpointId(p.tenantId, p.url),
+        event_id: p.eventId,
+        endpoint_index: p.endpointIndex,
+        url: p.url,
+        parked_at: new Date(),
+      });
+      metrics.deliveries.inc({ outcome: 'parked' });
+      logger.warn({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery parked: endpoint disabled');
+    },
+  };
+
+  async function attemptSend(
+    input: SendWebhookInput,
+    attemptedAt: Date,
+    fail: (reason: string, error: string, permanent: boolean) => SendWebhookResult,
+  ): Promise<SendWebhookResult> {
+    {
       let secret: string | null = null;
       if (input.secretRef) {
         secret = await resolveSecret(input.tenantId, input.secretRef);
@@ -194,10 +265,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (result.outcome === 'delivered') logger.info(log, 'webhook delivered');
       else logger.warn({ ...log, error: result.error }, 'webhook attempt failed');
       return result;
-    },
+    }
+  }
 
-    /** Idempotent: `_id` is `<delivery>:<attempt>`, so a retried write neither duplicates nor double-counts. */
-    async recordDeliveryAttempt(a: DeliveryAttemptInput): Promise<void> {
+  return {
+    ...activities,
+    /**
+     * Idempotent: `_id` is `<delivery>:<attempt>`, so a retried write neither duplicates nor double-counts.
+     * After a failed attempt, disables the endpoint if every attempt to it failed for WEBHOOK_DISABLE_AFTER.
+     */
+    async recordDeliveryAttempt(a: DeliveryAttemptInput): Promise<{ endpointDisabled: boolean }> {
       try {
         await mongo.c.deliveryAttempts.insertOne({
           _id: `${a.deliveryId}:${a.attempt}`,
@@ -212,15 +289,19 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           error: a.error,
           outcome: a.outcome,
         });
+        if (a.attempt === 1) metrics.pending.inc();
+        if (a.final) {
+          metrics.pending.dec();
+          metrics.deliveries.inc({ outcome: a.final });
+        }
       } catch (err) {
-        if (isDuplicateKeyError(err)) return;
-        throw err;
+        // A retried write: recorded already, but the disable check below may not have run.
+        if (!isDuplicateKeyError(err)) throw err;
       }
-      if (a.attempt === 1) metrics.pending.inc();
-      if (a.final) {
-        metrics.pending.dec();
-        metrics.deliveries.inc({ outcome: a.final });
-      }
+      if (a.outcome === 'delivered' || disableAfterMs <= 0) return { endpointDisabled: false };
+      const disabled = await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs);
+      if (disabled) logger.warn({ tenant_id: a.tenantId, url: a.url, delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
+      return { endpointDisabled: disabled };
     },
   };
 }

@@ -18,6 +18,7 @@ import { isDuplicateKeyError } from '../../platform/mongo';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { START_DEADLINE_MS } from '../../platform/temporal';
 import { RETURN_REASONS, type CheckoutCreateBody } from './schemas';
+import { SA } from '../../workflows/search-attributes';
 
 /** How long a checkout's workflow waits for its payment intent before it lets the held stock go. */
 const ATTACH_WITHIN_MS = 2 * 60 * 1000;
@@ -157,6 +158,13 @@ async function startCheckoutWorkflow(deps: AppDeps, r: CheckoutRecord, region: s
       workflowId: r._id,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [input],
+      // The status while it holds stock (reserving, awaiting_payment) is the runbook's "checkouts holding stock" query.
+      typedSearchAttributes: [
+        { key: SA.TenantId, value: r.tenant_id },
+        { key: SA.PaymentStatus, value: 'reserving' },
+        { key: SA.AmountMinor, value: r.totals.total },
+        { key: SA.Currency, value: r.currency },
+      ],
       staticSummary: `Checkout of ${r.cart_id} for ${r.user_id} (${r.tenant_id})`,
     }),
   );

@@ -14,6 +14,7 @@ import {
 } from '../../workflows/product-stock/messages';
 import type { AppDeps } from '../deps';
 import { withDeadline } from '../http/workflow-calls';
+import { SA } from '../../workflows/search-attributes';
 
 // A product's stock has one owner: its stock workflow (workflows/product-stock). Every change of the number
 // of units for sale goes through it: the merchant's count, a checkout's hold, its release and its sale. The
@@ -32,6 +33,7 @@ async function onOwner<R, A extends unknown[]>(deps: AppDeps, tenantId: string, 
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [{ key: SA.TenantId, value: tenantId }],
     staticSummary: `Stock of ${productId} (${tenantId})`,
   });
   return withDeadline(deps.temporal, STOCK_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start }));

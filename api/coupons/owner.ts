@@ -7,6 +7,7 @@ import {
 } from '../../workflows/coupon-redemptions/messages';
 import type { AppDeps } from '../deps';
 import { withDeadline } from '../http/workflow-calls';
+import { SA } from '../../workflows/search-attributes';
 
 // A coupon's redemptions have one owner: its redemption workflow (workflows/coupon-redemptions). Every change
 // of a coupon or promotion code record after its creation goes through it: a redemption, its release, the
@@ -28,6 +29,7 @@ export async function onCouponOwner<R, A extends [unknown]>(deps: AppDeps, tenan
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: [{ key: SA.TenantId, value: tenantId }],
       staticSummary: `Redemptions of ${couponId} (${tenantId})`,
     });
     return withDeadline(deps.temporal, OWNER_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start }));

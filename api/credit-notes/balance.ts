@@ -3,6 +3,7 @@ import type { Mongo } from '../../platform/mongo';
 import type { CustomerBalanceRecord } from '../../platform/billing-records';
 import { customerBalanceData } from '../../data/credit-notes';
 import { addCreditUpdate, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
+import { SA } from '../../workflows/search-attributes';
 
 // A customer's credit balance is changed only by its workflow (workflows/customer-balance), started from the
 // record's figures when no run is open. Credit notes add to it; each invoice takes from it first.
@@ -21,6 +22,11 @@ function balanceStart(deps: BalanceDeps, who: { tenantId: string; customer: stri
     taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: SA.TenantId, value: who.tenantId },
+      { key: SA.CustomerId, value: who.customer },
+      { key: SA.Currency, value: who.currency },
+    ],
     staticSummary: `Credit balance of ${who.customer} in ${who.currency} (${who.tenantId})`,
   });
 }

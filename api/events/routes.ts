@@ -1,9 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { z } from 'zod';
-import { invalidRequest, notFound } from '../../domain/errors';
+import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import { parseIsoInstant } from '../../domain/instants';
 import type { DeliveryAttemptRecord, EventRecord } from '../../platform/records';
-import { SA } from '../../workflows/search-attributes';
-import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../../workflows/webhook-delivery/messages';
+import { webhookEndpointData } from '../../data/webhook-endpoints';
+import { deliveryTemplates, idKey, inBatches, startKeyedRedelivery, startRedelivery } from './deliveries';
 import type { AppDeps } from '../deps';
 import { listQuerySchema } from '../http/pagination';
 import { eventData } from '../../data/events';
@@ -45,6 +45,35 @@ const eventWithDeliveries = eventView.extend({
 const redeliverBody = z.object({ url: z.string().min(1).max(2048).optional() }).strict();
 const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.string()) });
 
+/** Replay since T: how far back, and how many events one call replays (the answer says where to go on). */
+export const REPLAY_MAX_AGE_DAYS = 30;
+export const REPLAY_MAX_EVENTS = 500;
+
+const replayBody = z
+  .object({
+    url: z.string().min(1).max(2048).describe('The endpoint: a webhook URL your events were sent to'),
+    since: z
+      .union([z.number().int().min(0), z.string().min(1).max(40)])
+      .describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
+  })
+  .strict();
+const replayResponse = z.object({
+  url: z.string(),
+  since: z.string().describe('The instant replayed from (ISO 8601)'),
+  deliveries: z.array(z.string()).describe('One new delivery workflow per event and endpoint, `<event>-<index>-replay-<key>`'),
+  already_started: z.number().int().describe('Deliveries this same request (url and since) had started before: not started again'),
+  has_more: z.boolean().describe(`More than ${REPLAY_MAX_EVENTS} events matched: replay again with since = next_since`),
+  next_since: z.string().nullable(),
+});
+
+function replaySince(raw: number | string, now: Date): Date {
+  const at = typeof raw === 'number' ? new Date(raw * 1000) : (parseIsoInstant(raw)?.at ?? null);
+  if (!at || Number.isNaN(at.getTime())) throw invalidRequest('parameter_invalid', 'since must be Unix seconds or an ISO 8601 instant', 'since');
+  if (now.getTime() - at.getTime() > REPLAY_MAX_AGE_DAYS * 86_400_000)
+    throw invalidRequest('parameter_invalid', `since may be at most ${REPLAY_MAX_AGE_DAYS} days ago`, 'since');
+  return at;
+}
+
 
 function view(e: EventRecord) {
   return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.data };
@@ -67,51 +96,6 @@ async function findEvent(deps: AppDeps, tenantId: string, id: string): Promise<E
   const e = await eventData(deps.mongo).find(tenantId, id);
   if (!e) throw notFound('event', id, 'event');
   return e;
-}
-
-/** What to send again to each endpoint at `url` (all endpoints when url is undefined). */
-function deliveryTemplates(e: EventRecord, url: string | undefined): WebhookDeliveryInput[] {
-  const targets = e.endpoints.filter((ep) => url === undefined || ep.url === url);
-  if (url !== undefined && targets.length === 0) throw invalidRequest('parameter_invalid', `'${url}' is not an endpoint of event ${e._id}`, 'url');
-
-  // The event record keeps the exact body and each endpoint's index and secret reference.
-  return targets.map((t) => ({
-    eventId: e._id,
-    eventType: e.type,
-    tenantId: e.tenant_id,
-    url: t.url,
-    endpointIndex: t.index,
-    ...(t.secret_ref ? { secretRef: t.secret_ref } : {}),
-    source: e.source,
-    body: e.body,
-    format: e.format,
-  }));
-}
-
-async function startRedelivery(deps: AppDeps, input: WebhookDeliveryInput): Promise<string> {
-  // Unique and readable: when it was asked for, in ms; a same-millisecond twin takes the next number.
-  const base = Date.now();
-  for (let n = 0; ; n++) {
-    const workflowId = `${input.eventId}-${input.endpointIndex}-redeliver-${base + n}`;
-    try {
-      await deps.temporal.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
-        workflowId,
-        taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
-        args: [{ ...input, redelivery: true } satisfies WebhookDeliveryInput],
-        typedSearchAttributes: [
-          { key: SA.TenantId, value: input.tenantId },
-          { key: SA.EventType, value: input.eventType },
-          { key: SA.DeliveryStatus, value: 'pending' },
-          { key: SA.WebhookUrl, value: input.url.slice(0, 1000) },
-        ],
-        staticSummary: `redelivery of ${input.eventType} ${input.eventId} to ${input.url}`,
-      });
-      return workflowId;
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError && n < 5) continue;
-      throw err;
-    }
-  }
 }
 
 export const eventRoutes: RouteDef[] = [
@@ -172,6 +156,48 @@ export const eventRoutes: RouteDef[] = [
       const deliveries: string[] = [];
       for (const input of inputs) deliveries.push(await startRedelivery(deps, input));
       return { status: 202, body: { event: e._id, deliveries } };
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/events/replay',
+    versions,
+    auth: 'secret',
+    summary: 'Replay every event since an instant to one endpoint',
+    description:
+      `Sends again, oldest first, every event created at or after \`since\` that was sent to \`url\`, each as a new delivery marked as a redelivery (same event id, body and headers, full retry schedule). ` +
+      `At most ${REPLAY_MAX_EVENTS} events per call (then \`has_more\` and \`next_since\`), \`since\` at most ${REPLAY_MAX_AGE_DAYS} days ago. ` +
+      'Idempotent: the same url and since replay each event once however often the call is repeated.',
+    tags,
+    body: replayBody,
+    responses: {
+      202: { description: 'Replay started', schema: replayResponse },
+      400: { description: '`since` is not an instant or is too far back' },
+      409: { description: 'The endpoint is disabled (`webhook_endpoint_disabled`): an admin re-enables it, with replay_missed to send what it missed' },
+    },
+    handler: async ({ body, auth, deps }) => {
+      const now = new Date();
+      const since = replaySince(body.since, now);
+      const endpoints = webhookEndpointData(deps.mongo);
+      const endpoint = await endpoints.byUrl(auth.tenantId, body.url);
+      if (endpoint?.state === 'disabled')
+        throw conflict('webhook_endpoint_disabled', `The endpoint ${body.url} is disabled: deliveries to it are parked until an admin re-enables it`);
+      const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1);
+      const events = found.slice(0, REPLAY_MAX_EVENTS);
+      const key = idKey(auth.tenantId, body.url, since.toISOString());
+      const inputs = events.flatMap((e) => deliveryTemplates(e, body.url));
+      const started = await inBatches(inputs, 16, (input) => startKeyedRedelivery(deps, input, 'replay', key));
+      return {
+        status: 202,
+        body: {
+          url: body.url,
+          since: since.toISOString(),
+          deliveries: started.map((s) => s.delivery),
+          already_started: started.filter((s) => !s.started).length,
+          has_more: found.length > REPLAY_MAX_EVENTS,
+          next_since: found.length > REPLAY_MAX_EVENTS ? found[REPLAY_MAX_EVENTS]!.created_at.toISOString() : null,
+        },
+      };
     },
   }),
 ];

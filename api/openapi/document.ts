@@ -89,6 +89,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Commerce: returns': 'Returns of paid orders within the return window, refunded once received.',
   Admin: 'Tenant provisioning with the admin token: tenants, API keys, connectors, payment forms, orchestrators, webhook signing secrets.',
   'Admin: catalog': 'Catalog management with the admin token: categories, products, catalogs.',
+  'Admin: operator actions': "Operators' actions with the admin token (docs/runbook.md): the runbook's Temporal queries, and Updates of the workflow that owns a payment, refund, payout or delivery, with the operator's name and reason, audited.",
   Operations: 'Liveness, readiness and Prometheus metrics of the API process.',
 };
 
@@ -102,7 +103,7 @@ const TAG_GROUPS: { name: string; tags: string[] }[] = [
     name: 'Billing',
     tags: ['Billing: subscriptions', 'Billing: invoices', 'Billing: credit notes', 'Billing: plans', 'Billing: tax rates', 'Billing: coupons', 'Billing: promotion codes', 'Billing: test clocks', 'Billing: hosted sessions'],
   },
-  { name: 'Admin', tags: ['Admin', 'Admin: catalog'] },
+  { name: 'Admin', tags: ['Admin', 'Admin: catalog', 'Admin: operator actions'] },
   { name: 'Operations', tags: ['Operations'] },
 ];
 

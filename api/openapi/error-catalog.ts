@@ -1,4 +1,5 @@
 import { BILLING_ERRORS } from './billing';
+import { ERRORS as OPS_ERRORS } from './ops-examples';
 // Every `code` the API answers in its error shape, `{"error": {"type", "code", "message", "param"?, "request_id"}}`,
 // with its HTTP status, what it means and what to do. test/unit/api/error-catalog.test.ts scans the code for
 // every code it can raise (DomainError constructions, the helpers of domain/errors.ts, the workflows'
@@ -97,6 +98,9 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   // Webhooks and events -------------------------------------------------------------------------------------
   { code: 'webhook_url_invalid', statuses: [400], meaning: 'A webhook URL points where deliveries may not go (a private or loopback address, a non-http(s) scheme).', action: 'Use a public https URL of your service.' },
   { code: 'webhook_signing_secret_conflict', statuses: [409], meaning: 'Two rotations of the signing secret ran at the same time.', action: 'Read the secret; rotate again if it is not the one you expect.' },
+  { code: 'webhook_endpoint_disabled', statuses: [409], meaning: 'The webhook endpoint is disabled: every attempt to it failed for the disable period (`webhook_endpoint.disabled` event), and deliveries to it are parked.', action: 'Fix the endpoint, then have an admin re-enable it with replay_missed, which sends what it missed.' },
+  { code: 'webhook_endpoint_not_disabled', statuses: [409], meaning: 'Only a disabled webhook endpoint can be re-enabled.', action: 'List the endpoints to see their state.' },
+  { code: 'delivery_ended', statuses: [409], meaning: 'The webhook delivery has ended (delivered, failed, gone or parked): it has no next attempt to bring forward.', action: 'Redeliver the event (a new delivery) instead.' },
 
   // Customers ---------------------------------------------------------------------------------------------------
   { code: 'reference_in_use', statuses: [400], meaning: 'Another customer already has this `reference`.', action: 'Update that customer (POST /customers with the same reference does), or use another reference.' },
@@ -112,6 +116,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   { code: 'region_invalid', statuses: [400], meaning: 'The region is not one this deployment serves.', action: 'Use one of the regions `message` lists.' },
   { code: 'connector_invalid', statuses: [400], meaning: 'A connector named is not one of this tenant\'s.', action: 'Use connector ids from GET /admin/tenants/{tenant}.' },
   { code: 'payment_method_unsupported', statuses: [400], meaning: 'No connector of the form takes a payment method the form lists.', action: 'List only methods its connectors take, or add a connector that takes it.' },
+  { code: 'discrepancy_already_resolved', statuses: [409], meaning: 'The reconciliation discrepancy was resolved before (the message names by whom).', action: 'Read it with GET /admin/reconciliation/discrepancies/{discrepancy}; nothing more to do.' },
 
   // Commerce ---------------------------------------------------------------------------------------------------------
   { code: 'sku_taken', statuses: [409], meaning: 'The tenant already has a product with this `sku`.', action: 'Use another sku, or update the existing product (PATCH).' },
@@ -131,6 +136,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   { code: 'order_not_paid', statuses: [400], meaning: 'The order is not paid, so nothing can be returned.', action: 'Wait for the payment.' },
   { code: 'return_transition_invalid', statuses: [409], meaning: 'The return\'s status does not allow this move (`requested` -> `approved` -> `received`, or `rejected`).', action: 'Retrieve the return and move it from where it is.' },
   ...BILLING_ERRORS,
+  ...OPS_ERRORS,
 ];
 
 const byCode = new Map(ERROR_CATALOG.map((e) => [e.code, e]));

@@ -1,5 +1,6 @@
 import type { RouteDef } from '../http/route';
 import { BILLING_EXAMPLES } from './billing';
+import { EXAMPLES as OPS_EXAMPLES } from './ops-examples';
 
 // A request and a response example for every operation of the API, keyed by operation (method and path as
 // the route declares it, under the first version that defines it: `POST /v202607/refunds`,
@@ -104,6 +105,19 @@ const ATTEMPT_IN_PROGRESS = error('invalid_request_error', 'attempt_in_progress'
 const ALREADY_PAID = error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is success and can no longer be canceled');
 
 const WEBHOOK = { url: 'https://daralqahwa.example/webhooks/payments', secret: 'whk_9fT2LmQ8xPz4Rk7V', events: ['payment.success', 'payment.canceled'] };
+const WEBHOOK_ENDPOINT_DISABLED = {
+  id: 'whe_5c0f3e9a1b7d24c68e0a9f1d3b5c7e29',
+  url: WEBHOOK.url,
+  state: 'disabled',
+  created_at: '2026-06-02T08:15:00.000Z',
+  last_success_at: '2026-08-10T08:59:12.000Z',
+  failing_since: '2026-08-10T09:01:40.000Z',
+  disabled_at: '2026-08-13T09:01:45.000Z',
+  disabled_event: 'evt_eu_9d2c4b6a8e0f1a3c5e7b9d1f3a5c7e9b',
+  enabled_at: '2026-06-02T08:15:00.000Z',
+  enabled_by: null,
+  parked: 14,
+};
 
 const intent = {
   payment_intent: PI,
@@ -426,6 +440,57 @@ const commerceSettings = {
 
 // ---------------------------------------------------------------------------------------------------------
 
+const REC_RUN = 'rec_eu_3kTqV9bXw0Jd2mLpR7sYcA';
+const DSC = 'dsc_eu_8HfQ2nVb5LxKc1ZpW9sTdE';
+const EVT_DSC = 'evt_eu_8HfQ2nVb5LxKc1ZpW9sTdE';
+
+function reconciliationRun(status: 'running' | 'discrepancies') {
+  const none = { missing_at_gateway: 0, missing_in_ledger: 0, amount_mismatch: 0, status_mismatch: 0 };
+  const one = { ...none, amount_mismatch: 1 };
+  const done = status !== 'running';
+  return {
+    run: REC_RUN,
+    trigger: 'manual',
+    operator: 'amina@ops.example',
+    window: { from: '2026-11-22T00:00:00.000Z', to: '2026-11-23T00:00:00.000Z' },
+    status,
+    objects: done
+      ? [
+          { object: 'capture', ledger_rows: 412, report_rows: 415, matched: 412, opened: one, already_open: 0, sample: [DSC] },
+          { object: 'refund', ledger_rows: 37, report_rows: 37, matched: 37, opened: none, already_open: 0, sample: [] },
+          { object: 'payout', ledger_rows: 9, report_rows: 9, matched: 9, opened: none, already_open: 0, sample: [] },
+        ]
+      : [],
+    opened: done ? one : none,
+    already_open: 0,
+    started_at: '2026-11-23T08:00:00.000Z',
+    finished_at: done ? '2026-11-23T08:00:04.000Z' : null,
+    error: null,
+  };
+}
+
+function discrepancy(resolution: { operator: string; reason: string; resolved_at: string } | null) {
+  return {
+    id: DSC,
+    object: 'discrepancy',
+    kind: 'amount_mismatch',
+    object_type: 'capture',
+    our_id: PI,
+    gateway: 'sandbox',
+    gateway_id: 'ch_5f1c2d3e4a5b6c7d8e9f0a1b',
+    reference: PI,
+    tenant: TENANT,
+    ours: { amount: 2500, currency: 'EUR', status: 'success' },
+    gateway_side: { amount: 2400, currency: 'EUR', status: 'succeeded' },
+    run_id: REC_RUN,
+    window: { from: '2026-11-22T00:00:00.000Z', to: '2026-11-23T00:00:00.000Z' },
+    status: resolution ? 'resolved' : 'open',
+    event: EVT_DSC,
+    resolution,
+    created_at: '2026-11-23T08:00:02.000Z',
+  };
+}
+
 export const EXAMPLES: Record<string, OperationExample> = {
   // Operations ------------------------------------------------------------------------------------------
   'GET /healthz': { summary: 'Is the process up?', response: { status: 200, body: { status: 'ok' } } },
@@ -525,6 +590,31 @@ export const EXAMPLES: Record<string, OperationExample> = {
       },
     ],
   },
+  'GET /admin/tenants/:tenant/webhook-endpoints': {
+    summary: "The tenant's endpoints: one disabled after 3 days of failures",
+    params: { tenant: TENANT },
+    response: { status: 200, body: { data: [WEBHOOK_ENDPOINT_DISABLED] } },
+  },
+  'POST /admin/tenants/:tenant/webhook-endpoints/:endpoint/enable': {
+    summary: 'Re-enable it once the merchant fixed it, replaying what it missed',
+    params: { tenant: TENANT, endpoint: WEBHOOK_ENDPOINT_DISABLED.id },
+    body: { operator: 'nadia@ops.example', reason: 'Merchant fixed their TLS certificate (ticket OPS-2291)', replay_missed: true },
+    response: {
+      status: 200,
+      body: {
+        endpoint: {
+          ...WEBHOOK_ENDPOINT_DISABLED,
+          state: 'enabled',
+          failing_since: null,
+          enabled_at: '2026-08-14T12:00:00.000Z',
+          enabled_by: { operator: 'nadia@ops.example', reason: 'Merchant fixed their TLS certificate (ticket OPS-2291)' },
+          parked: 0,
+        },
+        replayed: [`${EVT_2}-0-replay-8b1e0d7c2a9f4e33`],
+      },
+    },
+    more: [{ status: 409, summary: 'It is not disabled', body: error('invalid_request_error', 'webhook_endpoint_not_disabled', `The endpoint ${WEBHOOK_ENDPOINT_DISABLED.id} is not disabled`) }],
+  },
   'POST /admin/tenants/:tenant/categories': {
     summary: 'A category with a subcategory attribute (roast)',
     params: { tenant: TENANT },
@@ -581,6 +671,38 @@ export const EXAMPLES: Record<string, OperationExample> = {
     summary: "Read the tenant's commerce settings",
     params: { tenant: TENANT },
     response: { status: 200, body: commerceSettings },
+  },
+
+  // Reconciliation (api/admin/reconciliation.ts) --------------------------------------------------------------
+  'POST /admin/reconciliation/runs': {
+    summary: 'Reconcile 22 November 2026 again after a gateway incident',
+    body: { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z', operator: 'amina@ops.example', reason: 'gateway incident INC-311' },
+    response: { status: 202, body: reconciliationRun('running') },
+    more: [{ status: 400, summary: 'A window longer than 31 days', body: error('invalid_request_error', 'parameter_invalid', 'Invalid window: a window is at most 31 days', 'to') }],
+  },
+  'GET /admin/reconciliation/runs/:run': {
+    summary: 'Read the run: one capture was settled for less',
+    params: { run: REC_RUN },
+    response: { status: 200, body: reconciliationRun('discrepancies') },
+    more: [{ status: 404, summary: 'No such run', body: error('invalid_request_error', 'resource_missing', "No such reconciliation run: 'rec_eu_unknown00'", 'run') }],
+  },
+  'GET /admin/reconciliation/discrepancies': {
+    summary: "Open discrepancies of one tenant",
+    query: { tenant: TENANT, status: 'open', limit: '25' },
+    response: { status: 200, body: { data: [discrepancy(null)], has_more: false } },
+  },
+  'GET /admin/reconciliation/discrepancies/:discrepancy': {
+    summary: 'Read a discrepancy',
+    params: { discrepancy: DSC },
+    response: { status: 200, body: discrepancy(null) },
+    more: [{ status: 404, summary: 'Unknown discrepancy', body: error('invalid_request_error', 'resource_missing', "No such discrepancy: 'dsc_eu_unknown000'", 'discrepancy') }],
+  },
+  'POST /admin/reconciliation/discrepancies/:discrepancy/resolve': {
+    summary: 'Resolve it: the gateway corrected its report',
+    params: { discrepancy: DSC },
+    body: { operator: 'amina@ops.example', reason: 'gateway confirmed 2500 settled, report corrected (ticket GW-8841)' },
+    response: { status: 200, body: discrepancy({ operator: 'amina@ops.example', reason: 'gateway confirmed 2500 settled, report corrected (ticket GW-8841)', resolved_at: '2026-11-23T09:30:00.000Z' }) },
+    more: [{ status: 409, summary: 'Already resolved', body: error('invalid_request_error', 'discrepancy_already_resolved', `Discrepancy ${DSC} was already resolved by amina@ops.example`) }],
   },
 
   // Payment intents (v202607, v202608) ---------------------------------------------------------------------
@@ -836,6 +958,29 @@ export const EXAMPLES: Record<string, OperationExample> = {
     body: { url: WEBHOOK.url },
     response: { status: 202, body: { event: EVT_2, deliveries: [`${EVT_2}-0-redeliver-1`] } },
     more: [{ status: 400, summary: 'Not an endpoint of this event', body: error('invalid_request_error', 'parameter_invalid', `'https://daralqahwa.example/hooks' is not an endpoint of event ${EVT_2}`, 'url') }],
+  },
+  'POST /v202607/events/replay': {
+    summary: 'Send the endpoint every event since Monday 09:00 again (after its outage)',
+    body: { url: WEBHOOK.url, since: '2026-08-10T09:00:00Z' },
+    response: {
+      status: 202,
+      body: {
+        url: WEBHOOK.url,
+        since: '2026-08-10T09:00:00.000Z',
+        deliveries: [`${EVT_2}-0-replay-3f9a1c2b7d4e5f60`],
+        already_started: 0,
+        has_more: false,
+        next_since: null,
+      },
+    },
+    more: [
+      { status: 400, summary: 'Too far back', body: error('invalid_request_error', 'parameter_invalid', 'since may be at most 30 days ago', 'since') },
+      {
+        status: 409,
+        summary: 'The endpoint is disabled',
+        body: error('invalid_request_error', 'webhook_endpoint_disabled', `The endpoint ${WEBHOOK.url} is disabled: deliveries to it are parked until an admin re-enables it`),
+      },
+    ],
   },
 
   // Saved cards -----------------------------------------------------------------------------------------------
@@ -1230,6 +1375,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     response: { status: 200, body: { returns: [returnView], pagination: { totalItems: 1, currentPage: 1, pageSize: 20, totalPages: 1 } } },
   },
   ...BILLING_EXAMPLES,
+  ...OPS_EXAMPLES,
 };
 
 // ---------------------------------------------------------------------------------------------------------

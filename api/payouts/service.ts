@@ -18,6 +18,7 @@ import { discardWebhookSecrets, planSharedSecretWebhooks, secretRef, storeWebhoo
 import { runUpdate } from '../http/workflow-calls';
 import { payoutConnector, payoutTenant, recipientView, registerRecipient } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
+import { gatewayTaskQueue } from '../../workflows/task-queues';
 
 /** How long POST /payouts waits for the gateway's answer to the transfer request before answering. */
 export const INITIATION_WAIT_MS = 15_000;
@@ -89,6 +90,7 @@ function workflowInput(deps: AppDeps, p: PayoutRecord, recipient: PayoutRecipien
     timeoutSeconds: p.timeout_seconds,
     createdAt: p.created_at.toISOString(),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+    gatewayTaskQueue: gatewayTaskQueue(deps.config.TEMPORAL_TASK_QUEUE, p.gateway),
   };
 }
 

@@ -6,9 +6,12 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   startChild,
+  upsertSearchAttributes,
   uuid4,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
@@ -29,6 +32,14 @@ import {
   type CheckoutState,
 } from './messages';
 import { CheckoutRules } from './state';
+import { SA } from '../search-attributes';
+import { formatMoney } from '../../domain/money';
+
+/**
+ * Runs started by code with this patch keep the PaymentStatus search attribute equal to the checkout's status
+ * (the runbook's "checkouts holding stock" query); runs recorded before it replay without those upserts.
+ */
+const STATUS_SEARCH_ATTRIBUTE_PATCH = 'checkout-status-search-attribute';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -43,6 +54,19 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   const writer = serialWriter(input.carried?.version ?? 0, store.saveCheckout);
   const persist = () => writer.write({ id: input.id, status: s.status, paymentIntent: s.paymentIntent, orderId: s.orderId });
   let changed = false;
+  /** The status moved: the search attribute and the summary operators read follow it. */
+  const show = () => {
+    if (patched(STATUS_SEARCH_ATTRIBUTE_PATCH)) upsertSearchAttributes([{ key: SA.PaymentStatus, value: s.status }]);
+    describe();
+  };
+  const describe = () =>
+    setCurrentDetails(
+      `**${s.status}** · ${formatMoney(input.totals.total, input.currency)} · ${input.lines.length} line(s)` +
+        `\n\ncart ${input.cartId} · user ${input.userId} · tenant ${input.tenantId}` +
+        (s.paymentIntent ? ` · payment ${s.paymentIntent}` : '') +
+        (s.orderId ? ` · order ${s.orderId}` : ''),
+    );
+  describe();
   const outcomes = new Map<string, 'success' | 'canceled'>();
   // Returns carried across continue-as-new were started by an earlier run.
   const startedReturns = new Set<string>(input.carried?.returns.map((r) => r.id) ?? []);
@@ -53,6 +77,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
       if (s.status === 'reserving') {
         s.status = 'awaiting_payment';
         s.paymentIntent = paymentIntent;
+        show();
         await persist();
       }
       return s.state();
@@ -103,7 +128,18 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
     };
     try {
       await store.createReturnRecord(ret);
-      await startChild(returnWorkflow, { workflowId: id, args: [ret], parentClosePolicy: ParentClosePolicy.ABANDON, staticSummary: `Return of ${req.quantity} × ${req.productId} from ${ret.orderId}` });
+      await startChild(returnWorkflow, {
+        workflowId: id,
+        args: [ret],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: [
+          { key: SA.TenantId, value: input.tenantId },
+          { key: SA.AmountMinor, value: ret.amount },
+          { key: SA.Currency, value: input.currency },
+          { key: SA.PaymentIntentId, value: ret.paymentIntent },
+        ],
+        staticSummary: `Return of ${req.quantity} × ${req.productId} from ${ret.orderId}`,
+      });
     } catch (err) {
       s.undoReturn(req.idempotencyKey);
       const cause = (err as { cause?: unknown }).cause;
@@ -131,6 +167,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   /** Ends a checkout that was not paid: its held units are for sale again, and its record says why. */
   const endUnpaid = async (status: 'changed' | 'abandoned' | 'canceled') => {
     s.status = status;
+    show();
     await tellStock(releaseStockSignal);
     await persist();
     await writer.flushed();
@@ -148,6 +185,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
     s.status = 'completed';
     s.paidAt = Date.now();
     s.orderId = typedIdFromUuid('ord', input.region, uuid4());
+    show();
     await tellStock(commitStockSignal);
     await store.createOrder({ checkout: input, orderId: s.orderId, paymentIntent: s.paymentIntent!, createdAt: new Date().toISOString() });
     await store.markCartConverted({ tenantId: input.tenantId, cartId: input.cartId });

@@ -10,6 +10,7 @@ import {
   startChild,
   upsertSearchAttributes,
   uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { transition, type IntentTrigger } from '../../domain/payment-intent';
@@ -54,8 +55,18 @@ const gatewayPatient = proxyActivities<Activities>({
 /** One run of an intent's workflow: its input, its state, and the writer of its MongoDB record. */
 export function startRun(input: PaymentIntentInput) {
   const s = new PaymentIntentState(input, Date.now());
-  return { input, s, writer: serialWriter(input.carried?.version ?? 0, store.savePaymentIntent) };
+  // What the AttemptUnknown search attribute says now (a continued run inherits its predecessor's).
+  const shown = { attemptUnknown: workflowInfo().typedSearchAttributes.get(SA.AttemptUnknown) ?? false };
+  // Gateway questions in flight (an operator's re-check answers once none is).
+  const checking = { count: 0 };
+  return { input, s, shown, checking, writer: serialWriter(input.carried?.version ?? 0, store.savePaymentIntent) };
 }
+
+/**
+ * Runs started by code with this patch keep the AttemptUnknown search attribute (the runbook's "attempts in
+ * unknown" query) in step with the open attempt; runs recorded before it replay without those upserts.
+ */
+const ATTEMPT_UNKNOWN_PATCH = 'attempt-unknown-search-attribute';
 export type IntentRun = ReturnType<typeof startRun>;
 
 export function persist(run: IntentRun): Promise<unknown> {
@@ -73,7 +84,13 @@ export function persistProgress(run: IntentRun): void {
 
 /** The summary operators read in the Temporal UI. */
 export function describe(run: IntentRun): void {
-  setCurrentDetails(run.s.summary());
+  const { s, shown } = run;
+  setCurrentDetails(s.summary());
+  const unknown = s.status === 'pending' && s.attempt?.phase === 'unknown';
+  if (unknown !== shown.attemptUnknown && patched(ATTEMPT_UNKNOWN_PATCH)) {
+    upsertSearchAttributes([{ key: SA.AttemptUnknown, value: unknown }]);
+    shown.attemptUnknown = unknown;
+  }
 }
 
 /**
@@ -313,10 +330,15 @@ export async function ask(run: IntentRun, a: Attempt, quick = false): Promise<Ga
 export async function check(run: IntentRun, a: Attempt): Promise<void> {
   const claimed = run.s.takeClaim(a);
   a.checks += 1;
-  const word = await ask(run, a);
-  if (claimContradicted(claimed, word))
-    log.warn('a gateway callback was not confirmed by the gateway; it changed nothing', { attempt: a.number, claimed, gateway: word === 'not_found' ? word : word?.status });
-  if (word !== null && run.s.worthResolving(a, word)) await resolve(run, a, word);
+  run.checking.count += 1;
+  try {
+    const word = await ask(run, a);
+    if (claimContradicted(claimed, word))
+      log.warn('a gateway callback was not confirmed by the gateway; it changed nothing', { attempt: a.number, claimed, gateway: word === 'not_found' ? word : word?.status });
+    if (word !== null && run.s.worthResolving(a, word)) await resolve(run, a, word);
+  } finally {
+    run.checking.count -= 1;
+  }
 }
 
 /** The refund's record, written before the admission is answered so a retrieve right after create finds it. */
@@ -336,6 +358,8 @@ export function startRefundWorkflow(refund: RefundInput) {
       { key: SA.AmountMinor, value: refund.amount },
       { key: SA.Currency, value: refund.currency },
       { key: SA.PaymentIntentId, value: refund.paymentIntent },
+      // The SLA: the runbook's "refunds near or past their SLA" query reads it.
+      { key: SA.ExpiresAt, value: new Date(Date.parse(refund.createdAt) + refund.slaSeconds * 1000) },
     ],
     staticSummary: `Refund ${formatMoney(refund.amount, refund.currency)} of ${refund.paymentIntent}`,
   });

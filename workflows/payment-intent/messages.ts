@@ -5,6 +5,7 @@ import type { OlderIntentView } from '../../domain/older-views';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
 import type { AgreementType, TransactionRecord } from '../../platform/records';
+import type { OperatorUpdateInput } from '../../platform/ops-records';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
 // Queries. The API and tests import this module; it pulls in no Node or I/O module.
@@ -233,3 +234,26 @@ export const chargeOutcomeSignal = defineSignal<[ChargeOutcomeHint]>('chargeOutc
 export const refundSettledSignal = defineSignal<[RefundSettled]>('refundSettled');
 
 export const intentStateQuery = defineQuery<IntentState>('state');
+
+// ---- operator actions (docs/runbook.md): Updates carrying who acted and why; the Update's input is kept in
+// the workflow's history, and the API writes the audit row (data/operator-actions.ts) around the call.
+
+export interface OperatorActionInput extends OperatorUpdateInput {
+  /** A force-cancel of a paid intent refunds what is left with this SLA. */
+  refundSlaSeconds?: number;
+}
+
+export interface OperatorActionAnswer {
+  /** What was done: `canceled`, `refunded`, `rechecked`. */
+  outcome: string;
+  status: IntentStatus;
+  /** The refund a force-cancel of a paid intent started (or found, when retried). */
+  refund?: string;
+  /** The attempt a re-check asked the gateway about, as it stands after the answer. */
+  attempt?: { number: number; phase: string } | null;
+}
+
+/** Force-cancel: a pending intent is canceled (an unknown attempt let go, refunded if captured later); a paid one is refunded in full. */
+export const forceCancelUpdate = defineUpdate<OperatorActionAnswer, [OperatorActionInput]>('operatorForceCancel');
+/** Re-check: ask the gateway now about the open attempt (and abandoned ones), instead of at the next poll. */
+export const recheckAttemptUpdate = defineUpdate<OperatorActionAnswer, [OperatorActionInput]>('operatorRecheckAttempt');

@@ -59,8 +59,11 @@ export function refundAmountRefusal(req: { amount: number }): Refusal | null {
 
 /** Whether the gateway's answer contradicts what a callback claimed (the callback then changed nothing). */
 export function claimContradicted(claimed: string | undefined, word: GatewayWord | null): boolean {
-  return claimed !== undefined && word !== null && (word === 'not_found' || word.status !== claimed);
+  return claimed !== undefined && claimed !== OPERATOR_RECHECK && word !== null && (word === 'not_found' || word.status !== claimed);
 }
+
+/** The hint an operator's re-check leaves: it claims nothing, it only makes the workflow ask now. */
+export const OPERATOR_RECHECK = 'operator_recheck';
 
 export class PaymentIntentState {
   status: IntentStatus;
@@ -77,6 +80,8 @@ export class PaymentIntentState {
   lastFailureCode: string | null;
   /** Attempts no longer waited on (abandoned, superseded, cut off, given up as never made), by key. */
   readonly lateAttempts: Map<string, Attempt>;
+  /** Operator actions taken in this run, for the summary (the audit collection keeps them all). */
+  readonly operatorNotes: string[] = [];
   /** Callback hints: charge ids and keys the gateway said something about, and what it claimed. */
   readonly hints: Map<string, string>;
   lateWatchUntil: number;
@@ -235,7 +240,8 @@ export class PaymentIntentState {
       `\n\ntenant ${i.tenantId}${i.customer ? ` · customer ${i.customer}` : ''} · expires ${i.expiresAt}` +
       (this.paid ? `\n\nrefunded ${formatMoney(this.amountRefunded, i.currency)}, left ${formatMoney(refundableLeft(this.balance!), i.currency)}` : '') +
       (this.lateAttempts.size ? `\n\nwatching ${this.lateAttempts.size} abandoned charge(s) for a late capture` : '') +
-      (this.voided.size ? `\n\nrefunded ${this.voided.size} capture(s) that matched no live attempt` : '')
+      (this.voided.size ? `\n\nrefunded ${this.voided.size} capture(s) that matched no live attempt` : '') +
+      (this.operatorNotes.length ? `\n\n${this.operatorNotes.join('\n\n')}` : '')
     );
   }
 

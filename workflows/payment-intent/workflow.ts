@@ -5,7 +5,9 @@ import {
   attemptUpdate,
   cancelUpdate,
   chargeOutcomeSignal,
+  forceCancelUpdate,
   intentStateQuery,
+  recheckAttemptUpdate,
   mitChargeUpdate,
   refundSettledSignal,
   type IntentView,
@@ -13,6 +15,7 @@ import {
 } from './messages';
 import type { Attempt } from './state';
 import { cancelIntent, check, describe, persist, startRun, type IntentRun } from './effects';
+import { onForceCancel, onRecheck, validateForceCancel, validateRecheck } from './operator-actions';
 import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRefundSettled, validateAdmitRefund, validateAttempt, validateCancel, validateMitCharge } from './handlers';
 
 // Determinism: handlers and effects keep the await points they always had, and the main loop stays inline,
@@ -34,6 +37,8 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   setHandler(admitRefundUpdate, (req) => onAdmitRefund(run, req), { validator: validateAdmitRefund });
   setHandler(refundSettledSignal, (settled) => onRefundSettled(run, settled));
   setHandler(intentStateQuery, () => s.snapshot(writer.version()));
+  setHandler(forceCancelUpdate, (req) => onForceCancel(run, req), { validator: (req) => validateForceCancel(run, req) });
+  setHandler(recheckAttemptUpdate, (req) => onRecheck(run, req), { validator: (req) => validateRecheck(run, req) });
   describe(run);
 
   // Handlers change the open attempt between awaits; read it through functions so the compiler does not narrow.

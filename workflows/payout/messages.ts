@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PayoutSubStatus, RecipientType } from '../../domain/payouts';
 import type { PayoutOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
+import type { OperatorUpdateInput } from '../../platform/ops-records';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
 // Queries. The API and tests import this module; it pulls in no Node or I/O module.
@@ -36,6 +37,8 @@ export interface PayoutInput {
   timeoutSeconds: number;
   createdAt: string;
   webhookTaskQueue: string;
+  /** The queue of the payout gateway's calls (workflows/task-queues.ts); absent in runs started before it: the workflow's own queue. */
+  gatewayTaskQueue?: string;
   carried?: PayoutCarried;
 }
 
@@ -51,6 +54,15 @@ export interface PayoutCarried {
   lateOutcome: { status: string; at: string } | null;
   checks: number;
   updatedAt: string;
+  /** An operator marked the transfer done on evidence the gateway did not give (absent in older runs). */
+  operatorConfirmation?: OperatorConfirmation | null;
+}
+
+export interface OperatorConfirmation {
+  operator: string;
+  reason: string;
+  evidence: string;
+  at: string;
 }
 
 /** The payout as `GET /payouts/{uuid}` shows its state, and as its webhooks carry it. */
@@ -73,3 +85,11 @@ export const payoutInitiatedUpdate = defineUpdate<PayoutSnapshot, [{ waitMs: num
 export const payoutOutcomeSignal = defineSignal<[{ outcome: PayoutOutcome }]>('payoutOutcome');
 
 export const payoutStateQuery = defineQuery<PayoutSnapshot>('state');
+
+/** Operator action: retry the payout's current step now (ask the gateway, or ask it again to cancel). */
+export const retryPayoutStepUpdate = defineUpdate<PayoutSnapshot, [OperatorUpdateInput]>('operatorRetryStep');
+/**
+ * Operator action: mark the payout `success` on evidence (a bank statement line, the gateway's support
+ * ticket) when the gateway cannot say so itself. The evidence is kept on the record and in the history.
+ */
+export const confirmPayoutUpdate = defineUpdate<PayoutSnapshot, [OperatorUpdateInput]>('operatorConfirm');

@@ -2,7 +2,7 @@ import type { PayoutOutcome } from '../../gateways/types';
 import { formatMoney } from '../../domain/money';
 import { baseStatusOf, isFinalPayoutStatus, type PayoutSubStatus } from '../../domain/payouts';
 import type { PayoutPatch } from '../../activities/payouts';
-import type { PayoutCarried, PayoutInput, PayoutSnapshot } from './messages';
+import type { OperatorConfirmation, PayoutCarried, PayoutInput, PayoutSnapshot } from './messages';
 
 // A payout's state and its rules, as plain code: what the gateway's word means for the transfer. No
 // Temporal API and no I/O: the workflow (workflow.ts) performs the effects.
@@ -39,6 +39,7 @@ export class PayoutLifecycle {
   /** Questions asked of the gateway in the current wait (drives the backoff). */
   checks: number;
   updatedAt: string;
+  operatorConfirmation: OperatorConfirmation | null;
   /** When the window closes: created_at + the payout's timeout. */
   readonly deadline: number;
   readonly windowMs: number;
@@ -64,6 +65,7 @@ export class PayoutLifecycle {
     this.lateOutcome = c.lateOutcome;
     this.checks = c.checks;
     this.updatedAt = c.updatedAt;
+    this.operatorConfirmation = c.operatorConfirmation ?? null;
     this.startVersion = c.version;
     this.windowMs = input.timeoutSeconds * 1000;
     this.deadline = new Date(input.createdAt).getTime() + this.windowMs;
@@ -140,6 +142,15 @@ export class PayoutLifecycle {
     return this.apply({ status: 'rejected', failureCode: 'gateway_refused', failureMessage: message }, now);
   }
 
+  /**
+   * An operator marks the transfer done on evidence: the payout is `success` as if the gateway had said so
+   * (answers whether the status changed; a final payout is refused before this by the workflow).
+   */
+  confirmByOperator(c: OperatorConfirmation, now: number): boolean {
+    this.operatorConfirmation = c;
+    return this.apply({ status: 'succeeded', payoutId: '' }, now);
+  }
+
   /** The window has closed with the transfer not complete: from now on, ask the gateway to cancel it. */
   windowClosed(): void {
     if (!this.final) {
@@ -167,6 +178,7 @@ export class PayoutLifecycle {
       failure_reason: this.failureReason,
       late_outcome: this.lateOutcome,
       updated_at: this.updatedAt,
+      ...(this.operatorConfirmation ? { operator_confirmation: this.operatorConfirmation } : {}),
     };
   }
 
@@ -203,6 +215,8 @@ export class PayoutLifecycle {
     if (this.gatewayPayoutId) lines.push(`gateway payout ${this.gatewayPayoutId}`);
     if (this.failureReason) lines.push(`reason: ${this.failureReason}`);
     if (this.lateOutcome) lines.push(`late outcome: ${this.lateOutcome.status} at ${this.lateOutcome.at}`);
+    const c = this.operatorConfirmation;
+    if (c) lines.push(`confirmed by operator ${c.operator} at ${c.at}: ${c.reason} (evidence: ${c.evidence})`);
     return lines.join('\n\n');
   }
 
@@ -217,6 +231,7 @@ export class PayoutLifecycle {
       lateOutcome: this.lateOutcome,
       checks: this.checks,
       updatedAt: this.updatedAt,
+      ...(this.operatorConfirmation ? { operatorConfirmation: this.operatorConfirmation } : {}),
     };
   }
 }

@@ -18,16 +18,28 @@ import { cancelRetryDelayMs } from '../../domain/refund';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
 import { SA } from '../search-attributes';
-import { payoutInitiatedUpdate, payoutOutcomeSignal, payoutStateQuery, type PayoutInput, type PayoutSnapshot } from './messages';
+import {
+  confirmPayoutUpdate,
+  payoutInitiatedUpdate,
+  payoutOutcomeSignal,
+  payoutStateQuery,
+  retryPayoutStepUpdate,
+  type PayoutInput,
+  type PayoutSnapshot,
+} from './messages';
+import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { PayoutPatch } from '../../activities/payouts';
 import { PayoutLifecycle } from './state';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 // The transfer request: a technical failure is retried once at once (same idempotency key: the gateway
 // applies it once); after that its outcome is unknown and the gateway is asked by key, never guessed.
-const gatewaySubmit = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '500ms', maximumAttempts: 2 } });
+const gatewaySubmitOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '500ms', maximumAttempts: 2 } } as const;
 // Questions (status, find, cancel): a few quick tries; the workflow's own backoff decides when to ask again.
-const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
+const gatewayCheckOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } } as const;
+
+/** How long an operator's retry waits for the gateway's answer before answering with the state as it is. */
+const OPERATOR_WAITS_MS = 20_000;
 
 /** The longest `POST /payouts` waits for the gateway's answer to the transfer request before answering. */
 const MAX_INITIATION_WAIT_MS = 30_000;
@@ -43,6 +55,10 @@ const MAX_INITIATION_WAIT_MS = 30_000;
 export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot> {
   const p = new PayoutLifecycle(input);
   let hinted = false;
+  // The gateway's own task queue (its rate limit, workflows/task-queues.ts) when the API named one.
+  const onGatewayQueue = input.gatewayTaskQueue ? { taskQueue: input.gatewayTaskQueue } : {};
+  const gatewaySubmit = proxyActivities<Activities>({ ...gatewaySubmitOptions, ...onGatewayQueue });
+  const gatewayCheck = proxyActivities<Activities>({ ...gatewayCheckOptions, ...onGatewayQueue });
   const ref = { tenantId: input.tenantId, connectorId: input.connectorId };
 
   setHandler(payoutOutcomeSignal, ({ outcome }) => {
@@ -57,8 +73,22 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     await condition(() => p.initiated && unwritten === 0, Math.max(0, Math.min(waitMs, MAX_INITIATION_WAIT_MS)));
     return p.snapshot();
   });
-  const describe = () => setCurrentDetails(p.summary());
+  const operatorNotes: string[] = [];
+  const describe = () => setCurrentDetails([p.summary(), ...operatorNotes].join('\n\n'));
   describe();
+  // Questions put to the gateway so far (find or cancel): an operator's retry answers after the next one.
+  let asked = 0;
+  const noteOperator = (what: string, req: OperatorUpdateInput) => {
+    log.warn(`operator action: ${what}`, { payout: input.id, operator: req.operator, reason: req.reason, actionId: req.actionId });
+    operatorNotes.push(`operator ${req.operator}: ${what} (${req.reason})`.slice(0, 300));
+    if (operatorNotes.length > 5) operatorNotes.shift();
+    describe();
+  };
+  const validateStamp = (req: OperatorUpdateInput) => {
+    if (!req.operator?.trim() || !req.reason?.trim() || !req.actionId)
+      throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+    if (p.final) throw ApplicationFailure.nonRetryable(`This payout is final (${p.subStatus})`, 'payout_final');
+  };
 
   const writer = serialWriter<PayoutPatch>(p.version, store.savePayout);
 
@@ -93,6 +123,33 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   const take = async (word: PayoutOutcome) => {
     if (p.apply(word, Date.now())) await publish();
   };
+
+  setHandler(
+    retryPayoutStepUpdate,
+    async (req) => {
+      noteOperator(`retry the ${p.phase} step`, req);
+      const before = asked;
+      hinted = true; // the loops ask (or cancel) now, as on a callback
+      await condition(() => asked > before || p.final, OPERATOR_WAITS_MS);
+      return p.snapshot();
+    },
+    { validator: validateStamp },
+  );
+  setHandler(
+    confirmPayoutUpdate,
+    async (req) => {
+      noteOperator('mark confirmed on evidence', req);
+      if (p.confirmByOperator({ operator: req.operator, reason: req.reason, evidence: req.evidence!, at: new Date().toISOString() }, Date.now())) await publish();
+      hinted = true; // a loop waiting on the clock wakes and ends: the payout is final
+      return p.snapshot();
+    },
+    {
+      validator: (req) => {
+        validateStamp(req);
+        if (!req.evidence?.trim()) throw ApplicationFailure.nonRetryable('Marking a payout confirmed needs evidence', 'update_rejected');
+      },
+    },
+  );
 
   /** The gateway's word on this transfer by our idempotency key; null when it did not answer. */
   const ask = async (): Promise<PayoutOutcome | 'not_found' | null> => {
@@ -154,6 +211,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
       hinted = false;
       p.checks += 1;
       word = await ask();
+      asked += 1;
       if (word === 'not_found') mustSubmit = true;
     }
     if (word && word !== 'not_found') await take(word);
@@ -168,6 +226,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     hinted = false;
     p.checks += 1;
     const word = await ask();
+    asked += 1;
     if (word && word !== 'not_found') await take(word);
   }
 
@@ -185,6 +244,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     } catch (err) {
       log.warn('the gateway did not answer the cancel of a payout past its window', { payout: input.id, error: String(err) });
     }
+    asked += 1;
     if (word && word.status === 'succeeded') log.warn('the gateway executed the payout at or after its window; it stands as success', { payout: input.id });
     if (word) await take(word);
     if (phase() !== 'canceling') break;

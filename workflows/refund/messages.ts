@@ -1,4 +1,5 @@
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { RefundOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
 import type { OlderRefundInput } from '../payment-intent/messages';
@@ -67,3 +68,9 @@ export interface RefundState {
 export const refundOutcomeSignal = defineSignal<[{ outcome: RefundOutcome }]>('refundOutcome');
 
 export const refundStateQuery = defineQuery<RefundState>('state');
+
+/**
+ * Operator action: retry the refund's current step now (ask the gateway about it, or, past the SLA, ask it
+ * again to cancel) instead of at the next backoff. Answers the refund's state once the gateway was asked.
+ */
+export const retryRefundStepUpdate = defineUpdate<RefundState, [OperatorUpdateInput]>('operatorRetryStep');

@@ -1,4 +1,5 @@
 import {
+  ApplicationFailure,
   CancellationScope,
   allHandlersFinished,
   condition,
@@ -19,7 +20,7 @@ import { cancelRetryDelayMs, pollDelayMs } from '../../domain/refund';
 import { RefundLifecycle } from './state';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
-import { refundOutcomeSignal, refundStateQuery, type RefundInput, type RefundState } from './messages';
+import { refundOutcomeSignal, refundStateQuery, retryRefundStepUpdate, type RefundInput, type RefundState } from './messages';
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
 import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-refund-views';
@@ -36,6 +37,9 @@ const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', r
  * (pending_created -> pending_promise) to the record; runs recorded before it replay without that write.
  */
 const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
+
+/** How long an operator's retry waits for the gateway's answer before answering with the state as it is. */
+const OPERATOR_WAITS_MS = 20_000;
 
 /**
  * One workflow per refund; its id is the `re_` id. It owns the refund's state and its SLA timer. Money moves
@@ -56,8 +60,31 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     log.info('gateway callback received; confirming with the gateway', { refund: input.id, claimed: outcome.status });
   });
   setHandler(refundStateQuery, () => r.snapshot());
-  const describe = () => setCurrentDetails(r.summary());
+  const operatorNotes: string[] = [];
+  const describe = () => setCurrentDetails([r.summary(), ...operatorNotes].join('\n\n'));
   describe();
+  // Questions put to the gateway so far (status or cancel): an operator's retry answers after the next one.
+  let asked = 0;
+  setHandler(
+    retryRefundStepUpdate,
+    async (req) => {
+      log.warn('operator action: retry the refund step', { refund: input.id, operator: req.operator, reason: req.reason, actionId: req.actionId });
+      operatorNotes.push(`operator ${req.operator}: retry the ${r.phase} step (${req.reason})`.slice(0, 300));
+      if (operatorNotes.length > 5) operatorNotes.shift();
+      describe();
+      const before = asked;
+      hinted = true; // the loops ask (or cancel) now, as on a callback
+      await condition(() => asked > before || r.phase === 'done', OPERATOR_WAITS_MS);
+      return r.snapshot();
+    },
+    {
+      validator: (req) => {
+        if (!req.operator?.trim() || !req.reason?.trim() || !req.actionId)
+          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+        if (r.phase === 'done') throw ApplicationFailure.nonRetryable(`This refund is settled (${r.status}): nothing to retry`, 'refund_settled');
+      },
+    },
+  );
 
   const writer = serialWriter(r.version, store.saveRefund);
   const persist = () => writer.write({ ...r.record(new Date().toISOString()), ...r.olderRecord() });
@@ -222,6 +249,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
       hinted = false;
       r.polls += 1;
       word = await ask();
+      asked += 1;
       r.heard(word);
     }
     if (!word || word === 'not_found') {
@@ -251,6 +279,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     } catch (err) {
       log.warn('the gateway did not answer the cancel of a refund past its SLA; the amount stays reserved', { refund: input.id, error: String(err) });
     }
+    asked += 1;
     const m = word ? r.meaning(word, true) : ({ kind: 'open' } as const);
     if (m.kind === 'spent') {
       log.warn('the gateway executed the refund at or after its SLA; it stands as success', { refund: input.id });

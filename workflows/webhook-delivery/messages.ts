@@ -1,3 +1,4 @@
+import { defineUpdate } from '@temporalio/workflow';
 import type { EventSource } from '../events';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
@@ -12,16 +13,43 @@ export interface WebhookDeliveryInput {
   url: string;
   endpointIndex: number;
   secretRef?: string;
-  source: EventSource;
+  /** What the event is about (`webhook_endpoint` for the service's own endpoint events). */
+  source: EventSource | { kind: 'webhook_endpoint'; id: string };
   /** The exact body, built from the state committed when the event happened. */
   body: string;
   /** `envelope` (v202607 events) or `legacy` (webhook_urls + webhook_secret of the older interfaces). */
   format: 'envelope' | 'legacy';
-  /** Set on an on-demand redelivery. */
+  /** Set on an on-demand redelivery (merchant redeliver, replay since T, replay of a re-enabled endpoint, operator). */
   redelivery?: boolean;
+  /** Set on an operator's redelivery of a delivery that had closed: who asked and why. */
+  operator?: { operator: string; reason: string; actionId: string };
 }
 
 export interface WebhookDeliveryResult {
-  status: 'delivered' | 'failed' | 'gone';
+  /** `parked`: nothing more was sent because the endpoint is disabled; a re-enable can replay it. */
+  status: 'delivered' | 'failed' | 'gone' | 'parked';
   attempts: number;
 }
+
+/** An operator's "redeliver now": who and why, and the audit row's id (the Update's id, so a retry acts once). */
+export interface RedeliverNowInput {
+  operator: string;
+  reason: string;
+  actionId: string;
+}
+
+export interface RedeliverNowAnswer {
+  /** `attempted`: an attempt was made now (its outcome below); `ended`: the delivery ended meanwhile. */
+  outcome: 'attempted' | 'ended';
+  delivery: string;
+  attempt: number | null;
+  status_code: number | null;
+  attempt_outcome: 'delivered' | 'failed' | 'gone' | 'parked' | null;
+  status: 'pending' | WebhookDeliveryResult['status'];
+}
+
+/**
+ * Cuts the wait before the next attempt short and attempts now; answers with that attempt's outcome.
+ * Refused (`update_rejected`) without an operator and a reason, and (`delivery_ended`) once the delivery ended.
+ */
+export const redeliverNowUpdate = defineUpdate<RedeliverNowAnswer, [RedeliverNowInput]>('redeliverNow');

@@ -1,23 +1,29 @@
 import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
   isCancellation,
   log,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
-  sleep,
+  setHandler,
   upsertSearchAttributes,
   workflowInfo,
+  workflowRandom,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
-import { formatDuration, nextRetryDelay, type RetryPlan } from '../../domain/webhook-schedule';
+import { busyRetryDelay, formatDuration, MAX_BUSY_WAITS, nextRetryDelay, type RetryPlan } from '../../domain/webhook-schedule';
 import { SA } from '../search-attributes';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from './messages';
+import { redeliverNowUpdate, type RedeliverNowAnswer, type RedeliverNowInput, type WebhookDeliveryInput, type WebhookDeliveryResult } from './messages';
 
 // One delivery of one event to one endpoint. Each attempt is an activity (its status code and timing are in
 // history), the waits between attempts are durable timers, and the schedule is fixed at the start through
 // a local activity, so replays and worker restarts keep it to the second. The body is carried as given:
 // whatever its format (envelope or legacy), it is sent byte for byte on every attempt.
+// An endpoint at its in-flight cap puts an attempt off (short waits, not attempts); a disabled endpoint parks
+// the delivery (kept for the replay of a re-enable). An operator's `redeliverNow` cuts a wait short.
 
 const plan = proxyLocalActivities<Activities>({ startToCloseTimeout: '5s' });
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumInterval: '1m' } });
@@ -33,6 +39,7 @@ interface AttemptLine {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  outcome: 'delivered' | 'failed' | 'gone';
 }
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
@@ -43,16 +50,59 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const http = proxyActivities<Activities>({ startToCloseTimeout: p.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
 
   const lines: AttemptLine[] = [];
+  const notes: string[] = [];
+  if (input.operator) notes.push(`operator ${input.operator.operator}: redeliver (${input.operator.reason})`.slice(0, 300));
+  let attempting = false;
+  let wake = false;
+  let ended: Status | null = null;
+  /** A durable wait that an operator's redeliverNow ends early. */
+  const pause = async (ms: number) => {
+    await condition(() => wake, ms);
+    wake = false;
+  };
+
+  setHandler(
+    redeliverNowUpdate,
+    async (req: RedeliverNowInput): Promise<RedeliverNowAnswer> => {
+      notes.push(`operator ${req.operator}: redeliver now (${req.reason})`.slice(0, 300));
+      if (notes.length > 5) notes.shift();
+      log.warn('operator action', { action: 'redeliver_webhook', operator: req.operator, reason: req.reason, actionId: req.actionId, deliveryId });
+      // An attempt on the wire is the attempt asked for; otherwise the wait before the next one ends now.
+      const before = lines.length;
+      if (!attempting) wake = true;
+      describe(attempting ? `attempt ${lines.length + 1} in progress` : 'attempting now (operator)');
+      await condition(() => lines.length > before || ended !== null);
+      const l = lines[before];
+      return {
+        outcome: l ? 'attempted' : 'ended',
+        delivery: deliveryId,
+        attempt: l?.attempt ?? null,
+        status_code: l?.statusCode ?? null,
+        attempt_outcome: l?.outcome ?? null,
+        status: ended ?? 'pending',
+      };
+    },
+    {
+      validator: (req: RedeliverNowInput) => {
+        if (!req?.operator?.trim() || !req.reason?.trim() || !req.actionId)
+          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+        if (ended !== null) throw ApplicationFailure.nonRetryable(`This delivery has ended (${ended})`, 'delivery_ended');
+      },
+    },
+  );
+
   const describe = (headline: string) => {
     const rows = lines.map(
       (l) => `| ${l.attempt} | ${l.at} | ${l.statusCode ?? '-'} | ${l.latencyMs} ms | ${(l.error ?? '').replace(/\|/g, '/').slice(0, 120)} |`,
     );
     setCurrentDetails(
       `**${headline}**\n\n${input.eventType} \`${input.eventId}\` → ${input.url}${input.redelivery ? ' (redelivery)' : ''}\n\n` +
+        (notes.length ? `${notes.map((n) => `- ${n}`).join('\n')}\n\n` : '') +
         (rows.length ? `| # | at | status | latency | error |\n|---|---|---|---|---|\n${rows.join('\n')}` : ''),
     );
   };
   const end = (status: Status, headline: string): WebhookDeliveryResult => {
+    ended = status;
     upsertSearchAttributes([{ key: SA.DeliveryStatus, value: status }]);
     describe(headline);
     return { status, attempts: lines.length };
@@ -91,16 +141,34 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const run = async (): Promise<WebhookDeliveryResult> => {
     const firstAttemptAt = Date.now();
     for (let attempt = 1; ; attempt++) {
-      describe(`attempt ${attempt} in progress`);
-      const r = await send(attempt);
-      lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error });
+      let r: SendWebhookResult;
+      for (let putOffs = 0; ; ) {
+        describe(`attempt ${attempt} in progress`);
+        attempting = true;
+        r = await send(attempt);
+        attempting = false;
+        if (!r.busy) break;
+        // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
+        if (++putOffs > MAX_BUSY_WAITS) {
+          r = { ...r, busy: false, error: `endpoint_busy: put off ${MAX_BUSY_WAITS} times at the endpoint's in-flight cap` };
+          break;
+        }
+        const wait = busyRetryDelay(putOffs, 0.5 + workflowRandom.random() / 2);
+        describe(`attempt ${attempt} put off: the endpoint has its most attempts in flight; again in ${formatDuration(wait)}`);
+        await pause(wait);
+      }
+      if (r.parked) {
+        await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url });
+        return end('parked', 'parked: the endpoint is disabled; nothing sent (replayed when an admin re-enables it with replay_missed)');
+      }
+      lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error, outcome: r.outcome });
 
       const wait =
         r.outcome === 'failed' && !r.permanent
           ? nextRetryDelay(schedule, { attempt, elapsedMs: Date.now() - firstAttemptAt, retryAfterMs: r.retryAfterMs })
           : null;
       const final: Status | null = r.outcome !== 'failed' ? r.outcome : wait === null ? 'failed' : null;
-      await store.recordDeliveryAttempt({
+      const recorded = await store.recordDeliveryAttempt({
         deliveryId,
         tenantId: input.tenantId,
         eventId: input.eventId,
@@ -114,6 +182,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         final,
       });
 
+      // Every attempt to this endpoint failed for WEBHOOK_DISABLE_AFTER: it is disabled, this delivery stops.
+      // (Histories from before the disable answer nothing here.)
+      if (r.outcome === 'failed' && recorded?.endpointDisabled) {
+        await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url });
+        return end('parked', `parked: the endpoint was disabled after attempt ${attempt} (every attempt failed for the disable period)`);
+      }
       if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
       if (final === 'gone') return end('gone', `gone: the endpoint answered 410 on attempt ${attempt}; not retried`);
       if (final === 'failed') {
@@ -121,12 +195,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         return end('failed', r.permanent ? `failed: permanent error: ${r.error}` : `failed: no retry left within the window after ${attempt} attempts`);
       }
       describe(`attempt ${attempt} failed; attempt ${attempt + 1} in ${formatDuration(wait!)} (at ${new Date(Date.now() + wait!).toISOString()})`);
-      await sleep(wait!);
+      await pause(wait!);
     }
   };
 
   try {
-    return await run();
+    const result = await run();
+    // An operator's Update waiting on this delivery gets its answer before the workflow closes.
+    await condition(allHandlersFinished);
+    return result;
   } catch (err) {
     // Canceled from the UI or CLI: the delivery is over and must not read as pending forever.
     if (isCancellation(err)) end('failed', `canceled by an operator after ${lines.length} attempts`);

@@ -11,6 +11,7 @@ import { configSchema, DEV_DEFAULTS, GATEWAY_CALLBACK_SECRETS, loadConfig } from
 import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
 import { loadSandboxConfig, sandboxEnvSchema } from '../../../sandbox/config';
 import { SA } from '../../../workflows/search-attributes';
+import { planWorkers } from '../../../worker/worker-options';
 
 const root = path.resolve(__dirname, '../../..');
 const composeFile = path.join(root, 'docker-compose.yml');
@@ -108,7 +109,7 @@ describe('docker-compose.yml', () => {
 
   it('is accepted by `docker-compose config` when the required secrets are set', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
+      ['api', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'webhook-worker'].sort(),
     );
   });
 
@@ -143,13 +144,13 @@ describe('docker-compose.yml', () => {
     for (const name of required) expect(header).toMatch(new RegExp(`^#\\s+${name}\\s`, 'm'));
   });
 
-  it.each(['api', 'worker'])('%s sets only variables that platform/config.ts reads', (name) => {
+  it.each(['api', 'worker', 'webhook-worker'])('%s sets only variables that platform/config.ts reads', (name) => {
     const known = new Set(Object.keys(configSchema.shape));
     const unknown = Object.keys(envOf(compose.services[name]!)).filter((key) => !known.has(key));
     expect(unknown).toEqual([]);
   });
 
-  it.each(['api', 'worker'])('%s environment passes loadConfig() in production mode', (name) => {
+  it.each(['api', 'worker', 'webhook-worker'])('%s environment passes loadConfig() in production mode', (name) => {
     const env = envOf(compose.services[name]!);
     expect(env.NODE_ENV).toBe('production');
     for (const required of ['ADMIN_API_TOKEN', 'KEY_HASH_SECRET', 'PUBLIC_BASE_URL']) expect(env[required]).toBeTruthy();
@@ -206,6 +207,16 @@ describe('docker-compose.yml', () => {
     const env = envOf(worker);
     expect(env.WORKFLOW_BUNDLE_PATH).toBe('/app/dist/workflow-bundle.js');
     expect(env.WORKER_METRICS_PORT).toBeTruthy();
+  });
+
+  it('scales payments and webhook sends apart: worker polls payments and the gateway queues, webhook-worker only webhooks, same knobs', () => {
+    const [worker, hooks] = ['worker', 'webhook-worker'].map((name) => envOf(compose.services[name]!));
+    const queues = (env: Record<string, string>) => planWorkers(loadConfig(env), ['sandbox']).map((q) => q.options.taskQueue);
+    expect(queues(worker!)).toEqual(['payments', 'payments-gateway-sandbox']);
+    expect(queues(hooks!)).toEqual(['webhooks']);
+    for (const key of Object.keys(worker!).filter((k) => k !== 'WORKER_QUEUES')) expect([key, hooks![key]]).toEqual([key, worker![key]]);
+    expect(commandOf(compose.services['webhook-worker']!)).toBe('node dist/worker/main.js');
+    expect(compose.services['webhook-worker']!.ports ?? []).toEqual([]);
   });
 
   it('publishes the api on 3000 and the Temporal UI on 8233', () => {

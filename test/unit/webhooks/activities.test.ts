@@ -27,7 +27,8 @@ function setup(opts: { allowPrivateHosts?: boolean } = {}) {
   const registry = new Registry();
   const activities = createWebhookActivities({
     mongo,
-    webhooks: { allowPrivateHosts: opts.allowPrivateHosts ?? true, timeoutMs: 2000 },
+    // Endpoint limits off: their database work (slots, health) is tested against FerretDB in test/integration/webhook-endpoints.test.ts.
+    webhooks: { allowPrivateHosts: opts.allowPrivateHosts ?? true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0 },
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry,
   });

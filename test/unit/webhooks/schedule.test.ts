@@ -128,3 +128,19 @@ describe('formatDuration', () => {
     [250, '250ms'],
   ])('%d ms is %s', (ms, want) => expect(formatDuration(ms)).toBe(want));
 });
+
+describe('busyRetryDelay (an attempt put off at the endpoint in-flight cap)', () => {
+  const { busyRetryDelay, MAX_BUSY_WAITS } = jest.requireActual('../../../domain/webhook-schedule') as typeof import('../../../domain/webhook-schedule');
+  it('doubles from 1 s to a 15 s ceiling, and jitter only shortens it down to half', () => {
+    expect([1, 2, 3, 4, 5, 6, 50].map((n) => busyRetryDelay(n))).toEqual([1000, 2000, 4000, 8000, 15000, 15000, 15000]);
+    expect(busyRetryDelay(5, 0.5)).toBe(7500);
+    expect(busyRetryDelay(5, 0)).toBe(7500);
+    expect(busyRetryDelay(5, 7)).toBe(15000);
+  });
+  it('bounds the put-offs of one attempt to about an hour', () => {
+    let total = 0;
+    for (let n = 1; n <= MAX_BUSY_WAITS; n++) total += busyRetryDelay(n);
+    expect(total).toBeGreaterThan(50 * 60_000);
+    expect(total).toBeLessThan(61 * 60_000);
+  });
+});

@@ -654,6 +654,362 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/operations/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take an operator action on a payment intent, refund, payout or webhook delivery
+         * @description Each action is an Update of the workflow that owns the target, carrying the operator's name and reason (kept in the workflow's history and summary) and audited in `operator_actions`. `force_cancel_intent` (`pi_`): cancels a pending intent, or refunds all that is left of a paid one. `recheck_attempt` (`pi_`): asks the gateway now about an attempt waiting on it. `retry_refund` (`re_`) and `retry_payout` (payout uuid): retry the current step now (ask the gateway, or ask it again to cancel past the SLA or window). `confirm_payout` (payout uuid, `evidence` required): marks a payout `success` on proof the gateway cannot give. `redeliver_webhook` (a delivery workflow id): attempts the delivery now. `enable_webhook_endpoint` (`whe_...`): re-enables a disabled endpoint and replays the deliveries it parked.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint";
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The id acted on: `pi_...`, `re_...`, a payout uuid, a delivery workflow id */
+                        target: string;
+                        /** @description Who acts (a name or an e-mail): kept in the workflow and the audit */
+                        operator: string;
+                        /** @description Why: kept in the workflow and the audit */
+                        reason: string;
+                        /** @description What proves a manual decision (required by `confirm_payout`): a bank reference, a ticket */
+                        evidence?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The owning workflow did it; `result` is its answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            action_id: string;
+                            /** @enum {string} */
+                            action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint";
+                            target: string;
+                            /** @enum {string} */
+                            outcome: "done";
+                            result: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description A missing or invalid parameter (`confirm_payout` without `evidence`) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description No such target */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The workflow refused: the object is in a state the action does not apply to (`code` says which) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail of operator actions on one target, newest first */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The id acted on */
+                    target: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Up to 200 actions */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description The audit row (`opa_...`); also the idempotency of the action in its workflow */
+                                id: string;
+                                /** @enum {string} */
+                                action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint";
+                                target: string;
+                                tenant: string | null;
+                                operator: string;
+                                reason: string;
+                                evidence: string | null;
+                                /**
+                                 * @description `requested` until the workflow answered (or when the process died before it did)
+                                 * @enum {string}
+                                 */
+                                outcome: "requested" | "done" | "refused" | "failed";
+                                /** @description The error code of a refused or failed action */
+                                code: string | null;
+                                message: string | null;
+                                requested_at: string;
+                                finished_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/runbook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The runbook's Temporal UI queries, with the time filled in for now */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every query */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                name: string;
+                                title: string;
+                                action: string;
+                                query: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/runbook/{query}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workflows one runbook query finds now, or as of another time (at most 100) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Run the query as of this time instead of now (ISO 8601): "what will be past its deadline tomorrow" */
+                    at?: string;
+                };
+                header?: never;
+                path: {
+                    query: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The query as run, and what it found */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            query: string;
+                            data: {
+                                workflow_id: string;
+                                run_id: string;
+                                type: string;
+                                status: string;
+                                start_time: string;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description No runbook query has this name */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v202607/payment-intents": {
         parameters: {
             query?: never;
@@ -3431,6 +3787,116 @@ export interface paths {
                     };
                 };
                 /** @description The event cannot be redelivered (its delivery record is gone) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202607/events/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay every event since an instant to one endpoint
+         * @description Sends again, oldest first, every event created at or after `since` that was sent to `url`, each as a new delivery marked as a redelivery (same event id, body and headers, full retry schedule). At most 500 events per call (then `has_more` and `next_since`), `since` at most 30 days ago. Idempotent: the same url and since replay each event once however often the call is repeated.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description The endpoint: a webhook URL your events were sent to */
+                        url: string;
+                        /** @description Replay events created at or after this instant: Unix seconds or ISO 8601, at most 30 days ago */
+                        since: number | string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Replay started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            url: string;
+                            /** @description The instant replayed from (ISO 8601) */
+                            since: string;
+                            /** @description One new delivery workflow per event and endpoint, `<event>-<index>-replay-<key>` */
+                            deliveries: string[];
+                            /** @description Deliveries this same request (url and since) had started before: not started again */
+                            already_started: number;
+                            /** @description More than 500 events matched: replay again with since = next_since */
+                            has_more: boolean;
+                            next_since: string | null;
+                        };
+                    };
+                };
+                /** @description `since` is not an instant or is too far back */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The endpoint is disabled (`webhook_endpoint_disabled`): an admin re-enables it, with replay_missed to send what it missed */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -6567,6 +7033,872 @@ export interface paths {
                     };
                 };
                 /** @description Another rotation of this tenant ran at the same time (`webhook_signing_secret_conflict`): read the secret, rotate again if needed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenant}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant's webhook endpoints (each URL its deliveries went to) with state and health */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenant: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Oldest first, at most 500 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description `whe_...`: one per tenant and URL, the same in every process */
+                                id: string;
+                                url: string;
+                                /** @enum {string} */
+                                state: "enabled" | "disabled";
+                                /** @description Its first delivery */
+                                created_at: string;
+                                /** @description Its last delivered attempt */
+                                last_success_at: string | null;
+                                /** @description The first failed attempt after its last success (or last re-enable); null when its last attempt delivered. Disabled once this is WEBHOOK_DISABLE_AFTER old. */
+                                failing_since: string | null;
+                                disabled_at: string | null;
+                                /** @description The `webhook_endpoint.disabled` event of its last disable */
+                                disabled_event: string | null;
+                                enabled_at: string;
+                                enabled_by: {
+                                    operator: string;
+                                    reason: string;
+                                } | null;
+                                /** @description Deliveries parked while it was disabled and not replayed yet */
+                                parked: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Unknown tenant */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tenants/{tenant}/webhook-endpoints/{endpoint}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-enable a disabled webhook endpoint, replaying what it missed
+         * @description Its health starts again from now. With `replay_missed` (default true), every delivery parked while it was disabled is sent again as a new delivery (at most 1000; for older events use POST /events/replay). The operator and reason are kept on the endpoint and in each replayed delivery.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    tenant: string;
+                    endpoint: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Who re-enables it */
+                        operator: string;
+                        /** @description Why */
+                        reason: string;
+                        /**
+                         * @description Send again what was parked while it was disabled
+                         * @default true
+                         */
+                        replay_missed?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Enabled; `replayed` lists the new deliveries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoint: {
+                                /** @description `whe_...`: one per tenant and URL, the same in every process */
+                                id: string;
+                                url: string;
+                                /** @enum {string} */
+                                state: "enabled" | "disabled";
+                                /** @description Its first delivery */
+                                created_at: string;
+                                /** @description Its last delivered attempt */
+                                last_success_at: string | null;
+                                /** @description The first failed attempt after its last success (or last re-enable); null when its last attempt delivered. Disabled once this is WEBHOOK_DISABLE_AFTER old. */
+                                failing_since: string | null;
+                                disabled_at: string | null;
+                                /** @description The `webhook_endpoint.disabled` event of its last disable */
+                                disabled_event: string | null;
+                                enabled_at: string;
+                                enabled_by: {
+                                    operator: string;
+                                    reason: string;
+                                } | null;
+                                /** @description Deliveries parked while it was disabled and not replayed yet */
+                                parked: number;
+                            };
+                            replayed: string[];
+                        };
+                    };
+                };
+                /** @description Unknown tenant or endpoint */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The endpoint is not disabled (`webhook_endpoint_not_disabled`) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a reconciliation run for a window: captures, refunds and payouts against the gateway's settlement report
+         * @description The same run the `reconciliation-daily` Schedule starts each day, for the window given. It answers at once (202) with the run id; read the run to follow it. Each mismatch opens one discrepancy (unique per object and kind: a re-run of a window opens nothing twice) and records a `discrepancy.opened` event for its tenant.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Start of the window (inclusive), ISO 8601
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description End of the window (exclusive), ISO 8601; at most 31 days after `from`
+                         */
+                        to: string;
+                        /** @description Who acts (a name or an email): kept on the run or the discrepancy */
+                        operator?: string;
+                        /** @description Why the run was asked for */
+                        reason?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The run id: its workflow id (`rec_...` on demand, `reconciliation-daily-<time>` from the Schedule) */
+                            run: string;
+                            /** @enum {string} */
+                            trigger: "schedule" | "manual";
+                            operator: string | null;
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            /**
+                             * @description `clean`: no new discrepancy; `discrepancies`: the run opened at least one
+                             * @enum {string}
+                             */
+                            status: "running" | "clean" | "discrepancies" | "failed";
+                            /** @description One entry per object type done: capture, refund, payout */
+                            objects: {
+                                /** @enum {string} */
+                                object: "capture" | "refund" | "payout";
+                                /** @description Our rows in the window */
+                                ledger_rows: number;
+                                /** @description The gateway report's entries read (the window and its margin) */
+                                report_rows: number;
+                                matched: number;
+                                opened: {
+                                    missing_at_gateway: number;
+                                    missing_in_ledger: number;
+                                    amount_mismatch: number;
+                                    status_mismatch: number;
+                                };
+                                /** @description Findings an earlier run had already opened (not opened again) */
+                                already_open: number;
+                                /** @description The first discrepancies opened (ids) */
+                                sample: string[];
+                            }[];
+                            opened: {
+                                missing_at_gateway: number;
+                                missing_in_ledger: number;
+                                amount_mismatch: number;
+                                status_mismatch: number;
+                            };
+                            already_open: number;
+                            started_at: string;
+                            finished_at: string | null;
+                            error: string | null;
+                        };
+                    };
+                };
+                /** @description A window that is empty, longer than 31 days or in the future */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/runs/{run}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a reconciliation run (on demand or scheduled): its window, status and what it found per object type */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The run id: its workflow id (`rec_...` on demand, `reconciliation-daily-<time>` from the Schedule) */
+                            run: string;
+                            /** @enum {string} */
+                            trigger: "schedule" | "manual";
+                            operator: string | null;
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            /**
+                             * @description `clean`: no new discrepancy; `discrepancies`: the run opened at least one
+                             * @enum {string}
+                             */
+                            status: "running" | "clean" | "discrepancies" | "failed";
+                            /** @description One entry per object type done: capture, refund, payout */
+                            objects: {
+                                /** @enum {string} */
+                                object: "capture" | "refund" | "payout";
+                                /** @description Our rows in the window */
+                                ledger_rows: number;
+                                /** @description The gateway report's entries read (the window and its margin) */
+                                report_rows: number;
+                                matched: number;
+                                opened: {
+                                    missing_at_gateway: number;
+                                    missing_in_ledger: number;
+                                    amount_mismatch: number;
+                                    status_mismatch: number;
+                                };
+                                /** @description Findings an earlier run had already opened (not opened again) */
+                                already_open: number;
+                                /** @description The first discrepancies opened (ids) */
+                                sample: string[];
+                            }[];
+                            opened: {
+                                missing_at_gateway: number;
+                                missing_in_ledger: number;
+                                amount_mismatch: number;
+                                status_mismatch: number;
+                            };
+                            already_open: number;
+                            started_at: string;
+                            finished_at: string | null;
+                            error: string | null;
+                        };
+                    };
+                };
+                /** @description No reconciliation run has this id */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/discrepancies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List discrepancies across tenants, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    tenant?: string;
+                    status?: "open" | "resolved";
+                    kind?: "missing_at_gateway" | "missing_in_ledger" | "amount_mismatch" | "status_mismatch";
+                    /** @description Only those a run opened */
+                    run?: string;
+                    limit?: number;
+                    /** @description The last id of the previous page */
+                    starting_after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                object: "discrepancy";
+                                /** @enum {string} */
+                                kind: "missing_at_gateway" | "missing_in_ledger" | "amount_mismatch" | "status_mismatch";
+                                /** @enum {string} */
+                                object_type: "capture" | "refund" | "payout";
+                                /** @description `pi_` (capture), `re_`, or a payout uuid; null for an entry we have no record of */
+                                our_id: string | null;
+                                gateway: string;
+                                gateway_id: string | null;
+                                /** @description Our id as the gateway reported it, when it names one */
+                                reference: string | null;
+                                /** @description null when nothing of ours names the entry */
+                                tenant: string | null;
+                                /** @description Amount, currency and status as our ledger has them (null: missing_in_ledger) */
+                                ours: {
+                                    amount: number;
+                                    currency: string;
+                                    status: string;
+                                } | null;
+                                /** @description As the gateway's settlement report has them (null: missing_at_gateway) */
+                                gateway_side: {
+                                    amount: number;
+                                    currency: string;
+                                    status: string;
+                                } | null;
+                                run_id: string;
+                                window: {
+                                    from: string;
+                                    to: string;
+                                };
+                                /** @enum {string} */
+                                status: "open" | "resolved";
+                                /** @description The `discrepancy.opened` event of the tenant (null without a tenant) */
+                                event: string | null;
+                                resolution: {
+                                    operator: string;
+                                    reason: string;
+                                    resolved_at: string;
+                                } | null;
+                                created_at: string;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description Invalid filter or cursor */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/discrepancies/{discrepancy}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a discrepancy */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    discrepancy: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The discrepancy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "discrepancy";
+                            /** @enum {string} */
+                            kind: "missing_at_gateway" | "missing_in_ledger" | "amount_mismatch" | "status_mismatch";
+                            /** @enum {string} */
+                            object_type: "capture" | "refund" | "payout";
+                            /** @description `pi_` (capture), `re_`, or a payout uuid; null for an entry we have no record of */
+                            our_id: string | null;
+                            gateway: string;
+                            gateway_id: string | null;
+                            /** @description Our id as the gateway reported it, when it names one */
+                            reference: string | null;
+                            /** @description null when nothing of ours names the entry */
+                            tenant: string | null;
+                            /** @description Amount, currency and status as our ledger has them (null: missing_in_ledger) */
+                            ours: {
+                                amount: number;
+                                currency: string;
+                                status: string;
+                            } | null;
+                            /** @description As the gateway's settlement report has them (null: missing_at_gateway) */
+                            gateway_side: {
+                                amount: number;
+                                currency: string;
+                                status: string;
+                            } | null;
+                            run_id: string;
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            /** @description The `discrepancy.opened` event of the tenant (null without a tenant) */
+                            event: string | null;
+                            resolution: {
+                                operator: string;
+                                reason: string;
+                                resolved_at: string;
+                            } | null;
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Unknown discrepancy */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/reconciliation/discrepancies/{discrepancy}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a discrepancy, saying who and why
+         * @description Once: a resolved discrepancy stays resolved, and later runs finding the same mismatch do not open it again.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    discrepancy: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Who acts (a name or an email): kept on the run or the discrepancy */
+                        operator: string;
+                        /** @description What was found and done (a ticket, a bank reference) */
+                        reason: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Resolved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "discrepancy";
+                            /** @enum {string} */
+                            kind: "missing_at_gateway" | "missing_in_ledger" | "amount_mismatch" | "status_mismatch";
+                            /** @enum {string} */
+                            object_type: "capture" | "refund" | "payout";
+                            /** @description `pi_` (capture), `re_`, or a payout uuid; null for an entry we have no record of */
+                            our_id: string | null;
+                            gateway: string;
+                            gateway_id: string | null;
+                            /** @description Our id as the gateway reported it, when it names one */
+                            reference: string | null;
+                            /** @description null when nothing of ours names the entry */
+                            tenant: string | null;
+                            /** @description Amount, currency and status as our ledger has them (null: missing_in_ledger) */
+                            ours: {
+                                amount: number;
+                                currency: string;
+                                status: string;
+                            } | null;
+                            /** @description As the gateway's settlement report has them (null: missing_at_gateway) */
+                            gateway_side: {
+                                amount: number;
+                                currency: string;
+                                status: string;
+                            } | null;
+                            run_id: string;
+                            window: {
+                                from: string;
+                                to: string;
+                            };
+                            /** @enum {string} */
+                            status: "open" | "resolved";
+                            /** @description The `discrepancy.opened` event of the tenant (null without a tenant) */
+                            event: string | null;
+                            resolution: {
+                                operator: string;
+                                reason: string;
+                                resolved_at: string;
+                            } | null;
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Unknown discrepancy */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Already resolved (`discrepancy_already_resolved`) */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -1,0 +1,237 @@
+import { Context } from '@temporalio/activity';
+import { captureRow, discrepancyData, discrepancyJson, eventIdOf, ledgerData, payoutRow, refundRow, type LedgerCursor } from '../data/discrepancies';
+import { workflowRecordData } from '../data/workflow-records';
+import {
+  comparePair,
+  discrepancyKey,
+  SettlementMatcher,
+  unpairedGatewayRow,
+  zeroCounts,
+  type Finding,
+  type GatewayRow,
+  type LedgerRow,
+  type ReconciledObject,
+  type ReconcileObjectResult,
+} from '../domain/reconciliation';
+
+export type { ReconcileObjectResult } from '../domain/reconciliation';
+import type { SettlementReportSource } from '../gateways/sandbox-settlement';
+import { newId, parseId } from '../platform/ids';
+import type { Logger } from '../platform/logger';
+import type { Mongo } from '../platform/mongo';
+import type { DiscrepancyRecord } from '../platform/ops-records';
+
+// Reconciliation of one object type over one window: the gateway's settlement report (with a margin) is read
+// into memory, our rows are streamed in pages of PAGE (2,000: FerretDB sorts a window in memory per query, so fewer, larger pages cost far less) and paired with it, and every finding is written at
+// once (a discrepancy record unique by key, a tenant-scoped event, an operator log line). Only counts and a
+// few ids go back to the workflow, so a window of many thousands of rows never enters its history. A retried
+// activity repeats the run safely: the unique key and the event id derived from the discrepancy's make every
+// write idempotent.
+
+const PAGE = 2000;
+/** Ids of newly opened discrepancies a result carries (the rest are counted). */
+const SAMPLE = 20;
+
+export const DISCREPANCY_EVENT = 'discrepancy.opened';
+
+export interface ReconcileObjectInput {
+  /** The run's workflow id, kept on every discrepancy it opens. */
+  runId: string;
+  /** Region of ids made for discrepancies nothing of ours names (the deployment's default region). */
+  region: string;
+  from: string; // ISO 8601
+  to: string;
+  object: ReconciledObject;
+  /** How far outside the window report entries are read, to pair rows the two sides stamp at different moments. */
+  graceSeconds: number;
+}
+
+export interface ReconciliationDeps {
+  mongo: Mongo;
+  logger: Logger;
+  /** The gateways whose settlement reports are read (the worker wires the sandbox's). */
+  settlementReports?: SettlementReportSource[];
+}
+
+const VOID_KEY = /^(pi_[a-z]{2,8}_[0-9A-Za-z]{8,64}):void:\d+$/;
+
+export function createReconciliationActivities(deps: ReconciliationDeps) {
+  const reportOf = (): SettlementReportSource => {
+    const source = deps.settlementReports?.[0];
+    // Not retried into success: a worker started without a report source is a deployment mistake.
+    if (!source) throw new Error('No settlement report source is configured for this worker (worker/main.ts wires the sandbox\'s)');
+    return source;
+  };
+
+  return {
+    async reconcileObject(input: ReconcileObjectInput): Promise<ReconcileObjectResult> {
+      const report = reportOf();
+      const ledger = ledgerData(deps.mongo);
+      const discrepancies = discrepancyData(deps.mongo);
+      const events = workflowRecordData(deps.mongo);
+      const window = { from: input.from, to: input.to };
+      const matcher = new SettlementMatcher(input.object, window);
+      const result: ReconcileObjectResult = { object: input.object, ledgerRows: 0, reportRows: 0, matched: 0, opened: zeroCounts(), alreadyOpen: 0, sample: [] };
+      const heartbeat = (detail: string) => {
+        try {
+          Context.current().heartbeat(detail);
+        } catch {
+          /* called outside an activity (tests) */
+        }
+      };
+
+      // The report of the window and its margin.
+      const grace = input.graceSeconds * 1000;
+      const padded = { from: new Date(Date.parse(input.from) - grace).toISOString(), to: new Date(Date.parse(input.to) + grace).toISOString() };
+      let after: string | undefined;
+      for (;;) {
+        const page = await report.page(padded, after, 1000);
+        for (const row of page.rows) {
+          if (row.object !== input.object) continue;
+          matcher.addGateway(row);
+          result.reportRows += 1;
+        }
+        heartbeat(`report: ${result.reportRows} ${input.object} entries`);
+        if (!page.hasMore || page.rows.length === 0) break;
+        after = page.rows[page.rows.length - 1]!.gatewayId;
+      }
+
+      const record = async (f: Finding) => {
+        const opened = await openDiscrepancy(f);
+        if (opened.created) {
+          result.opened[f.kind] += 1;
+          if (result.sample.length < SAMPLE) result.sample.push({ id: opened.record._id, kind: f.kind, ourId: f.ourId, gatewayId: f.gatewayId });
+        } else result.alreadyOpen += 1;
+      };
+
+      const openDiscrepancy = async (f: Finding) => {
+        const now = new Date();
+        const region = regionOf(f.tenantId) ?? input.region;
+        const candidate: DiscrepancyRecord = {
+          _id: newId('dsc', region),
+          discrepancy_key: discrepancyKey(f),
+          kind: f.kind,
+          object_type: f.object,
+          our_id: f.ourId,
+          gateway: report.gateway,
+          gateway_id: f.gatewayId,
+          reference: f.reference,
+          tenant_id: f.tenantId,
+          ours: f.ours,
+          theirs: f.gateway,
+          run_id: input.runId,
+          window: { from: new Date(input.from), to: new Date(input.to) },
+          status: 'open',
+          event_id: null,
+          resolution: null,
+          created_at: now,
+          updated_at: now,
+        };
+        const opened = await discrepancies.open(candidate);
+        const held = opened.record;
+        if (opened.created) {
+          // The operator's line: one per discrepancy, at warn, with what differs.
+          deps.logger.warn(
+            { discrepancy: held._id, kind: held.kind, object: held.object_type, our_id: held.our_id, gateway_id: held.gateway_id, tenant: held.tenant_id, ours: held.ours, theirs: held.theirs, run: input.runId },
+            'reconciliation: discrepancy opened',
+          );
+        }
+        // The event, also when an earlier try opened the record but stopped before it: its id is derived
+        // from the discrepancy's, so it is written once whatever retries.
+        if (held.tenant_id && held.event_id === null) {
+          const eventId = eventIdOf(held._id);
+          const data = { ...discrepancyJson(held), event: eventId };
+          const createdAt = held.created_at.toISOString();
+          await events.insertEvent({
+            _id: eventId,
+            tenant_id: held.tenant_id,
+            type: DISCREPANCY_EVENT,
+            created_at: held.created_at,
+            data,
+            object_id: held._id,
+            body: JSON.stringify({ id: eventId, type: DISCREPANCY_EVENT, created_at: createdAt, data }),
+            format: 'envelope',
+            source: { kind: held.object_type === 'capture' ? 'payment_intent' : held.object_type, id: held.our_id ?? held.reference ?? held.gateway_id ?? held._id },
+            endpoints: [],
+          });
+          await discrepancies.setEvent(held._id, eventId);
+        }
+        return opened;
+      };
+
+      // Our rows, page by page.
+      const w = { from: new Date(input.from), to: new Date(input.to) };
+      let cursor: LedgerCursor | undefined;
+      for (;;) {
+        const page =
+          input.object === 'capture'
+            ? await ledger.captures(w, cursor, PAGE)
+            : input.object === 'refund'
+              ? await ledger.refunds(w, cursor, PAGE)
+              : await ledger.payouts(report.gateway, w, cursor, PAGE);
+        for (const { row } of page) {
+          result.ledgerRows += 1;
+          for (const f of matcher.pairLedger(row)) await record(f);
+        }
+        heartbeat(`ledger: ${result.ledgerRows} ${input.object} rows`);
+        if (page.length < PAGE) break;
+        cursor = page[page.length - 1]!.cursor;
+      }
+
+      // Report entries inside the window that none of our rows claimed: ours from outside the window, a
+      // capture an intent voided (and its void refund), or money we have no record of.
+      for (const g of matcher.unpairedGateway()) {
+        const ours = await ownerOf(ledger, g);
+        if (ours === 'voided') continue;
+        if (ours && 'row' in ours) {
+          for (const f of comparePair(ours.row, g)) await record(f);
+          continue;
+        }
+        const f = unpairedGatewayRow(g, ours?.tenantId ?? null);
+        if (f) await record(f);
+      }
+      result.matched = matcher.matched;
+      deps.logger.info({ run: input.runId, from: input.from, to: input.to, ...result, sample: undefined }, 'reconciliation: object type done');
+      return result;
+    },
+  };
+}
+
+/** Who owns a report entry no row of the window claimed: our row (to compare), a void, just a tenant, or nobody. */
+async function ownerOf(ledger: ReturnType<typeof ledgerData>, g: GatewayRow): Promise<{ row: LedgerRow } | { tenantId: string } | 'voided' | null> {
+  const ref = g.reference;
+  switch (g.object) {
+    case 'capture': {
+      const intent = ref ? await ledger.intent(ref) : null;
+      if (intent?.gateway_charge_id === g.gatewayId && intent.status === 'success') return { row: captureRow(intent) };
+      // A capture its intent did not own and refunded at once (the void refund pairs with it below); one whose
+      // refund failed stays a discrepancy.
+      if (intent?.voided_charges?.some((v) => v.charge_id === g.gatewayId && v.outcome === 'refunded')) return 'voided';
+      const byCharge = await ledger.intentByCharge(g.gatewayId);
+      if (byCharge && byCharge.status === 'success') return { row: captureRow(byCharge) };
+      const tenantId = intent?.tenant_id ?? byCharge?.tenant_id;
+      return tenantId ? { tenantId } : null;
+    }
+    case 'refund': {
+      const refund = await ledger.refund(g.idempotencyKey);
+      if (refund) return { row: refundRow(refund) };
+      const voidOf = VOID_KEY.exec(g.idempotencyKey)?.[1];
+      if (voidOf) {
+        const intent = await ledger.intent(voidOf);
+        if (intent?.voided_charges?.some((v) => v.charge_id === g.chargeId && v.outcome === 'refunded')) return 'voided';
+      }
+      const named = ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null;
+      return named ? { tenantId: named.tenant_id } : null;
+    }
+    case 'payout': {
+      const payout = await ledger.payout(g.idempotencyKey);
+      if (payout) return { row: payoutRow(payout) };
+      const named = ref ? await ledger.payout(ref) : null;
+      return named ? { tenantId: named.tenant_id } : null;
+    }
+  }
+}
+
+function regionOf(tenantId: string | null): string | null {
+  return tenantId ? (parseId(tenantId)?.region ?? null) : null;
+}

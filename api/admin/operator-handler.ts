@@ -1,0 +1,22 @@
+import type { AppDeps } from '../deps';
+import type { OperatorStamp } from '../../platform/ops-records';
+
+// The contract of one operator action (api/admin/operations.ts dispatches POST /admin/operations/{action}):
+// it asks the workflow that owns the target through an Update carrying the stamp, and answers what the
+// workflow said. Refusals are DomainErrors (domain/errors.ts); the dispatcher writes the audit row around it.
+
+export interface OperatorRequest extends OperatorStamp {
+  /** The id acted on: `pi_...`, `re_...`, a payout's uuid, a delivery's workflow id. */
+  target: string;
+  /** The audit row's id (`opa_...`), passed to the workflow: the same action retried acts once. */
+  actionId: string;
+}
+
+export interface OperatorOutcome {
+  /** The target's tenant, for the audit row (null when the target names none). */
+  tenantId: string | null;
+  /** What the workflow answered, returned to the operator as is. */
+  result: Record<string, unknown>;
+}
+
+export type OperatorHandler = (deps: AppDeps, req: OperatorRequest) => Promise<OperatorOutcome>;

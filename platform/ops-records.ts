@@ -1,0 +1,75 @@
+// Shapes of the operations records: what operators did (the audit trail). Discrepancies found by
+// reconciliation live beside them.
+
+/** The operator actions an admin can take; each is an Update of the workflow that owns the target. */
+export const OPERATOR_ACTIONS = [
+  'force_cancel_intent',
+  'recheck_attempt',
+  'retry_refund',
+  'retry_payout',
+  'confirm_payout',
+  'redeliver_webhook',
+  'enable_webhook_endpoint',
+] as const;
+export type OperatorActionName = (typeof OPERATOR_ACTIONS)[number];
+
+/** Who acted and why: carried into the workflow's Update and kept in the audit collection. */
+export interface OperatorStamp {
+  operator: string;
+  reason: string;
+  /** What proves a manual decision (a bank reference, a ticket): required to mark a payout confirmed. */
+  evidence?: string;
+}
+
+/** What every operator Update takes: the stamp, and the audit row's id (the same action retried acts once). */
+export interface OperatorUpdateInput extends OperatorStamp {
+  actionId: string;
+}
+
+export interface OperatorActionRecord {
+  _id: string; // opa_<region>_...
+  action: OperatorActionName;
+  /** The id the action was taken on: `pi_`, `re_`, a payout uuid, a delivery's workflow id. */
+  target: string;
+  tenant_id: string | null;
+  operator: string;
+  reason: string;
+  evidence: string | null;
+  requested_at: Date;
+  /** `requested` until the owning workflow answered; `done` or `refused` (with its code) after. */
+  outcome: 'requested' | 'done' | 'refused' | 'failed';
+  code: string | null;
+  message: string | null;
+  finished_at: Date | null;
+}
+
+/**
+ * A mismatch reconciliation found between our ledger and a gateway's settlement report
+ * (domain/reconciliation.ts). Unique by `discrepancy_key`: a re-run of the same window adds nothing.
+ */
+export interface DiscrepancyRecord {
+  _id: string; // dsc_<region>_...
+  /** `<object>:<our id or gateway:<gateway id>>:<kind>` (domain/reconciliation.ts discrepancyKey). */
+  discrepancy_key: string;
+  kind: 'missing_at_gateway' | 'missing_in_ledger' | 'amount_mismatch' | 'status_mismatch';
+  object_type: 'capture' | 'refund' | 'payout';
+  /** pi_ (capture), re_, payout uuid; null for an entry we have no record of. */
+  our_id: string | null;
+  gateway: string;
+  gateway_id: string | null;
+  /** Our id as the gateway reported it (the reference we sent), when it names one. */
+  reference: string | null;
+  /** null when nothing of ours names the entry (a phantom with an unknown reference). */
+  tenant_id: string | null;
+  ours: { amount: number; currency: string; status: string } | null;
+  theirs: { amount: number; currency: string; status: string } | null;
+  /** The reconciliation run (its workflow id) that found it, and the window it covered. */
+  run_id: string;
+  window: { from: Date; to: Date };
+  status: 'open' | 'resolved';
+  /** The event recorded for it (tenant-scoped), null without a tenant. */
+  event_id: string | null;
+  resolution: { operator: string; reason: string; at: Date } | null;
+  created_at: Date;
+  updated_at: Date;
+}

@@ -1,0 +1,130 @@
+import { createTenant, request, say, startDrillStack, until, type Reply } from './lib';
+import { ok } from './objects';
+
+// Outage drill: Temporal, then FerretDB, SIGKILLed while two callers keep creating and reading intents, and
+// restarted on the same port and data after the deadlines of intents made to expire during the outage have
+// passed. Findings: any 500 (or a 5xx outside the error shape) while a server is down, an intent the API
+// accepted that is gone or stuck afterwards, an expiry timer that did not fire, a payment in flight that did
+// not complete.
+
+const EXPIRY_S = 4;
+
+interface Seen {
+  statuses: Map<number, number>;
+  bad: string[];
+}
+
+const errorShaped = (r: Reply) => {
+  const e = (r.body as { error?: { type?: unknown; code?: unknown; message?: unknown; request_id?: unknown } } | null)?.error;
+  return !!e && typeof e.type === 'string' && typeof e.code === 'string' && typeof e.message === 'string' && typeof e.request_id === 'string';
+};
+
+export async function outageDrill(): Promise<number> {
+  const { stack } = await startDrillStack('outage');
+  const findings: string[] = [];
+  try {
+    const api = stack.apiUrl;
+    const EU = 'api-eu.drill.example';
+    const T = await createTenant(stack, 'Drill outage tenant');
+    const get = (path: string) => request(api, 'GET', path, { key: T.secretKey, host: EU, timeoutMs: 90_000 });
+    const statusOf = async (pi: string) => ((await get(`/v202607/payment-intents/${pi}`)).body as { status?: string }).status;
+
+    for (const server of ['temporal', 'ferretdb'] as const) {
+      say(`\n${server}:`);
+      const seen: Seen = { statuses: new Map(), bad: [] };
+      const acceptedDuringOutage: string[] = [];
+      let loading = true;
+      let down = false;
+      let k = 0;
+      // Two callers: creates and reads, as a merchant's backend would keep sending them.
+      const caller = async () => {
+        while (loading) {
+          const during = down;
+          const create = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 700, currency: 'EUR', idempotency_key: `outage-${server}-${++k}` }, timeoutMs: 90_000 }).catch(() => null);
+          const read = await get('/v202607/payment-intents?limit=3').catch(() => null);
+          for (const r of [create, read]) {
+            if (!r || !(during || down)) continue;
+            seen.statuses.set(r.status, (seen.statuses.get(r.status) ?? 0) + 1);
+            if (r.status === 500 || (r.status >= 500 && !errorShaped(r))) seen.bad.push(`${r.status} ${r.text.slice(0, 160)}`);
+          }
+          if (create && (during || down) && ok(create)) acceptedDuringOutage.push((create.body as { payment_intent: string }).payment_intent);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      };
+      const callers = [caller(), caller()];
+
+      // Intents whose deadline passes during the outage, and payments in flight when it starts.
+      const expiring: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 800 + i, currency: 'EUR', timeout: EXPIRY_S } });
+        if (r.status !== 201) throw new Error(`expiring intent: ${r.status} ${r.text}`);
+        expiring.push((r.body as { payment_intent: string }).payment_intent);
+      }
+      const toPay: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 900 + i, currency: 'EUR' } });
+        toPay.push((r.body as { payment_intent: string }).payment_intent);
+      }
+      const payments = toPay.map((pi) =>
+        request(api, 'POST', `/v202607/payment-intents/${pi}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 120_000 }).catch((e: unknown) => e),
+      );
+      const deadline = Date.now() + EXPIRY_S * 1000;
+
+      await stack.procs[server]!.stop('SIGKILL');
+      down = true;
+      const t0 = Date.now();
+      await until('the expiry deadlines', async () => (Date.now() > deadline + 2000 && Date.now() - t0 > 5000 ? true : undefined), 60_000);
+      const tRestart = Date.now();
+      await (server === 'temporal' ? stack.restartTemporal() : stack.restartFerret());
+      await until('readyz 200', async () => ((await request(api, 'GET', '/readyz')).status === 200 ? true : undefined), 90_000);
+      down = false;
+      const outageMs = Date.now() - t0;
+      say(`  down ${outageMs} ms (restart to ready ${Date.now() - tRestart} ms)`);
+
+      // A payment answered 503 is retried as the error says (same intent); one answered 2xx must complete.
+      const paymentAnswers = await Promise.all(payments);
+      let retried = 0;
+      for (const [i, a] of paymentAnswers.entries()) {
+        if (!(a instanceof Error) && ok(a as Reply)) continue;
+        if (!(a instanceof Error) && (a as Reply).status !== 503) findings.push(`${server}: payment answered ${(a as Reply).status} ${(a as Reply).text.slice(0, 120)}`);
+        retried++;
+        const again = await request(api, 'POST', `/v202607/payment-intents/${toPay[i]}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 120_000 });
+        if (!ok(again)) findings.push(`${server}: payment retried after the restart answered ${again.status} ${again.text.slice(0, 120)}`);
+      }
+      const expired = await until('expiry timers fired', async () => {
+        const s = await Promise.all(expiring.map(statusOf));
+        return s.every((x) => x === 'canceled') ? s : undefined;
+      }, 60_000).catch(() => null);
+      if (!expired) findings.push(`${server}: expiry timers due during the outage did not all fire: ${(await Promise.all(expiring.map(statusOf))).join(',')}`);
+      const paid = await until('payments in flight completed', async () => {
+        const s = await Promise.all(toPay.map(statusOf));
+        return s.every((x) => x === 'success') ? s : undefined;
+      }, 60_000).catch(() => null);
+      if (!paid) findings.push(`${server}: payments in flight at the kill did not all complete: ${(await Promise.all(toPay.map(statusOf))).join(',')}; answers ${paymentAnswers.map((a) => (a instanceof Error ? a.message : (a as Reply).status)).join(',')}`);
+      loading = false;
+      await Promise.all(callers);
+      let missing = 0;
+      for (const pi of acceptedDuringOutage) {
+        const s = await statusOf(pi);
+        if (!s) missing++;
+      }
+      // Intents accepted while the server was down are real: a few of them are paid now.
+      let paidLater = 0;
+      for (const pi of acceptedDuringOutage.slice(0, 3)) {
+        await request(api, 'POST', `/v202607/payment-intents/${pi}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 120_000 });
+        if (await until(`${pi} paid`, async () => ((await statusOf(pi)) === 'success' ? true : undefined), 60_000).catch(() => false)) paidLater++;
+        else findings.push(`${server}: intent ${pi} accepted during the outage could not be paid afterwards (${await statusOf(pi)})`);
+      }
+      if (missing) findings.push(`${server}: ${missing} of ${acceptedDuringOutage.length} intents accepted during the outage are gone`);
+      for (const b of seen.bad.slice(0, 5)) findings.push(`${server}: during the outage: ${b}`);
+      if (seen.bad.length > 5) findings.push(`${server}: ... ${seen.bad.length - 5} more`);
+      say(`  answers while down: ${[...seen.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}x${n}`).join(' ') || 'none'} (500 or unshaped 5xx: ${seen.bad.length})`);
+      say(`  accepted while down: ${acceptedDuringOutage.length} (${missing} gone afterwards, ${paidLater} of ${Math.min(3, acceptedDuringOutage.length)} paid afterwards); expiry timers fired: ${expired ? expiring.length : 0} of ${expiring.length}; payments in flight completed: ${paid ? toPay.length : 0} of ${toPay.length} (${retried} retried after a 503)`);
+    }
+    for (const f of findings) say(`FINDING ${f}`);
+    say(`\noutage: ${findings.length} findings`);
+    return findings.length > 0 ? 1 : 0;
+  } finally {
+    await stack.stop();
+  }
+}

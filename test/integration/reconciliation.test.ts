@@ -1,0 +1,214 @@
+import type { Client } from '@temporalio/client';
+import type { MongoClient } from 'mongodb';
+import { admin, api, call, createMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
+
+// Reconciliation end to end on the real stack: real captures, refunds and payouts through the API and the
+// sandbox, mismatches planted in the sandbox's settlement report (its test hooks), a run started through the
+// admin API, and what it opened: one discrepancy and one tenant event per mismatch, nothing for the rows
+// that match, nothing more on a re-run. Then the Schedule the worker made at start, triggered.
+// Other test files share the stack, so every assertion is about this file's own objects.
+
+let m: Merchant;
+let db: MongoClient;
+let temporal: Client;
+const sandbox = (method: string, path: string, body?: unknown) => call(method, path, { baseUrl: getStack().sandboxUrl, ...(body !== undefined ? { body } : {}) });
+const plant = async (gatewayId: string, change: Record<string, unknown>) => {
+  const r = await sandbox('POST', `/v1/admin/settlement-report/entries/${gatewayId}`, change);
+  expect(r.status).toBe(200);
+};
+const phantom = async (body: Record<string, unknown>) => {
+  const r = await sandbox('POST', '/v1/admin/settlement-report/phantoms', body);
+  expect(r.status).toBe(201);
+  return r.body.id as string;
+};
+
+beforeAll(async () => {
+  m = await createMerchant();
+  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
+  expect(c.status).toBe(201);
+  db = await mongo();
+  temporal = await temporalClient();
+});
+afterAll(async () => {
+  await db?.close();
+  await temporal?.connection.close();
+});
+
+async function paidIntent(amount: number): Promise<{ id: string; charge: string }> {
+  const pi = await api.post('/v202607/payment-intents', { amount, currency: 'EUR' }, m.secretKey);
+  expect((await pay(pi.body.payment_intent, m.publishableKey)).body.status).toBe('success');
+  const record = await eventually(async () => {
+    const r = await db.db().collection('payment_intents').findOne({ _id: pi.body.payment_intent } as never);
+    return r?.gateway_charge_id ? r : undefined;
+  }, 15_000, 'the capture recorded');
+  return { id: pi.body.payment_intent, charge: record.gateway_charge_id as string };
+}
+
+async function settledRefund(paymentIntent: string, amount: number): Promise<{ id: string; gatewayId: string }> {
+  const r = await api.post('/v202607/refunds', { payment_intent: paymentIntent, amount, currency: 'EUR' }, m.secretKey);
+  expect(r.status).toBe(201);
+  await eventually(async () => ((await api.get(`/v202607/refunds/${r.body.refund}`, m.secretKey)).body.status === 'success' ? true : undefined), 20_000, 'refund success');
+  const record = await db.db().collection('refunds').findOne({ _id: r.body.refund } as never);
+  return { id: r.body.refund, gatewayId: record!.gateway_transaction_id as string };
+}
+
+async function paidOut(amount: number): Promise<{ id: string; gatewayId: string }> {
+  const r = await api.post('/payouts', { amount, currency: 'NGN', gateway: 'sandbox', bank_account_number: '0123456789', bank_account_name: 'Ada Obi', bank_code: '058' }, m.secretKey);
+  expect(r.status).toBe(201);
+  expect(r.body.status).toBe('success');
+  return { id: r.body.payout_uuid, gatewayId: r.body.gateway_payout_id };
+}
+
+async function finishedRun(run: string) {
+  return eventually(async () => {
+    const r = await admin.get(`/admin/reconciliation/runs/${encodeURIComponent(run)}`);
+    return r.status === 200 && r.body.status !== 'running' ? r.body : undefined;
+  }, 60_000, `run ${run} finished`);
+}
+
+const listed = async (query: string) => {
+  const r = await admin.get(`/admin/reconciliation/discrepancies?limit=100&${query}`);
+  expect(r.status).toBe(200);
+  return r.body.data as any[];
+};
+
+test('each planted mismatch opens one discrepancy and one event; matching rows open none; a re-run opens nothing more', async () => {
+  const from = new Date(Date.now() - 60_000).toISOString();
+
+  // Captures: one matches; one left out of the report, one settled for less, one reported declined.
+  const [capOk, capMissing, capAmount, capStatus] = [await paidIntent(3000), await paidIntent(1100), await paidIntent(1200), await paidIntent(1300)];
+  // Refunds (of the matching capture): the same four cases.
+  const [refOk, refMissing, refAmount, refStatus] = [await settledRefund(capOk.id, 100), await settledRefund(capOk.id, 110), await settledRefund(capOk.id, 120), await settledRefund(capOk.id, 130)];
+  // Payouts: the same four cases.
+  const [poOk, poMissing, poAmount, poStatus] = [await paidOut(5000), await paidOut(5100), await paidOut(5200), await paidOut(5300)];
+
+  await plant(capMissing.charge, { omit: true });
+  await plant(capAmount.charge, { amount: 1150 });
+  await plant(capStatus.charge, { status: 'declined' });
+  await plant(refMissing.gatewayId, { omit: true });
+  await plant(refAmount.gatewayId, { amount: 999 });
+  await plant(refStatus.gatewayId, { status: 'rejected' });
+  await plant(poMissing.gatewayId, { omit: true });
+  await plant(poAmount.gatewayId, { amount: 1 });
+  await plant(poStatus.gatewayId, { status: 'failed' });
+  // Money the gateway moved that we never asked for: a second capture on a paid intent, a refund and a
+  // payout naming ours, and one naming nothing of ours at all.
+  const capPhantom = await phantom({ object: 'capture', amount: 3000, currency: 'EUR', reference: capOk.id });
+  const refPhantom = await phantom({ object: 'refund', amount: 50, currency: 'EUR', reference: refOk.id, charge_id: capOk.charge });
+  const poPhantom = await phantom({ object: 'payout', amount: 700, currency: 'NGN', reference: poOk.id });
+  const orphan = await phantom({ object: 'payout', amount: 42, currency: 'NGN', reference: 'someone-else' });
+  const to = new Date(Date.now() + 60_000).toISOString();
+
+  const started = await admin.post('/admin/reconciliation/runs', { from, to, operator: 'reconciliation-test', reason: 'planted mismatches' });
+  expect(started.status).toBe(202);
+  expect(started.body).toMatchObject({ run: expect.stringMatching(/^rec_eu_/), status: 'running', trigger: 'manual', operator: 'reconciliation-test' });
+  const run = await finishedRun(started.body.run);
+  expect(run.status).toBe('discrepancies');
+  expect(run.objects.map((o: any) => o.object)).toEqual(['capture', 'refund', 'payout']);
+
+  const mine = await listed(`tenant=${m.tenant}&run=${run.run}`);
+  const found = mine.map((d) => `${d.object_type} ${d.kind} ${d.our_id ?? d.gateway_id}`).sort();
+  expect(found).toEqual(
+    [
+      `capture missing_at_gateway ${capMissing.id}`,
+      `capture amount_mismatch ${capAmount.id}`,
+      `capture status_mismatch ${capStatus.id}`,
+      `capture missing_in_ledger ${capPhantom}`,
+      `refund missing_at_gateway ${refMissing.id}`,
+      `refund amount_mismatch ${refAmount.id}`,
+      `refund status_mismatch ${refStatus.id}`,
+      `refund missing_in_ledger ${refPhantom}`,
+      `payout missing_at_gateway ${poMissing.id}`,
+      `payout amount_mismatch ${poAmount.id}`,
+      `payout status_mismatch ${poStatus.id}`,
+      `payout missing_in_ledger ${poPhantom}`,
+    ].sort(),
+  );
+  // Both sides are on the record, as each side has them.
+  const amount = mine.find((d) => d.our_id === capAmount.id)!;
+  expect(amount).toMatchObject({ ours: { amount: 1200, currency: 'EUR', status: 'success' }, gateway_side: { amount: 1150, status: 'succeeded' }, gateway_id: capAmount.charge, status: 'open', tenant: m.tenant, run_id: run.run });
+  expect(mine.find((d) => d.our_id === refStatus.id)).toMatchObject({ ours: { status: 'success' }, gateway_side: { status: 'rejected' } });
+  expect(mine.find((d) => d.our_id === poMissing.id)).toMatchObject({ gateway_side: null, ours: { amount: 5100, currency: 'NGN' } });
+  expect(mine.find((d) => d.gateway_id === capPhantom)).toMatchObject({ ours: null, our_id: null, reference: capOk.id, gateway_side: { amount: 3000 } });
+  // Nothing for the rows that match.
+  const ok = new Set([capOk.id, refOk.id, poOk.id]);
+  expect((await listed(`run=${run.run}`)).filter((d) => ok.has(d.our_id))).toEqual([]);
+  // The entry nobody of ours names: a discrepancy without a tenant (so no tenant event).
+  const orphanFound = (await listed(`run=${run.run}&kind=missing_in_ledger`)).filter((d) => d.gateway_id === orphan);
+  expect(orphanFound).toEqual([expect.objectContaining({ tenant: null, event: null, object_type: 'payout' })]);
+
+  // One event per discrepancy, in the tenant's events.
+  const events = await api.get('/v202607/events?type=discrepancy.opened&limit=100', m.secretKey);
+  expect(events.status).toBe(200);
+  const eventIds = (events.body.data as any[]).map((e) => e.data.id).sort();
+  expect(eventIds).toEqual(mine.map((d) => d.id).sort());
+  expect(mine.every((d) => typeof d.event === 'string')).toBe(true);
+
+  // A re-run of the same window opens nothing for these objects.
+  const again = await admin.post('/admin/reconciliation/runs', { from, to });
+  const rerun = await finishedRun(again.body.run);
+  expect(rerun.already_open).toBeGreaterThanOrEqual(13);
+  expect(await listed(`tenant=${m.tenant}&run=${rerun.run}`)).toEqual([]);
+  expect(await listed(`tenant=${m.tenant}`)).toHaveLength(12);
+  const eventsAfter = await api.get('/v202607/events?type=discrepancy.opened&limit=100', m.secretKey);
+  expect(eventsAfter.body.data).toHaveLength(12);
+
+  // An operator resolves one, once.
+  const resolved = await admin.post(`/admin/reconciliation/discrepancies/${amount.id}/resolve`, { operator: 'amina@ops.example', reason: 'gateway corrected its report' });
+  expect(resolved.status).toBe(200);
+  expect(resolved.body).toMatchObject({ status: 'resolved', resolution: { operator: 'amina@ops.example', reason: 'gateway corrected its report' } });
+  const twice = await admin.post(`/admin/reconciliation/discrepancies/${amount.id}/resolve`, { operator: 'someone', reason: 'again' });
+  expect(twice.status).toBe(409);
+  expect(twice.body.error.code).toBe('discrepancy_already_resolved');
+  expect((await listed(`tenant=${m.tenant}&status=open`)).map((d) => d.id)).not.toContain(amount.id);
+  expect((await admin.get(`/admin/reconciliation/discrepancies/${amount.id}`)).body.status).toBe('resolved');
+});
+
+test('a window that cannot be reconciled is refused, and an unknown run is a 404', async () => {
+  const reversed = await admin.post('/admin/reconciliation/runs', { from: '2026-11-23T00:00:00Z', to: '2026-11-22T00:00:00Z' });
+  expect(reversed.status).toBe(400);
+  expect(reversed.body.error).toMatchObject({ code: 'parameter_invalid', param: 'from' });
+  expect((await admin.get('/admin/reconciliation/runs/rec_eu_doesnotexist000')).status).toBe(404);
+});
+
+test('the worker made the daily Schedule at start, and triggering it runs a reconciliation of the previous day', async () => {
+  const schedule = temporal.schedule.getHandle('reconciliation-daily');
+  const described = await schedule.describe();
+  // RECONCILIATION_SCHEDULE's default, `0 2 * * *`: every day at 02:00 UTC.
+  expect(described.spec.calendars).toEqual([
+    expect.objectContaining({ hour: [{ start: 2, end: 2, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }], dayOfMonth: [{ start: 1, end: 31, step: 1 }] }),
+  ]);
+  expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'reconciliationWorkflow' });
+  const before = described.info.recentActions.length;
+
+  await schedule.trigger();
+  const action = await eventually(async () => {
+    const d = await schedule.describe();
+    return d.info.recentActions.length > before ? d.info.recentActions.at(-1) : undefined;
+  }, 20_000, 'the triggered action');
+  const workflowId = action!.action.workflow.workflowId;
+  expect(workflowId).toMatch(/^reconciliation-daily-/);
+  const run = await finishedRun(workflowId);
+  const dayStart = Date.UTC(new Date(action!.scheduledAt).getUTCFullYear(), new Date(action!.scheduledAt).getUTCMonth(), new Date(action!.scheduledAt).getUTCDate());
+  expect(run).toMatchObject({ trigger: 'schedule', window: { from: new Date(dayStart - 86_400_000).toISOString(), to: new Date(dayStart).toISOString() } });
+  expect(['clean', 'discrepancies']).toContain(run.status);
+  expect(run.objects).toHaveLength(3);
+});
+
+test('the Schedule follows RECONCILIATION_SCHEDULE at each worker start: updated in place, deleted by off, made again', async () => {
+  const { ensureReconciliationScheduleWith } = await import('../../worker/reconciliation-schedule');
+  const { createLogger } = await import('../../platform/logger');
+  const logger = createLogger({ name: 'reconciliation-test', level: 'silent' });
+  const config = { RECONCILIATION_SCHEDULE: '0 2 * * *', RECONCILIATION_WINDOW_SECONDS: 86_400, RECONCILIATION_GRACE_SECONDS: 900, TEMPORAL_TASK_QUEUE: 'payments', DEFAULT_REGION: 'eu' };
+  const schedule = temporal.schedule.getHandle('reconciliation-daily');
+  const hours = async () => (await schedule.describe()).spec.calendars?.map((c) => c.hour);
+
+  expect(await ensureReconciliationScheduleWith(temporal, { ...config, RECONCILIATION_SCHEDULE: '30 */6 * * *' }, logger)).toBe('updated');
+  expect(await hours()).toEqual([[{ start: 0, end: 23, step: 6 }]]);
+  expect(await ensureReconciliationScheduleWith(temporal, { ...config, RECONCILIATION_SCHEDULE: 'off' }, logger)).toBe('deleted');
+  await expect(schedule.describe()).rejects.toThrow(/not found/i);
+  expect(await ensureReconciliationScheduleWith(temporal, { ...config, RECONCILIATION_SCHEDULE: 'off' }, logger)).toBe('off');
+  // Back to the default, as a worker start would make it.
+  expect(await ensureReconciliationScheduleWith(temporal, { ...config, TEMPORAL_TASK_QUEUE: (getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments') }, logger)).toBe('created');
+  expect(await hours()).toEqual([[{ start: 2, end: 2, step: 1 }]]);
+});

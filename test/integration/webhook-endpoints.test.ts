@@ -1,0 +1,190 @@
+import type { Client } from '@temporalio/client';
+import { Registry } from 'prom-client';
+import { createWebhookActivities, type WebhookActivities } from '../../activities/webhooks';
+import { redeliverWebhook } from '../../api/admin/webhook-endpoints';
+import type { AppDeps } from '../../api/deps';
+import { endpointId, sendSlots } from '../../data/webhook-endpoints';
+import { loadConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { connectMongo, type Mongo } from '../../platform/mongo';
+import { startReceiver, type Receiver } from '../unit/webhooks/receiver';
+import { admin, api, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
+
+// Webhook endpoints at scale on the real stack: disable after failing for the period, parking, re-enable
+// with replay, replay since T, the in-flight cap over FerretDB, an operator's redelivery of a closed delivery.
+// The stack's worker runs with the default 3-day disable period; the disable itself is triggered here by the
+// same activities built with a 1 s period against the stack's database (what a worker with
+// WEBHOOK_DISABLE_AFTER=1s does), so the stack's own worker then sees the endpoint disabled.
+
+let m: Merchant;
+let db: Mongo;
+let temporal: Client;
+let activities: WebhookActivities;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  m = await createMerchant();
+  db = await connectMongo(getStack().mongoUri);
+  temporal = await temporalClient();
+  activities = createWebhookActivities({
+    mongo: db,
+    logger: createLogger({ name: 'webhook-endpoints-test', level: 'warn' }),
+    registry: new Registry(),
+    webhooks: { allowPrivateHosts: true, timeoutMs: 5000, disableAfterMs: 1000, maxInFlightPerEndpoint: 1 },
+  });
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await db?.close();
+  await temporal?.connection.close();
+});
+
+/** A receiver whose answer the test changes: `status.code`, and an optional delay before answering. */
+async function receiver(status: { code: number; delayMs?: number }) {
+  const rx = await startReceiver((_r, res) => {
+    setTimeout(() => res.writeHead(status.code).end(status.code >= 400 ? 'no' : undefined), status.delayMs ?? 0);
+  });
+  receivers.push(rx);
+  return rx;
+}
+
+async function paidIntent(url: string): Promise<string> {
+  const r = await api.post('/v202607/payment-intents', { amount: 1200, currency: 'EUR', webhooks: [{ url, events: ['payment.success'] }] }, m.secretKey);
+  expect(r.status).toBe(201);
+  expect((await pay(r.body.payment_intent, m.publishableKey)).body.status).toBe('success');
+  return r.body.payment_intent as string;
+}
+
+async function successEventOf(pi: string): Promise<string> {
+  return eventually(async () => {
+    const r = await api.get('/v202607/events?type=payment.success&limit=100', m.secretKey);
+    return (r.body.data as Array<{ id: string; data: unknown }>).find((e) => JSON.stringify(e.data).includes(pi))?.id;
+  });
+}
+
+async function endpointView(url: string) {
+  const r = await admin.get(`/admin/tenants/${m.tenant}/webhook-endpoints`);
+  expect(r.status).toBe(200);
+  return (r.body.data as Array<{ id: string; url: string; parked: number; disabled_event: string | null; failing_since: string | null; last_success_at: string | null }>).find((e) => e.url === url);
+}
+
+test('an endpoint failing for the period is disabled with an event; its deliveries are parked, and re-enabling replays them', async () => {
+  const status = { code: 500 };
+  const rx = await receiver(status);
+  const url = rx.url('/hook');
+  const since = new Date(Date.now() - 1000).toISOString();
+
+  // 1. The stack's worker delivers and fails all 4 attempts (schedule 1s,2s,4s).
+  const pi1 = await paidIntent(url);
+  const evt1 = await successEventOf(pi1);
+  await eventually(async () => ((await db.c.deliveryAttempts.countDocuments({ event_id: evt1 })) >= 4 ? true : undefined), 30_000, '4 failed attempts');
+  const failing = await endpointView(url);
+  expect(failing).toMatchObject({ id: endpointId(m.tenant, url), state: 'enabled', last_success_at: null, failing_since: expect.any(String), parked: 0 });
+
+  // 2. One more failed attempt, recorded by activities with a 1 s period: every attempt failed for longer.
+  const attempt = await activities.sendWebhook({ deliveryId: `${evt1}-0-probe`, attempt: 1, eventId: evt1, tenantId: m.tenant, url, body: '{}' });
+  expect(attempt).toMatchObject({ outcome: 'failed', statusCode: 500 });
+  const recorded = await activities.recordDeliveryAttempt({
+    deliveryId: `${evt1}-0-probe`, tenantId: m.tenant, eventId: evt1, url, attempt: 1, attemptedAt: attempt.attemptedAt,
+    statusCode: attempt.statusCode, latencyMs: attempt.latencyMs, error: attempt.error, outcome: 'failed', final: 'failed',
+  });
+  expect(recorded).toEqual({ endpointDisabled: true });
+
+  const disabled = await endpointView(url);
+  expect(disabled).toMatchObject({ state: 'disabled', disabled_at: expect.any(String), disabled_event: expect.stringMatching(/^evt_eu_/) });
+  const events = await api.get('/v202607/events?type=webhook_endpoint.disabled', m.secretKey);
+  expect(events.body.data).toEqual([
+    expect.objectContaining({ id: disabled!.disabled_event, type: 'webhook_endpoint.disabled', data: expect.objectContaining({ url, status: 'disabled', failing_since: failing!.failing_since }) }),
+  ]);
+  // Another tenant sees nothing of it.
+  const other = await createMerchant();
+  expect((await api.get('/v202607/events?type=webhook_endpoint.disabled', other.secretKey)).body.data).toEqual([]);
+
+  // 3. A new event to the disabled endpoint is parked by the stack's worker: nothing is sent.
+  const sentBefore = rx.received.length;
+  const pi2 = await paidIntent(url);
+  const evt2 = await successEventOf(pi2);
+  await eventually(async () => ((await endpointView(url))!.parked === 1 ? true : undefined), 20_000, 'a parked delivery');
+  const parked = await temporal.workflow.getHandle(`${evt2}-0`).result();
+  expect(parked).toEqual({ status: 'parked', attempts: 0 });
+  expect(rx.received.length).toBe(sentBefore);
+  // Replay to a disabled endpoint is refused.
+  const refused = await api.post('/v202607/events/replay', { url, since }, m.secretKey);
+  expect(refused.status).toBe(409);
+  expect(refused.body.error.code).toBe('webhook_endpoint_disabled');
+
+  // 4. The merchant fixes it; an admin re-enables it and replays what it missed.
+  status.code = 204;
+  const noReason = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia' });
+  expect(noReason.status).toBe(400);
+  const enabled = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'merchant fixed it', replay_missed: true });
+  expect(enabled.status).toBe(200);
+  expect(enabled.body.endpoint).toMatchObject({ state: 'enabled', enabled_by: { operator: 'nadia', reason: 'merchant fixed it' }, parked: 0, failing_since: null });
+  expect(enabled.body.replayed).toEqual([expect.stringMatching(new RegExp(`^${evt2}-0-replay-`))]);
+  await eventually(async () => (rx.received.some((r) => r.headers['webhook-id'] === evt2) ? true : undefined), 20_000, 'the parked event replayed');
+  const again = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'twice' });
+  expect(again.status).toBe(409);
+  expect(again.body.error.code).toBe('webhook_endpoint_not_disabled');
+
+  // 5. Replay since T: both events again, each once however often the same request comes.
+  const replay = await api.post('/v202607/events/replay', { url, since }, m.secretKey);
+  expect(replay.status).toBe(202);
+  expect(replay.body).toMatchObject({ url, already_started: 0, has_more: false, next_since: null });
+  expect(replay.body.deliveries).toEqual([expect.stringMatching(new RegExp(`^${evt1}-0-replay-`)), expect.stringMatching(new RegExp(`^${evt2}-0-replay-`))]);
+  const repeated = await api.post('/v202607/events/replay', { url, since }, m.secretKey);
+  expect(repeated.body).toMatchObject({ deliveries: replay.body.deliveries, already_started: 2 });
+  await eventually(async () => (rx.received.filter((r) => r.headers['webhook-id'] === evt1).length >= 6 ? true : undefined), 20_000, 'evt1 replayed');
+  const results = await Promise.all(replay.body.deliveries.map((id: string) => temporal.workflow.getHandle(id).result()));
+  expect(results).toEqual([{ status: 'delivered', attempts: 1 }, { status: 'delivered', attempts: 1 }]);
+  // The stack's 4 failed attempts, the probe above, and this replay's one.
+  expect(rx.received.filter((r) => r.headers['webhook-id'] === evt1)).toHaveLength(6);
+  expect((await endpointView(url))!.last_success_at).not.toBeNull();
+
+  // Bounds: too far back, and not an instant.
+  expect((await api.post('/v202607/events/replay', { url, since: Math.floor(Date.now() / 1000) - 31 * 86400 }, m.secretKey)).status).toBe(400);
+  expect((await api.post('/v202607/events/replay', { url, since: 'yesterday' }, m.secretKey)).status).toBe(400);
+}, 120_000);
+
+test('the in-flight cap holds in the database: a second attempt to a busy endpoint is put off, not sent', async () => {
+  const status = { code: 200, delayMs: 1500 };
+  const rx = await receiver(status);
+  const url = rx.url('/slow');
+  const send = (n: number) => activities.sendWebhook({ deliveryId: `evt_eu_cap${n}-0`, attempt: 1, eventId: `evt_eu_cap${n}`, tenantId: m.tenant, url, body: '{}' });
+  const first = send(1);
+  // Slot taken (the first attempt is on the wire): the second is put off without a request.
+  await eventually(async () => ((await sendSlots(db).inFlight(endpointId(m.tenant, url))) === 1 ? true : undefined), 5000, 'slot taken');
+  const second = await send(2);
+  expect(second).toMatchObject({ busy: true, error: 'endpoint_busy' });
+  expect((await first).outcome).toBe('delivered');
+  expect(rx.received).toHaveLength(1);
+  // Freed after the attempt: the next one goes.
+  expect(await sendSlots(db).inFlight(endpointId(m.tenant, url))).toBe(0);
+  expect((await send(3)).outcome).toBe('delivered');
+
+  // A slot left by a worker killed mid-attempt frees itself at its expiry.
+  const slots = sendSlots(db);
+  const stale = await slots.acquire('whe_stale_test', 1, 1, new Date(Date.now() - 60_000));
+  expect(stale).not.toBeNull();
+  expect(await slots.acquire('whe_stale_test', 1, 60_000)).not.toBeNull();
+});
+
+test("an operator's redelivery of a closed delivery starts a new one carrying the stamp, once per action", async () => {
+  const rx = await receiver({ code: 204 });
+  const url = rx.url('/op');
+  const pi = await paidIntent(url);
+  const evt = await successEventOf(pi);
+  await temporal.workflow.getHandle(`${evt}-0`).result();
+  const deps = { config: loadConfig({ ...getStack().env, NODE_ENV: 'test' }), mongo: db, temporal } as unknown as AppDeps;
+  const req = { target: `${evt}-0`, operator: 'omar', reason: 'merchant lost it', actionId: `opa_eu_test${Date.now()}` };
+  const out = await redeliverWebhook(deps, req);
+  expect(out.tenantId).toBe(m.tenant);
+  expect(out.result).toMatchObject({ outcome: 'redelivery_started', started: true, delivery: expect.stringMatching(new RegExp(`^${evt}-0-operator-`)), replaces: `${evt}-0` });
+  expect(await temporal.workflow.getHandle(out.result.delivery as string).result()).toEqual({ status: 'delivered', attempts: 1 });
+  expect(rx.received.filter((r) => r.headers['webhook-id'] === evt)).toHaveLength(2);
+  const desc = await temporal.workflow.getHandle(out.result.delivery as string).describe();
+  expect(JSON.stringify(await temporal.workflow.getHandle(out.result.delivery as string).query('__temporal_workflow_metadata'))).toContain('operator omar: redeliver (merchant lost it)');
+  expect(desc.status.name).toBe('COMPLETED');
+  // The same action again starts nothing more.
+  expect((await redeliverWebhook(deps, req)).result).toMatchObject({ started: false, delivery: out.result.delivery });
+  await expect(redeliverWebhook(deps, { ...req, target: 'evt_eu_nopenopenope-0', actionId: 'opa_eu_x' })).rejects.toMatchObject({ code: 'resource_missing' });
+});

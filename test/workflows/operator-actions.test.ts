@@ -1,0 +1,240 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+import type { PayoutOutcome } from '../../gateways/types';
+import type { PayoutPatch } from '../../activities/payouts';
+import {
+  attemptUpdate,
+  forceCancelUpdate,
+  intentStateQuery,
+  PAYMENT_INTENT_WORKFLOW,
+  recheckAttemptUpdate,
+  type OperatorActionInput,
+} from '../../workflows/payment-intent/messages';
+import { confirmPayoutUpdate, PAYOUT_WORKFLOW, retryPayoutStepUpdate, type PayoutInput } from '../../workflows/payout/messages';
+import { REFUND_WORKFLOW, retryRefundStepUpdate, type RefundInput } from '../../workflows/refund/messages';
+import { SA } from '../../workflows/search-attributes';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { intentFixtures } from './payment-intent-fixtures';
+
+// Operator actions in virtual time: each is an Update that names who acted and why (kept in the history),
+// acts through the loops that own the asking, and is refused where it does not apply.
+
+const testEnv = useWorkflowTestEnv({ perTest: true });
+const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+
+const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
+let actions = 0;
+const stamp = (extra: Partial<OperatorActionInput> = {}): OperatorActionInput => ({
+  operator: 'samira@ops.example.com',
+  reason: 'INC-2291: answers lost at the gateway',
+  actionId: `opa_eu_test${++actions}`,
+  ...extra,
+});
+
+/** The inputs of the Updates the workflow accepted, as the history keeps them. */
+async function acceptedUpdates(handle: { fetchHistory(): Promise<{ events?: any[] | null }> }): Promise<Array<{ name: string; input: any }>> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  return events
+    .filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)
+    .map((e) => {
+      const req = e.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest;
+      const payload = req.input.args.payloads[0];
+      return { name: req.input.name, input: JSON.parse(Buffer.from(payload.data).toString('utf8')) };
+    });
+}
+
+const refusalOf = async (p: Promise<unknown>) => {
+  const err = await p.then(() => null, (e) => e);
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  return (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
+};
+
+describe('payment intent', () => {
+  test('an attempt in unknown is flagged by AttemptUnknown; a re-check asks the gateway and the flag clears', async () => {
+    let gatewayUp = false;
+    const { rec, activities } = recorders(
+      async () => {
+        throw noAnswer();
+      },
+      undefined,
+      async () => {
+        if (!gatewayUp) throw noAnswer();
+        return { status: 'succeeded', chargeId: 'ch_kept' };
+      },
+    );
+    const inp = await input(86_400);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_capture_no_answer' }] })).toMatchObject({ status: 'pending' });
+      expect((await handle.describe()).typedSearchAttributes.get(SA.AttemptUnknown)).toBe(true);
+      gatewayUp = true;
+      const before = rec.lookups.length;
+      const answer = await handle.executeUpdate(recheckAttemptUpdate, { args: [stamp()] });
+      expect(rec.lookups.length).toBeGreaterThan(before);
+      expect(answer).toMatchObject({ outcome: 'rechecked', status: 'success' });
+      expect((await handle.describe()).typedSearchAttributes.get(SA.AttemptUnknown)).toBe(false);
+      keepHistory('payment-intent-unknown-operator-recheck', await handle.fetchHistory());
+      // The operator and the reason are in the workflow's own history.
+      expect(await acceptedUpdates(handle)).toContainEqual({
+        name: 'operatorRecheckAttempt',
+        input: expect.objectContaining({ operator: 'samira@ops.example.com', reason: 'INC-2291: answers lost at the gateway' }),
+      });
+      await handle.terminate('test done');
+    });
+    expect(rec.patches.at(-1)).toMatchObject({ status: 'success', gateway_charge_id: 'ch_kept' });
+  });
+
+  test('a re-check with nothing waiting on the gateway is refused; so is an action without a reason', async () => {
+    const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
+    const inp = await input(3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await refusalOf(handle.executeUpdate(recheckAttemptUpdate, { args: [stamp()] }))).type).toBe('nothing_to_recheck');
+      expect((await refusalOf(handle.executeUpdate(forceCancelUpdate, { args: [stamp({ reason: ' ' })] }))).type).toBe('update_rejected');
+      expect((await handle.query(intentStateQuery)).status).toBe('pending');
+      await handle.terminate('test done');
+    });
+  });
+
+  test('force-cancel of a pending intent cancels it (the workflow then ends: the API answers a repeat from the record)', async () => {
+    const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
+    const inp = await input(3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect(await handle.executeUpdate(forceCancelUpdate, { args: [stamp()] })).toEqual({ outcome: 'canceled', status: 'canceled' });
+      expect((await handle.result()).status).toBe('canceled');
+    });
+    expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
+  });
+
+  test('force-cancel of a paid intent refunds all that is left, through a refund workflow; then there is nothing to refund', async () => {
+    const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_paid' }));
+    const inp = await input(3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+      const answer = await handle.executeUpdate(forceCancelUpdate, { args: [stamp({ refundSlaSeconds: 3600 })] });
+      expect(answer).toMatchObject({ outcome: 'refunded', status: 'success', refund: expect.stringMatching(/^re_eu_/) });
+      expect((await handle.query(intentStateQuery)).refundable_amount_left).toBe(0);
+      expect((await refusalOf(handle.executeUpdate(forceCancelUpdate, { args: [stamp()] }))).type).toBe('nothing_to_refund');
+      await waitUntil(async () => rec.events.some((e) => e.type === 'refund.success'));
+      await handle.terminate('test done');
+    });
+  });
+});
+
+describe('payout', () => {
+  const pending: PayoutOutcome = { status: 'pending', payoutId: 'po_1' };
+  function payoutFakes() {
+    const rec = { patches: [] as PayoutPatch[], events: [] as string[], finds: 0 };
+    const activities = {
+      initiatePayout: async () => pending,
+      findPayout: async () => {
+        rec.finds += 1;
+        return pending;
+      },
+      cancelPayout: async () => ({ status: 'canceled' }),
+      savePayout: async (p: PayoutPatch) => {
+        rec.patches.push(p);
+        return 'applied';
+      },
+      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
+    };
+    return { rec, activities };
+  }
+  let n = 0;
+  const payoutInput = (createdAt: Date): PayoutInput => ({
+    id: `00000000-0000-4000-8000-${String(Date.now() % 1e9).padStart(9, '0')}${String(++n).padStart(3, '0')}`,
+    number: n,
+    tenantId: 'ten_eu_t',
+    tenantNumber: 7,
+    region: 'eu',
+    connectorId: 'con_eu_t',
+    gateway: 'sandbox',
+    amount: 5000,
+    currency: 'NGN',
+    recipient: { uuid: 'rcp-uuid', gatewayRecipientId: 'rcp_1', recipientType: 'bank_account', bankAccountNumber: '0123456789', mobileMoneyNumber: null, mobileMoneyProvider: null },
+    narration: 'June payout',
+    metadata: {},
+    webhooks: [],
+    timeoutSeconds: 259_200,
+    createdAt: createdAt.toISOString(),
+    webhookTaskQueue: 'webhooks-test',
+  });
+
+  test('pending_promise: a retry asks the gateway now; a confirmation with evidence makes it success, kept on the record', async () => {
+    const { rec, activities } = payoutFakes();
+    const taskQueue = `ops-po-${Date.now()}`;
+    const inp = payoutInput(new Date(await testEnv().currentTimeMs()));
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
+      const before = rec.finds;
+      expect(await handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'pending_promise' });
+      expect(rec.finds).toBeGreaterThan(before);
+      expect((await refusalOf(handle.executeUpdate(confirmPayoutUpdate, { args: [stamp()] }))).type).toBe('update_rejected'); // no evidence
+      const confirmed = await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line 2026-11-23 FT2611230042' })] });
+      expect(confirmed).toMatchObject({ status: 'success' });
+      expect((await handle.result()).status).toBe('success');
+      keepHistory('payout-operator-confirmed', await handle.fetchHistory());
+    });
+    expect(rec.events).toEqual(['payout.pending_created', 'payout.pending_promise', 'payout.success']);
+    expect(rec.patches.at(-1)).toMatchObject({
+      sub_status: 'success',
+      operator_confirmation: { operator: 'samira@ops.example.com', evidence: 'Bank statement line 2026-11-23 FT2611230042' },
+    });
+  });
+});
+
+describe('refund', () => {
+  test('a pending refund: a retry asks the gateway now, and the answer it gets settles the refund', async () => {
+    let settled = false;
+    const rec = { asks: 0, patches: [] as Array<{ status: string }> };
+    const activities = {
+      refundCharge: async () => ({ status: 'pending', refundId: 'rf_1' }),
+      refundStatus: async () => {
+        rec.asks += 1;
+        return settled ? { status: 'succeeded', refundId: 'rf_1' } : { status: 'pending', refundId: 'rf_1' };
+      },
+      findRefund: async () => ({ status: 'pending', refundId: 'rf_1' }),
+      cancelRefund: async () => ({ status: 'canceled', refundId: 'rf_1' }),
+      saveRefund: async (p: { status: string }) => {
+        rec.patches.push(p);
+        return 'applied';
+      },
+      recordEvent: async () => undefined,
+      olderRefundFacts: async () => null,
+    };
+    const taskQueue = `ops-re-${Date.now()}`;
+    const now = new Date(await testEnv().currentTimeMs());
+    const inp: RefundInput = {
+      id: `re_eu_ops${Date.now()}`,
+      tenantId: 'ten_eu_t',
+      region: 'eu',
+      paymentIntent: 'pi_eu_gone',
+      connector: 'con_eu_t',
+      chargeId: 'ch_1',
+      amount: 700,
+      currency: 'EUR',
+      idempotencyKey: null,
+      webhooks: [],
+      slaSeconds: 7 * 86_400,
+      createdAt: now.toISOString(),
+      webhookTaskQueue: 'webhooks-test',
+    };
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await testEnv().client.workflow.start(REFUND_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      await waitUntil(async () => (await handle.describe()).historyLength > 8);
+      const before = rec.asks;
+      expect(await handle.executeUpdate(retryRefundStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'pending' });
+      expect(rec.asks).toBeGreaterThan(before);
+      settled = true;
+      expect(await handle.executeUpdate(retryRefundStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'success' });
+      await handle.result();
+    });
+    expect(rec.patches.at(-1)).toMatchObject({ status: 'success' });
+  });
+});

@@ -1,0 +1,137 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { DeliveryAttemptInput, DeliveryPlan, ParkDeliveryInput, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
+import { DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
+import { SA } from '../../workflows/search-attributes';
+import { WEBHOOK_DELIVERY_WORKFLOW, redeliverNowUpdate, type WebhookDeliveryInput } from '../../workflows/webhook-delivery/messages';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+
+// The delivery workflow's operations in virtual time: an operator's redeliverNow, attempts put off while the
+// endpoint is at its in-flight cap (not attempts), and parking when the endpoint is disabled. Activities are
+// scripted; the real ones are exercised against FerretDB and HTTP receivers in test/integration/webhook-endpoints.test.ts.
+
+const testEnv = useWorkflowTestEnv();
+let n = 0;
+
+type Answer = Partial<SendWebhookResult>;
+
+function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterRecord?: number } = {}) {
+  const sends: SendWebhookInput[] = [];
+  const records: DeliveryAttemptInput[] = [];
+  const parked: ParkDeliveryInput[] = [];
+  const activities = {
+    deliveryPlan: async (): Promise<DeliveryPlan> => ({ waitsMs: opts.waitsMs ?? [3_600_000, 3_600_000], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 }),
+    sendWebhook: async (i: SendWebhookInput): Promise<SendWebhookResult> => {
+      sends.push(i);
+      const a = answers[Math.min(sends.length - 1, answers.length - 1)]!;
+      return { attemptedAt: new Date(await testEnv().currentTimeMs()).toISOString(), statusCode: 500, latencyMs: 3, error: 'http_500', outcome: 'failed', permanent: false, retryAfterMs: null, ...a };
+    },
+    recordDeliveryAttempt: async (r: DeliveryAttemptInput) => {
+      records.push(r);
+      return { endpointDisabled: opts.disableAfterRecord !== undefined && records.length >= opts.disableAfterRecord };
+    },
+    parkDelivery: async (p: ParkDeliveryInput) => {
+      parked.push(p);
+    },
+  };
+  const taskQueue = `webhook-ops-${++n}`;
+  const input: WebhookDeliveryInput = {
+    eventId: `evt_eu_ops${n}`,
+    eventType: 'payment.success',
+    tenantId: 'ten_eu_test',
+    url: 'https://hooks.example.com/ops',
+    endpointIndex: 0,
+    source: { kind: 'payment_intent', id: 'pi_eu_test' },
+    body: '{"id":"x"}',
+    format: 'envelope',
+  };
+  /** Runs `fn` on a started delivery; with RECORD_HISTORIES=1 its history is kept as `webhook-delivery-<recordAs>`. */
+  const run = async <T>(fn: (h: Awaited<ReturnType<typeof start>>) => Promise<T>, recordAs?: string): Promise<T> => {
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    return worker.runUntil(async () => {
+      const handle = await start();
+      const out = await fn(handle);
+      if (recordAs) {
+        await handle.result().catch(() => undefined);
+        keepHistory(`webhook-delivery-${recordAs}`, await handle.fetchHistory());
+      }
+      return out;
+    });
+  };
+  const start = () =>
+    testEnv().client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW, {
+      workflowId: `${input.eventId}-0`,
+      taskQueue,
+      args: [input],
+      typedSearchAttributes: [{ key: SA.DeliveryStatus, value: 'pending' }],
+    });
+  return { sends, records, parked, run, input };
+}
+
+async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const details = async (h: { query: (q: string) => Promise<unknown> }) => ((await h.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
+
+test("an operator's redeliverNow cuts the hour's wait short, attempts now and answers with that attempt", async () => {
+  const h = harness([{}, { outcome: 'delivered', statusCode: 204, error: null }]);
+  await h.run(async (handle) => {
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    const before = await testEnv().currentTimeMs();
+    const answer = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'merchant fixed TLS', actionId: 'opa_eu_1' }], updateId: 'opa_eu_1' });
+    expect(answer).toEqual({ outcome: 'attempted', delivery: `${h.input.eventId}-0`, attempt: 2, status_code: 204, attempt_outcome: 'delivered', status: 'pending' });
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 2 });
+    // The second attempt came at once, not an hour later.
+    expect(new Date(h.records[1]!.attemptedAt).getTime() - before).toBeLessThan(60_000);
+    expect(await details(handle)).toContain('operator nadia: redeliver now (merchant fixed TLS)');
+    // The same action retried (same update id) is not a second attempt; an ended delivery refuses a new one.
+    await expect(handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'again', actionId: 'opa_eu_2' }], updateId: 'opa_eu_2' })).rejects.toThrow();
+    expect(h.sends).toHaveLength(2);
+  }, 'operator-redeliver-now-delivered');
+});
+
+test('redeliverNow without a reason is refused by the validator and changes nothing', async () => {
+  const h = harness([{}, { outcome: 'delivered', statusCode: 200, error: null }]);
+  await h.run(async (handle) => {
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    const err = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: ' ', actionId: 'opa_eu_3' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'update_rejected' });
+    expect(h.sends).toHaveLength(1);
+    await handle.terminate().catch(() => undefined);
+  });
+});
+
+test('attempts put off at the in-flight cap are not attempts: attempt 1 is sent once the endpoint has room', async () => {
+  const busy: Answer = { busy: true, error: 'endpoint_busy', statusCode: null };
+  const h = harness([busy, busy, busy, { outcome: 'delivered', statusCode: 200, error: null }]);
+  const result = await h.run((handle) => handle.result(), 'put-off-three-times-delivered');
+  expect(result).toEqual({ status: 'delivered', attempts: 1 });
+  expect(h.sends.map((s) => s.attempt)).toEqual([1, 1, 1, 1]);
+  expect(h.records.map((r) => [r.attempt, r.outcome, r.final])).toEqual([[1, 'delivered', 'delivered']]);
+});
+
+test('a disabled endpoint parks the delivery: nothing recorded as an attempt, status parked', async () => {
+  const h = harness([{ parked: true, permanent: true, error: 'endpoint_disabled', statusCode: null }]);
+  await h.run(async (handle) => {
+    expect(await handle.result()).toEqual({ status: 'parked', attempts: 0 });
+    expect((await handle.describe()).typedSearchAttributes.get(SA.DeliveryStatus)).toBe('parked');
+  });
+  expect(h.records).toEqual([]);
+  expect(h.parked).toEqual([{ deliveryId: `${h.input.eventId}-0`, tenantId: 'ten_eu_test', eventId: h.input.eventId, endpointIndex: 0, url: h.input.url }]);
+});
+
+test('the failed attempt that disables the endpoint stops the retries and parks the delivery', async () => {
+  const h = harness([{}], { disableAfterRecord: 2 });
+  await h.run(async (handle) => {
+    expect(await handle.result()).toEqual({ status: 'parked', attempts: 2 });
+    expect(await details(handle)).toContain('parked: the endpoint was disabled after attempt 2');
+  }, 'endpoint-disabled-parked');
+  expect(h.sends).toHaveLength(2);
+  expect(h.parked).toHaveLength(1);
+});
