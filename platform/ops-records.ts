@@ -36,8 +36,11 @@ export interface OperatorActionRecord {
   reason: string;
   evidence: string | null;
   requested_at: Date;
-  /** `requested` until the owning workflow answered; `done` or `refused` (with its code) after. */
-  outcome: 'requested' | 'done' | 'refused' | 'failed';
+  /**
+   * `requested` until the owning workflow answered; `done` or `refused` (with its code) after. `unanswered`:
+   * no answer in time (503); Temporal keeps the Update, so the action may still happen: look at the object.
+   */
+  outcome: 'requested' | 'done' | 'refused' | 'unanswered' | 'failed';
   code: string | null;
   message: string | null;
   finished_at: Date | null;

@@ -38,7 +38,10 @@ const auditView = z.object({
   operator: z.string(),
   reason: z.string(),
   evidence: z.string().nullable(),
-  outcome: z.enum(['requested', 'done', 'refused', 'failed']).meta({ description: '`requested` until the workflow answered (or when the process died before it did)' }),
+  outcome: z.enum(['requested', 'done', 'refused', 'unanswered', 'failed']).meta({
+    description:
+      '`requested` until the workflow answered (or when the process died before it did); `unanswered`: no answer in time (503): the workflow may still act on it, so look at the object before acting again',
+  }),
   code: z.string().nullable().meta({ description: 'The error code of a refused or failed action' }),
   message: z.string().nullable(),
   requested_at: z.string(),
@@ -73,7 +76,9 @@ async function act(deps: AppDeps, action: OperatorActionName, req: { target: str
     await audit.finish(actionId, 'done', { tenantId });
     return { action_id: actionId, action, target: req.target, outcome: 'done' as const, result };
   } catch (err) {
-    if (err instanceof DomainError) await audit.finish(actionId, 'refused', { code: err.code, message: err.message });
+    // A 503 is no answer, not a refusal: the workflow may still act on the Update it was sent.
+    if (err instanceof DomainError && err.kind === 'unavailable') await audit.finish(actionId, 'unanswered', { code: err.code, message: err.message });
+    else if (err instanceof DomainError) await audit.finish(actionId, 'refused', { code: err.code, message: err.message });
     else await audit.finish(actionId, 'failed', { message: String(err).slice(0, 500) });
     throw err;
   }

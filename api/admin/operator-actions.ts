@@ -1,14 +1,13 @@
-import { DomainError, conflict, invalidRequest, notFound } from '../../domain/errors';
+import { DomainError, conflict, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { paymentIntentData } from '../../data/payment-intents';
 import { refundData } from '../../data/refunds';
 import { payoutData } from '../../data/payouts';
-import { forceCancelUpdate, recheckAttemptUpdate } from '../../workflows/payment-intent/messages';
+import { forceCancelUpdate, recheckAttemptUpdate, type OperatorActionInput } from '../../workflows/payment-intent/messages';
 import { retryRefundStepUpdate } from '../../workflows/refund/messages';
 import { confirmPayoutUpdate, retryPayoutStepUpdate } from '../../workflows/payout/messages';
 import { runUpdate } from '../http/workflow-calls';
-import { admitOnIntent } from '../refunds/service';
-import { workflowInput } from '../payment-intents/service';
+import { reopenOperation } from '../refunds/service';
 import type { AppDeps } from '../deps';
 import type { OperatorHandler, OperatorRequest } from './operator-handler';
 
@@ -28,24 +27,26 @@ async function tenantOr404(what: string, target: string, tenantOf: (id: string) 
   return tenantId;
 }
 
-/** A pending intent is canceled; a paid one is refunded of all that is left (reopened from MongoDB when its workflow has closed). */
+/**
+ * A pending intent is canceled; a paid one is refunded of all that is left. A paid intent whose workflow has
+ * closed (its refund window ended) is reopened from MongoDB with the same Update (Update-with-Start), so the
+ * workflow computes what is left and the operator's stamp is in its history either way.
+ */
 export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
   const tenantId = await tenantOr404('payment intent', req.target, paymentIntentData(deps.mongo).tenantOf);
   const intent = (await paymentIntentData(deps.mongo).find(tenantId, req.target))!;
+  const args: [OperatorActionInput] = [{ ...stampOf(req), refundSlaSeconds: DEFAULT_REFUND_SLA_SECONDS }];
   const result = await runUpdate(
     deps,
-    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(forceCancelUpdate, { args: [{ ...stampOf(req), refundSlaSeconds: DEFAULT_REFUND_SLA_SECONDS }] }),
+    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(forceCancelUpdate, { args }),
     async () => {
-      // The workflow has closed: canceled intents have nothing to cancel; a paid one whose refund window
-      // ended is refunded through the refund path, which reopens it from its stored balance.
       if (intent.status !== 'success') throw conflict('payment_intent_unexpected_state', `This payment intent is ${intent.status}`);
-      const left = intent.amount - (intent.amount_refunded ?? 0);
-      if (left <= 0) throw conflict('nothing_to_refund', 'This payment intent has nothing left to refund');
-      const admission = await admitOnIntent(deps, intent, [
-        { amount: left, currency: intent.currency, idempotencyKey: `operator:${req.actionId}`, webhooks: workflowInput(intent, deps).webhooks, slaSeconds: DEFAULT_REFUND_SLA_SECONDS },
-      ]);
-      if (!admission.ok) throw invalidRequest(admission.code, admission.message, 'target');
-      return { outcome: 'refunded', status: 'success' as const, refund: admission.refund };
+      const start = await reopenOperation(deps, intent);
+      return runUpdate(
+        deps,
+        () => deps.temporal.workflow.executeUpdateWithStart(forceCancelUpdate, { args, startWorkflowOperation: start }),
+        () => conflict('payment_intent_unexpected_state', 'The payment intent could not be reopened; retry'),
+      );
     },
   );
   return { tenantId, result: { ...result } };

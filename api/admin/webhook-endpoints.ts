@@ -17,7 +17,7 @@ import { tenantOr404, tenantParam } from './tenant-param';
 
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
 
-/** Most parked deliveries one re-enable replays; the answer says when more are left (enable is refused then, so replay them with POST /events/replay). */
+/** Most parked deliveries one re-enable replays; when more are left, enabling again (already enabled) replays the next ones. */
 export const REENABLE_REPLAY_MAX = 1000;
 
 const endpointView = z.object({
@@ -78,10 +78,12 @@ async function enableEndpoint(
 ): Promise<{ endpoint: z.infer<typeof endpointView>; replayed: string[] }> {
   const data = webhookEndpointData(deps.mongo);
   const enabled = await data.enable(e, { operator: stamp.operator, reason: stamp.reason });
-  if (!enabled) throw conflict('webhook_endpoint_not_disabled', `The endpoint ${e._id} is not disabled`);
+  // Already enabled is refused unless deliveries are still parked (more than one replay's worth, a replay cut
+  // short by a crash, or one parked by a worker that read the endpoint just before it was enabled).
+  const parked = replayMissed ? await data.parked(e._id, REENABLE_REPLAY_MAX) : [];
+  if (!enabled && parked.length === 0) throw conflict('webhook_endpoint_not_disabled', `The endpoint ${e._id} is not disabled`);
   const replayed: string[] = [];
   if (replayMissed) {
-    const parked = await data.parked(e._id, REENABLE_REPLAY_MAX);
     const events = new Map((await data.eventsByIds(e.tenant_id, [...new Set(parked.map((p) => p.event_id))])).map((ev) => [ev._id, ev]));
     await inBatches(parked, 16, async (p) => {
       const ev = events.get(p.event_id);
@@ -92,7 +94,7 @@ async function enableEndpoint(
       replayed.push(delivery);
     });
   }
-  return { endpoint: await viewOf(deps, enabled), replayed };
+  return { endpoint: await viewOf(deps, enabled ?? (await data.byId(e._id)) ?? e), replayed };
 }
 
 const text = (max: number) => z.string().trim().min(1).max(max);

@@ -9,6 +9,7 @@ import type { AppDeps, AuthContext } from '../deps';
 import type { RouteResult } from '../http/route';
 import { runUpdate } from '../http/workflow-calls';
 import type { MitChargeBody, TransactionView } from './schemas';
+import { gatewayTaskQueue } from '../../workflows/task-queues';
 
 /** The claim a secret key needs to charge saved cards. */
 export const MIT_CLAIM = 'cards.mit';
@@ -34,7 +35,7 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   if (paid) return answer({ code: 'ok', transaction_uuid: paid.transaction });
   if (intent.customer && card.customer !== intent.customer)
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
-  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type);
+  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   const result = await runUpdate(
     deps,
@@ -64,6 +65,7 @@ export async function mitChargeInputFor(
   card: SavedPaymentMethodRecord,
   agreementId: string,
   agreementType: AgreementType,
+  paymentsQueue: string,
 ): Promise<MitChargeInput> {
   assertChargeable(card, 'payment_method_uuid');
   const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
@@ -72,6 +74,7 @@ export async function mitChargeInputFor(
   return {
     paymentMethod: card._id,
     connector: card.connector,
+    gatewayQueue: gatewayTaskQueue(paymentsQueue, card.gateway),
     agreement: {
       id: agreement?._id ?? agreementIdFor(region, agreementScope(tenantId, card._id, agreementId)),
       agreementId,

@@ -1,7 +1,7 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
-import type { PaymentIntentRecord, PinKind } from '../../platform/records';
+import type { ConnectorRecord, PaymentIntentRecord, PinKind } from '../../platform/records';
 import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput, type PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
@@ -18,6 +18,7 @@ import { newOlderIds, paymentIntentData } from '../../data/payment-intents';
 import { idempotencyScope } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
+import { gatewayTaskQueue } from '../../workflows/task-queues';
 
 /** A stored intent in its one public shape (domain/views.ts). */
 export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentView {
@@ -299,6 +300,13 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
   return view;
 }
 
+/** Each connector's gateway task queue (workflows/task-queues.ts): the workflow sends that gateway's calls there. */
+function gatewayQueuesOf(deps: AppDeps, ids: readonly string[], connectors: readonly ConnectorRecord[]): Record<string, string> {
+  const queues: Record<string, string> = {};
+  for (const c of connectors) if (ids.includes(c._id)) queues[c._id] = gatewayTaskQueue(deps.config.TEMPORAL_TASK_QUEUE, c.gateway);
+  return queues;
+}
+
 /**
  * A customer's attempt, with the connectors it may use decided now (api/payment-methods/resolve.ts): an
  * unpinned intent is paid through the tenant's checkout as it stands, a pinned one through its pin's
@@ -309,7 +317,10 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
 export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input: AttemptInput) {
   const handle = deps.temporal.workflow.getHandle(r._id);
   let routed: AttemptInput & Partial<AttemptRouting> = input;
-  if (r.status === 'pending') routed = { ...input, ...attemptRouting((await intentCheckout(deps.mongo, r)).checkout, input.connector) };
+  if (r.status === 'pending') {
+    const { checkout, connectors } = await intentCheckout(deps.mongo, r);
+    routed = { ...input, ...attemptRouting(checkout, input.connector), gatewayQueues: gatewayQueuesOf(deps, checkout.connectors, connectors) };
+  }
   return runUpdate(
     deps,
     () => handle.executeUpdate(attemptUpdate, { args: [routed] }),

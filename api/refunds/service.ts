@@ -159,16 +159,24 @@ function createAnswer(a: RefundAdmitted) {
 
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
 async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], via: RefundInterface): Promise<RefundAdmission> {
+  const start = await reopenOperation(deps, intent);
+  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(via));
+}
+
+/**
+ * The start of a paid intent's workflow again, from its balance in MongoDB (its refunds and the credit notes
+ * credited to the customer's balance), for an Update-with-Start: a refund, or an operator's force-cancel.
+ */
+export async function reopenOperation(deps: AppDeps, intent: PaymentIntentRecord) {
   const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
   const credits = await creditNoteData(deps.mongo).creditedToBalanceOf(intent.tenant_id, intent._id);
   const options = startOptions(intent, deps);
-  const start = new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
+  return new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
     ...options,
     // The record says `success` (only a paid intent is reopened), so the start's search attributes do too.
     args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date(), credits) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(via));
 }
 
 function createView(r: RefundRecord) {

@@ -58,7 +58,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
       }
       let result: MitChargeResult;
       try {
-        const input = await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING');
+        const input = await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE);
         result = await temporal.workflow.getHandle(intent._id).executeUpdate(mitChargeUpdate, { args: [input] });
       } catch (err) {
         // The card cannot be charged (detached, no token), or the intent refused the charge: a failed attempt.

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { RUNBOOK_QUERIES } from '../../platform/runbook-queries';
-import { admin, api, createMerchant, eventually, getStack, pay, type Merchant } from './harness';
+import { admin, api, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
 
 // Operators on the real stack: the runbook's queries run against Temporal's visibility store, each operator
 // action is an Update of the owning workflow through the admin API, audited, and the CLI drives the same API.
@@ -79,6 +79,19 @@ test('force-cancel of a paid intent refunds all that is left: the refund is the 
   const again = await act('force_cancel_intent', { target: id });
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe('nothing_to_refund');
+});
+
+test('force-cancel of a paid intent whose workflow has ended reopens it from MongoDB, with the stamp in its history', async () => {
+  const id = await paidIntent(3000);
+  const client = await temporalClient();
+  await client.workflow.getHandle(id).terminate('the refund window ended (test stand-in)');
+  const r = await act('force_cancel_intent', { target: id });
+  expect(r.status).toBe(200);
+  expect(r.body.result).toMatchObject({ outcome: 'refunded', status: 'success', refund: expect.stringMatching(/^re_eu_/) });
+  const history = await client.workflow.getHandle(id).fetchHistory();
+  const accepted = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+  expect(accepted.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.name)).toContain('operatorForceCancel');
+  await eventually(async () => ((await api.get(`/v202607/refunds/${r.body.result.refund}`, m.secretKey)).body.status === 'success' ? true : undefined), 20_000, 'refunded');
 });
 
 test('re-check of an intent with nothing waiting on the gateway is refused (409); unknown targets are 404', async () => {

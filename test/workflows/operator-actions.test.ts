@@ -114,9 +114,12 @@ describe('payment intent', () => {
     await withWorker(activities, async (taskQueue) => {
       const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
-      const answer = await handle.executeUpdate(forceCancelUpdate, { args: [stamp({ refundSlaSeconds: 3600 })] });
+      const action = stamp({ refundSlaSeconds: 3600 });
+      const answer = await handle.executeUpdate(forceCancelUpdate, { args: [action] });
       expect(answer).toMatchObject({ outcome: 'refunded', status: 'success', refund: expect.stringMatching(/^re_eu_/) });
       expect((await handle.query(intentStateQuery)).refundable_amount_left).toBe(0);
+      // The same action retried (its audit id) answers the same refund; another action finds nothing left.
+      expect((await handle.executeUpdate(forceCancelUpdate, { args: [action] })).refund).toBe(answer.refund);
       expect((await refusalOf(handle.executeUpdate(forceCancelUpdate, { args: [stamp()] }))).type).toBe('nothing_to_refund');
       await waitUntil(async () => rec.events.some((e) => e.type === 'refund.success'));
       await handle.terminate('test done');

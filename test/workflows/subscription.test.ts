@@ -800,7 +800,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await longRun?.catch(() => undefined);
-}, 120_000);
+}, 300_000);
 
 test('a daily plan for 400 days: the run chain continues as new with its state intact, every run near the history bound', async () => {
   const { rec, inp, T0, runs, state, wallMs } = await longRun!;
@@ -831,7 +831,7 @@ test('a daily plan for 400 days: the run chain continues as new with its state i
   }
   const s = state.subscription;
   expect([s.status, iso(s.currentPeriodStart), iso(s.currentPeriodEnd), s.latestInvoice]).toEqual(['active', iso(T0 + 400 * DAY), iso(T0 + 401 * DAY), invoices.at(-1)!.id]);
-}, 120_000);
+}, 300_000); // its wall time grows with the load of the whole suite on 2 cores (one CI run passed 120 s)
 
 // ---- what a review found (each was a defect before its fix) ------------------------------------------------
 

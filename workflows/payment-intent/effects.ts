@@ -35,22 +35,27 @@ const store = proxyActivities<Activities>({
 });
 // A charge is tried twice at most: the gateway idempotency key makes the retry safe, and a customer is
 // waiting on the other end of the Update.
-const gateway = proxyActivities<Activities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '500ms', maximumAttempts: 2 },
-});
+const gatewayOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '500ms', maximumAttempts: 2 } } as const;
 // Status questions: a few quick tries, then the workflow's own backoff decides when to ask again, so a
 // gateway that is down never holds the loop (or its timers) inside one activity.
-const gatewayCheck = proxyActivities<Activities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '1s', maximumAttempts: 3 },
-});
+const gatewayCheckOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } } as const;
 // The one question asked inside a payment attempt whose charge call lost its answer: the customer waits.
-const gatewayQuick = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } });
-const gatewayPatient = proxyActivities<Activities>({
-  startToCloseTimeout: '15s',
-  retry: { initialInterval: '1s', maximumInterval: '1m' },
-});
+const gatewayQuickOptions = { startToCloseTimeout: '10s', retry: { maximumAttempts: 1 } } as const;
+const gatewayPatientOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumInterval: '1m' } } as const;
+
+/**
+ * The gateway calls of an attempt, on its gateway's task queue (workflows/task-queues.ts: each gateway's
+ * rate limit) when the API named one, else on the workflow's own queue (attempts of older API processes).
+ */
+function gatewayOf(a: Pick<Attempt, 'taskQueue'>) {
+  const on = a.taskQueue ? { taskQueue: a.taskQueue } : {};
+  return {
+    gateway: proxyActivities<Activities>({ ...gatewayOptions, ...on }),
+    gatewayCheck: proxyActivities<Activities>({ ...gatewayCheckOptions, ...on }),
+    gatewayQuick: proxyActivities<Activities>({ ...gatewayQuickOptions, ...on }),
+    gatewayPatient: proxyActivities<Activities>({ ...gatewayPatientOptions, ...on }),
+  };
+}
 
 /** One run of an intent's workflow: its input, its state, and the writer of its MongoDB record. */
 export function startRun(input: PaymentIntentInput) {
@@ -162,7 +167,7 @@ export async function cancelIntent(run: IntentRun, reason: CancellationReason): 
 export function charge(run: IntentRun, a: Attempt, token: string): Promise<GatewayWord> {
   const { input } = run;
   const mit = a.mit;
-  return gateway.charge({
+  return gatewayOf(a).gateway.charge({
     tenantId: input.tenantId,
     connectorId: a.connector,
     token,
@@ -199,7 +204,7 @@ async function voidCapture(run: IntentRun, a: Attempt, chargeId: string, why = '
   let outcome: 'refunded' | 'failed' = 'refunded';
   let error: string | null = null;
   try {
-    const r = await gatewayPatient.refundCharge({
+    const r = await gatewayOf(a).gatewayPatient.refundCharge({
       tenantId: input.tenantId,
       connectorId: a.connector,
       chargeId,
@@ -315,7 +320,8 @@ export async function resolve(run: IntentRun, a: Attempt, word: GatewayWord): Pr
 /** The gateway's own word on an attempt: by charge id when we know it, else by idempotency key. */
 export async function ask(run: IntentRun, a: Attempt, quick = false): Promise<GatewayWord | null> {
   const ref = { tenantId: run.input.tenantId, connectorId: a.connector };
-  const asker = quick ? gatewayQuick : gatewayCheck;
+  const calls = gatewayOf(a);
+  const asker = quick ? calls.gatewayQuick : calls.gatewayCheck;
   try {
     if (a.chargeId) return await asker.chargeStatus({ ...ref, chargeId: a.chargeId });
     const found = await asker.findCharge({ ...ref, idempotencyKey: a.idempotencyKey });

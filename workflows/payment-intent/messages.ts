@@ -64,6 +64,8 @@ export interface CarriedAttempt {
   idempotencyKey: string;
   saveMethod: boolean;
   checks: number;
+  /** The task queue of its connector's gateway; absent: the workflow's own queue. */
+  taskQueue?: string;
   /** A merchant-initiated charge of a saved card (POST /cards/mit). */
   mit?: MitAttempt;
 }
@@ -89,7 +91,8 @@ export interface MitAgreement {
 export interface CarriedState {
   status: IntentStatus;
   version: number;
-  paid: { amount: number; currency: string; connector: string; chargeId: string } | null;
+  /** `taskQueue`: the paid connector's gateway queue (absent in runs from before gateway queues). */
+  paid: { amount: number; currency: string; connector: string; chargeId: string; taskQueue?: string } | null;
   reserved: Record<string, number>;
   /** Refund idempotency keys and their refunds. Older runs carried a plain object; newer ones carry pairs. */
   refundKeys: Record<string, string> | [string, string][];
@@ -98,7 +101,7 @@ export interface CarriedState {
   /** Refunds canceled at their SLA that the gateway executed after all (taken back out of the balance). */
   lateRefunds?: string[];
   /** Charges no longer waited on whose late capture must still be refunded (older runs: no key). */
-  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string }[];
+  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string; taskQueue?: string }[];
   /** While pending: the open attempt, the attempts made, the last failure and unanswered callback hints. */
   pending?: { attempt: CarriedAttempt | null; attemptsMade: number; lastFailureCode: string | null; hints: [string, string][] };
   /** Until when the attempts in lateCharges are watched. */
@@ -153,6 +156,11 @@ export interface AttemptInput {
    */
   connectors?: string[];
   failover?: boolean;
+  /**
+   * The task queue of each connector's gateway (workflows/task-queues.ts), so each gateway's calls run under
+   * its own rate limit. Absent from older API processes and their histories: the workflow's own queue.
+   */
+  gatewayQueues?: Record<string, string>;
 }
 
 export interface AttemptResult {
@@ -197,6 +205,8 @@ export interface MitChargeInput {
   /** The connector that issued the token: only it can charge the card. */
   connector: string;
   agreement: MitAgreement;
+  /** The task queue of the connector's gateway (workflows/task-queues.ts); absent from older API processes. */
+  gatewayQueue?: string;
 }
 
 /** The charge's answer: the transaction (`ti_...`) and how it stands. */

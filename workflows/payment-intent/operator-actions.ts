@@ -14,6 +14,9 @@ function refuse(refusal: Refusal): never {
   throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
 }
 
+/** A force-cancel's refund is keyed by its action: the same action retried finds it. */
+const operatorKey = (req: OperatorActionInput) => `operator:${req.actionId}`;
+
 function note(run: IntentRun, action: string, req: OperatorActionInput): void {
   const line = `operator ${req.operator}: ${action} (${req.reason})`;
   run.s.operatorNotes.push(line.slice(0, 300));
@@ -31,7 +34,9 @@ export function validateForceCancel(run: IntentRun, req: OperatorActionInput): v
   validateStamp(req);
   const { s } = run;
   if (s.status === 'canceled') refuse({ type: 'not_mutable', message: 'This payment intent is canceled already' });
-  if (s.status === 'success' && s.refundableLeft() === 0) refuse({ type: 'nothing_to_refund', message: 'This payment intent has nothing left to refund' });
+  // The same action retried answers the refund it started; another action finds nothing left.
+  if (s.status === 'success' && s.refundableLeft() === 0 && s.knownRefund(operatorKey(req)) === undefined)
+    refuse({ type: 'nothing_to_refund', message: 'This payment intent has nothing left to refund' });
 }
 
 /**
@@ -41,34 +46,39 @@ export function validateForceCancel(run: IntentRun, req: OperatorActionInput): v
  */
 export async function onForceCancel(run: IntentRun, req: OperatorActionInput): Promise<OperatorActionAnswer> {
   const { s, input } = run;
-  note(run, 'force-cancel', req);
   if (s.status === 'pending') {
     if (s.chargeDeciding()) await condition(() => s.status !== 'pending' || !s.chargeDeciding(), OPERATOR_WAITS_MS);
     if (s.status === 'pending') {
       const busy = s.cancelRefusal();
       if (busy) refuse(busy);
+      note(run, 'force-cancel', req);
       await cancelIntent(run, 'requested');
       return { outcome: 'canceled', status: s.status };
     }
   }
   if (s.status !== 'success') return { outcome: s.status, status: s.status };
+  note(run, 'force-cancel: refund all that is left', req);
   const left = s.refundableLeft();
   const admission = await onAdmitRefund(run, {
     amount: left,
     currency: input.currency,
-    idempotencyKey: `operator:${req.actionId}`,
+    idempotencyKey: operatorKey(req),
     webhooks: input.webhooks,
     slaSeconds: req.refundSlaSeconds ?? 7 * 24 * 3600,
   });
-  if (!admission.ok) refuse({ type: admission.code, message: admission.message });
+  if (!admission.ok) refuse({ type: 'update_rejected', message: `${admission.code}: ${admission.message}` });
   return { outcome: 'refunded', status: s.status, refund: admission.refund };
 }
 
-/** The attempts a re-check may ask about: the open one (unless its charge is on the wire) and abandoned ones. */
+/**
+ * The attempts a re-check can make the workflow ask about: while the intent is pending, its open attempt
+ * (unless its charge is on the wire; abandoned attempts are watched only once the intent has ended); after,
+ * the abandoned attempts it still watches for a late capture.
+ */
 function recheckable(run: IntentRun): Attempt[] {
   const { s } = run;
-  const open = s.status === 'pending' && s.attempt && s.attempt.phase !== 'charging' ? [s.attempt] : [];
-  return [...open, ...s.lateAttempts.values()];
+  if (s.status === 'pending') return s.attempt && s.attempt.phase !== 'charging' ? [s.attempt] : [];
+  return [...s.lateAttempts.values()];
 }
 
 export function validateRecheck(run: IntentRun, req: OperatorActionInput): void {
@@ -88,7 +98,8 @@ export async function onRecheck(run: IntentRun, req: OperatorActionInput): Promi
   const asked = recheckable(run).map((a) => ({ a, checks: a.checks }));
   for (const { a } of asked) s.hint(a.chargeId ?? a.idempotencyKey, a.idempotencyKey, OPERATOR_RECHECK);
   const moved = ({ a, checks }: { a: Attempt; checks: number }) => a.checks > checks || (s.attempt !== a && !s.lateAttempts.has(a.idempotencyKey));
-  await condition(() => asked.every(moved) && run.checking.count === 0, OPERATOR_WAITS_MS);
+  const answered = await condition(() => asked.every(moved) && run.checking.count === 0, OPERATOR_WAITS_MS);
   const open = s.attempt;
-  return { outcome: 'rechecked', status: s.status, attempt: open ? { number: open.number, phase: open.phase } : null };
+  // Not asked in time (the gateway is slow to answer): the hint stays, so the loop still asks.
+  return { outcome: answered ? 'rechecked' : 'recheck_pending', status: s.status, attempt: open ? { number: open.number, phase: open.phase } : null };
 }

@@ -134,7 +134,10 @@ export class PaymentIntentState {
     this.lateAttempts = new Map(
       (c.lateCharges ?? []).map((l) => {
         const key = l.idempotencyKey ?? `${input.id}:attempt:${l.number}`;
-        return [key, { number: l.number, phase: 'awaiting_callback', connector: l.connector, chargeId: l.chargeId, idempotencyKey: key, saveMethod: false, checks: 0 }];
+        return [
+          key,
+          { number: l.number, phase: 'awaiting_callback', connector: l.connector, chargeId: l.chargeId, idempotencyKey: key, saveMethod: false, checks: 0, ...(l.taskQueue ? { taskQueue: l.taskQueue } : {}) },
+        ];
       }),
     );
     this.hints = new Map(c.pending?.hints ?? []);
@@ -256,7 +259,13 @@ export class PaymentIntentState {
       refundStarted: [...this.startedRefunds],
       refundSettled: [...this.settledRefunds],
       lateRefunds: [...this.lateRefunds],
-      lateCharges: [...this.lateAttempts.values()].map((a) => ({ chargeId: a.chargeId, connector: a.connector, number: a.number, idempotencyKey: a.idempotencyKey })),
+      lateCharges: [...this.lateAttempts.values()].map((a) => ({
+        chargeId: a.chargeId,
+        connector: a.connector,
+        number: a.number,
+        idempotencyKey: a.idempotencyKey,
+        ...(a.taskQueue ? { taskQueue: a.taskQueue } : {}),
+      })),
       ...(this.status === 'pending'
         ? { pending: { attempt: this.attempt, attemptsMade: this.attemptsMade, lastFailureCode: this.lastFailureCode, hints: [...this.hints] } }
         : {}),
@@ -334,14 +343,17 @@ export class PaymentIntentState {
   startAttempt(req: AttemptInput, now: number): Attempt {
     this.attemptsMade += 1;
     if (this.attempt) this.letGo(this.attempt, now);
+    const connector = req.connector ?? this.routing(req).connectors[0]!;
+    const taskQueue = req.gatewayQueues && Object.hasOwn(req.gatewayQueues, connector) ? req.gatewayQueues[connector] : undefined;
     const a: Attempt = {
       number: this.attemptsMade,
       phase: 'charging',
-      connector: req.connector ?? this.routing(req).connectors[0]!,
+      connector,
       chargeId: null,
       idempotencyKey: `${this.input.id}:attempt:${this.attemptsMade}`,
       saveMethod: req.save_payment_method === true,
       checks: 0,
+      ...(taskQueue ? { taskQueue } : {}),
     };
     this.attempt = a;
     this.reached(a);
@@ -386,7 +398,7 @@ export class PaymentIntentState {
 
   /** A merchant-initiated charge starts as a new attempt on the card's connector, with its transaction. */
   startMitAttempt(req: MitChargeInput, transaction: string, now: number): Attempt {
-    const a = this.startAttempt({ token: '', connector: req.connector }, now);
+    const a = this.startAttempt({ token: '', connector: req.connector, ...(req.gatewayQueue ? { gatewayQueues: { [req.connector]: req.gatewayQueue } } : {}) }, now);
     a.mit = { transaction, paymentMethod: req.paymentMethod, agreement: req.agreement };
     const at = new Date(now).toISOString();
     this.transactions.set(transaction, {
@@ -515,7 +527,7 @@ export class PaymentIntentState {
     this.attempt = null;
     this.updateTransaction(a, { status: 'succeeded', next_action: null }, now);
     this.paymentMethod = a.mit?.paymentMethod ?? savedAs;
-    this.paid = { amount: this.input.amount, currency: this.input.currency, connector: a.connector, chargeId };
+    this.paid = { amount: this.input.amount, currency: this.input.currency, connector: a.connector, chargeId, ...(a.taskQueue ? { taskQueue: a.taskQueue } : {}) };
     this.balance = { paid: this.input.amount, currency: this.input.currency, reserved: {} };
     this.succeededAt = new Date(now).toISOString();
     this.closeAt = now + REFUND_WINDOW_MS;
@@ -611,6 +623,7 @@ export class PaymentIntentState {
       paymentIntent: i.id,
       connector: this.paid!.connector,
       chargeId: this.paid!.chargeId,
+      ...(this.paid!.taskQueue ? { gatewayTaskQueue: this.paid!.taskQueue } : {}),
       amount: req.amount,
       currency: req.currency,
       idempotencyKey: req.idempotencyKey,

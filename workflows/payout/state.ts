@@ -148,7 +148,11 @@ export class PayoutLifecycle {
    */
   confirmByOperator(c: OperatorConfirmation, now: number): boolean {
     this.operatorConfirmation = c;
-    return this.apply({ status: 'succeeded', payoutId: '' }, now);
+    // Not a late outcome from the gateway (apply would say so past the window): the operator's word, kept apart.
+    const late = this.lateOutcome;
+    const changed = this.apply({ status: 'succeeded', payoutId: '' }, now);
+    this.lateOutcome = late;
+    return changed;
   }
 
   /** The window has closed with the transfer not complete: from now on, ask the gateway to cancel it. */

@@ -92,13 +92,13 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
 
   const writer = serialWriter<PayoutPatch>(p.version, store.savePayout);
 
-  const announce = () => {
-    const body = p.webhookBody();
+  /** The payout's event as the state is now: built before any await, so a later change announces itself. */
+  const announce = (body = p.webhookBody()) => {
     return emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
       tenantId: input.tenantId,
       region: input.region,
-      type: `payout.${p.subStatus}`,
+      type: `payout.${body.sub_status}`,
       objectId: input.id,
       source: { kind: 'payout', id: input.id },
       data: body,
@@ -112,13 +112,16 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   const publish = async () => {
     upsertSearchAttributes([{ key: SA.PaymentStatus, value: p.subStatus }]);
     describe();
+    // What this change announces is fixed now: an operator's confirmation landing during the write below
+    // announces its own status, and this one is not announced as that one.
+    const body = p.webhookBody();
     unwritten += 1;
     try {
       await writer.write(p.record());
     } finally {
       unwritten -= 1;
     }
-    await announce();
+    await announce(body);
   };
   const take = async (word: PayoutOutcome) => {
     if (p.apply(word, Date.now())) await publish();

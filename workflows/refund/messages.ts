@@ -26,6 +26,8 @@ export interface RefundInput {
   /** Older runs carried it; the gateway activities build it now. */
   callbackUrl?: string;
   webhookTaskQueue: string;
+  /** The task queue of the connector's gateway (workflows/task-queues.ts); absent in older runs: the workflow's own. */
+  gatewayTaskQueue?: string;
   /** Carried across continue-as-new. */
   carried?: RefundCarried;
   /** A refund of the older interface (POST /refunds): its webhook_urls get the older body. */

@@ -27,10 +27,10 @@ import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-ref
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
 // The submission retries until it is answered (the idempotency key makes that safe) or the SLA cuts it off.
-const gatewaySubmit = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumInterval: '1m' } });
+const gatewaySubmitOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumInterval: '1m' } } as const;
 // Questions (status, cancel): a few quick tries; the workflow's own backoff decides when to ask again, so a
 // gateway error never fails the workflow and never holds its timers.
-const gatewayCheck = proxyActivities<Activities>({ startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } });
+const gatewayCheckOptions = { startToCloseTimeout: '15s', retry: { initialInterval: '1s', maximumAttempts: 3 } } as const;
 
 /**
  * Runs started by code with this patch write the older sub-status's one move that is no status change
@@ -49,6 +49,10 @@ const OPERATOR_WAITS_MS = 20_000;
 export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
   const r = new RefundLifecycle(input);
   let hinted = false;
+  // The gateway's own task queue (its rate limit, workflows/task-queues.ts) when the intent knew it.
+  const onGatewayQueue = input.gatewayTaskQueue ? { taskQueue: input.gatewayTaskQueue } : {};
+  const gatewaySubmit = proxyActivities<Activities>({ ...gatewaySubmitOptions, ...onGatewayQueue });
+  const gatewayCheck = proxyActivities<Activities>({ ...gatewayCheckOptions, ...onGatewayQueue });
   // Asked once, before the first command: a run keeps one behaviour from its start to its end.
   const writesProgress = patched(SUB_STATUS_WRITES_PATCH);
   // Only refunds of the older interface have `older`, so no history recorded before it takes these branches.

@@ -40,7 +40,8 @@ export interface RedeliverNowInput {
 
 export interface RedeliverNowAnswer {
   /** `attempted`: an attempt was made now (its outcome below); `ended`: the delivery ended meanwhile. */
-  outcome: 'attempted' | 'ended';
+  /** `pending`: not attempted within 30 s (the endpoint is at its in-flight limit); the attempt still comes. */
+  outcome: 'attempted' | 'ended' | 'pending';
   delivery: string;
   attempt: number | null;
   status_code: number | null;

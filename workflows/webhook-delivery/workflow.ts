@@ -28,6 +28,9 @@ import { redeliverNowUpdate, type RedeliverNowAnswer, type RedeliverNowInput, ty
 const plan = proxyLocalActivities<Activities>({ startToCloseTimeout: '5s' });
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '1s', maximumInterval: '1m' } });
 
+/** How long an operator's redeliverNow waits for the attempt before answering `pending` (the attempt still comes). */
+const REDELIVER_NOW_WAITS_MS = 30_000;
+
 /** The attempt activity's own bound: the HTTP exchange's, plus room to look up the secret. */
 const ACTIVITY_MARGIN_MS = 5000;
 
@@ -61,36 +64,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     wake = false;
   };
 
-  setHandler(
-    redeliverNowUpdate,
-    async (req: RedeliverNowInput): Promise<RedeliverNowAnswer> => {
-      notes.push(`operator ${req.operator}: redeliver now (${req.reason})`.slice(0, 300));
-      if (notes.length > 5) notes.shift();
-      log.warn('operator action', { action: 'redeliver_webhook', operator: req.operator, reason: req.reason, actionId: req.actionId, deliveryId });
-      // An attempt on the wire is the attempt asked for; otherwise the wait before the next one ends now.
-      const before = lines.length;
-      if (!attempting) wake = true;
-      describe(attempting ? `attempt ${lines.length + 1} in progress` : 'attempting now (operator)');
-      await condition(() => lines.length > before || ended !== null);
-      const l = lines[before];
-      return {
-        outcome: l ? 'attempted' : 'ended',
-        delivery: deliveryId,
-        attempt: l?.attempt ?? null,
-        status_code: l?.statusCode ?? null,
-        attempt_outcome: l?.outcome ?? null,
-        status: ended ?? 'pending',
-      };
-    },
-    {
-      validator: (req: RedeliverNowInput) => {
-        if (!req?.operator?.trim() || !req.reason?.trim() || !req.actionId)
-          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
-        if (ended !== null) throw ApplicationFailure.nonRetryable(`This delivery has ended (${ended})`, 'delivery_ended');
-      },
-    },
-  );
-
+  // Declared before the handler: an Update that arrives with the first task runs at setHandler.
   const describe = (headline: string) => {
     const rows = lines.map(
       (l) => `| ${l.attempt} | ${l.at} | ${l.statusCode ?? '-'} | ${l.latencyMs} ms | ${(l.error ?? '').replace(/\|/g, '/').slice(0, 120)} |`,
@@ -107,6 +81,37 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     describe(headline);
     return { status, attempts: lines.length };
   };
+
+  setHandler(
+    redeliverNowUpdate,
+    async (req: RedeliverNowInput): Promise<RedeliverNowAnswer> => {
+      notes.push(`operator ${req.operator}: redeliver now (${req.reason})`.slice(0, 300));
+      if (notes.length > 5) notes.shift();
+      log.warn('operator action', { action: 'redeliver_webhook', operator: req.operator, reason: req.reason, actionId: req.actionId, deliveryId });
+      // An attempt on the wire is the attempt asked for; otherwise the wait before the next one ends now.
+      const before = lines.length;
+      if (!attempting) wake = true;
+      describe(attempting ? `attempt ${lines.length + 1} in progress` : 'attempting now (operator)');
+      // Bounded: an endpoint at its in-flight limit puts the attempt off; the operator is told it is pending.
+      await condition(() => lines.length > before || ended !== null, REDELIVER_NOW_WAITS_MS);
+      const l = lines[before];
+      return {
+        outcome: l ? 'attempted' : ended !== null ? 'ended' : 'pending',
+        delivery: deliveryId,
+        attempt: l?.attempt ?? null,
+        status_code: l?.statusCode ?? null,
+        attempt_outcome: l?.outcome ?? null,
+        status: ended ?? 'pending',
+      };
+    },
+    {
+      validator: (req: RedeliverNowInput) => {
+        if (!req?.operator?.trim() || !req.reason?.trim() || !req.actionId)
+          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+        if (ended !== null) throw ApplicationFailure.nonRetryable(`This delivery has ended (${ended})`, 'delivery_ended');
+      },
+    },
+  );
 
   const send = async (attempt: number): Promise<SendWebhookResult> => {
     const req: SendWebhookInput = {

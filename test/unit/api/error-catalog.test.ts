@@ -50,7 +50,6 @@ interface DynamicSite {
 
 const DYNAMIC_SITES: DynamicSite[] = [
   { file: 'api/refunds/service.ts', call: 'invalidRequest(admission.code', kind: 'invalid_request', codes: ['ADMISSIONS'], why: 'the refund admission rejections (domain/refund-balance.ts, the intent workflow)' },
-  { file: 'api/admin/operator-actions.ts', call: 'invalidRequest(admission.code', kind: 'invalid_request', codes: ['ADMISSIONS'], why: "an operator force-cancel's refund of a closed paid intent (the refund admission rejections)" },
   { file: 'api/credit-notes/service.ts', call: 'invalidRequest(admission.code', kind: 'invalid_request', codes: ['ADMISSIONS'], why: "a credit note's admission on its invoice's intent (the refund admission rejections)" },
   { file: 'api/returns/service.ts', call: 'invalidRequest(admission.code', kind: 'invalid_request', codes: ['ADMISSIONS'], why: 'the return admission rejections (workflows/checkout)' },
   { file: 'api/returns/service.ts', call: 'invalidRequest(err.code', kind: 'invalid_request', codes: ['idempotency_key_in_use'], why: "guarded by err.code === 'idempotency_key_in_use'" },
