@@ -22,12 +22,12 @@ export interface PgFerret {
   stop(): Promise<void>;
 }
 
-function findPgBin(): string | null {
+export function findPgBin(): string | null {
   return PG_BIN_CANDIDATES.find((d) => existsSync(path.join(d, 'postgres')) && existsSync(path.join(d, 'initdb'))) ?? null;
 }
 
 /** uid/gid to run PostgreSQL as: ourselves when not root, else `postgres` or `nobody`. */
-function runAs(): { uid: number; gid: number; name: string } | null {
+export function runAs(): { uid: number; gid: number; name: string } | null {
   if (process.getuid?.() !== 0) return null;
   for (const name of ['postgres', 'nobody']) {
     try {

@@ -130,7 +130,7 @@ export function formatDuration(ms: number): string {
   return parts.join('');
 }
 
-/** Most put-offs of one attempt while its endpoint is at its in-flight cap; past them the attempt counts as failed. */
+/** Most put-offs of one delivery while its endpoint is at its in-flight cap; past them each busy attempt counts as failed. */
 export const MAX_BUSY_WAITS = 240;
 
 /**

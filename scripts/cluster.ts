@@ -1,10 +1,12 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../platform/free-port';
 import { SEARCH_ATTRIBUTES } from '../platform/search-attributes';
+import { PG_BIN_CANDIDATES, findPgBin as pgBinDir, runAs as pgUser } from '../bench/postgres';
+import { track, waitFor, type Proc } from './stack';
 
 // The production-shaped stack without Docker: PostgreSQL 15 from the machine, the real Temporal server in
 // cluster mode (all four services in one process, as the Helm chart's pods would run them) on it, and
@@ -17,7 +19,6 @@ const ROOT = path.join(__dirname, '..');
 const TOOLS = path.join(ROOT, '.tools');
 const BIN = path.join(TOOLS, 'bin');
 
-export const PG_BIN_CANDIDATES = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
 /**
  * History shards are fixed when the cluster's database is created. The reference config has 4; a shard is
  * the unit of history-service parallelism (one lock per shard), so more shards let more starts run at once.
@@ -37,15 +38,8 @@ export interface ClusterOptions {
   echo?: boolean;
 }
 
-export interface ClusterProc {
-  name: string;
-  child: ChildProcess;
-  logFile: string;
-  exited: boolean;
-  exitCode: number | null;
-  tail(): string;
-  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
-}
+/** A server of the cluster: scripts/stack.ts's process handle. */
+export type ClusterProc = Proc;
 
 export interface Cluster {
   temporalAddress: string;
@@ -58,27 +52,6 @@ export interface Cluster {
 
 const log = (msg: string) => process.stdout.write(`[cluster] ${msg}\n`);
 
-function findPgBin(): string {
-  const bin = PG_BIN_CANDIDATES.find((d) => existsSync(path.join(d, 'postgres')) && existsSync(path.join(d, 'initdb')));
-  if (!bin) throw new Error(`no PostgreSQL server binaries in ${PG_BIN_CANDIDATES.join(', ')} (Debian: apt-get install postgresql-15)`);
-  return bin;
-}
-
-/** PostgreSQL refuses to run as root: as root its files and processes belong to the `postgres` user. */
-function pgUser(): { uid: number; gid: number; name: string } | null {
-  if (process.getuid?.() !== 0) return null;
-  for (const name of ['postgres', 'nobody']) {
-    try {
-      const uid = Number(execFileSync('id', ['-u', name]).toString().trim());
-      const gid = Number(execFileSync('id', ['-g', name]).toString().trim());
-      if (Number.isInteger(uid) && uid > 0) return { uid, gid, name };
-    } catch {
-      /* no such user */
-    }
-  }
-  throw new Error('running as root and neither a postgres nor a nobody user exists to own the PostgreSQL cluster');
-}
-
 /**
  * Spawns a server that dies with this process (Linux parent-death signal through util-linux `setpriv`, an
  * exec: the child's pid is the server's), optionally as another user. setpriv sets the death signal after
@@ -87,52 +60,6 @@ function pgUser(): { uid: number; gid: number; name: string } | null {
 function spawnServer(bin: string, args: string[], user: ReturnType<typeof pgUser> = null, cwd?: string): ChildProcess {
   const as = user ? [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups'] : [];
   return spawn('setpriv', ['--pdeathsig', 'SIGTERM', ...as, '--', bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
-}
-
-function track(name: string, child: ChildProcess, logFile: string, echo: boolean): ClusterProc {
-  const out = createWriteStream(logFile, { flags: 'a' });
-  const recent: string[] = [];
-  const onData = (chunk: Buffer) => {
-    out.write(chunk);
-    recent.push(chunk.toString());
-    if (recent.length > 40) recent.shift();
-    if (echo) process.stdout.write(chunk.toString().split('\n').filter(Boolean).map((l) => `[${name}] ${l}\n`).join(''));
-  };
-  child.stdout?.on('data', onData);
-  child.stderr?.on('data', onData);
-  const proc: ClusterProc = {
-    name,
-    child,
-    logFile,
-    exited: false,
-    exitCode: null,
-    tail: () => recent.join('').split('\n').slice(-20).join('\n'),
-    stop: (signal = 'SIGTERM', timeoutMs = 15_000) =>
-      new Promise<void>((resolve) => {
-        if (proc.exited) return resolve();
-        const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-        child.once('exit', () => (clearTimeout(timer), resolve()));
-        child.kill(signal);
-      }),
-  };
-  child.on('exit', (code) => {
-    proc.exited = true;
-    proc.exitCode = code;
-    out.end();
-  });
-  // A launcher that exits without stopping us still ends the servers (as scripts/stack.ts does).
-  process.once('exit', () => void (proc.exited || child.kill('SIGTERM')));
-  return proc;
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc: ClusterProc): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.exited) throw new Error(`${what} exited with ${proc.exitCode} before it was ready; see ${proc.logFile}\n${proc.tail()}`);
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs} ms; see ${proc.logFile}\n${proc.tail()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const tcpOpen = (port: number) =>
@@ -207,7 +134,7 @@ async function startPostgres(opts: ClusterOptions & { pgBin: string }) {
   // server's test database does); durable data keeps PostgreSQL's defaults.
   const settings = ['listen_addresses=127.0.0.1', 'max_connections=300', 'shared_buffers=128MB', ...(opts.fast ? ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'] : [])];
   const child = spawnServer(path.join(opts.pgBin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, ...settings.flatMap((s) => ['-c', s])], user, dir);
-  const proc = track('postgres', child, path.join(opts.logDir, 'postgres.log'), opts.echo ?? false);
+  const proc = track('postgres', child, path.join(opts.logDir, 'postgres.log'), opts.echo ?? false, 15_000);
   await waitFor('PostgreSQL', async () => {
     await run(path.join(opts.pgBin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']);
     return true;
@@ -397,7 +324,8 @@ async function startFerretOnPostgres(opts: ClusterOptions & { pgPort: number; pg
  */
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   const t = clusterTools();
-  const pgBin = findPgBin();
+  const pgBin = pgBinDir();
+  if (!pgBin) throw new Error(`no PostgreSQL server binaries in ${PG_BIN_CANDIDATES.join(', ')} (Debian: apt-get install postgresql-15)`);
   const namespace = opts.namespace ?? 'default';
   mkdirSync(opts.dataDir, { recursive: true });
   mkdirSync(opts.logDir, { recursive: true });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 //   npm run ops -- reconcile [--from ISO] [--to ISO]        a reconciliation run now (default: yesterday, UTC)
 //
 // The API is OPS_API_URL (default http://127.0.0.1:$PORT, PORT 3000); the token ADMIN_API_TOKEN, else the
-// one `npm run dev` keeps in .data/admin-token. The operator is --operator, else OPS_OPERATOR, else the login.
+// one `npm run dev` (or dev:cluster, whichever started last) keeps under .data/. The operator is --operator, else OPS_OPERATOR, else the login.
 
 const ACTIONS: Record<string, string> = {
   'force-cancel': 'force_cancel_intent',
@@ -39,9 +39,11 @@ function fail(message: string, code = 2): never {
 
 function adminToken(): string {
   if (process.env.ADMIN_API_TOKEN) return process.env.ADMIN_API_TOKEN;
-  const file = path.join(__dirname, '..', '.data', 'admin-token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  return fail('No admin token: set ADMIN_API_TOKEN (npm run dev keeps its own in .data/admin-token)');
+  // `npm run dev` keeps its token in .data/, `npm run dev:cluster` in .data/cluster/: the newer is the one running.
+  const files = [path.join(__dirname, '..', '.data', 'admin-token'), path.join(__dirname, '..', '.data', 'cluster', 'admin-token')].filter((f) => existsSync(f));
+  const newest = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (newest) return readFileSync(newest, 'utf8').trim();
+  return fail('No admin token: set ADMIN_API_TOKEN (npm run dev keeps its own in .data/admin-token, dev:cluster in .data/cluster/admin-token)');
 }
 
 async function call(method: string, route: string, body?: unknown): Promise<unknown> {

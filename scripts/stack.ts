@@ -100,7 +100,8 @@ function spawnServer(bin: string, args: string[]): ChildProcess {
   return pdeathsig ? spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', bin, ...args], { stdio }) : spawn(bin, args, { stdio });
 }
 
-function track(name: string, child: ChildProcess, logFile: string, echo: boolean): Proc {
+/** Logs a child to `logFile` (echoed with its name when asked), keeps its last lines, and stops it on exit. */
+export function track(name: string, child: ChildProcess, logFile: string, echo: boolean, stopTimeoutMs = 10_000): Proc {
   const log = createWriteStream(logFile, { flags: 'a' });
   const recent: string[] = [];
   const onData = (chunk: Buffer) => {
@@ -119,7 +120,7 @@ function track(name: string, child: ChildProcess, logFile: string, echo: boolean
     exited: false,
     exitCode: null,
     tail: () => recent.join('').split('\n').slice(-20).join('\n'),
-    stop: (signal = 'SIGTERM', timeoutMs = 10_000) =>
+    stop: (signal = 'SIGTERM', timeoutMs = stopTimeoutMs) =>
       new Promise<void>((resolve) => {
         if (proc.exited) return resolve();
         const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

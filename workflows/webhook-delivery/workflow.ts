@@ -145,6 +145,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   const run = async (): Promise<WebhookDeliveryResult> => {
     const firstAttemptAt = Date.now();
+    // Put-offs are budgeted per delivery, not per attempt: each costs about 11 history events, so the budget
+    // bounds the history (240 put-offs: about 2,700 events) however many attempts follow.
+    let putOffsLeft = MAX_BUSY_WAITS;
     for (let attempt = 1; ; attempt++) {
       let r: SendWebhookResult;
       for (let putOffs = 0; ; ) {
@@ -154,7 +157,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         attempting = false;
         if (!r.busy) break;
         // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
-        if (++putOffs > MAX_BUSY_WAITS) {
+        ++putOffs;
+        if (--putOffsLeft < 0) {
           r = { ...r, busy: false, error: `endpoint_busy: put off ${MAX_BUSY_WAITS} times at the endpoint's in-flight cap` };
           break;
         }

@@ -824,10 +824,10 @@ export interface paths {
                                 reason: string;
                                 evidence: string | null;
                                 /**
-                                 * @description `requested` until the workflow answered (or when the process died before it did)
+                                 * @description `requested` until the workflow answered (or when the process died before it did); `unanswered`: no answer in time (503): the workflow may still act on it, so look at the object before acting again
                                  * @enum {string}
                                  */
-                                outcome: "requested" | "done" | "refused" | "failed";
+                                outcome: "requested" | "done" | "refused" | "unanswered" | "failed";
                                 /** @description The error code of a refused or failed action */
                                 code: string | null;
                                 message: string | null;
