@@ -8,6 +8,8 @@ import { retryRefundStepUpdate } from '../../workflows/refund/messages';
 import { confirmPayoutUpdate, retryPayoutStepUpdate } from '../../workflows/payout/messages';
 import { runUpdate } from '../http/workflow-calls';
 import { reopenOperation } from '../refunds/service';
+import type { UpdateDefinition } from '@temporalio/client';
+import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { AppDeps } from '../deps';
 import type { OperatorHandler, OperatorRequest } from './operator-handler';
 
@@ -33,7 +35,7 @@ async function tenantOr404(what: string, target: string, tenantOf: (id: string) 
  * workflow computes what is left and the operator's stamp is in its history either way.
  */
 export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const tenantId = await tenantOr404('payment intent', req.target, paymentIntentData(deps.mongo).tenantOf);
+  const tenantId = await tenantOr404('payment intent', req.target, intentOwner(deps).tenantOf);
   const intent = (await paymentIntentData(deps.mongo).find(tenantId, req.target))!;
   const args: [OperatorActionInput] = [{ ...stampOf(req), refundSlaSeconds: DEFAULT_REFUND_SLA_SECONDS }];
   const result = await runUpdate(
@@ -52,43 +54,34 @@ export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: Ope
   return { tenantId, result: { ...result } };
 };
 
-export const recheckAttempt: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const tenantId = await tenantOr404('payment intent', req.target, paymentIntentData(deps.mongo).tenantOf);
-  const result = await runUpdate(
-    deps,
-    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(recheckAttemptUpdate, { args: [stampOf(req)] }),
-    () => conflict('nothing_to_recheck', 'This payment intent has ended: no attempt is waiting on the gateway'),
-  );
-  return { tenantId, result: { ...result } };
-};
+/** An operator Update of the workflow that owns `req.target`; `closed` says what a closed workflow means here. */
+async function updateOwner<R extends object>(
+  deps: AppDeps,
+  req: OperatorRequest,
+  owner: { what: string; tenantOf: (id: string) => Promise<string | null> },
+  update: UpdateDefinition<R, [OperatorUpdateInput]>,
+  closed: () => DomainError,
+): ReturnType<OperatorHandler> {
+  const tenantId = await tenantOr404(owner.what, req.target, owner.tenantOf);
+  const answer: object = await runUpdate(deps, () => deps.temporal.workflow.getHandle(req.target).executeUpdate(update, { args: [stampOf(req)] }), closed);
+  return { tenantId, result: { ...answer } };
+}
 
-export const retryRefund: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const tenantId = await tenantOr404('refund', req.target, refundData(deps.mongo).tenantOf);
-  const result = await runUpdate(
-    deps,
-    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(retryRefundStepUpdate, { args: [stampOf(req)] }),
-    () => conflict('refund_settled', 'This refund is settled: nothing to retry'),
-  );
-  return { tenantId, result: { ...result } };
-};
+const intentOwner = (deps: AppDeps) => ({ what: 'payment intent', tenantOf: paymentIntentData(deps.mongo).tenantOf });
+const payoutOwner = (deps: AppDeps) => ({ what: 'payout', tenantOf: payoutData(deps.mongo).tenantOf });
 
-export const retryPayout: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const tenantId = await tenantOr404('payout', req.target, payoutData(deps.mongo).tenantOf);
-  const result = await runUpdate(
-    deps,
-    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(retryPayoutStepUpdate, { args: [stampOf(req)] }),
-    () => conflict('payout_final', 'This payout is final: nothing to retry'),
-  );
-  return { tenantId, result: { ...result } };
-};
+export const recheckAttempt: OperatorHandler = (deps, req) =>
+  updateOwner(deps, req, intentOwner(deps), recheckAttemptUpdate, () => conflict('nothing_to_recheck', 'This payment intent has ended: no attempt is waiting on the gateway'));
 
-export const confirmPayout: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
+export const retryRefund: OperatorHandler = (deps, req) =>
+  updateOwner(deps, req, { what: 'refund', tenantOf: refundData(deps.mongo).tenantOf }, retryRefundStepUpdate, () =>
+    conflict('refund_settled', 'This refund is settled: nothing to retry'),
+  );
+
+export const retryPayout: OperatorHandler = (deps, req) =>
+  updateOwner(deps, req, payoutOwner(deps), retryPayoutStepUpdate, () => conflict('payout_final', 'This payout is final: nothing to retry'));
+
+export const confirmPayout: OperatorHandler = async (deps, req) => {
   if (!req.evidence) throw new DomainError('invalid_request', 'parameter_missing', 'Marking a payout confirmed needs evidence', 'evidence');
-  const tenantId = await tenantOr404('payout', req.target, payoutData(deps.mongo).tenantOf);
-  const result = await runUpdate(
-    deps,
-    () => deps.temporal.workflow.getHandle(req.target).executeUpdate(confirmPayoutUpdate, { args: [stampOf(req)] }),
-    () => conflict('payout_final', 'This payout is final: nothing to confirm'),
-  );
-  return { tenantId, result: { ...result } };
+  return updateOwner(deps, req, payoutOwner(deps), confirmPayoutUpdate, () => conflict('payout_final', 'This payout is final: nothing to confirm'));
 };

@@ -11,11 +11,12 @@ import {
   recheckAttemptUpdate,
   type OperatorActionInput,
 } from '../../workflows/payment-intent/messages';
-import { confirmPayoutUpdate, PAYOUT_WORKFLOW, retryPayoutStepUpdate, type PayoutInput } from '../../workflows/payout/messages';
+import { confirmPayoutUpdate, PAYOUT_WORKFLOW, retryPayoutStepUpdate } from '../../workflows/payout/messages';
 import { REFUND_WORKFLOW, retryRefundStepUpdate, type RefundInput } from '../../workflows/refund/messages';
 import { SA } from '../../workflows/search-attributes';
 import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
+import { payoutInput } from './payout-fixtures';
 
 // Operator actions in virtual time: each is an Update that names who acted and why (kept in the history),
 // acts through the loops that own the asking, and is refused where it does not apply.
@@ -146,30 +147,11 @@ describe('payout', () => {
     };
     return { rec, activities };
   }
-  let n = 0;
-  const payoutInput = (createdAt: Date): PayoutInput => ({
-    id: `00000000-0000-4000-8000-${String(Date.now() % 1e9).padStart(9, '0')}${String(++n).padStart(3, '0')}`,
-    number: n,
-    tenantId: 'ten_eu_t',
-    tenantNumber: 7,
-    region: 'eu',
-    connectorId: 'con_eu_t',
-    gateway: 'sandbox',
-    amount: 5000,
-    currency: 'NGN',
-    recipient: { uuid: 'rcp-uuid', gatewayRecipientId: 'rcp_1', recipientType: 'bank_account', bankAccountNumber: '0123456789', mobileMoneyNumber: null, mobileMoneyProvider: null },
-    narration: 'June payout',
-    metadata: {},
-    webhooks: [],
-    timeoutSeconds: 259_200,
-    createdAt: createdAt.toISOString(),
-    webhookTaskQueue: 'webhooks-test',
-  });
 
   test('pending_promise: a retry asks the gateway now; a confirmation with evidence makes it success, kept on the record', async () => {
     const { rec, activities } = payoutFakes();
     const taskQueue = `ops-po-${Date.now()}`;
-    const inp = payoutInput(new Date(await testEnv().currentTimeMs()));
+    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
     const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
     await worker.runUntil(async () => {
       const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });

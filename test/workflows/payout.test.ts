@@ -5,6 +5,7 @@ import type { PayoutOutcome } from '../../gateways/types';
 import type { PayoutPatch } from '../../activities/payouts';
 import { PAYOUT_WORKFLOW, payoutInitiatedUpdate, payoutOutcomeSignal, type PayoutInput, type PayoutSnapshot } from '../../workflows/payout/messages';
 import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
+import { payoutInput } from './payout-fixtures';
 
 // The payout workflow in virtual time: each sub-status path, its window to the second, a lost answer, and
 // restarts around the gateway call. The gateway is a fake that keeps one transfer per idempotency key, as a
@@ -57,29 +58,6 @@ function fakes(g: FakeGateway) {
   return { rec, activities };
 }
 
-let n = 0;
-function input(timeoutSeconds: number, createdAt: Date): PayoutInput {
-  n += 1;
-  return {
-    id: `00000000-0000-4000-8000-${String(Date.now() % 1e9).padStart(9, '0')}${String(n).padStart(3, '0')}`,
-    number: n,
-    tenantId: 'ten_eu_t',
-    tenantNumber: 7,
-    region: 'eu',
-    connectorId: 'con_eu_t',
-    gateway: 'sandbox',
-    amount: 5000,
-    currency: 'NGN',
-    recipient: { uuid: 'rcp-uuid', gatewayRecipientId: 'rcp_1', recipientType: 'bank_account', bankAccountNumber: '0123456789', mobileMoneyNumber: null, mobileMoneyProvider: null },
-    narration: 'June payout',
-    metadata: {},
-    webhooks: [],
-    timeoutSeconds,
-    createdAt: createdAt.toISOString(),
-    webhookTaskQueue: 'webhooks-test',
-  };
-}
-
 /**
  * With RECORD_HISTORIES=1, a run's history is kept as a fixture that test/workflows/replay-recorded-histories
  * replays against later code (`npx jest test/workflows/payout.test.ts` with the variable set).
@@ -89,9 +67,10 @@ function keep(name: string | undefined, history: temporal.api.history.v1.IHistor
   if (name) keepHistory(`payout-${name}`, history);
 }
 
+let queues = 0;
 async function run(timeoutSeconds: number, activities: object, during: (h: any, inp: PayoutInput) => Promise<void> = async () => undefined, recordAs?: string) {
-  const taskQueue = `po-${n}-${Date.now()}`;
-  const inp = input(timeoutSeconds, new Date(await testEnv().currentTimeMs()));
+  const taskQueue = `po-${++queues}-${Date.now()}`;
+  const inp = payoutInput(timeoutSeconds, new Date(await testEnv().currentTimeMs()));
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   const runs: number[] = [];
   let result!: PayoutSnapshot;
@@ -276,7 +255,7 @@ test('a gateway unreachable for the whole window: the key is canceled at the gat
 test('a worker that dies after the gateway call and before the record write: the next worker makes no second transfer', async () => {
   const { rec, activities } = fakes({ initiation: succeeded, status: () => succeeded, cancel: () => succeeded });
   const taskQueue = `po-restart-${Date.now()}`;
-  const inp = input(259_200, new Date(await testEnv().currentTimeMs()));
+  const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
   let stuck = false;
   // The first worker: the transfer is made and answered; its record write never finishes (the process dies).
   const first = await Worker.create({

@@ -3,6 +3,7 @@ import type { OperatorActionAnswer, OperatorActionInput } from './messages';
 import { OPERATOR_RECHECK, type Attempt, type Refusal } from './state';
 import { cancelIntent, describe, type IntentRun } from './effects';
 import { onAdmitRefund } from './handlers';
+import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 // Operator actions on a payment intent (docs/runbook.md). Each is an Update whose input names the operator
 // and the reason: the history keeps them, the log and the summary show them, the API audits them.
@@ -18,20 +19,13 @@ function refuse(refusal: Refusal): never {
 const operatorKey = (req: OperatorActionInput) => `operator:${req.actionId}`;
 
 function note(run: IntentRun, action: string, req: OperatorActionInput): void {
-  const line = `operator ${req.operator}: ${action} (${req.reason})`;
-  run.s.operatorNotes.push(line.slice(0, 300));
-  if (run.s.operatorNotes.length > 5) run.s.operatorNotes.shift();
+  noteOperatorAction(run.s.operatorNotes, req.operator, action, req.reason);
   log.warn('operator action', { action, operator: req.operator, reason: req.reason, actionId: req.actionId });
   describe(run);
 }
 
-/** Every operator action names who acted and why (the API checks it too: this guards other callers). */
-function validateStamp(req: OperatorActionInput): void {
-  if (!req.operator?.trim() || !req.reason?.trim() || !req.actionId) refuse({ type: 'update_rejected', message: 'An operator action needs an operator, a reason and an action id' });
-}
-
 export function validateForceCancel(run: IntentRun, req: OperatorActionInput): void {
-  validateStamp(req);
+  assertStamped(req);
   const { s } = run;
   if (s.status === 'canceled') refuse({ type: 'not_mutable', message: 'This payment intent is canceled already' });
   // The same action retried answers the refund it started; another action finds nothing left.
@@ -82,7 +76,7 @@ function recheckable(run: IntentRun): Attempt[] {
 }
 
 export function validateRecheck(run: IntentRun, req: OperatorActionInput): void {
-  validateStamp(req);
+  assertStamped(req);
   if (run.s.claiming || run.s.attempt?.phase === 'charging')
     refuse({ type: 'attempt_in_progress', message: 'A charge is on the wire; its answer decides first' });
   if (recheckable(run).length === 0) refuse({ type: 'nothing_to_recheck', message: 'This payment intent has no attempt waiting on the gateway' });

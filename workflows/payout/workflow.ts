@@ -30,6 +30,7 @@ import {
 import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { PayoutPatch } from '../../activities/payouts';
 import { PayoutLifecycle } from './state';
+import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 // The transfer request: a technical failure is retried once at once (same idempotency key: the gateway
@@ -80,13 +81,11 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   let asked = 0;
   const noteOperator = (what: string, req: OperatorUpdateInput) => {
     log.warn(`operator action: ${what}`, { payout: input.id, operator: req.operator, reason: req.reason, actionId: req.actionId });
-    operatorNotes.push(`operator ${req.operator}: ${what} (${req.reason})`.slice(0, 300));
-    if (operatorNotes.length > 5) operatorNotes.shift();
+    noteOperatorAction(operatorNotes, req.operator, what, req.reason);
     describe();
   };
   const validateStamp = (req: OperatorUpdateInput) => {
-    if (!req.operator?.trim() || !req.reason?.trim() || !req.actionId)
-      throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+    assertStamped(req);
     if (p.final) throw ApplicationFailure.nonRetryable(`This payout is final (${p.subStatus})`, 'payout_final');
   };
 

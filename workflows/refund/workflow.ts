@@ -24,6 +24,7 @@ import { refundOutcomeSignal, refundStateQuery, retryRefundStepUpdate, type Refu
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
 import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-refund-views';
+import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
 // The submission retries until it is answered (the idempotency key makes that safe) or the SLA cuts it off.
@@ -73,8 +74,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     retryRefundStepUpdate,
     async (req) => {
       log.warn('operator action: retry the refund step', { refund: input.id, operator: req.operator, reason: req.reason, actionId: req.actionId });
-      operatorNotes.push(`operator ${req.operator}: retry the ${r.phase} step (${req.reason})`.slice(0, 300));
-      if (operatorNotes.length > 5) operatorNotes.shift();
+      noteOperatorAction(operatorNotes, req.operator, `retry the ${r.phase} step`, req.reason);
       describe();
       const before = asked;
       hinted = true; // the loops ask (or cancel) now, as on a callback
@@ -83,8 +83,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     },
     {
       validator: (req) => {
-        if (!req.operator?.trim() || !req.reason?.trim() || !req.actionId)
-          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+        assertStamped(req);
         if (r.phase === 'done') throw ApplicationFailure.nonRetryable(`This refund is settled (${r.status}): nothing to retry`, 'refund_settled');
       },
     },

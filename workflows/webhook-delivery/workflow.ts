@@ -17,6 +17,7 @@ import type { SendWebhookInput, SendWebhookResult } from '../../activities/webho
 import { busyRetryDelay, formatDuration, MAX_BUSY_WAITS, nextRetryDelay, type RetryPlan } from '../../domain/webhook-schedule';
 import { SA } from '../search-attributes';
 import { redeliverNowUpdate, type RedeliverNowAnswer, type RedeliverNowInput, type WebhookDeliveryInput, type WebhookDeliveryResult } from './messages';
+import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 // One delivery of one event to one endpoint. Each attempt is an activity (its status code and timing are in
 // history), the waits between attempts are durable timers, and the schedule is fixed at the start through
@@ -54,7 +55,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
   const lines: AttemptLine[] = [];
   const notes: string[] = [];
-  if (input.operator) notes.push(`operator ${input.operator.operator}: redeliver (${input.operator.reason})`.slice(0, 300));
+  if (input.operator) noteOperatorAction(notes, input.operator.operator, 'redeliver', input.operator.reason);
   let attempting = false;
   let wake = false;
   let ended: Status | null = null;
@@ -85,8 +86,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(
     redeliverNowUpdate,
     async (req: RedeliverNowInput): Promise<RedeliverNowAnswer> => {
-      notes.push(`operator ${req.operator}: redeliver now (${req.reason})`.slice(0, 300));
-      if (notes.length > 5) notes.shift();
+      noteOperatorAction(notes, req.operator, 'redeliver now', req.reason);
       log.warn('operator action', { action: 'redeliver_webhook', operator: req.operator, reason: req.reason, actionId: req.actionId, deliveryId });
       // An attempt on the wire is the attempt asked for; otherwise the wait before the next one ends now.
       const before = lines.length;
@@ -106,8 +106,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     },
     {
       validator: (req: RedeliverNowInput) => {
-        if (!req?.operator?.trim() || !req.reason?.trim() || !req.actionId)
-          throw ApplicationFailure.nonRetryable('An operator action needs an operator, a reason and an action id', 'update_rejected');
+        assertStamped(req);
         if (ended !== null) throw ApplicationFailure.nonRetryable(`This delivery has ended (${ended})`, 'delivery_ended');
       },
     },
