@@ -1,11 +1,9 @@
-import { ParentClosePolicy, proxyActivities, startChild, uuid4 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import { ParentClosePolicy, startChild, uuid4 } from '@temporalio/workflow';
 import { typedIdFromUuid } from '../domain/ids';
 import { SA } from './search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from './webhook-delivery/messages';
 import type { EndpointRef, EventSource } from './events';
-
-const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
+import { recordWrites } from './record-writes';
 
 export interface EmittedEvent {
   webhookTaskQueue: string;
@@ -34,7 +32,7 @@ export async function emitEvent(e: EmittedEvent): Promise<string> {
   const targets = e.endpoints
     .map((endpoint, index) => ({ endpoint, index }))
     .filter(({ endpoint }) => format === 'legacy' || endpoint.events.includes(e.type));
-  await store.recordEvent({
+  await recordWrites().recordEvent({
     id,
     tenantId: e.tenantId,
     type: e.type,

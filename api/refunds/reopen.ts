@@ -16,6 +16,8 @@ export function reopenedState(
   now: Date,
   /** Credit notes of the intent's invoice credited to the customer's balance: spent from the same balance. */
   credits: { _id: string; amount: number }[] = [],
+  /** The paid connector's gateway task queue, so the reopened run's refunds keep to that gateway's rate limit. */
+  taskQueue?: string,
 ): CarriedState {
   if (intent.status !== 'success' || !intent.connector_used || !intent.gateway_charge_id)
     throw new Error(`payment intent ${intent._id} has no successful payment to reopen`);
@@ -24,7 +26,7 @@ export function reopenedState(
   return {
     status: 'success',
     version: intent.version,
-    paid: { amount: intent.amount_paid ?? intent.amount, currency: intent.currency, connector: intent.connector_used, chargeId: intent.gateway_charge_id },
+    paid: { amount: intent.amount_paid ?? intent.amount, currency: intent.currency, connector: intent.connector_used, chargeId: intent.gateway_charge_id, ...(taskQueue ? { taskQueue } : {}) },
     reserved: Object.fromEntries([...holding.map((r): [string, number] => [r._id, r.amount]), ...credits.map((c): [string, number] => [c._id, c.amount])]),
     refundKeys: ours.filter((r) => r.idempotency_key !== null).map((r): [string, string] => [r.idempotency_key!, r._id]),
     refundStarted: [...ours.map((r) => r._id), ...credits.map((c) => c._id)],

@@ -12,6 +12,8 @@ import { reopenedState } from './reopen';
 import { creditNoteData } from '../../data/credit-notes';
 import type { RefundCreateBody } from './schemas';
 import { refundData } from '../../data/refunds';
+import { connectorData } from '../../data/connectors';
+import { gatewayTaskQueue } from '../../workflows/task-queues';
 import type { RefundView } from '../../domain/views';
 
 /** A stored refund in its one public shape (domain/views.ts). */
@@ -170,11 +172,14 @@ async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: 
 export async function reopenOperation(deps: AppDeps, intent: PaymentIntentRecord) {
   const refunds = await refundData(deps.mongo).ofPaymentIntent(intent.tenant_id, intent._id);
   const credits = await creditNoteData(deps.mongo).creditedToBalanceOf(intent.tenant_id, intent._id);
+  // The record keeps the connector, not its queue: a connector deleted since leaves the refunds on the workflow's queue.
+  const connector = intent.connector_used ? await connectorData(deps.mongo).find(intent.tenant_id, intent.connector_used) : null;
+  const taskQueue = connector ? gatewayTaskQueue(deps.config.TEMPORAL_TASK_QUEUE, connector.gateway) : undefined;
   const options = startOptions(intent, deps);
   return new WithStartWorkflowOperation<typeof paymentIntentWorkflow>(PAYMENT_INTENT_WORKFLOW, {
     ...options,
     // The record says `success` (only a paid intent is reopened), so the start's search attributes do too.
-    args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date(), credits) }],
+    args: [{ ...options.args[0], carried: reopenedState(intent, refunds, new Date(), credits, taskQueue) }],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }

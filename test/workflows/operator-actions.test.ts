@@ -173,6 +173,46 @@ describe('payout', () => {
   });
 });
 
+describe('payout confirmation racing a status write', () => {
+  test('an operator confirms while the pending_promise write is in flight: each status announced once, success last', async () => {
+    let release!: () => void;
+    const written = new Promise<void>((r) => (release = r));
+    const rec = { patches: [] as PayoutPatch[], events: [] as string[], promiseWrites: 0 };
+    const activities = {
+      initiatePayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
+      findPayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
+      cancelPayout: async () => ({ status: 'canceled' }),
+      savePayout: async (p: PayoutPatch) => {
+        rec.patches.push(p);
+        if (p.sub_status === 'pending_promise') {
+          rec.promiseWrites += 1;
+          await written; // the write is slow: the operator's Update lands meanwhile
+        }
+        return 'applied';
+      },
+      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
+    };
+    const taskQueue = `ops-po-race-${Date.now()}`;
+    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      try {
+        await waitUntil(async () => rec.promiseWrites > 0);
+        const confirming = handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611240007' })] });
+        await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
+        release();
+        expect(await confirming).toMatchObject({ status: 'success' });
+        expect((await handle.result()).status).toBe('success');
+      } finally {
+        release(); // never leave the activity hanging: the worker waits for it to shut down
+      }
+    });
+    expect(rec.events).toEqual(['payout.pending_created', 'payout.pending_promise', 'payout.success']);
+    expect(rec.patches.at(-1)).toMatchObject({ sub_status: 'success', operator_confirmation: { evidence: 'Bank statement line FT2611240007' } });
+  });
+});
+
 describe('refund', () => {
   test('a pending refund: a retry asks the gateway now, and the answer it gets settles the refund', async () => {
     let settled = false;

@@ -89,10 +89,29 @@ test("an operator's redeliverNow cuts the hour's wait short, attempts now and an
     // The second attempt came at once, not an hour later.
     expect(new Date(h.records[1]!.attemptedAt).getTime() - before).toBeLessThan(60_000);
     expect(await details(handle)).toContain('operator nadia: redeliver now (merchant fixed TLS)');
-    // The same action retried (same update id) is not a second attempt; an ended delivery refuses a new one.
+    // An ended delivery refuses a new action.
     await expect(handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'again', actionId: 'opa_eu_2' }], updateId: 'opa_eu_2' })).rejects.toThrow();
     expect(h.sends).toHaveLength(2);
   }, 'operator-redeliver-now-delivered');
+});
+
+test('the same operator action sent twice (same update id) attempts once and answers the first answer again', async () => {
+  const h = harness([{}, {}, { outcome: 'delivered', statusCode: 200, error: null }]);
+  await h.run(async (handle) => {
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    const action = { operator: 'nadia', reason: 'merchant redeployed', actionId: 'opa_eu_dup' };
+    const first = await handle.executeUpdate(redeliverNowUpdate, { args: [action], updateId: action.actionId });
+    expect(first).toMatchObject({ outcome: 'attempted', attempt: 2, attempt_outcome: 'failed', status: 'pending' });
+    // The admin API retried after a timeout: same update id, so Temporal answers the recorded result.
+    const again = await handle.executeUpdate(redeliverNowUpdate, { args: [action], updateId: action.actionId });
+    expect(again).toEqual(first);
+    expect(h.sends).toHaveLength(2);
+    // A new action (another id) is a new attempt.
+    const next = await handle.executeUpdate(redeliverNowUpdate, { args: [{ ...action, actionId: 'opa_eu_dup2' }], updateId: 'opa_eu_dup2' });
+    expect(next).toMatchObject({ outcome: 'attempted', attempt: 3, attempt_outcome: 'delivered' });
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 3 });
+    expect(h.sends).toHaveLength(3);
+  });
 });
 
 test('redeliverNow without a reason is refused by the validator and changes nothing', async () => {

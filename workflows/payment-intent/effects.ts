@@ -21,6 +21,7 @@ import { refundWorkflow } from '../refund/workflow';
 import { intentOutcomeSignal } from '../checkout/messages';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
+import { recordWrites } from '../record-writes';
 import { serialWriter } from '../serial-writer';
 import type { AttemptResult, CancellationReason, MitAttempt, PaymentIntentInput } from './messages';
 import type { ChargedCard } from '../../gateways/types';
@@ -64,7 +65,7 @@ export function startRun(input: PaymentIntentInput) {
   const shown = { attemptUnknown: workflowInfo().typedSearchAttributes.get(SA.AttemptUnknown) ?? false };
   // Gateway questions in flight (an operator's re-check answers once none is).
   const checking = { count: 0 };
-  return { input, s, shown, checking, writer: serialWriter(input.carried?.version ?? 0, store.savePaymentIntent) };
+  return { input, s, shown, checking, writer: serialWriter(input.carried?.version ?? 0, recordWrites().savePaymentIntent) };
 }
 
 /**
