@@ -33,6 +33,8 @@ interface ComposeService {
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: Array<string | number | { target: number | string; published?: number | string }>;
   container_name?: string;
+  deploy?: { replicas?: number };
+  volumes?: Array<string | { type?: string; source?: string; target?: string }>;
   depends_on?: string[] | Record<string, { condition?: string }>;
 }
 
@@ -109,7 +111,7 @@ describe('docker-compose.yml', () => {
 
   it('is accepted by `docker-compose config` when the required secrets are set', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'webhook-worker'].sort(),
+      ['api', 'api-lb', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'webhook-worker'].sort(),
     );
   });
 
@@ -219,8 +221,39 @@ describe('docker-compose.yml', () => {
     expect(compose.services['webhook-worker']!.ports ?? []).toEqual([]);
   });
 
-  it('publishes the api on 3000 and the Temporal UI on 8233', () => {
-    expect(publishedPorts(compose.services.api!)).toContainEqual({ published: '3000', target: '3000' });
+  it('runs 2 api processes behind one published port (api-lb), 3 workers and 1 webhook worker by default', () => {
+    expect(compose.services.api!.deploy?.replicas).toBe(2);
+    expect(compose.services.worker!.deploy?.replicas).toBe(3);
+    expect(compose.services['webhook-worker']!.deploy?.replicas).toBe(1);
+    for (const name of ['api', 'worker', 'webhook-worker']) expect([name, compose.services[name]!.container_name]).toEqual([name, undefined]);
+    // Only the balancer publishes 3000: replicas publishing it would collide.
+    expect(publishedPorts(compose.services.api!)).toEqual([]);
+    const publishers = Object.entries(compose.services).filter(([, svc]) => publishedPorts(svc).some((p) => p.published === '3000'));
+    expect(publishers.map(([name]) => name)).toEqual(['api-lb']);
+  });
+
+  it('replica counts follow API_REPLICAS, WORKER_REPLICAS and WEBHOOK_WORKER_REPLICAS', () => {
+    const result = composeConfig({ ...secrets, API_REPLICAS: '4', WORKER_REPLICAS: '6', WEBHOOK_WORKER_REPLICAS: '2' });
+    expect(result.status).toBe(0);
+    const scaled = parse(result.stdout) as ComposeFile;
+    expect([scaled.services.api!.deploy?.replicas, scaled.services.worker!.deploy?.replicas, scaled.services['webhook-worker']!.deploy?.replicas]).toEqual([4, 6, 2]);
+  });
+
+  it("api-lb mounts a config that exists and proxies to the api service's port, resolving replicas through Docker's DNS", () => {
+    const lb = compose.services['api-lb']!;
+    const mount = (lb.volumes ?? []).map((v) => (typeof v === 'string' ? { source: v.split(':')[0]!, target: v.split(':')[1]! } : { source: v.source!, target: v.target! }))[0]!;
+    expect(mount.target).toBe('/etc/nginx/nginx.conf');
+    const conf = fs.readFileSync(path.resolve(root, mount.source), 'utf8');
+    const apiPort = envOf(compose.services.api!).PORT;
+    expect(conf).toMatch(new RegExp(`set \\$api http://api:${apiPort};`));
+    expect(conf).toContain('proxy_pass $api;');
+    expect(conf).toMatch(/resolver 127\.0\.0\.11 /);
+    expect(conf).toMatch(/listen 3000;/);
+    expect((lb.depends_on as Record<string, { condition?: string }>).api?.condition).toBe('service_healthy');
+  });
+
+  it('publishes the api (through api-lb) on 3000 and the Temporal UI on 8233', () => {
+    expect(publishedPorts(compose.services['api-lb']!)).toContainEqual({ published: '3000', target: '3000' });
     expect(publishedPorts(compose.services['temporal-ui']!)).toContainEqual({ published: '8233', target: '8080' });
   });
 
