@@ -1,4 +1,6 @@
 import { regionOfHost } from './region-hosts';
+import { parseCodecKeys } from './payload-codec';
+import { parseCodecOperators } from './codec-operators';
 import { z } from 'zod';
 
 // Environment is parsed once at start; a wrong or missing value stops the process with a message that
@@ -79,6 +81,18 @@ export const configSchema = z
     TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
     /** Temporal Cloud API key, sent as a bearer token; implies TLS. */
     TEMPORAL_API_KEY: z.string().min(1).optional(),
+    /** Encrypt workflow payloads with a per-tenant key (platform/payload-codec.ts); off by default, on in production compose. */
+    PAYLOAD_CODEC: z.enum(['off', 'aes-256-gcm']).default('off'),
+    /** `id:base64,id:base64` (32-byte keys), newest first: the first encrypts, all decrypt. Required with the codec on. */
+    PAYLOAD_CODEC_KEYS: z.string().min(1).optional(),
+    /** The codec server (`npm run start:codec`) for the Temporal UI: its port, and the UI origins allowed to call it. */
+    CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234),
+    CODEC_CORS_ORIGINS: z.string().default('http://localhost:8233'),
+    /**
+     * Operators the codec server decodes for: `name:token:scope+scope,...`, a scope being a tenant id or `*`
+     * for every tenant and the platform's payloads. Tokens of 24+ characters.
+     */
+    CODEC_OPERATORS: z.string().min(1).optional(),
     MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/payorch'),
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -265,6 +279,21 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: [c.TEMPORAL_TLS_CERT_PATH ? 'TEMPORAL_TLS_KEY_PATH' : 'TEMPORAL_TLS_CERT_PATH'], message: 'TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together (mTLS)' });
     if (c.TEMPORAL_TLS === false && (c.TEMPORAL_TLS_CA_PATH || c.TEMPORAL_TLS_CERT_PATH || c.TEMPORAL_TLS_SERVER_NAME || c.TEMPORAL_API_KEY))
       ctx.addIssue({ code: 'custom', path: ['TEMPORAL_TLS'], message: 'is false while TLS settings or TEMPORAL_API_KEY are given: the key and certificates would travel in clear' });
+    if (c.PAYLOAD_CODEC !== 'off') {
+      if (!c.PAYLOAD_CODEC_KEYS) ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: `is required with PAYLOAD_CODEC=${c.PAYLOAD_CODEC}` });
+      else
+        try {
+          parseCodecKeys(c.PAYLOAD_CODEC_KEYS);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', path: ['PAYLOAD_CODEC_KEYS'], message: (err as Error).message });
+        }
+    }
+    if (c.CODEC_OPERATORS)
+      try {
+        parseCodecOperators(c.CODEC_OPERATORS);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['CODEC_OPERATORS'], message: (err as Error).message });
+      }
     if (c.NODE_ENV !== 'production') return;
     if (c.WEBHOOK_ALLOW_PRIVATE_HOSTS)
       ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOW_PRIVATE_HOSTS'], message: 'must be false in production (SSRF guard)' });

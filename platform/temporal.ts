@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Config } from './config';
+import { dataConverterFor } from './data-converter';
 
 export type TemporalConnectionConfig = Pick<
   Config,
@@ -35,7 +36,9 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): { a
   return { address: config.TEMPORAL_ADDRESS, ...(tls ? { tls } : {}), ...(config.TEMPORAL_API_KEY ? { apiKey: config.TEMPORAL_API_KEY } : {}) };
 }
 
-export async function connectTemporalClient(config: TemporalConnectionConfig & Pick<Config, 'TEMPORAL_NAMESPACE'>): Promise<Client> {
+export async function connectTemporalClient(
+  config: TemporalConnectionConfig & Pick<Config, 'TEMPORAL_NAMESPACE'> & Partial<Pick<Config, 'PAYLOAD_CODEC' | 'PAYLOAD_CODEC_KEYS'>>,
+): Promise<Client> {
   // One connection per process, shared by every request: a connection per call costs a TLS/HTTP2 setup.
   const connection = await Connection.connect({
     ...temporalConnectionOptions(config),
@@ -43,7 +46,8 @@ export async function connectTemporalClient(config: TemporalConnectionConfig & P
     // After an outage, come back within seconds: gRPC's default reconnect backoff grows to 120 s.
     channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5000 },
   });
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const dataConverter = dataConverterFor({ PAYLOAD_CODEC: config.PAYLOAD_CODEC ?? 'off', PAYLOAD_CODEC_KEYS: config.PAYLOAD_CODEC_KEYS });
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, ...(dataConverter ? { dataConverter } : {}) });
 }
 
 /**

@@ -15,6 +15,7 @@ import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
 import { createApiMetrics } from '../api/http/metrics';
 import { ensureReconciliationSchedule } from './reconciliation-schedule';
 import { temporalConnectionOptions } from '../platform/temporal';
+import { dataConverterFor } from '../platform/data-converter';
 import { sandboxSettlementReport } from '../gateways/sandbox-settlement';
 
 async function main() {
@@ -60,11 +61,13 @@ async function main() {
     },
   });
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  // PAYLOAD_CODEC: payloads sealed per tenant before they reach Temporal (platform/payload-codec.ts).
+  const dataConverter = dataConverterFor(config);
   const workflowBundle = plan.some((q) => q.runsWorkflows) ? await loadWorkflowBundle(config.WORKFLOW_BUNDLE_PATH) : undefined;
   // One Worker per queue this process polls (WORKER_QUEUES): payments and webhook sends scale apart as
   // separate deployments; each gateway's calls have a queue with its own rate limit.
   const workers = await Promise.all(
-    plan.map((q) => Worker.create({ connection, ...q.options, activities, ...(q.runsWorkflows ? { workflowBundle } : {}) })),
+    plan.map((q) => Worker.create({ connection, ...q.options, activities, ...(dataConverter ? { dataConverter } : {}), ...(q.runsWorkflows ? { workflowBundle } : {}) })),
   );
 
   const metricsServer = http.createServer(async (req, res) => {

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { configSchema, DEV_DEFAULTS, GATEWAY_CALLBACK_SECRETS, loadConfig } from '../../../platform/config';
+import { loadCodecConfig } from '../../../codec/config';
 import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
 import { loadSandboxConfig, sandboxEnvSchema } from '../../../sandbox/config';
 import { SA } from '../../../workflows/search-attributes';
@@ -22,6 +23,8 @@ const secrets = {
   KEY_HASH_SECRET: 'test-key-hash-secret-0123456789',
   SANDBOX_CALLBACK_SECRET: 'test-sandbox-callback-secret-0123',
   TEMPORAL_DB_PASSWORD: 'test-temporal-db-password',
+  PAYLOAD_CODEC_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+  CODEC_OPERATORS: 'ops:test-codec-operator-token-0123456789:*',
 };
 const composeText = fs.readFileSync(composeFile, 'utf8');
 
@@ -111,7 +114,7 @@ describe('docker-compose.yml', () => {
 
   it('is accepted by `docker-compose config` when the required secrets are set', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'api-lb', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'webhook-worker'].sort(),
+      ['api', 'api-lb', 'codec-server', 'mongodb', 'postgresql', 'sandbox', 'temporal', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker', 'webhook-worker'].sort(),
     );
   });
 
@@ -250,6 +253,20 @@ describe('docker-compose.yml', () => {
     expect(conf).toMatch(/resolver 127\.0\.0\.11 /);
     expect(conf).toMatch(/listen 3000;/);
     expect((lb.depends_on as Record<string, { condition?: string }>).api?.condition).toBe('service_healthy');
+  });
+
+  it('seals workflow payloads in every process that talks to Temporal, and points the UI at the codec server', () => {
+    for (const name of ['api', 'worker', 'webhook-worker', 'codec-server']) {
+      const env = envOf(compose.services[name]!);
+      expect([name, env.PAYLOAD_CODEC, env.PAYLOAD_CODEC_KEYS]).toEqual([name, 'aes-256-gcm', secrets.PAYLOAD_CODEC_KEYS]);
+    }
+    const codecEnv = envOf(compose.services['codec-server']!);
+    expect(loadCodecConfig(codecEnv).CODEC_OPERATORS).toBe(secrets.CODEC_OPERATORS);
+    expect(commandOf(compose.services['codec-server']!)).toBe('node dist/codec/main.js');
+    expect(publishedPorts(compose.services['codec-server']!)).toContainEqual({ published: codecEnv.CODEC_SERVER_PORT, target: codecEnv.CODEC_SERVER_PORT });
+    const ui = envOf(compose.services['temporal-ui']!);
+    expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${codecEnv.CODEC_SERVER_PORT}`);
+    expect(codecEnv.CODEC_CORS_ORIGINS).toBe('http://localhost:8233');
   });
 
   it('publishes the api (through api-lb) on 3000 and the Temporal UI on 8233', () => {
