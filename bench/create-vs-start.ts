@@ -8,6 +8,7 @@
 //   BENCH_UPDATE_RATE=10 (per s)  BENCH_CONCURRENCY=8,16,32  BENCH_WARMUP_S=2  BENCH_PHASE_S=4  BENCH_HALF_S=10  BENCH_UPDATE_S=5  BENCH_PART_S=3
 //   BENCH_BREAKDOWN=0                                       skip the "where the time goes" phases
 //   BENCH_LOG_LEVEL=info                                    LOG_LEVEL of the API and worker we start
+//   BENCH_RATIOS=0                                          skip the issue-16 ratios (bench/ratios.ts lists their knobs)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -25,6 +26,8 @@ import type { PaymentIntentRecord } from '../platform/records';
 import { startStack, type Stack } from '../scripts/stack';
 import { cancelUpdate, PAYMENT_INTENT_WORKFLOW } from '../workflows/payment-intent/messages';
 import { startPgFerret, type PgFerret } from './postgres';
+import { deliveryRatio, lifecycleCpu, openIntentRatios, updateRatios, type Ratio, type RatioKit } from './ratios';
+import { gatewayTaskQueue } from '../workflows/task-queues';
 
 const env = process.env;
 const num = (name: string, dflt: number) => (env[name] ? Number(env[name]) : dflt);
@@ -38,6 +41,7 @@ const UPDATE_RATE = num('BENCH_UPDATE_RATE', 10);
 const BREAKDOWN = env.BENCH_BREAKDOWN !== '0';
 const MONGO_HANDLER = (env.BENCH_MONGO ?? 'postgresql') as 'postgresql' | 'sqlite';
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'info';
+const RATIOS = env.BENCH_RATIOS !== '0';
 const AMOUNT = 1000;
 const CURRENCY = 'EUR';
 
@@ -222,6 +226,15 @@ function report(r: Result, extra = ''): void {
   if (r.cpu && Object.keys(components).length) console.log(cpuLine(r));
 }
 
+/** A process and every process below it (tsx may run the worker in a child). */
+function descendants(root: number | undefined): number[] {
+  if (!root) return [];
+  const table = procTable();
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, { ppid }] of table) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
 // ---- HTTP client: one keep-alive agent -----------------------------------------------------------------
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
@@ -335,7 +348,8 @@ async function main() {
         ...(env.TEMPORAL_ADDRESS ? { temporalAddress: env.TEMPORAL_ADDRESS } : {}),
         ...(pg ? { mongoUri: pg.uri } : env.MONGODB_URI ? { mongoUri: env.MONGODB_URI } : {}),
         // The per-key rate limit would cap the create rate being measured.
-        env: { LOG_LEVEL, RATE_LIMIT_SECRET_PER_SEC: '0', ...(env.ADMIN_API_TOKEN ? { ADMIN_API_TOKEN: env.ADMIN_API_TOKEN } : {}) },
+        // The ratios' webhook sink listens on loopback, which the SSRF guard lets through only when told to.
+        env: { LOG_LEVEL, RATE_LIMIT_SECRET_PER_SEC: '0', RATE_LIMIT_PUBLISHABLE_PER_SEC: '0', RATE_LIMIT_ATTEMPTS_PER_SEC: '0', WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ...(env.ADMIN_API_TOKEN ? { ADMIN_API_TOKEN: env.ADMIN_API_TOKEN } : {}) },
       });
       for (const [name, p] of Object.entries(stack.procs)) if (p.child.pid) components[name] = p.child.pid;
       if (stack.procs.ferretdb) mongoDescribe = 'FerretDB 1.24.2 --handler=sqlite (startStack default; FALLBACK: not the PostgreSQL handler)';
@@ -352,14 +366,16 @@ async function main() {
 
     // A merchant with one live sandbox connector, like the integration tests make.
     let secretKey = env.BENCH_SECRET_KEY ?? '';
+    let publishableKey = env.BENCH_PUBLISHABLE_KEY ?? '';
     if (!secretKey) {
       if (!adminToken) throw new Error('give BENCH_SECRET_KEY or ADMIN_API_TOKEN to bench a running API');
       const t = await request(apiUrl, 'POST', '/admin/tenants', { key: adminToken, body: { name: 'Bench shop', region: 'eu' } });
       if (t.status !== 201) throw new Error(`tenant create failed: ${t.status} ${t.text}`);
-      const tenant = JSON.parse(t.text) as { tenant: string; secret_key: string };
+      const tenant = JSON.parse(t.text) as { tenant: string; secret_key: string; publishable_key: string };
       const c = await request(apiUrl, 'POST', `/admin/tenants/${tenant.tenant}/connectors`, { key: adminToken, body: { gateway: 'sandbox', live: true, payment_methods: ['card'] } });
       if (c.status !== 201) throw new Error(`connector create failed: ${c.status} ${c.text}`);
       secretKey = tenant.secret_key;
+      publishableKey = tenant.publishable_key;
     }
 
     const connection = await Connection.connect({ address: temporalAddress });
@@ -373,14 +389,16 @@ async function main() {
     const deps = { config } as AppDeps;
 
     // What createPaymentIntent builds for {amount, currency}, and the start it sends (api/payment-intents/service.ts).
-    const record = (): PaymentIntentRecord => {
+    const record = (opts: { expiresAt?: Date; webhooks?: PaymentIntentRecord['webhooks'] } = {}): PaymentIntentRecord => {
       const id = newId('pi', 'eu');
       const now = new Date();
+      const expiresAt = opts.expiresAt ?? new Date(now.getTime() + DEFAULT_TIMEOUT_SECONDS * 1000);
       return {
         _id: id, tenant_id: tenantId, region: 'eu', status: 'pending', amount: AMOUNT, currency: CURRENCY, customer: null,
-        metadata: {}, webhooks: [], return_url: null, pin: null, connectors, timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
+        metadata: {}, webhooks: opts.webhooks ?? [], return_url: null, pin: null, connectors,
+        timeout_seconds: Math.max(1, Math.round((expiresAt.getTime() - now.getTime()) / 1000)),
         idempotency_key: null, idempotency_scope: id, api_version: 'v202607',
-        expires_at: new Date(now.getTime() + DEFAULT_TIMEOUT_SECONDS * 1000), created_at: now, updated_at: now, version: 0,
+        expires_at: expiresAt, created_at: now, updated_at: now, version: 0,
       };
     };
     const rawStart: Op = async () => {
@@ -503,6 +521,38 @@ async function main() {
       await run('raw start alone (same callers)', rawStart);
     }
 
+    let ratios: Ratio[] = [];
+    if (RATIOS) {
+      const kit: RatioKit<Result> = {
+        client,
+        db,
+        apiUrl,
+        secretKey,
+        publishableKey,
+        connector: connectors[0]!,
+        gatewayQueue: gatewayTaskQueue(config.TEMPORAL_TASK_QUEUE, 'sandbox'),
+        record,
+        insertAndStart: async (r) => {
+          await db.collection('payment_intents').insertOne(r as never);
+          await client.workflow.start(PAYMENT_INTENT_WORKFLOW, startOptions(r, deps));
+        },
+        rawStart,
+        openLoop,
+        closedLoop,
+        report: (r) => report(r),
+        settle,
+        cpuNow: () => {
+          const { _t, ...ms } = cpuSnapshot();
+          return ms;
+        },
+        workerPids: () => descendants(components.worker),
+        request,
+      };
+      ratios = [...(await updateRatios(kit)), ...(await deliveryRatio(kit, apiMax)), ...(await openIntentRatios(kit))];
+      if (publishableKey) ratios.push(...(await lifecycleCpu(kit)));
+      else console.log('\n(no BENCH_PUBLISHABLE_KEY with BENCH_SECRET_KEY: the lifecycle phase is skipped)');
+    }
+
     // ---- summary ----
     const ratio = apiMax / rawMax;
     const p99Ratio = pct(apiHalf.lat, 99) / pct(rawHalf.lat, 99);
@@ -514,6 +564,8 @@ async function main() {
     console.log(`  half load: raw p50 ${f1(pct(rawHalf.lat, 50))} / p99 ${f1(pct(rawHalf.lat, 99))} ms @ ${f1(rawMax / 2)}/s; API p50 ${f1(pct(apiHalf.lat, 50))} / p99 ${f1(pct(apiHalf.lat, 99))} ms @ ${f1(apiMax / 2)}/s; raw at the API's rate p50 ${f1(pct(rawAtApiRate.lat, 50))} / p99 ${f1(pct(rawAtApiRate.lat, 99))} ms`);
     console.log(`  cancel Update p50 ${f1(pct(upd.lat, 50))} / p99 ${f1(pct(upd.lat, 99))} ms vs start p50 ${f1(pct(startAtUpd.lat, 50))} / p99 ${f1(pct(startAtUpd.lat, 99))} ms @ ${f1(updRate)}/s`);
     console.log(`  target: API >= 0.8 x raw rate: ${f2(ratio)} ${ratio >= 0.8 ? 'MET' : 'NOT MET'}; API p99 <= 1.3 x raw p99 at half load: ${f2(p99Ratio)} ${p99Ratio <= 1.3 ? 'MET' : 'NOT MET'}`);
+    for (const r of ratios) console.log(`  ${r.name}: ${f2(r.value)} (aim ${r.aim}) ${r.aim === '(recorded)' ? (r.met ? 'OK' : 'INCOMPLETE') : r.met ? 'MET' : 'NOT MET'}: ${r.detail}`);
+    console.log(`  load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     console.log(`  total bench time ${f1((performance.now() - started) / 1000)} s`);
     await connection.close();
     await mongo.close();

@@ -11,7 +11,8 @@ import { ROOT } from './stack';
 // PostgreSQL, worker, API and sandbox. Prints each run's summary, then the figures side by side.
 //
 // Knobs: BENCH_ROUNDS=1 (dev, cluster pairs); every BENCH_* knob of bench/create-vs-start.ts passes through
-// (BENCH_BREAKDOWN defaults to 0 here: the API's breakdown does not depend on Temporal).
+// (BENCH_BREAKDOWN and BENCH_RATIOS default to 0 here: the API's breakdown does not depend on Temporal, and
+// the ratios take 19 minutes a run; set BENCH_RATIOS=1 to compare them too).
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 
@@ -27,7 +28,7 @@ function runBench(label: string, extraEnv: Record<string, string>): Promise<{ fi
   return new Promise((resolve, reject) => {
     const child = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', process.execPath, '--import', 'tsx', path.join(ROOT, 'bench', 'create-vs-start.ts')], {
       cwd: ROOT,
-      env: { ...process.env, BENCH_BREAKDOWN: process.env.BENCH_BREAKDOWN ?? '0', ...extraEnv },
+      env: { ...process.env, BENCH_BREAKDOWN: process.env.BENCH_BREAKDOWN ?? '0', BENCH_RATIOS: process.env.BENCH_RATIOS ?? '0', ...extraEnv },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
