@@ -118,7 +118,8 @@ describe('charge once', () => {
     const { pm, customer } = await saveCard();
     const intent = await intentFor(customer);
     const replies = await Promise.all(Array.from({ length: 20 }, () => charge(intent, pm, 'burst')));
-    expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
+    // A refusal shows its body: one 409 in 20 was seen once under a loaded full run and never reproduced alone.
+    expect(replies.map((r) => (r.status === 200 ? 200 : { status: r.status, body: r.body }))).toEqual(Array(20).fill(200));
     expect(new Set(replies.map((r) => r.body.transaction_uuid)).size).toBe(1);
     expect(replies.every((r) => r.body.code === 'ok')).toBe(true);
     expect(await chargesOfAttempt(intent, 1)).toBe(1);
