@@ -46,6 +46,9 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     });
   };
 
+  // requested: the record exists already; this sends the first webhook. Asked before the handlers exist, so an
+  // Update delivered with the workflow's first task (an approval at once) cannot overtake it and skip it.
+  const first = input.carried ? null : changed();
   setHandler(
     moveReturnUpdate,
     async ({ move, reason }) => {
@@ -85,7 +88,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   );
   setHandler(returnProgressQuery, progress);
 
-  if (!input.carried) await changed(); // requested: the record exists already; this sends the first webhook
+  await first;
   await condition(() => isFinal(status) || refund !== null);
   if (refund !== null) {
     // The refund's own workflow settles it within its SLA; ask its record with backoff.
