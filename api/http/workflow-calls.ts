@@ -41,7 +41,7 @@ export async function runUpdate<T>(
   onClosed: () => DomainError | Promise<T>,
 ): Promise<T> {
   try {
-    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, call);
+    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => retryingUnprocessed(call));
   } catch (err) {
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause;
@@ -54,6 +54,25 @@ export async function runUpdate<T>(
       return closed;
     }
     throw err;
+  }
+}
+
+/**
+ * The server rejects an Update as `UnprocessedUpdate` when a workflow task that carried it completed without
+ * the worker taking it up: seen in a burst of identical Updates to one intent while its task ran local
+ * activities (the record writes). Nothing of it was applied, so it is sent again, a few times, within the
+ * caller's deadline.
+ */
+const UNPROCESSED_RETRIES = 5;
+async function retryingUnprocessed<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+      if (!(cause instanceof ApplicationFailure && cause.type === 'UnprocessedUpdate') || attempt >= UNPROCESSED_RETRIES) throw err;
+      await new Promise((r) => setTimeout(r, 50 * attempt));
+    }
   }
 }
 
