@@ -64,7 +64,7 @@ export async function runUpdate<T>(
  * caller's deadline.
  */
 const UNPROCESSED_RETRIES = 5;
-async function retryingUnprocessed<T>(call: () => Promise<T>): Promise<T> {
+export async function retryingUnprocessed<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
