@@ -41,8 +41,11 @@ export async function runUpdate<T>(
   onClosed: () => DomainError | Promise<T>,
 ): Promise<T> {
   try {
-    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => retryingUnprocessed(call));
+    const ms = deps.config.WORKFLOW_UPDATE_DEADLINE_MS;
+    return await withDeadline(deps.temporal, ms, () => retryingUnprocessed(call, ms));
   } catch (err) {
+    // Still not taken up when the deadline came: nothing was applied, so a retry is safe, as with no answer.
+    if (isUnprocessed(err)) throw notAnswered();
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause;
       if (cause instanceof ApplicationFailure) throw failureToDomain(cause);
@@ -60,21 +63,27 @@ export async function runUpdate<T>(
 /**
  * The server rejects an Update as `UnprocessedUpdate` when a workflow task that carried it completed without
  * the worker taking it up: seen in a burst of identical Updates to one intent while its task ran local
- * activities (the record writes). Nothing of it was applied, so it is sent again, a few times, within the
- * caller's deadline.
+ * activities (the record writes), and right after a worker restart, when the first task replays the
+ * history. Nothing of it was applied, so it is sent again, backing off, for as long as `budgetMs` allows
+ * (the caller's deadline cuts it shorter); then the last refusal is the answer.
  */
-const UNPROCESSED_RETRIES = 5;
-export async function retryingUnprocessed<T>(call: () => Promise<T>): Promise<T> {
+export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = UNPROCESSED_BUDGET_MS): Promise<T> {
+  const giveUpAt = Date.now() + budgetMs;
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
-      if (!(cause instanceof ApplicationFailure && cause.type === 'UnprocessedUpdate') || attempt >= UNPROCESSED_RETRIES) throw err;
-      await new Promise((r) => setTimeout(r, 50 * attempt));
+      if (!isUnprocessed(err)) throw err;
+      const wait = Math.min(50 * 2 ** (attempt - 1), 1_000);
+      if (Date.now() + wait > giveUpAt) throw err;
+      await new Promise((r) => setTimeout(r, wait));
     }
   }
 }
+const UNPROCESSED_BUDGET_MS = 20_000;
+
+const isUnprocessed = (err: unknown) =>
+  err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'UnprocessedUpdate';
 
 function failureToDomain(f: ApplicationFailure): DomainError {
   switch (f.type) {

@@ -1,6 +1,7 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { retryingUnprocessed } from '../../../api/http/workflow-calls';
+import { retryingUnprocessed, runUpdate } from '../../../api/http/workflow-calls';
+import { DomainError } from '../../../domain/errors';
 
 // An Update the server rejected as UnprocessedUpdate applied nothing, so the API (and the billing activity's
 // invoice charges) send it again; any other refusal is the workflow's answer and passes through at once.
@@ -23,14 +24,26 @@ test('an UnprocessedUpdate is sent again until the worker takes it', async () =>
   expect(u.calls()).toBe(3);
 });
 
-test('after five UnprocessedUpdate refusals the last one is the answer', async () => {
-  const u = failingTimes(10, 'UnprocessedUpdate');
-  await expect(retryingUnprocessed(u.call)).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
-  expect(u.calls()).toBe(5);
+test('when the time allowed runs out the last UnprocessedUpdate refusal is the answer', async () => {
+  const u = failingTimes(1_000, 'UnprocessedUpdate');
+  const started = Date.now();
+  await expect(retryingUnprocessed(u.call, 400)).rejects.toMatchObject({ cause: { type: 'UnprocessedUpdate' } });
+  // 50, 100, 200 ms waits fit in 400 ms; the next (400 ms) would not.
+  expect(u.calls()).toBe(4);
+  expect(Date.now() - started).toBeLessThan(400);
 });
 
 test("the workflow's own refusal is never sent again", async () => {
   const u = failingTimes(1, 'not_mutable');
   await expect(retryingUnprocessed(u.call)).rejects.toMatchObject({ cause: { type: 'not_mutable' } });
   expect(u.calls()).toBe(1);
+});
+
+test('an Update never taken up within the deadline answers 503 (retry), not a conflict', async () => {
+  const u = failingTimes(1_000, 'UnprocessedUpdate');
+  const deps = { temporal: { connection: { withDeadline: <T>(_at: number, fn: () => Promise<T>) => fn() } }, config: { WORKFLOW_UPDATE_DEADLINE_MS: 300 } };
+  await expect(runUpdate(deps as never, u.call, () => new DomainError('conflict', 'closed', 'closed'))).rejects.toMatchObject({
+    kind: 'unavailable',
+    code: 'service_unavailable',
+  });
 });
