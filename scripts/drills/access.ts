@@ -25,16 +25,18 @@ export async function accessDrill(): Promise<number> {
     const EU = 'api-eu.drill.example';
     const known = newKnown(A);
 
-    const { made, creates } = await populate(stack, A, ops, known);
+    const { made, creates, missing } = await populate(stack, A, ops, known);
     const kinds = [...known.byPrefix.entries()].map(([p, l]) => `${p}:${l.length}`).join(' ');
     say(`tenant A ${A.tenant}: ${known.all.size} ids (${kinds}; ${[...known.loose.values()].reduce((n, s) => n + s.size, 0)} uuid/integer ids)`);
     say(`creates that made A objects: ${made.size} of ${creates.length} operations`);
+    for (const m of missing) say(`not made: ${m}`);
 
     // A revoked key, and (for the claim probe) A's plain key has no claims: checked below.
     const extra = await request(api, 'POST', `/admin/tenants/${A.tenant}/api-keys`, { key: stack.adminToken, host: EU, body: { kind: 'secret' } });
     const revokedKey = (extra.body as { secret_key: string }).secret_key;
     const revoke = await request(api, 'POST', `/admin/tenants/${A.tenant}/api-keys/${(extra.body as { api_key: string }).api_key}/revoke`, { key: stack.adminToken, host: EU });
     if (revoke.status !== 200) throw new Error(`revoke: ${revoke.status} ${revoke.text}`);
+    known.named.set('api_key', [(extra.body as { api_key: string }).api_key]);
     const tenantView = await request(api, 'GET', `/admin/tenants/${A.tenant}`, { key: stack.adminToken, host: EU });
     const aKeys = (tenantView.body as { api_keys: { claims: string[]; revoked: boolean }[] }).api_keys;
     if (aKeys.some((k) => !k.revoked && k.claims.includes('cards.mit'))) throw new Error('tenant A has a key with cards.mit: the no-claim probe would mean nothing');
@@ -44,8 +46,8 @@ export async function accessDrill(): Promise<number> {
     const leaks: string[] = [];
     const errors5xx: string[] = [];
     const rows: string[] = [];
-    let boundOps = 0;
-    let unboundOps = 0;
+    let realIdOps = 0;
+    const madeUpIdOps: string[] = [];
     for (const op of ops) {
       const ex = exampleFor(op.def);
       const claimRoute = JSON.stringify(ex ?? {}).includes('missing_claim');
@@ -70,9 +72,9 @@ export async function accessDrill(): Promise<number> {
       const first = bind(op, ex, known, A.tenant);
       const looseCount = [...known.loose.values()].reduce((n, s) => n + s.size, 0);
       const variants = /\{(uuid|payment_intent|checkout_intent|transaction_id|id)\}/.test(op.path) && looseCount > 0 ? Math.min(looseCount, 6) : 1;
-      if (first.pathParams > 0) {
-        if (first.unbound === 0) boundOps++;
-        else unboundOps++;
+      if (first.ids > 0) {
+        if (first.madeUp.length === 0) realIdOps++;
+        else madeUpIdOps.push(`${op.def.method.toUpperCase()} ${op.path} (${first.madeUp.join(', ')})`);
       }
       const cells: string[] = [];
       for (const p of probes) {
@@ -110,7 +112,8 @@ export async function accessDrill(): Promise<number> {
     for (const r of rows) say(`  ${r}`);
     say('\nper probe kind:');
     for (const [k, t] of tally) say(`  ${pad(k, 12)} tried ${pad(t.tried, 5)} refused/clean ${pad(t.refused, 5)} leaks ${pad(t.leaks, 3)} 5xx ${t.s5xx}`);
-    say(`operations with path ids: ${boundOps + unboundOps}, bound to A's real ids: ${boundOps}, some id not A's (no object of that kind made): ${unboundOps}`);
+    say(`operations with an id in their path: ${realIdOps + madeUpIdOps.length}, probed with A's real ids: ${realIdOps}, with a made-up id: ${madeUpIdOps.length}`);
+    for (const m of madeUpIdOps) say(`  made-up id (A has no object of that kind): ${m}`);
     for (const l of leaks) say(`LEAK ${l}`);
     for (const e of errors5xx) say(`5XX ${e}`);
     const total = [...tally.values()].reduce((n, t) => n + t.tried, 0);
