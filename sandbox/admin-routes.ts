@@ -36,11 +36,16 @@ export function adminRoutes(deps: SandboxDeps): Router {
       total: deps.store.totalEffects,
       effects: effects.map((e) => {
         const found = deps.store.find(e.kind, e.id);
+        const json = found ? recordJson(found) : null;
         return {
           kind: e.kind,
           id: e.id,
           idempotency_key: e.idempotencyKey,
-          status: found ? recordJson(found).status : null,
+          status: json?.status ?? null,
+          // What moved, so a drill can check amounts as well as counts (a refund names the charge it refunds).
+          amount: json && 'amount' in json ? json.amount : null,
+          currency: json && 'currency' in json ? json.currency : null,
+          charge_id: json && 'charge_id' in json ? json.charge_id : null,
           replays: e.replays,
           created_at: e.createdAt.toISOString(),
         };

@@ -163,8 +163,10 @@ export interface Stack {
   env: Record<string, string>;
   procs: Record<string, Proc>;
   workerMetricsUrl: string | null;
-  startWorker(extraEnv?: Record<string, string>): Promise<Proc>;
-  startApi(extraEnv?: Record<string, string>): Promise<Proc>;
+  /** Starts a worker as `procs[name]` (default `worker`); another name runs one more beside it (scale drill). */
+  startWorker(extraEnv?: Record<string, string>, name?: string): Promise<Proc>;
+  /** Starts an API as `procs[name]` (default `api`); a second one needs its own PORT in `extraEnv`. */
+  startApi(extraEnv?: Record<string, string>, name?: string): Promise<Proc>;
   /**
    * Starts the stack's Temporal dev server again on the same port and database file (after its process
    * stopped or was killed). Only for a stack that started its own Temporal.
@@ -392,24 +394,24 @@ async function launch(
 
   // Each start stops its own process if it fails; later restarts (tests) are not tied to the first start's signal.
   const workerMetrics: { url: string | null } = { url: null };
-  const startWorkerWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal) => {
-    const p = forkTs('worker', 'worker/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
+  const startWorkerWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal, name = 'worker') => {
+    const p = forkTs(name, 'worker/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
     if (startSignal) onSpawn(p);
     let ready: Record<string, unknown> = {};
     await readyOrStopped(p, async () => void (ready = await waitForMessage(p, 'ready', 90_000, startSignal)));
     workerMetrics.url = `http://127.0.0.1:${String(ready.metricsPort)}/metrics`;
-    procs.worker = p;
+    procs[name] = p;
     return p;
   };
-  const startApiWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal) => {
-    const p = forkTs('api', 'api/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
+  const startApiWith = async (extraEnv: Record<string, string>, startSignal?: AbortSignal, name = 'api') => {
+    const p = forkTs(name, 'api/main.ts', { ...env, ...extraEnv }, opts.logDir, echo);
     if (startSignal) onSpawn(p);
     await readyOrStopped(p, async () => void (await waitForMessage(p, 'listening', 60_000, startSignal)));
-    procs.api = p;
+    procs[name] = p;
     return p;
   };
-  const startWorker = (extraEnv: Record<string, string> = {}) => startWorkerWith(extraEnv);
-  const startApi = (extraEnv: Record<string, string> = {}) => startApiWith(extraEnv);
+  const startWorker = (extraEnv: Record<string, string> = {}, name?: string) => startWorkerWith(extraEnv, undefined, name);
+  const startApi = (extraEnv: Record<string, string> = {}, name?: string) => startApiWith(extraEnv, undefined, name);
   await allOrAbandon(abort, [startWorkerWith({}, signal), startApiWith({}, signal)] as const);
 
   const restartTemporal = async () => {
@@ -454,7 +456,7 @@ async function launch(
     // Application processes first, so they drain against servers that are still up.
     stop: async () => {
       const order = ['api', 'worker', 'sandbox', 'temporal', 'ferretdb'];
-      for (const name of order) await procs[name]?.stop();
+      for (const kind of order) await Promise.all(Object.entries(procs).filter(([name]) => name === kind || name.startsWith(`${kind}-`)).map(([, p]) => p.stop()));
     },
   };
 }

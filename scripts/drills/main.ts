@@ -3,9 +3,10 @@ import { crashDrill } from './crash';
 import { say } from './lib';
 import { logsDrill } from './logs';
 import { outageDrill } from './outage';
+import { scaleDrill } from './scale';
 import { ssrfDrill } from './ssrf';
 
-// `npm run drill -- <access|ssrf|logs|crash|outage>`: fault drills against a throwaway real stack. Each prints what
+// `npm run drill -- <access|ssrf|logs|crash|outage|scale>`: fault drills against a throwaway real stack. Each prints what
 // it tried and what it found, and exits 1 on a finding (docs/reliability.md records the runs).
 
 const DRILLS: Record<string, () => Promise<number>> = {
@@ -14,6 +15,7 @@ const DRILLS: Record<string, () => Promise<number>> = {
   logs: logsDrill,
   crash: crashDrill,
   outage: outageDrill,
+  scale: scaleDrill,
 };
 
 async function main(): Promise<void> {
