@@ -1,3 +1,4 @@
+import { oidcOperators } from '../platform/codec-oidc';
 import { parseCodecOperators } from '../platform/codec-operators';
 import { createLogger } from '../platform/logger';
 import { parseCodecKeys, TenantPayloadCodec } from '../platform/payload-codec';
@@ -16,7 +17,17 @@ function main() {
   const logger = createLogger({ name: 'codec', level: config.LOG_LEVEL });
   const app = createCodecServer({
     codec: new TenantPayloadCodec(parseCodecKeys(config.PAYLOAD_CODEC_KEYS)),
-    operators: parseCodecOperators(config.CODEC_OPERATORS),
+    operators: config.CODEC_OPERATORS ? parseCodecOperators(config.CODEC_OPERATORS) : [],
+    ...(config.CODEC_OIDC_ISSUER && config.CODEC_OIDC_AUDIENCE
+      ? {
+          oidc: oidcOperators({
+            issuer: config.CODEC_OIDC_ISSUER,
+            audience: config.CODEC_OIDC_AUDIENCE,
+            scopesClaim: config.CODEC_OIDC_SCOPES_CLAIM,
+            ...(config.CODEC_OIDC_JWKS_URL ? { jwksUrl: config.CODEC_OIDC_JWKS_URL } : {}),
+          }),
+        }
+      : {}),
     corsOrigins: config.CODEC_CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean),
     audit: (line) => logger.info(line, 'codec request'),
   });

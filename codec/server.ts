@@ -6,6 +6,7 @@ import Koa from 'koa';
 import { errorBody } from '../api/http/error-handler';
 import type { ErrorKind } from '../domain/errors';
 import { mayRead, operatorByToken, type CodecOperator } from '../platform/codec-operators';
+import { looksLikeJwt, type OidcOperatorOf } from '../platform/codec-oidc';
 import type { TenantPayloadCodec } from '../platform/payload-codec';
 
 // The codec server the Temporal UI calls (its "Codec Server" setting, with "pass access token" on) to show
@@ -41,6 +42,8 @@ class CodecHttpError extends Error {
 export interface CodecServerOptions {
   codec: TenantPayloadCodec;
   operators: CodecOperator[];
+  /** Operators signed in to the UI through OIDC: their access token verified (platform/codec-oidc.ts). */
+  oidc?: OidcOperatorOf;
   corsOrigins: string[];
   /** Called once per request with what was done, never with payloads or tokens. */
   audit?: (line: { operator: string | null; path: string; payloads: number; opened: number; status: number }) => void;
@@ -78,9 +81,16 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '4mb' }));
 
-  const operatorOf = (authorization: string): CodecOperator => {
+  const operatorOf = async (authorization: string): Promise<CodecOperator> => {
     const token = /^Bearer (.+)$/.exec(authorization)?.[1];
-    const op = token ? operatorByToken(opts.operators, token) : null;
+    let op = token ? operatorByToken(opts.operators, token) : null;
+    if (!op && token && opts.oidc && looksLikeJwt(token)) {
+      try {
+        op = await opts.oidc(token);
+      } catch {
+        throw new CodecHttpError(503, 'unavailable', 'service_unavailable', "The sign-on issuer's keys could not be read; retry shortly");
+      }
+    }
     if (!op) throw new CodecHttpError(401, 'authentication', 'operator_token_invalid', 'An operator token is required (Authorization: Bearer <token>)');
     return op;
   };
@@ -90,16 +100,16 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
     return list.map((p) => toPayload(p as JsonPayload));
   };
 
-  router.post('/decode', (ctx) => {
-    const op = operatorOf(ctx.get('Authorization'));
+  router.post('/decode', async (ctx) => {
+    const op = await operatorOf(ctx.get('Authorization'));
     const payloads = payloadsOf(ctx.request.body);
     const out = opts.codec.decodeAllowed(payloads, (scope) => mayRead(op, scope));
     const opened = out.filter((p, i) => p !== payloads[i]).length;
     opts.audit?.({ operator: op.name, path: '/decode', payloads: payloads.length, opened, status: 200 });
     ctx.body = { payloads: out.map(toJson) };
   });
-  router.post('/encode', (ctx) => {
-    const op = operatorOf(ctx.get('Authorization'));
+  router.post('/encode', async (ctx) => {
+    const op = await operatorOf(ctx.get('Authorization'));
     const payloads = payloadsOf(ctx.request.body);
     ctx.body = { payloads: payloads.map((p) => toJson(opts.codec.seal(p))) };
     opts.audit?.({ operator: op.name, path: '/encode', payloads: payloads.length, opened: 0, status: 200 });

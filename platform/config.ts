@@ -93,6 +93,11 @@ export const configSchema = z
      * for every tenant and the platform's payloads. Tokens of 24+ characters.
      */
     CODEC_OPERATORS: z.string().min(1).optional(),
+    /** Operators signed in to the Temporal UI through OIDC (platform/codec-oidc.ts): issuer, audience, key set, scopes claim. */
+    CODEC_OIDC_ISSUER: z.url().optional(),
+    CODEC_OIDC_AUDIENCE: z.string().min(1).optional(),
+    CODEC_OIDC_JWKS_URL: z.url().optional(),
+    CODEC_OIDC_SCOPES_CLAIM: z.string().min(1).default('payorch_codec_scopes'),
     MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/payorch'),
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
