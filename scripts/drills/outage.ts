@@ -1,13 +1,16 @@
 import { createTenant, request, say, startDrillStack, until, type Reply } from './lib';
 import { ok } from './objects';
 
-// Outage drill: Temporal, then FerretDB, SIGKILLed while two callers keep creating and reading intents, and
-// restarted on the same port and data after the deadlines of intents made to expire during the outage have
-// passed. Findings: any 500 (or a 5xx outside the error shape) while a server is down, an intent the API
-// accepted that is gone or stuck afterwards, an expiry timer that did not fire, a payment in flight that did
-// not complete.
+// Outage drill: Temporal, then FerretDB, SIGKILLed while DRILL_OUTAGE_CALLERS callers (8) keep creating and
+// reading intents, with DRILL_OUTAGE_INFLIGHT (20) intents made to expire during the outage, as many payments
+// and as many refunds sent just before the kill; restarted on the same port and data after those deadlines
+// have passed. Findings: any 500 (or a 5xx outside the error shape) while a server is down, an intent the API
+// accepted that is gone or stuck afterwards, an expiry timer that did not fire, a payment or refund in
+// flight that did not complete (one answered 503 is retried as the error says: the same request again).
 
 const EXPIRY_S = 4;
+const CALLERS = Number(process.env.DRILL_OUTAGE_CALLERS ?? 8);
+const INFLIGHT = Number(process.env.DRILL_OUTAGE_INFLIGHT ?? 20);
 
 interface Seen {
   statuses: Map<number, number>;
@@ -36,7 +39,7 @@ export async function outageDrill(): Promise<number> {
       let loading = true;
       let down = false;
       let k = 0;
-      // Two callers: creates and reads, as a merchant's backend would keep sending them.
+      // Callers sending creates and reads, as merchants' backends would keep sending them.
       const caller = async () => {
         while (loading) {
           const during = down;
@@ -51,20 +54,33 @@ export async function outageDrill(): Promise<number> {
           await new Promise((r) => setTimeout(r, 100));
         }
       };
-      const callers = [caller(), caller()];
+      const callers = Array.from({ length: CALLERS }, () => caller());
 
       // Intents whose deadline passes during the outage, and payments in flight when it starts.
       const expiring: string[] = [];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < INFLIGHT; i++) {
         const r = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 800 + i, currency: 'EUR', timeout: EXPIRY_S } });
         if (r.status !== 201) throw new Error(`expiring intent: ${r.status} ${r.text}`);
         expiring.push((r.body as { payment_intent: string }).payment_intent);
       }
       const toPay: string[] = [];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < INFLIGHT; i++) {
         const r = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 900 + i, currency: 'EUR' } });
         toPay.push((r.body as { payment_intent: string }).payment_intent);
       }
+      // Paid intents whose refunds are sent just before the kill (each with its idempotency key).
+      const toRefund: string[] = [];
+      for (let i = 0; i < INFLIGHT; i++) {
+        const r = await request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 1000 + i, currency: 'EUR' } });
+        const pi = (r.body as { payment_intent: string }).payment_intent;
+        const paidNow = await request(api, 'POST', `/v202607/payment-intents/${pi}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 60_000 });
+        if (!ok(paidNow)) throw new Error(`paying ${pi} before the outage: ${paidNow.status} ${paidNow.text}`);
+        toRefund.push(pi);
+      }
+      const refundBody = (i: number) => ({ payment_intent: toRefund[i], amount: 400, currency: 'EUR', idempotency_key: `outage-${server}-refund-${i}` });
+      const refunds = toRefund.map((_, i) =>
+        request(api, 'POST', '/v202607/refunds', { key: T.secretKey, host: EU, body: refundBody(i), timeoutMs: 120_000 }).catch((e: unknown) => e),
+      );
       const payments = toPay.map((pi) =>
         request(api, 'POST', `/v202607/payment-intents/${pi}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 120_000 }).catch((e: unknown) => e),
       );
@@ -91,6 +107,37 @@ export async function outageDrill(): Promise<number> {
         const again = await request(api, 'POST', `/v202607/payment-intents/${toPay[i]}/attempts`, { key: T.publishableKey, host: EU, body: { token: 'tok_success' }, timeoutMs: 120_000 });
         if (!ok(again)) findings.push(`${server}: payment retried after the restart answered ${again.status} ${again.text.slice(0, 120)}`);
       }
+      // A refund answered 503 (or not at all) is sent again with its key; each must end `success`, once.
+      const refundIds: string[] = [];
+      let refundsRetried = 0;
+      for (const [i, a] of (await Promise.all(refunds)).entries()) {
+        let answer = a instanceof Error ? null : (a as Reply);
+        if (answer && !ok(answer) && answer.status !== 503) findings.push(`${server}: refund answered ${answer.status} ${answer.text.slice(0, 120)}`);
+        if (!answer || !ok(answer)) {
+          refundsRetried++;
+          answer = await request(api, 'POST', '/v202607/refunds', { key: T.secretKey, host: EU, body: refundBody(i), timeoutMs: 120_000 });
+          if (!ok(answer)) findings.push(`${server}: refund retried after the restart answered ${answer.status} ${answer.text.slice(0, 120)}`);
+        }
+        if (ok(answer)) refundIds.push((answer.body as { refund: string }).refund);
+      }
+      const refundsDone = await until('refunds in flight completed', async () => {
+        const s = await Promise.all(refundIds.map(async (re) => ((await get(`/v202607/refunds/${re}`)).body as { status?: string }).status));
+        return s.every((x) => x === 'success') ? s : undefined;
+      }, 120_000).catch(() => null);
+      if (!refundsDone) findings.push(`${server}: refunds in flight at the kill did not all reach success`);
+      // The gateway's side: each refunded intent's charge has exactly one refund effect.
+      type Effect = { kind: string; id: string; idempotency_key: string; charge_id: string | null };
+      const log = (await request(stack.sandboxUrl, 'GET', '/v1/effects', {})).body as { effects: Effect[] };
+      const intentOfCharge = new Map<string, string>();
+      for (const e of log.effects) if (e.kind === 'charge' && toRefund.includes(e.idempotency_key.split(':')[0]!)) intentOfCharge.set(e.id, e.idempotency_key.split(':')[0]!);
+      const effectsPerIntent = new Map<string, number>();
+      for (const e of log.effects) {
+        const pi = e.kind === 'refund' && e.charge_id ? intentOfCharge.get(e.charge_id) : undefined;
+        if (pi) effectsPerIntent.set(pi, (effectsPerIntent.get(pi) ?? 0) + 1);
+      }
+      if (effectsPerIntent.size !== refundIds.length) findings.push(`${server}: ${effectsPerIntent.size} refunded charges at the gateway for ${refundIds.length} refunds`);
+      const refundDuplicates = [...effectsPerIntent.values()].filter((n) => n > 1).length;
+      if (refundDuplicates) findings.push(`${server}: ${refundDuplicates} intents with more than one refund effect at the gateway`);
       const expired = await until('expiry timers fired', async () => {
         const s = await Promise.all(expiring.map(statusOf));
         return s.every((x) => x === 'canceled') ? s : undefined;
@@ -119,7 +166,8 @@ export async function outageDrill(): Promise<number> {
       for (const b of seen.bad.slice(0, 5)) findings.push(`${server}: during the outage: ${b}`);
       if (seen.bad.length > 5) findings.push(`${server}: ... ${seen.bad.length - 5} more`);
       say(`  answers while down: ${[...seen.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}x${n}`).join(' ') || 'none'} (500 or unshaped 5xx: ${seen.bad.length})`);
-      say(`  accepted while down: ${acceptedDuringOutage.length} (${missing} gone afterwards, ${paidLater} of ${Math.min(3, acceptedDuringOutage.length)} paid afterwards); expiry timers fired: ${expired ? expiring.length : 0} of ${expiring.length}; payments in flight completed: ${paid ? toPay.length : 0} of ${toPay.length} (${retried} retried after a 503)`);
+      say(`  accepted while down: ${acceptedDuringOutage.length} (${missing} gone afterwards, ${paidLater} of ${Math.min(3, acceptedDuringOutage.length)} paid afterwards); expiry timers fired: ${expired ? expiring.length : 0} of ${expiring.length}; payments in flight completed: ${paid ? toPay.length : 0} of ${toPay.length} (${retried} retried after a 503); refunds in flight: ${refundsDone ? refundIds.length : 0} of ${toRefund.length} success (${refundsRetried} retried), ${refundDuplicates} duplicated at the gateway`);
+      say(`  load: ${CALLERS} callers, ${INFLIGHT} expiring, ${INFLIGHT} payments and ${INFLIGHT} refunds in flight`);
     }
     for (const f of findings) say(`FINDING ${f}`);
     say(`\noutage: ${findings.length} findings`);
