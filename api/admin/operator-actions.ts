@@ -6,7 +6,7 @@ import { payoutData } from '../../data/payouts';
 import { forceCancelUpdate, recheckAttemptUpdate, type OperatorActionInput } from '../../workflows/payment-intent/messages';
 import { retryRefundStepUpdate } from '../../workflows/refund/messages';
 import { confirmPayoutUpdate, retryPayoutStepUpdate } from '../../workflows/payout/messages';
-import { runUpdate } from '../http/workflow-calls';
+import { freshStart, runUpdate } from '../http/workflow-calls';
 import { reopenOperation } from '../refunds/service';
 import type { UpdateDefinition } from '@temporalio/client';
 import type { OperatorUpdateInput } from '../../platform/ops-records';
@@ -46,7 +46,7 @@ export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: Ope
       const start = await reopenOperation(deps, intent);
       return runUpdate(
         deps,
-        () => deps.temporal.workflow.executeUpdateWithStart(forceCancelUpdate, { args, startWorkflowOperation: start }),
+        () => deps.temporal.workflow.executeUpdateWithStart(forceCancelUpdate, { args, startWorkflowOperation: freshStart(start) }),
         () => conflict('payment_intent_unexpected_state', 'The payment intent could not be reopened; retry'),
       );
     },

@@ -13,7 +13,7 @@ import {
   type StockLevel,
 } from '../../workflows/product-stock/messages';
 import type { AppDeps } from '../deps';
-import { withDeadline } from '../http/workflow-calls';
+import { freshStart, withDeadline } from '../http/workflow-calls';
 import { SA } from '../../workflows/search-attributes';
 
 // A product's stock has one owner: its stock workflow (workflows/product-stock). Every change of the number
@@ -36,7 +36,7 @@ async function onOwner<R, A extends unknown[]>(deps: AppDeps, tenantId: string, 
     typedSearchAttributes: [{ key: SA.TenantId, value: tenantId }],
     staticSummary: `Stock of ${productId} (${tenantId})`,
   });
-  return withDeadline(deps.temporal, STOCK_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start }));
+  return withDeadline(deps.temporal, STOCK_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: freshStart(start) }));
 }
 
 /** Sets a product's units on hand (admin PATCH); the owner has written the record when this returns. */

@@ -6,7 +6,7 @@ import {
   type CouponRedemptionsInput,
 } from '../../workflows/coupon-redemptions/messages';
 import type { AppDeps } from '../deps';
-import { withDeadline } from '../http/workflow-calls';
+import { freshStart, withDeadline } from '../http/workflow-calls';
 import { SA } from '../../workflows/search-attributes';
 
 // A coupon's redemptions have one owner: its redemption workflow (workflows/coupon-redemptions). Every change
@@ -32,7 +32,7 @@ export async function onCouponOwner<R, A extends [unknown]>(deps: AppDeps, tenan
       typedSearchAttributes: [{ key: SA.TenantId, value: tenantId }],
       staticSummary: `Redemptions of ${couponId} (${tenantId})`,
     });
-    return withDeadline(deps.temporal, OWNER_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: start }));
+    return withDeadline(deps.temporal, OWNER_CALL_DEADLINE_MS, () => deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: freshStart(start) }));
   };
   try {
     return await call();

@@ -1,4 +1,5 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
 import { conflict, DomainError, invalidRequest } from '../../domain/errors';
 import { isDependencyDown } from './dependency-errors';
@@ -17,11 +18,16 @@ export const QUERY_DEADLINE_MS = 3_000;
 export const notAnswered = () =>
   new DomainError('unavailable', 'service_unavailable', 'The payment service did not answer in time; retry the request (with the same idempotency key)');
 
-/** Runs a call to Temporal with a deadline on every gRPC request it makes. */
+/**
+ * Runs a call to Temporal with a deadline on every gRPC request it makes. An Update in it that the server
+ * refuses as unprocessed is sent again within the same deadline (retryingUnprocessed).
+ */
 export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: number, call: () => Promise<T>): Promise<T> {
   try {
-    return await temporal.connection.withDeadline(Date.now() + ms, call);
+    return await temporal.connection.withDeadline(Date.now() + ms, () => retryingUnprocessed(call, ms));
   } catch (err) {
+    // Still not taken up when the deadline came: nothing was applied, so a retry is safe, as with no answer.
+    if (isUnprocessed(err)) throw notAnswered();
     if (err instanceof DomainError || err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw err;
     // The SDK reports an Update whose deadline passed as DEADLINE_EXCEEDED or, now and then, as a cancelled
     // call (WorkflowUpdateRPCTimeoutOrCancelledError): both mean no answer in time.
@@ -41,11 +47,8 @@ export async function runUpdate<T>(
   onClosed: () => DomainError | Promise<T>,
 ): Promise<T> {
   try {
-    const ms = deps.config.WORKFLOW_UPDATE_DEADLINE_MS;
-    return await withDeadline(deps.temporal, ms, () => retryingUnprocessed(call, ms));
+    return await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, call);
   } catch (err) {
-    // Still not taken up when the deadline came: nothing was applied, so a retry is safe, as with no answer.
-    if (isUnprocessed(err)) throw notAnswered();
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause;
       if (cause instanceof ApplicationFailure) throw failureToDomain(cause);
@@ -80,6 +83,13 @@ export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = 
     }
   }
 }
+/**
+ * The same start, unused: the SDK takes a WithStartWorkflowOperation once only, so an Update-with-Start that
+ * may be sent again (retryingUnprocessed) builds its operation afresh for each send.
+ */
+export const freshStart = <T extends Workflow>(op: WithStartWorkflowOperation<T>): WithStartWorkflowOperation<T> =>
+  new WithStartWorkflowOperation<T>(op.workflowTypeOrFunc, op.options);
+
 const UNPROCESSED_BUDGET_MS = 20_000;
 
 const isUnprocessed = (err: unknown) =>

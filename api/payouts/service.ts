@@ -15,7 +15,7 @@ import type { payoutWorkflow } from '../../workflows/payout/workflow';
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
 import { discardWebhookSecrets, planSharedSecretWebhooks, secretRef, storeWebhookSecrets } from '../events/endpoints';
-import { runUpdate } from '../http/workflow-calls';
+import { freshStart, runUpdate } from '../http/workflow-calls';
 import { payoutConnector, payoutTenant, recipientView, registerRecipient } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
@@ -118,7 +118,7 @@ async function startAndAwaitInitiation(deps: AppDeps, input: PayoutInput): Promi
   });
   return runUpdate(
     deps,
-    () => deps.temporal.workflow.executeUpdateWithStart(payoutInitiatedUpdate, { args: [{ waitMs: INITIATION_WAIT_MS }], startWorkflowOperation: start }),
+    () => deps.temporal.workflow.executeUpdateWithStart(payoutInitiatedUpdate, { args: [{ waitMs: INITIATION_WAIT_MS }], startWorkflowOperation: freshStart(start) }),
     () => new DomainError('conflict', 'payout_closed', 'The payout has ended; read it with GET /payouts/{uuid}'),
   );
 }

@@ -7,7 +7,7 @@ import type { paymentIntentWorkflow } from '../../workflows/payment-intent/workf
 import type { AppDeps, AuthContext } from '../deps';
 import { getPaymentIntent, startOptions } from '../payment-intents/service';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets, type PlannedWebhooks } from '../events/endpoints';
-import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
+import { freshStart, QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { reopenedState } from './reopen';
 import { creditNoteData } from '../../data/credit-notes';
 import type { RefundCreateBody } from './schemas';
@@ -162,7 +162,7 @@ function createAnswer(a: RefundAdmitted) {
 /** Starts a closed payment's workflow again from MongoDB, and admits the refund in the same call. */
 async function reopenAndAdmit(deps: AppDeps, intent: PaymentIntentRecord, args: [RefundAdmissionInput], via: RefundInterface): Promise<RefundAdmission> {
   const start = await reopenOperation(deps, intent);
-  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: start }), () => notRefundable(via));
+  return runUpdate(deps, () => deps.temporal.workflow.executeUpdateWithStart(admitRefundUpdate, { args, startWorkflowOperation: freshStart(start) }), () => notRefundable(via));
 }
 
 /**
