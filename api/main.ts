@@ -14,7 +14,7 @@ import { stopWhenLauncherGone } from '../platform/launcher';
 async function main() {
   const config = loadConfigOrExit();
   const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
-  const mongo = await connectMongo(config.MONGODB_URI);
+  const mongo = await connectMongo(config.MONGODB_URI, { maxPoolSize: config.MONGODB_MAX_POOL_SIZE });
   await ensureIndexes(mongo);
   await ensureTenantNumbers(mongo); // tenants of a .data/ from before integer ids get theirs before anyone reads them
   await ensureOlderIds(mongo); // and so do payment intents, which the older interface names by UUID and integer

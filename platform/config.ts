@@ -99,6 +99,8 @@ export const configSchema = z
     CODEC_OIDC_JWKS_URL: z.url().optional(),
     CODEC_OIDC_SCOPES_CLAIM: z.string().min(1).default('payorch_codec_scopes'),
     MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/payorch'),
+    /** Connections each process's MongoDB pool may open (every request and activity of the process shares it). */
+    MONGODB_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
     KEY_HASH_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
     PUBLIC_BASE_URL: z.url().optional(),

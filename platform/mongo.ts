@@ -106,11 +106,11 @@ export interface Mongo {
   close(): Promise<void>;
 }
 
-export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS?: number } = {}): Promise<Mongo> {
+export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS?: number; maxPoolSize?: number } = {}): Promise<Mongo> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 5000,
-    // One pool per process, shared by every request and activity.
-    maxPoolSize: 50,
+    // One pool per process, shared by every request and activity (MONGODB_MAX_POOL_SIZE).
+    maxPoolSize: opts.maxPoolSize ?? 50,
   });
   await client.connect();
   const db = client.db();

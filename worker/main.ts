@@ -42,7 +42,7 @@ async function main() {
   });
   // Before any connection: a gateway the registry does not know stops the process at once.
   const plan = planWorkersOrExit(config, gateways.names());
-  const mongo = await connectMongo(config.MONGODB_URI);
+  const mongo = await connectMongo(config.MONGODB_URI, { maxPoolSize: config.MONGODB_MAX_POOL_SIZE });
   await ensureIndexes(mongo);
   const activities = createActivities({
     mongo,
