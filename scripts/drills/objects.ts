@@ -139,6 +139,8 @@ type Call = (method: string, path: string, body?: unknown) => Promise<Reply>;
 interface Calls {
   tenant: string;
   call: Call;
+  /** As A with another of its keys. */
+  withKey: (key: string, method: string, path: string, body?: unknown) => Promise<Reply>;
   admin: Call;
   pay: (paymentIntent: string) => Promise<Reply>;
   sandbox: Call;
@@ -203,7 +205,26 @@ async function endpointChain(c: Calls, known: Known): Promise<void> {
   known.named.set('endpoint', (list.data ?? []).map((e) => e.id));
 }
 
+/**
+ * A merchant-initiated charge of A's saved card (a `ti_...` transaction), made with a `cards.mit` key that is
+ * revoked at once: A keeps no live key with the claim, which the `noclaim` probe needs.
+ */
+async function mitChain(c: Calls, known: Known): Promise<void> {
+  const customer = known.byPrefix.get('cus')?.[0];
+  const card = known.byPrefix.get('pm')?.[0];
+  if (!customer || !card) throw new Error('no customer with a saved card');
+  const { payment_intent } = await step<{ payment_intent: string }>(known, 'intent to charge', c.call('POST', '/v202608/payment-intents', { amount: 1800, currency: 'EUR', customer }));
+  const key = await step<{ api_key: string; secret_key: string }>(known, 'cards.mit key', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys`, { kind: 'secret', claims: ['cards.mit'] }));
+  try {
+    const body = { payment_intent_secret: payment_intent, payment_method_uuid: card, agreement_id: 'drill-agreement', agreement_type: 'UNSCHEDULED' };
+    await step(known, 'merchant-initiated charge', c.withKey(key.secret_key, 'POST', '/cards/mit', body));
+  } finally {
+    await step(known, 'cards.mit key revoked', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys/${key.api_key}/revoke`));
+  }
+}
+
 const CHAINS: Record<string, (c: Calls, known: Known) => Promise<void>> = {
+  'merchant-initiated charge': mitChain,
   'subscription, its invoice and a credit note': billingChain,
   'order and return': commerceChain,
   discrepancy: discrepancyChain,
@@ -219,6 +240,7 @@ export async function populate(stack: Stack, A: Tenant, ops: DocumentedOperation
   const calls: Calls = {
     tenant: A.tenant,
     call: (method, path, body) => request(api, method, path, { key: A.secretKey, host: EU, body }),
+    withKey: (key, method, path, body) => request(api, method, path, { key, host: EU, body }),
     admin: (method, path, body) => request(api, method, path, { key: stack.adminToken, host: EU, body }),
     pay: (pi) => request(api, 'POST', `/v202607/payment-intents/${pi}/attempts`, { key: A.publishableKey, host: EU, body: { token: 'tok_success' } }),
     sandbox: (method, path, body) => request(stack.sandboxUrl, method, path, { body }),
