@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { ServiceError, WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import type { Workflow } from '@temporalio/common';
 import { ApplicationFailure } from '@temporalio/common';
 import { conflict, DomainError, invalidRequest } from '../../domain/errors';
@@ -27,7 +27,7 @@ export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: 
     return await temporal.connection.withDeadline(Date.now() + ms, () => retryingUnprocessed(call, ms));
   } catch (err) {
     // Still not taken up when the deadline came: nothing was applied, so a retry is safe, as with no answer.
-    if (isUnprocessed(err)) throw notAnswered();
+    if (isUntaken(err)) throw notAnswered();
     if (err instanceof DomainError || err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw err;
     // The SDK reports an Update whose deadline passed as DEADLINE_EXCEEDED or, now and then, as a cancelled
     // call (WorkflowUpdateRPCTimeoutOrCancelledError): both mean no answer in time.
@@ -64,11 +64,14 @@ export async function runUpdate<T>(
 }
 
 /**
- * The server rejects an Update as `UnprocessedUpdate` when a workflow task that carried it completed without
- * the worker taking it up: seen in a burst of identical Updates to one intent while its task ran local
- * activities (the record writes), and right after a worker restart, when the first task replays the
- * history. Nothing of it was applied, so it is sent again, backing off, for as long as `budgetMs` allows
- * (the caller's deadline cuts it shorter); then the last refusal is the answer.
+ * Two refusals mean the workflow never saw the Update, so it is sent again, backing off, for as long as
+ * `budgetMs` allows (the caller's deadline cuts it shorter); then the last refusal is the answer:
+ * - `UnprocessedUpdate`: a workflow task that carried it completed without the worker taking it up (seen in
+ *   a burst of identical Updates to one intent while its task ran its record writes, and right after a
+ *   worker restart);
+ * - FAILED_PRECONDITION "Workflow Task in failed state": the server takes no Update while the workflow's task
+ *   is being retried, as it is after the worker that held it was killed (its task timed out); seen as
+ *   4 answers 500 in 9,227 calls of the scale-out drill.
  */
 export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = UNPROCESSED_BUDGET_MS): Promise<T> {
   const giveUpAt = Date.now() + budgetMs;
@@ -76,7 +79,7 @@ export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = 
     try {
       return await call();
     } catch (err) {
-      if (!isUnprocessed(err)) throw err;
+      if (!isUntaken(err)) throw err;
       const wait = Math.min(50 * 2 ** (attempt - 1), 1_000);
       if (Date.now() + wait > giveUpAt) throw err;
       await new Promise((r) => setTimeout(r, wait));
@@ -94,6 +97,13 @@ const UNPROCESSED_BUDGET_MS = 20_000;
 
 const isUnprocessed = (err: unknown) =>
   err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === 'UnprocessedUpdate';
+
+/** gRPC FAILED_PRECONDITION (9) for an Update while the workflow task is failing: nothing was admitted. */
+const isTaskFailing = (err: unknown) =>
+  err instanceof ServiceError && (err.cause as { code?: number } | undefined)?.code === 9 && /workflow task in failed state/i.test(String((err.cause as Error).message));
+
+/** The server did not hand the Update to the workflow: sending it again cannot apply it twice. */
+const isUntaken = (err: unknown) => isUnprocessed(err) || isTaskFailing(err);
 
 function failureToDomain(f: ApplicationFailure): DomainError {
   switch (f.type) {

@@ -10,7 +10,8 @@ import { createTenant, request, say, until, type Reply } from './lib';
 // Scale-out drill: the production-shaped stack (Temporal in cluster mode and FerretDB, both on PostgreSQL;
 // scripts/cluster.ts), 2 API processes behind one port and 3 workers. DRILL_SCALE_INTENTS intents (default
 // 2,000) are created, paid and refunded (in full, in part, or in two parts) through that port while a random
-// worker is SIGKILLed and restarted every few seconds. Then: every intent is `success` with exactly the
+// worker is SIGKILLed every few seconds and restarted, a kill not waiting for the last restart (up to 2 of
+// the 3 down at once). Then: every intent is `success` with exactly the
 // refunds asked for, each `success` with its amount; and the gateway sandbox holds one live charge per intent
 // and one refund effect per refund, of the same amounts (0 duplicates; its effect log counts per idempotency
 // key). DRILL_SCALE_STACK=dev runs the same on the Temporal dev server and FerretDB on SQLite (a quick check).
@@ -19,6 +20,9 @@ const INTENTS = Number(process.env.DRILL_SCALE_INTENTS ?? 2000);
 const CONCURRENCY = Number(process.env.DRILL_SCALE_CONCURRENCY ?? 24);
 const WORKERS = 3;
 const KILL_EVERY_MS: [number, number] = [3000, 9000];
+/** Workers that may be down at once: never all of them, so the load keeps moving. */
+const MAX_DOWN = 2;
+const WORKER_NAMES = ['worker', ...Array.from({ length: WORKERS - 1 }, (_, i) => `worker-${i + 2}`)];
 const EU = 'api-eu.drill.example';
 
 interface Lifecycle {
@@ -105,6 +109,8 @@ export async function scaleDrill(): Promise<number> {
       const r = await request(lb.url, method, p, { key, host: EU, ...(body === undefined ? {} : { body }), timeoutMs: 90_000 }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
       count(r instanceof Error ? 'no answer' : String(r.status));
       const kind = method === 'GET' ? 'read' : p.endsWith('/attempts') ? 'attempt' : p.includes('refunds') ? 'refund' : 'create';
+      // 503 (with Retry-After) is the documented answer of a moment without a worker; a 500 never is.
+      if (!(r instanceof Error) && r.status >= 500 && r.status !== 503) findings.push(`${kind} ${method} ${p} answered ${r.status}: ${r.text.slice(0, 300)}`);
       if (!(r instanceof Error)) calls.ms.set(kind, [...(calls.ms.get(kind) ?? []), Date.now() - t]);
       return r;
     };
@@ -160,24 +166,39 @@ export async function scaleDrill(): Promise<number> {
     // ---- the load, and the chaos beside it
     let done = false;
     const kills: { worker: string; readyMs: number }[] = [];
+    // A kill does not wait for the last one's restart: up to MAX_DOWN workers are down at once.
+    const down = new Set<string>();
+    let maxDownSeen = 0;
+    const restarts: Promise<void>[] = [];
     const chaos = (async () => {
       while (!done) {
         await sleep(between(KILL_EVERY_MS));
         if (done) break;
-        const name = ['worker', ...Array.from({ length: WORKERS - 1 }, (_, i) => `worker-${i + 2}`)][Math.floor(Math.random() * WORKERS)]!;
+        const up = WORKER_NAMES.filter((n) => !down.has(n));
+        if (down.size >= MAX_DOWN || up.length === 0) continue;
+        const name = up[Math.floor(Math.random() * up.length)]!;
+        down.add(name);
+        maxDownSeen = Math.max(maxDownSeen, down.size);
         await s.procs[name]!.stop('SIGKILL');
-        await sleep(Math.floor(Math.random() * 2000));
-        const t = Date.now();
-        await s.startWorker({}, name);
-        kills.push({ worker: name, readyMs: Date.now() - t });
+        restarts.push(
+          (async () => {
+            await sleep(Math.floor(Math.random() * 2000));
+            const t = Date.now();
+            await s.startWorker({}, name);
+            kills.push({ worker: name, readyMs: Date.now() - t });
+            down.delete(name);
+          })(),
+        );
       }
+      await Promise.all(restarts);
     })();
     const started = Date.now();
     let nextN = 0;
+    let finished = 0;
     const lane = async () => {
       while (nextN < INTENTS) {
         await lifecycle(++nextN);
-        if (nextN % 200 === 0) say(`  ${nextN} of ${INTENTS} lifecycles started; ${kills.length} worker kills so far; ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        if (++finished % 200 === 0) say(`  ${finished} of ${INTENTS} lifecycles done; ${kills.length} worker kills so far; ${((Date.now() - started) / 1000).toFixed(0)} s`);
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
@@ -257,7 +278,7 @@ export async function scaleDrill(): Promise<number> {
     const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
     say(`  call latency p50 / p99 / max: ${[...calls.ms.entries()].map(([k, xs]) => `${k} ${pct(xs, 0.5)} / ${pct(xs, 0.99)} / ${pct(xs, 1)} ms`).join('; ')}`);
     say(`  connections per API process: ${[...lb.counts.values()].join(' / ')}`);
-    say(`  worker SIGKILLs: ${kills.length} (${WORKERS} workers, one every ${KILL_EVERY_MS[0] / 1000}-${KILL_EVERY_MS[1] / 1000} s); restart to ready: median ${ready[Math.floor(ready.length / 2)] ?? NaN} ms, max ${ready[ready.length - 1] ?? NaN} ms`);
+    say(`  worker SIGKILLs: ${kills.length} (${WORKERS} workers, one every ${KILL_EVERY_MS[0] / 1000}-${KILL_EVERY_MS[1] / 1000} s, up to ${MAX_DOWN} down at once; most seen down together: ${maxDownSeen}); restart to ready: median ${ready[Math.floor(ready.length / 2)] ?? NaN} ms, max ${ready[ready.length - 1] ?? NaN} ms`);
     say(`  settled ${settleSeconds.toFixed(1)} s after the last kill`);
     say(`  intents in their right state with exact refunds at both ends: ${exactIntents} of ${lives.length}`);
     say(`  gateway effects: ${effects.length}; intents with more than one live charge: ${duplicateCharges}; with more refunds than asked: ${duplicateRefunds}; retries answered from an idempotency key: ${replays}`);
