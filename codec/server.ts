@@ -5,7 +5,7 @@ import type { Payload } from '@temporalio/common';
 import Koa from 'koa';
 import { errorBody } from '../api/http/error-handler';
 import type { ErrorKind } from '../domain/errors';
-import { mayRead, operatorByToken, type CodecOperator } from '../platform/codec-operators';
+import { mayRead, operatorByToken, type CodecOperator, type Reader } from '../platform/codec-operators';
 import { looksLikeJwt, type OidcOperatorOf } from '../platform/codec-oidc';
 import type { TenantPayloadCodec } from '../platform/payload-codec';
 
@@ -81,9 +81,9 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
   });
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: '4mb' }));
 
-  const operatorOf = async (authorization: string): Promise<CodecOperator> => {
+  const operatorOf = async (authorization: string): Promise<Reader> => {
     const token = /^Bearer (.+)$/.exec(authorization)?.[1];
-    let op = token ? operatorByToken(opts.operators, token) : null;
+    let op: Reader | null = token ? operatorByToken(opts.operators, token) : null;
     if (!op && token && opts.oidc && looksLikeJwt(token)) {
       try {
         op = await opts.oidc(token);

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { CodecOperator } from './codec-operators';
+import type { Reader } from './codec-operators';
 
 // Operators behind the Temporal UI's single sign-on: with "pass access token" on, the UI sends the user's
 // OIDC access token (a JWT) to the codec server. It is verified against the issuer's published keys
@@ -44,7 +44,7 @@ const REFUSALS = [
   joseErrors.JWKSMultipleMatchingKeys,
 ];
 
-export type OidcOperatorOf = (token: string) => Promise<CodecOperator | null>;
+export type OidcOperatorOf = (token: string) => Promise<Reader | null>;
 
 /** Verifies an access token and answers the operator it names, or null when it does not verify. */
 export function oidcOperators(settings: CodecOidcSettings, keys?: JWTVerifyGetKey): OidcOperatorOf {
@@ -63,7 +63,7 @@ export function oidcOperators(settings: CodecOidcSettings, keys?: JWTVerifyGetKe
         requiredClaims: ['exp'],
         clockTolerance: 30,
       });
-      return { name: `oidc:${nameOf(payload)}`, tokenHash: Buffer.alloc(0), scopes: scopesOf(payload, settings.scopesClaim) };
+      return { name: `oidc:${nameOf(payload)}`, scopes: scopesOf(payload, settings.scopesClaim) };
     } catch (err) {
       // A token that does not verify is an unknown operator; the issuer's keys out of reach is not (thrown).
       if (REFUSALS.some((E) => err instanceof E)) return null;

@@ -3,10 +3,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 // Who the codec server decodes for. Each operator has a token (sent by the Temporal UI as a bearer token) and
 // the scopes they may read: tenant ids, or `*` for every tenant and the platform's own payloads.
 
-export interface CodecOperator {
+/** Who asks, and which scopes they may read: a static operator or a signed-in one (platform/codec-oidc.ts). */
+export interface Reader {
   name: string;
-  tokenHash: Buffer;
   scopes: Set<string>;
+}
+
+export interface CodecOperator extends Reader {
+  tokenHash: Buffer;
 }
 
 const hash = (token: string) => createHash('sha256').update(token).digest();
@@ -36,7 +40,7 @@ export function operatorByToken(ops: CodecOperator[], token: string): CodecOpera
 }
 
 /** Whether an operator may read a payload sealed under `scope` (`tenant:<id>` or `platform`). */
-export function mayRead(op: CodecOperator, scope: string): boolean {
+export function mayRead(op: Reader, scope: string): boolean {
   if (op.scopes.has('*')) return true;
   return scope.startsWith('tenant:') && op.scopes.has(scope.slice('tenant:'.length));
 }

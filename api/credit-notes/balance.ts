@@ -4,7 +4,7 @@ import type { CustomerBalanceRecord } from '../../platform/billing-records';
 import { customerBalanceData } from '../../data/credit-notes';
 import { addCreditUpdate, balanceWorkflowId, CUSTOMER_BALANCE_WORKFLOW, drawCreditUpdate, type CustomerBalanceInput } from '../../workflows/customer-balance/messages';
 import { SA } from '../../workflows/search-attributes';
-import { retryingUnprocessed } from '../http/workflow-calls';
+import { retryingUntaken } from '../http/workflow-calls';
 
 // A customer's credit balance is changed only by its workflow (workflows/customer-balance), started from the
 // record's figures when no run is open. Credit notes add to it; each invoice takes from it first.
@@ -35,7 +35,7 @@ function balanceStart(deps: BalanceDeps, who: { tenantId: string; customer: stri
 export async function addCustomerCredit(deps: BalanceDeps, req: { tenantId: string; customer: string; currency: string; key: string; amount: number }): Promise<number> {
   const { key, amount, ...who } = req;
   const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
-  const r = await retryingUnprocessed(() => deps.temporal.workflow.executeUpdateWithStart(addCreditUpdate, { args: [{ key, amount }], startWorkflowOperation: balanceStart(deps, who, record) }));
+  const r = await retryingUntaken(() => deps.temporal.workflow.executeUpdateWithStart(addCreditUpdate, { args: [{ key, amount }], startWorkflowOperation: balanceStart(deps, who, record) }));
   return r.credit;
 }
 
@@ -45,6 +45,6 @@ export async function drawCustomerCredit(deps: BalanceDeps, req: { tenantId: str
   if (max <= 0) return 0;
   const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
   if (!record || record.credit <= 0) return 0;
-  const r = await retryingUnprocessed(() => deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: balanceStart(deps, who, record) }));
+  const r = await retryingUntaken(() => deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: balanceStart(deps, who, record) }));
   return r.drawn;
 }

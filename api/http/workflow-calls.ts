@@ -20,11 +20,11 @@ export const notAnswered = () =>
 
 /**
  * Runs a call to Temporal with a deadline on every gRPC request it makes. An Update in it that the server
- * refuses as unprocessed is sent again within the same deadline (retryingUnprocessed).
+ * refuses as unprocessed is sent again within the same deadline (retryingUntaken).
  */
 export async function withDeadline<T>(temporal: Pick<Client, 'connection'>, ms: number, call: () => Promise<T>): Promise<T> {
   try {
-    return await temporal.connection.withDeadline(Date.now() + ms, () => retryingUnprocessed(call, ms));
+    return await temporal.connection.withDeadline(Date.now() + ms, () => retryingUntaken(call, ms));
   } catch (err) {
     // Still not taken up when the deadline came: nothing was applied, so a retry is safe, as with no answer.
     if (isUntaken(err)) throw notAnswered();
@@ -73,7 +73,7 @@ export async function runUpdate<T>(
  *   is being retried, as it is after the worker that held it was killed (its task timed out); seen as
  *   4 answers 500 in 9,227 calls of the scale-out drill.
  */
-export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = UNPROCESSED_BUDGET_MS): Promise<T> {
+export async function retryingUntaken<T>(call: () => Promise<T>, budgetMs = UNPROCESSED_BUDGET_MS): Promise<T> {
   const giveUpAt = Date.now() + budgetMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -88,7 +88,7 @@ export async function retryingUnprocessed<T>(call: () => Promise<T>, budgetMs = 
 }
 /**
  * The same start, unused: the SDK takes a WithStartWorkflowOperation once only, so an Update-with-Start that
- * may be sent again (retryingUnprocessed) builds its operation afresh for each send.
+ * may be sent again (retryingUntaken) builds its operation afresh for each send.
  */
 export const freshStart = <T extends Workflow>(op: WithStartWorkflowOperation<T>): WithStartWorkflowOperation<T> =>
   new WithStartWorkflowOperation<T>(op.workflowTypeOrFunc, op.options);

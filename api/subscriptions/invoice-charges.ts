@@ -9,7 +9,7 @@ import { mitChargeInputFor } from '../cards-mit/service';
 import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import type { AppDeps, AuthContext } from '../deps';
 import { addCustomerCredit, drawCustomerCredit } from '../credit-notes/balance';
-import { retryingUnprocessed } from '../http/workflow-calls';
+import { retryingUntaken } from '../http/workflow-calls';
 
 // An invoice's charge, made with the API's own intent and charge code so it is exactly what a merchant's
 // POST /v202607/payment-intents and POST /cards/mit would make: the invoice's intent (owned by the
@@ -62,7 +62,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
         const input = await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE);
         // Sent again if the server answers UnprocessedUpdate (nothing applied), as the API does: not a failed charge.
         const handle = temporal.workflow.getHandle(intent._id);
-        result = await retryingUnprocessed(() => handle.executeUpdate(mitChargeUpdate, { args: [input] }));
+        result = await retryingUntaken(() => handle.executeUpdate(mitChargeUpdate, { args: [input] }));
       } catch (err) {
         // The card cannot be charged (detached, no token), or the intent refused the charge: a failed attempt.
         if (err instanceof DomainError) return failed(intent._id, err.code);
@@ -88,7 +88,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
     async cancelIntent(temporal: Client, tenantId: string, paymentIntent: string): Promise<'canceled' | 'success' | 'pending'> {
       try {
         const handle = temporal.workflow.getHandle(paymentIntent);
-        await retryingUnprocessed(() => handle.executeUpdate(cancelUpdate, { args: [] }));
+        await retryingUntaken(() => handle.executeUpdate(cancelUpdate, { args: [] }));
         return 'canceled';
       } catch (err) {
         if (!(err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError)) throw err;

@@ -1,7 +1,7 @@
 import { documentedOperations } from '../../api/openapi/document';
 import { exampleFor } from '../../api/openapi/examples';
 import { allRoutes } from '../../api/routes';
-import { createTenant, request, say, startDrillStack, until, type Reply } from './lib';
+import { createTenant, gatewayEffects, isLive, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
 import { bind, newKnown, ok, populate } from './objects';
 
 // Crash drill: the worker SIGKILLed DRILL_KILLS times (default 10; the issue asks 50) at random points while
@@ -118,14 +118,13 @@ export async function crashDrill(): Promise<number> {
     const wrong = accepted.filter((o) => final(states.get(o.id!)) && !['success', 'succeeded', 'partially_refunded', 'refunded'].includes(states.get(o.id!)!));
 
     // ---- the gateway's effects: at most one succeeded charge per intent, one refund and one payout per id
-    const eff = await request(stack.sandboxUrl, 'GET', '/v1/effects');
-    const effects = (eff.body as { effects: { kind: string; id: string; idempotency_key: string; status: string | null; replays: number }[] }).effects;
+    const effects = await gatewayEffects(stack.sandboxUrl);
     let duplicates = 0;
     let matched = 0;
     for (const op of accepted) {
-      const mine = effects.filter((e) => e.idempotency_key === op.id || e.idempotency_key.startsWith(`${op.id}:`));
+      const mine = effects.filter((e) => keyOwner(e) === op.id);
       const moving = mine.filter((e) => e.kind === op.kind || (op.kind === 'charge' && e.kind === 'charge'));
-      const succeeded = moving.filter((e) => e.status !== 'failed' && e.status !== 'declined' && e.status !== 'voided' && e.status !== 'canceled');
+      const succeeded = moving.filter(isLive);
       if (succeeded.length === 0) findings.push(`no live gateway effect for ${op.kind} ${op.id} (${mine.length} effects under its key)`);
       else matched++;
       if (succeeded.length > 1) {

@@ -121,13 +121,38 @@ export function leaves(value: unknown, key = '', out: { key: string; value: stri
   return out;
 }
 
-/** A deep copy of `value` with each string leaf passed through `f`. */
-export function mapStrings(value: unknown, f: (s: string, key: string) => string, key = ''): unknown {
-  if (typeof value === 'string') return f(value, key);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f, key));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f, k)]));
+/**
+ * A deep copy of `value` with each string and number leaf passed through `f`, and each object key passed
+ * through `key` (a map keyed by ids has its keys swapped too).
+ */
+export function mapLeaves(value: unknown, f: (v: string | number, key: string) => string | number, mapKey: (k: string) => string = (k) => k, key = ''): unknown {
+  if (typeof value === 'string' || typeof value === 'number') return f(value, key);
+  if (Array.isArray(value)) return value.map((v) => mapLeaves(v, f, mapKey, key));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [mapKey(k), mapLeaves(v, f, mapKey, k)]));
   return value;
 }
+
+/** One entry of the gateway sandbox's effect log (`GET /v1/effects`). */
+export interface GatewayEffect {
+  kind: string;
+  id: string;
+  idempotency_key: string;
+  status: string | null;
+  replays: number;
+  amount: number | null;
+  charge_id: string | null;
+}
+
+/** Every effect the sandbox made, each with the idempotency key it was made under. */
+export async function gatewayEffects(sandboxUrl: string): Promise<GatewayEffect[]> {
+  return ((await request(sandboxUrl, 'GET', '/v1/effects')).body as { effects: GatewayEffect[] }).effects;
+}
+
+/** An effect that may have moved money: any but one the gateway failed, declined, voided or canceled (one whose record is gone counts). */
+export const isLive = (e: GatewayEffect) => !['failed', 'declined', 'voided', 'canceled'].includes(e.status ?? '');
+
+/** The object a gateway call was made for: our keys are `<object id>:<step>`. */
+export const keyOwner = (e: GatewayEffect) => e.idempotency_key.split(':')[0]!;
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 export const pad = (s: string | number, n: number) => String(s).padEnd(n);

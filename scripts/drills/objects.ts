@@ -1,7 +1,7 @@
 import type { DocumentedOperation } from '../../api/openapi/document';
 import { exampleFor, type OperationExample } from '../../api/openapi/examples';
 import type { Stack } from '../stack';
-import { idPrefix, leaves, request, TYPED_ID, until, UUID, type Reply, type Tenant } from './lib';
+import { idPrefix, leaves, mapLeaves, request, TYPED_ID, until, UUID, type Reply, type Tenant } from './lib';
 
 // A tenant's real objects of every kind the document can make: each create operation's own example replayed
 // with the tenant's key and the tenant's ids in place of the example's, twice (later creates need earlier
@@ -51,15 +51,6 @@ const NAME_PARAMS = new Set(['action', 'query']);
 const isTypedId = (s: string) => new RegExp(`^${TYPED_ID.source}$`).test(s);
 const isUuid = (s: string) => new RegExp(`^${UUID.source}$`, 'i').test(s);
 const isIdKey = (key: string) => /(^|_)id$/.test(key);
-
-/** A deep copy with every string and number leaf, and every key that is a typed id, passed through `f`. */
-function swapDeep(value: unknown, f: (v: string | number, key: string) => string | number, key = ''): unknown {
-  if (typeof value === 'string' || typeof value === 'number') return f(value, key);
-  if (Array.isArray(value)) return value.map((v) => swapDeep(v, f, key));
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [isTypedId(k) ? String(f(k, '')) : k, swapDeep(v, f, k)]));
-  return value;
-}
 
 /** The example's request with tenant A's ids in place of the example's, where A has one of that kind. */
 export function bind(op: DocumentedOperation, ex: OperationExample | undefined, known: Known, tenantId: string, loosePick = 0) {
@@ -111,7 +102,7 @@ export function bind(op: DocumentedOperation, ex: OperationExample | undefined, 
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(ex?.query ?? {})) for (const one of Array.isArray(v) ? v : [v]) query.append(k, swap(one, k));
   const qs = query.toString();
-  const body = ex?.body === undefined ? undefined : swapDeep(ex.body, leaf);
+  const body = ex?.body === undefined ? undefined : mapLeaves(ex.body, leaf, (k) => (isTypedId(k) ? swap(k, '') : k));
   return { path: qs ? `${path}?${qs}` : path, body, ids, madeUp, pathParams: pathParams.length };
 }
 

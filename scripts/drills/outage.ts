@@ -1,4 +1,4 @@
-import { createTenant, request, say, startDrillStack, until, type Reply } from './lib';
+import { createTenant, gatewayEffects, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
 import { ok } from './objects';
 
 // Outage drill: Temporal, then FerretDB, SIGKILLed while DRILL_OUTAGE_CALLERS callers (8) keep creating and
@@ -126,12 +126,11 @@ export async function outageDrill(): Promise<number> {
       }, 120_000).catch(() => null);
       if (!refundsDone) findings.push(`${server}: refunds in flight at the kill did not all reach success`);
       // The gateway's side: each refunded intent's charge has exactly one refund effect.
-      type Effect = { kind: string; id: string; idempotency_key: string; charge_id: string | null };
-      const log = (await request(stack.sandboxUrl, 'GET', '/v1/effects', {})).body as { effects: Effect[] };
+      const log = await gatewayEffects(stack.sandboxUrl);
       const intentOfCharge = new Map<string, string>();
-      for (const e of log.effects) if (e.kind === 'charge' && toRefund.includes(e.idempotency_key.split(':')[0]!)) intentOfCharge.set(e.id, e.idempotency_key.split(':')[0]!);
+      for (const e of log) if (e.kind === 'charge' && toRefund.includes(keyOwner(e))) intentOfCharge.set(e.id, keyOwner(e));
       const effectsPerIntent = new Map<string, number>();
-      for (const e of log.effects) {
+      for (const e of log) {
         const pi = e.kind === 'refund' && e.charge_id ? intentOfCharge.get(e.charge_id) : undefined;
         if (pi) effectsPerIntent.set(pi, (effectsPerIntent.get(pi) ?? 0) + 1);
       }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { startCluster, type Cluster } from '../cluster';
 import { freePort, ROOT, startStack, type Stack } from '../stack';
 import { roundRobin } from './balancer';
-import { createTenant, request, say, until, type Reply } from './lib';
+import { createTenant, gatewayEffects, isLive, keyOwner, request, say, until, type GatewayEffect, type Reply } from './lib';
 
 // Scale-out drill: the production-shaped stack (Temporal in cluster mode and FerretDB, both on PostgreSQL;
 // scripts/cluster.ts), 2 API processes behind one port and 3 workers. DRILL_SCALE_INTENTS intents (default
@@ -111,7 +111,7 @@ export async function scaleDrill(): Promise<number> {
       const kind = method === 'GET' ? 'read' : p.endsWith('/attempts') ? 'attempt' : p.includes('refunds') ? 'refund' : 'create';
       // 503 (with Retry-After) is the documented answer of a moment without a worker; a 500 never is.
       if (!(r instanceof Error) && r.status >= 500 && r.status !== 503) findings.push(`${kind} ${method} ${p} answered ${r.status}: ${r.text.slice(0, 300)}`);
-      if (!(r instanceof Error)) calls.ms.set(kind, [...(calls.ms.get(kind) ?? []), Date.now() - t]);
+      if (!(r instanceof Error)) calls.ms.set(kind, calls.ms.get(kind) ?? []).get(kind)!.push(Date.now() - t);
       return r;
     };
     /** A call the API answers the same when sent again (an idempotency key): sent again on 5xx or no answer. */
@@ -227,16 +227,10 @@ export async function scaleDrill(): Promise<number> {
     for (const l of lives) if (l.pi) states.set(l.pi, (await intentStatus(l.pi)) ?? 'unknown');
 
     // ---- the gateway's side: one live charge per intent, one refund effect per refund, the same amounts
-    const eff = await request(s.sandboxUrl, 'GET', '/v1/effects');
-    type Effect = { kind: string; id: string; idempotency_key: string; status: string | null; replays: number; amount: number | null; charge_id: string | null };
-    const effects = (eff.body as { effects: Effect[] }).effects;
-    const liveCharges = new Map<string, Effect[]>();
-    for (const e of effects) {
-      if (e.kind !== 'charge' || !e.status || ['failed', 'declined', 'voided', 'canceled'].includes(e.status)) continue;
-      const pi = e.idempotency_key.split(':')[0]!;
-      liveCharges.set(pi, [...(liveCharges.get(pi) ?? []), e]);
-    }
-    const refundsByCharge = new Map<string, Effect[]>();
+    const effects = await gatewayEffects(s.sandboxUrl);
+    const liveCharges = new Map<string, GatewayEffect[]>();
+    for (const e of effects) if (e.kind === 'charge' && isLive(e)) liveCharges.set(keyOwner(e), [...(liveCharges.get(keyOwner(e)) ?? []), e]);
+    const refundsByCharge = new Map<string, GatewayEffect[]>();
     for (const e of effects) if (e.kind === 'refund' && e.charge_id) refundsByCharge.set(e.charge_id, [...(refundsByCharge.get(e.charge_id) ?? []), e]);
 
     let exactIntents = 0;

@@ -68,9 +68,9 @@ afterAll(async () => {
 
 let sealed: { metadata: Record<string, string>; data: string }[];
 
-function token(claims: Record<string, unknown>, opts: { key?: CryptoKey; iss?: string; aud?: string; exp?: string | number; alg?: string } = {}) {
+function token(claims: Record<string, unknown>, opts: { key?: CryptoKey; iss?: string; aud?: string; exp?: string | number } = {}) {
   return new SignJWT({ email: 'nadia@ops.example', ...claims })
-    .setProtectedHeader({ alg: opts.alg ?? 'RS256', kid: 'k1' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
     .setIssuer(opts.iss ?? issuer)
     .setAudience(opts.aud ?? AUDIENCE)
     .setSubject('user-1')
