@@ -138,6 +138,31 @@ test('the attempt cap refuses more attempts than allowed with a clear error', as
   });
 });
 
+test('a refund asked while the charge is on the wire waits for it: admitted once the charge captures, not refused as unpaid', async () => {
+  let release!: () => void;
+  const onWire = new Promise<void>((r) => (release = r));
+  let charging = false;
+  const { rec, activities } = recorders(async () => {
+    charging = true;
+    await onWire;
+    return { status: 'succeeded', chargeId: 'ch_wire' };
+  });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    await waitUntil(async () => charging);
+    const refunded = handle.executeUpdate(admitRefundUpdate, { args: [refund(700, 'during-charge')] });
+    // The refund's Update is in the workflow, waiting, before the charge answers.
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'admitRefund'));
+    release();
+    expect((await attempt).status).toBe('success');
+    expect(await refunded).toMatchObject({ ok: true, created: true, refundable_amount_left: 2500 - 700 });
+    await handle.terminate('test done');
+  });
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
 test('refund idempotency keys that are property names work like any other key', async () => {
   const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
   const inp = await input(1800);

@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, log, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, condition, log, patched, uuid4 } from '@temporalio/workflow';
 import { typedIdFromUuid } from '../../domain/ids';
 import type { AttemptInput, AttemptResult, ChargeOutcomeHint, IntentView, MitChargeInput, MitChargeResult, RefundAdmission, RefundAdmissionInput, RefundSettled } from './messages';
 import { refundAmountRefusal, type Attempt, type GatewayWord, type Refusal } from './state';
@@ -7,8 +7,11 @@ import { ask, cancelIntent, causeOf, charge, connectorUnreachable, describe, per
 // What each Update and Signal of a payment intent does. workflow.ts registers them; state.ts decides, and
 // effects.ts performs what it decides.
 
-/** How long a cancel waits for a charge on the wire (or one being reconciled) to be decided. */
-const CANCEL_WAITS_FOR_CHARGE_MS = 20_000;
+/** How long a cancel or a refund waits for a charge on the wire (or one being reconciled) to be decided. */
+const WAITS_FOR_CHARGE_MS = 20_000;
+
+/** Marks runs whose refunds wait for a charge being decided; older histories answered at once. */
+const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
 
 /** A refusal as Temporal carries it back to the caller: not retried, its type the API's error code. */
 function refuse(refusal: Refusal | null): void {
@@ -127,7 +130,7 @@ export function validateCancel(run: IntentRun): void {
 export async function onCancel(run: IntentRun): Promise<IntentView> {
   const { s } = run;
   // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.
-  if (s.chargeDeciding()) await condition(() => s.status !== 'pending' || !s.chargeDeciding(), CANCEL_WAITS_FOR_CHARGE_MS);
+  if (s.chargeDeciding()) await condition(() => s.status !== 'pending' || !s.chargeDeciding(), WAITS_FOR_CHARGE_MS);
   refuse(s.cancelRefusal());
   // An attempt still unknown is let go: if the gateway captured it, the capture is refunded.
   await cancelIntent(run, 'requested');
@@ -140,7 +143,13 @@ export function validateAdmitRefund(req: RefundAdmissionInput): void {
 
 export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): Promise<RefundAdmission> {
   const { s, input } = run;
-  // Check and reserve happen here, before the first await: the workflow runs one task at a time, so
+  // A charge on the wire decides first, as for a cancel. Core hands an activation's Updates to the workflow
+  // before its activity results, so without this wait a refund arriving with the charge's success would be
+  // judged against the pending intent: seen in the scale-out drill, where a worker killed after writing
+  // `success` left the retried task to carry both, and the refund was refused against a record saying paid.
+  if (s.status === 'pending' && s.chargeDeciding() && patched(REFUND_WAITS_FOR_CHARGE_PATCH))
+    await condition(() => s.status !== 'pending' || !s.chargeDeciding(), WAITS_FOR_CHARGE_MS);
+  // Check and reserve happen together, with no await between: the workflow runs one task at a time, so
   // no other refund can be admitted against the same balance in between.
   const known = s.knownRefund(req.idempotencyKey);
   if (known !== undefined) {
