@@ -3,6 +3,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { freePort } from '../platform/free-port';
+import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { searchAttributeFlags } from '../platform/search-attributes';
 
 // Starts the real stack as child processes on loopback: Temporal dev server, FerretDB, the gateway
@@ -388,9 +389,15 @@ async function launch(
     ...opts.env,
   };
 
+  // The indexes are made once here, before the API and the worker start and ensure them again: FerretDB 1.24
+  // registers an index twice when two connections create it at the same moment, and every write then keeps
+  // both up to date (8 of payment_intents' 21 indexes were such twins after a 5-process start).
+  const indexed = indexOnce(env.MONGODB_URI!).then(() => null, (err: unknown) => err);
   procs.sandbox = forkTs('sandbox', 'sandbox/main.ts', env, opts.logDir, echo);
   onSpawn(procs.sandbox);
   await waitFor('gateway sandbox', () => httpOk(`${sandboxUrl}/healthz`), 30_000, procs.sandbox, signal);
+  const indexFailure = await indexed;
+  if (indexFailure) throw indexFailure;
 
   // Each start stops its own process if it fails; later restarts (tests) are not tied to the first start's signal.
   const workerMetrics: { url: string | null } = { url: null };
@@ -459,4 +466,13 @@ async function launch(
       for (const kind of order) await Promise.all(Object.entries(procs).filter(([name]) => name === kind || name.startsWith(`${kind}-`)).map(([, p]) => p.stop()));
     },
   };
+}
+
+async function indexOnce(mongoUri: string): Promise<void> {
+  const mongo = await connectMongo(mongoUri, { maxPoolSize: 4 });
+  try {
+    await ensureIndexes(mongo);
+  } finally {
+    await mongo.close();
+  }
 }
