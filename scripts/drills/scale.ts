@@ -11,7 +11,7 @@ import { createTenant, gatewayEffects, isLive, keyOwner, request, say, until, ty
 // scripts/cluster.ts), 2 API processes behind one port and 3 workers. DRILL_SCALE_INTENTS intents (default
 // 2,000) are created, paid and refunded (in full, in part, or in two parts) through that port while a random
 // worker is SIGKILLed every few seconds and restarted, a kill not waiting for the last restart (up to 2 of
-// the 3 down at once). Then: every intent is `success` with exactly the
+// the 3 down at once; DRILL_SCALE_MAX_DOWN). Then: every intent is `success` with exactly the
 // refunds asked for, each `success` with its amount; and the gateway sandbox holds one live charge per intent
 // and one refund effect per refund, of the same amounts (0 duplicates; its effect log counts per idempotency
 // key). DRILL_SCALE_STACK=dev runs the same on the Temporal dev server and FerretDB on SQLite (a quick check).
@@ -20,8 +20,11 @@ const INTENTS = Number(process.env.DRILL_SCALE_INTENTS ?? 2000);
 const CONCURRENCY = Number(process.env.DRILL_SCALE_CONCURRENCY ?? 24);
 const WORKERS = 3;
 const KILL_EVERY_MS: [number, number] = [3000, 9000];
-/** Workers that may be down at once: never all of them, so the load keeps moving. */
-const MAX_DOWN = 2;
+/**
+ * Workers that may be down at once (DRILL_SCALE_MAX_DOWN, 1 to 3): by default never all of them, so the load
+ * keeps moving; 3 lets every worker be down together, when Updates wait out their deadline and answer 503.
+ */
+const MAX_DOWN = Math.min(WORKERS, Math.max(1, Number(process.env.DRILL_SCALE_MAX_DOWN ?? 2)));
 const WORKER_NAMES = ['worker', ...Array.from({ length: WORKERS - 1 }, (_, i) => `worker-${i + 2}`)];
 const EU = 'api-eu.drill.example';
 

@@ -4,7 +4,7 @@ import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
-import { useWorkflowTestEnv } from './env';
+import { keepHistory, useWorkflowTestEnv } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // Money paths under faults and hostile input, in virtual time: callbacks are hints the gateway must
@@ -158,6 +158,7 @@ test('a refund asked while the charge is on the wire waits for it: admitted once
     release();
     expect((await attempt).status).toBe('success');
     expect(await refunded).toMatchObject({ ok: true, created: true, refundable_amount_left: 2500 - 700 });
+    keepHistory('payment-intent-refund-waited-for-charge', await handle.fetchHistory());
     await handle.terminate('test done');
   });
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);

@@ -5,7 +5,7 @@ import type { DeliveryAttemptInput, DeliveryPlan, SendWebhookInput, SendWebhookR
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import { SA } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/webhook-delivery/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 // The delivery workflow in virtual time. Activities are scripted here: this layer pins down the schedule
 // (each attempt's time, to the second), when it stops, and what it records. The activities themselves are
@@ -134,6 +134,11 @@ test('success on the fourth attempt ends the delivery as delivered', async () =>
     [4, 'delivered', 'delivered'],
   ]);
   expect(run.details).toContain('delivered on attempt 4 (204)');
+  // Each attempt's record is a local activity: a marker in history (beside the plan's), never a scheduled activity.
+  const events = run.history.events!;
+  expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recordDeliveryAttempt')).toHaveLength(0);
+  expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(5);
+  keepHistory('webhook-delivery-local-attempt-records-delivered-on-fourth', run.history);
 });
 
 test('an immediate 2xx is one attempt', async () => {
