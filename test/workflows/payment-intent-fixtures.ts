@@ -115,3 +115,19 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
 
   return { recorders, input, withWorker, waitUntil, runLengths };
 }
+
+/** A charge the gateway answers with `outcome` only when `release()` is called: `onWire()` says its activity has started. */
+export function heldCharge(outcome: ChargeOutcome) {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started = false;
+  return {
+    charge: async (): Promise<ChargeOutcome> => {
+      started = true;
+      await gate;
+      return outcome;
+    },
+    release: () => release(),
+    onWire: () => started,
+  };
+}

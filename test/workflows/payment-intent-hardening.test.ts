@@ -5,7 +5,7 @@ import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
 import { keepHistory, useWorkflowTestEnv } from './env';
-import { intentFixtures } from './payment-intent-fixtures';
+import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 // Money paths under faults and hostile input, in virtual time: callbacks are hints the gateway must
 // confirm, a lost answer is reconciled by idempotency key (never guessed), a capture nobody owns is given
@@ -139,23 +139,17 @@ test('the attempt cap refuses more attempts than allowed with a clear error', as
 });
 
 test('a refund asked while the charge is on the wire waits for it: admitted once the charge captures, not refused as unpaid', async () => {
-  let release!: () => void;
-  const onWire = new Promise<void>((r) => (release = r));
-  let charging = false;
-  const { rec, activities } = recorders(async () => {
-    charging = true;
-    await onWire;
-    return { status: 'succeeded', chargeId: 'ch_wire' };
-  });
+  const held = heldCharge({ status: 'succeeded', chargeId: 'ch_wire' });
+  const { rec, activities } = recorders(held.charge);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
-    await waitUntil(async () => charging);
+    await waitUntil(async () => held.onWire());
     const refunded = handle.executeUpdate(admitRefundUpdate, { args: [refund(700, 'during-charge')] });
     // The refund's Update is in the workflow, waiting, before the charge answers.
     await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'admitRefund'));
-    release();
+    held.release();
     expect((await attempt).status).toBe('success');
     expect(await refunded).toMatchObject({ ok: true, created: true, refundable_amount_left: 2500 - 700 });
     keepHistory('payment-intent-refund-waited-for-charge', await handle.fetchHistory());

@@ -2,7 +2,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { useWorkflowTestEnv } from './env';
-import { intentFixtures } from './payment-intent-fixtures';
+import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 // The payment-intent workflow in virtual time. Activities are recorders here: this layer pins down the
 // workflow's decisions (timers, races, what it writes and emits); the activities themselves are tested
@@ -69,19 +69,15 @@ test('a declined attempt keeps the intent pending and emits payment.attempt_fail
 });
 
 test('cancel during a charge on the wire waits for it: a capture wins and the cancel is a conflict', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const { rec, activities } = recorders(async () => {
-    await gate;
-    return { status: 'succeeded', chargeId: 'ch_race' };
-  });
+  const held = heldCharge({ status: 'succeeded', chargeId: 'ch_race' });
+  const { rec, activities } = recorders(held.charge);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     const cancel = handle.executeUpdate(cancelUpdate).catch((e) => e);
-    release();
+    held.release();
     expect((await attempt).status).toBe('success');
     const err = await cancel;
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
@@ -92,19 +88,15 @@ test('cancel during a charge on the wire waits for it: a capture wins and the ca
 });
 
 test('cancel during a charge on the wire waits for it: after a decline the cancel proceeds', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const { rec, activities } = recorders(async () => {
-    await gate;
-    return { status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' };
-  });
+  const held = heldCharge({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' });
+  const { rec, activities } = recorders(held.charge);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     const cancel = handle.executeUpdate(cancelUpdate);
-    release();
+    held.release();
     expect((await attempt).status).toBe('failed');
     expect((await cancel).status).toBe('canceled');
   });
@@ -112,12 +104,8 @@ test('cancel during a charge on the wire waits for it: after a decline the cance
 });
 
 test('a charge in flight when the deadline passes: its late success wins', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const { rec, activities } = recorders(async () => {
-    await gate;
-    return { status: 'succeeded', chargeId: 'ch_late' };
-  });
+  const held = heldCharge({ status: 'succeeded', chargeId: 'ch_late' });
+  const { rec, activities } = recorders(held.charge);
   // 3 s, not 1: while an activity runs the test server's clock runs in real time, and on a loaded machine a
   // 1 s deadline passed before the attempt was admitted. (Under the charge's 15 s activity timeout.)
   const inp = await input(3);
@@ -127,7 +115,7 @@ test('a charge in flight when the deadline passes: its late success wins', async
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     await testEnv().sleep('4 seconds'); // past the deadline while the charge is still on the wire
     expect((await handle.query(intentStateQuery)).status).toBe('pending');
-    release();
+    held.release();
     expect((await attempt).status).toBe('success');
     expect((await handle.query(intentStateQuery)).status).toBe('success');
     await handle.terminate('test done');
@@ -197,12 +185,8 @@ test('a merchant cancel while a 3DS challenge is open: a capture that follows is
 });
 
 test('a callback that overtakes the charge call makes the workflow ask the gateway as soon as the call returns', async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const { rec, activities, gateway } = recorders(async () => {
-    await gate;
-    return { status: 'pending', chargeId: 'ch_fast' };
-  });
+  const held = heldCharge({ status: 'pending', chargeId: 'ch_fast' });
+  const { rec, activities, gateway } = recorders(held.charge);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
@@ -210,7 +194,7 @@ test('a callback that overtakes the charge call makes the workflow ask the gatew
     await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     gateway.set('ch_fast', { status: 'succeeded', chargeId: 'ch_fast' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_fast', outcome: { status: 'succeeded', chargeId: 'ch_fast' } });
-    release();
+    held.release();
     expect((await attempt).status).toBe('pending');
     await waitUntil(async () => rec.events.length === 1);
     await handle.terminate('test done');
