@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
 // FerretDB 1.24's PostgreSQL handler pushes a filter on `_id` down as `_jsonb -> '_id' @> '"pi_..."'`
 // (containment), which its own unique btree index on `_jsonb -> '_id'` cannot serve: every lookup of one
 // record by id that names another field too (`{_id, tenant_id}`, a versioned write's `{_id, version: {$lt}}`)
@@ -6,7 +9,7 @@
 // Measured on a 20,000-row table: 9.1 ms per lookup without it, 0.03 ms with it (bench/RESULTS.md, run 8).
 // `FERRETDB_PG_ID_INDEX=0` leaves it out, to measure without it.
 
-export const ID_INDEX_SQL = `
+const ID_INDEX_SQL = `
 CREATE OR REPLACE FUNCTION payorch_index_id(s text, t text) RETURNS void LANGUAGE plpgsql AS $f$
 BEGIN
   IF t LIKE '\\_ferretdb\\_%' THEN RETURN; END IF;
@@ -40,7 +43,14 @@ BEGIN
 END $d$;
 `;
 
-/** Whether the stack scripts install the index (on unless `FERRETDB_PG_ID_INDEX=0`). */
-export function idIndexWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.FERRETDB_PG_ID_INDEX !== '0';
+/**
+ * Installs the trigger (and the indexes of the tables already there) in database `db`, before FerretDB starts
+ * on it, unless `FERRETDB_PG_ID_INDEX=0`; answers whether it did.
+ */
+export function installIdIndex(pg: { bin: string; port: number; user: string; db: string }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.FERRETDB_PG_ID_INDEX === '0') return false;
+  execFileSync(path.join(pg.bin, 'psql'), ['-h', '127.0.0.1', '-p', String(pg.port), '-U', pg.user, '-d', pg.db, '-v', 'ON_ERROR_STOP=1', '-qc', ID_INDEX_SQL], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return true;
 }

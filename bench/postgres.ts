@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, TOOLS, waitFor, type Proc } from '../scripts/stack';
-import { ID_INDEX_SQL, idIndexWanted } from './ferretdb-id-index';
+import { installIdIndex } from './ferretdb-id-index';
 
 // A throwaway PostgreSQL cluster with FerretDB's `postgresql` handler in front of it, for the benchmark.
 // Like the Temporal 'fast' database it skips fsync: the data is thrown away, only speed matters.
@@ -20,6 +20,8 @@ export interface PgFerret {
   /** What the database is, for the report. */
   describe: string;
   pids: { postgres: number; ferretdb: number };
+  /** Runs SQL through psql in FerretDB's database and answers its unaligned output. */
+  psql(sql: string): string;
   stop(): Promise<void>;
 }
 
@@ -87,8 +89,7 @@ export async function startPgFerret(opts: { logDir: string; baseDir?: string }):
   };
   await waitFor('PostgreSQL', async () => isReady(), 30_000, pgProc as unknown as Proc);
   const version = execFileSync(path.join(bin, 'postgres'), ['--version']).toString().trim();
-  const idIndex = idIndexWanted();
-  if (idIndex) execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(pgPort), '-U', dbUser, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', ID_INDEX_SQL], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const idIndex = installIdIndex({ bin, port: pgPort, user: dbUser, db: 'postgres' });
 
   const ferretPort = await freePort();
   const ferretLog = path.join(opts.logDir, 'ferretdb-postgresql.log');
@@ -128,6 +129,7 @@ export async function startPgFerret(opts: { logDir: string; baseDir?: string }):
     uri: `mongodb://127.0.0.1:${ferretPort}/payorch`,
     describe: `FerretDB 1.24.2 --handler=postgresql on ${version} (throwaway cluster${user ? ` run as '${user.name}'` : ''}; ${PG_SETTINGS.join(', ')}; ${idIndex ? 'GIN index on _id' : 'no GIN index on _id'})`,
     pids: { postgres: pg.pid!, ferretdb: ferret.pid! },
+    psql: (sql) => execFileSync(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(pgPort), '-U', dbUser, '-d', 'postgres', '-tAc', sql]).toString().trim(),
     stop: async () => {
       await stopChild(ferret, 'SIGTERM', 5000);
       // SIGINT is PostgreSQL's "fast" shutdown: backends are ended, no checkpoint wait for clients.

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { freePort } from '../platform/free-port';
 import { SEARCH_ATTRIBUTES } from '../platform/search-attributes';
 import { PG_BIN_CANDIDATES, findPgBin as pgBinDir, runAs as pgUser } from '../bench/postgres';
-import { ID_INDEX_SQL, idIndexWanted } from '../bench/ferretdb-id-index';
+import { installIdIndex } from '../bench/ferretdb-id-index';
 import { track, waitFor, type Proc } from './stack';
 
 // The production-shaped stack without Docker: PostgreSQL 15 from the machine, the real Temporal server in
@@ -302,7 +302,7 @@ async function registerNamespace(t: ReturnType<typeof clusterTools>, address: st
 
 async function startFerretOnPostgres(opts: ClusterOptions & { pgPort: number; pgBin: string }, t: ReturnType<typeof clusterTools>) {
   if ((await psql(opts.pgBin, opts.pgPort, `SELECT 1 FROM pg_database WHERE datname = 'ferretdb'`)) !== '1') await psql(opts.pgBin, opts.pgPort, 'CREATE DATABASE ferretdb');
-  if (idIndexWanted()) await psql(opts.pgBin, opts.pgPort, ID_INDEX_SQL, 'ferretdb');
+  const idIndex = installIdIndex({ bin: opts.pgBin, port: opts.pgPort, user: DB_USER, db: 'ferretdb' });
   const port = await freePort();
   const stateDir = path.join(opts.dataDir, 'ferretdb-state');
   mkdirSync(stateDir, { recursive: true });
@@ -317,7 +317,7 @@ async function startFerretOnPostgres(opts: ClusterOptions & { pgPort: number; pg
   ]);
   const proc = track('ferretdb', child, path.join(opts.logDir, 'ferretdb-postgresql.log'), opts.echo ?? false);
   await waitFor('FerretDB (postgresql handler)', () => tcpOpen(port), 30_000, proc);
-  return { proc, uri: `mongodb://127.0.0.1:${port}/payorch` };
+  return { proc, uri: `mongodb://127.0.0.1:${port}/payorch`, idIndex };
 }
 
 /**
@@ -360,7 +360,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       temporalAddress: temporal.address,
       mongoUri: ferret.uri,
       postgresUrl: `postgres://${DB_USER}@127.0.0.1:${pg.port}/postgres`,
-      describe: `Temporal server ${version} (cluster mode, ${HISTORY_SHARDS} history shards) and FerretDB --handler=postgresql on ${pg.version}${opts.fast ? ' (fsync off)' : ''}${idIndexWanted() ? ', GIN index on _id' : ''}`,
+      describe: `Temporal server ${version} (cluster mode, ${HISTORY_SHARDS} history shards) and FerretDB --handler=postgresql on ${pg.version}${opts.fast ? ' (fsync off)' : ''}${ferret.idIndex ? ', GIN index on _id' : ''}`,
       procs: { postgres: pg.proc, temporal: temporal.proc, ferretdb: ferret.proc },
       stop: stopAll,
     };

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../platform/config';
-import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { connectMongo } from '../platform/mongo';
 import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
 import { webhookSigningSecretData } from '../data/webhook-signing-secrets';
 import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
@@ -125,7 +125,7 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
   const config = loadConfig({ ...process.env, ...env });
   const mongo = await connectMongo(mongoUri);
   try {
-    await ensureIndexes(mongo);
+    // The indexes are there: startStack made them before the API and the worker started.
     if (existsSync(DEMO_FILE)) {
       const saved = JSON.parse(readFileSync(DEMO_FILE, 'utf8'));
       if (await mongo.c.tenants.findOne({ _id: saved.tenant })) {

@@ -3,7 +3,7 @@ import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@t
 import { Registry } from 'prom-client';
 import { createWebhookActivities } from '../activities/webhooks';
 import { createLogger } from '../platform/logger';
-import { connectMongo, ensureIndexes } from '../platform/mongo';
+import { connectMongo } from '../platform/mongo';
 import { SA } from '../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../workflows/webhook-delivery/messages';
 import { loadWorkflowBundle } from '../worker/bundle';
@@ -34,7 +34,6 @@ async function main() {
   Runtime.install({ telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
   const { stack } = await startDrillStack('webhooks');
   const mongo = await connectMongo(stack.mongoUri);
-  await ensureIndexes(mongo);
   const connection = await Connection.connect({ address: stack.temporalAddress });
   const client = new Client({ connection });
   const native = await NativeConnection.connect({ address: stack.temporalAddress });

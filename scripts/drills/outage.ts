@@ -8,9 +8,9 @@ import { ok } from './objects';
 // accepted that is gone or stuck afterwards, an expiry timer that did not fire, a payment or refund in
 // flight that did not complete (one answered 503 is retried as the error says: the same request again).
 // Beside the callers, who wait for each answer, an open loop can send DRILL_OUTAGE_OPEN_RATE creates a second
-// (0: off) on a clock whatever the answers from the kill until the server is back, so requests pile up: each one sent while the server
-// was down must answer 2xx or 503 in the error shape, and one not answered 2xx, sent again with its key after
-// the restart, must then be created.
+// (0: off) on a clock, whatever the answers, from the kill until the server is back, so requests pile up:
+// each must answer 2xx or 503 in the error shape, and one not answered 2xx, sent again with its key after the
+// restart, must then be created.
 
 const EXPIRY_S = 4;
 const CALLERS = Number(process.env.DRILL_OUTAGE_CALLERS ?? 8);
@@ -23,8 +23,6 @@ const OPEN_RATE = Number(process.env.DRILL_OUTAGE_OPEN_RATE ?? 0);
 
 interface OpenSend {
   key: string;
-  /** Sent while the server was down. */
-  during: boolean;
   answer: Promise<Reply | null>;
 }
 
@@ -37,6 +35,9 @@ const errorShaped = (r: Reply) => {
   const e = (r.body as { error?: { type?: unknown; code?: unknown; message?: unknown; request_id?: unknown } } | null)?.error;
   return !!e && typeof e.type === 'string' && typeof e.code === 'string' && typeof e.message === 'string' && typeof e.request_id === 'string';
 };
+
+/** What no outage may answer: a 500, or any 5xx outside the error shape. */
+const badFiveHundred = (r: Reply) => r.status === 500 || (r.status >= 500 && !errorShaped(r));
 
 export async function outageDrill(): Promise<number> {
   const { stack } = await startDrillStack('outage');
@@ -64,7 +65,7 @@ export async function outageDrill(): Promise<number> {
           for (const r of [create, read]) {
             if (!r || !(during || down)) continue;
             seen.statuses.set(r.status, (seen.statuses.get(r.status) ?? 0) + 1);
-            if (r.status === 500 || (r.status >= 500 && !errorShaped(r))) seen.bad.push(`${r.status} ${r.text.slice(0, 160)}`);
+            if (badFiveHundred(r)) seen.bad.push(`${r.status} ${r.text.slice(0, 160)}`);
           }
           if (create && (during || down) && ok(create)) acceptedDuringOutage.push((create.body as { payment_intent: string }).payment_intent);
           await new Promise((r) => setTimeout(r, 100));
@@ -74,11 +75,11 @@ export async function outageDrill(): Promise<number> {
       const opened: OpenSend[] = [];
       const openCreate = (key: string) =>
         request(api, 'POST', '/v202607/payment-intents', { key: T.secretKey, host: EU, body: { amount: 600, currency: 'EUR', idempotency_key: key }, timeoutMs: 90_000 });
-      // Started at the kill and stopped once the server is back: the open loop is the outage's load.
+      // Started at the kill and stopped once the server is back, so every send is one made while it was down.
       let ticker: NodeJS.Timeout | null = null;
       const openLoop = () => {
         const key = `outage-${server}-open-${opened.length}`;
-        opened.push({ key, during: down, answer: openCreate(key).catch(() => null) });
+        opened.push({ key, answer: openCreate(key).catch(() => null) });
       };
 
       // Intents whose deadline passes during the outage, and payments in flight when it starts.
@@ -185,16 +186,15 @@ export async function outageDrill(): Promise<number> {
       }
       loading = false;
       await Promise.all(callers);
-      // The open loop's creates sent while the server was down: 2xx or a shaped 503, and nothing lost.
+      // The open loop's creates: 2xx or a shaped 503, and nothing lost.
       const openStatuses = new Map<string, number>();
       let openResent = 0;
       let openLost = 0;
-      const openDuring = opened.filter((o) => o.during);
-      for (const o of openDuring) {
+      for (const o of opened) {
         let r = await o.answer;
         const label = r ? String(r.status) : 'no answer';
         openStatuses.set(label, (openStatuses.get(label) ?? 0) + 1);
-        if (r && (r.status === 500 || (r.status >= 500 && !errorShaped(r)))) findings.push(`${server}: open-loop create during the outage: ${r.status} ${r.text.slice(0, 160)}`);
+        if (r && badFiveHundred(r)) findings.push(`${server}: open-loop create during the outage: ${r.status} ${r.text.slice(0, 160)}`);
         if (r && r.status >= 400 && r.status < 500) findings.push(`${server}: open-loop create during the outage answered ${r.status} ${r.text.slice(0, 160)}`);
         if (!r || !ok(r)) {
           openResent++;
@@ -204,7 +204,7 @@ export async function outageDrill(): Promise<number> {
         const pi = r && ok(r) ? (r.body as { payment_intent?: string }).payment_intent : undefined;
         if (!pi || !(await statusOf(pi))) openLost++;
       }
-      if (openLost) findings.push(`${server}: ${openLost} of ${openDuring.length} open-loop creates sent during the outage cannot be read afterwards`);
+      if (openLost) findings.push(`${server}: ${openLost} of ${opened.length} open-loop creates sent during the outage cannot be read afterwards`);
       let missing = 0;
       for (const pi of acceptedDuringOutage) {
         const s = await statusOf(pi);
@@ -222,8 +222,8 @@ export async function outageDrill(): Promise<number> {
       if (seen.bad.length > 5) findings.push(`${server}: ... ${seen.bad.length - 5} more`);
       say(`  answers while down: ${[...seen.statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}x${n}`).join(' ') || 'none'} (500 or unshaped 5xx: ${seen.bad.length})`);
       say(`  accepted while down: ${acceptedDuringOutage.length} (${missing} gone afterwards, ${paidLater} of ${Math.min(3, acceptedDuringOutage.length)} paid afterwards); expiry timers fired: ${expired ? expiring.length : 0} of ${expiring.length}; payments in flight completed: ${paid ? toPay.length : 0} of ${toPay.length} (${retried} retried after a 503); refunds in flight: ${refundsDone ? refundIds.length : 0} of ${toRefund.length} success (${refundsRetried} retried), ${refundDuplicates} duplicated at the gateway`);
-      if (OPEN_RATE > 0) say(`  open loop (${OPEN_RATE}/s, ${opened.length} sent in all): ${openDuring.length} sent while down, answered ${[...openStatuses].map(([st, n]) => `${st}x${n}`).join(' ') || 'none'}; ${openResent} sent again with their keys after the restart; ${openDuring.length - openLost} of ${openDuring.length} readable afterwards`);
-      say(`  load: ${CALLERS} callers, ${INFLIGHT} expiring, ${INFLIGHT} payments and ${INFLIGHT} refunds in flight, ${OPEN_RATE} creates/s open loop`);
+      if (OPEN_RATE > 0) say(`  open loop (${OPEN_RATE}/s): ${opened.length} sent while down, answered ${[...openStatuses].map(([st, n]) => `${st}x${n}`).join(' ') || 'none'}; ${openResent} sent again with their keys after the restart; ${opened.length - openLost} of ${opened.length} readable afterwards`);
+      say(`  load: ${CALLERS} callers, ${INFLIGHT} expiring, ${INFLIGHT} payments and ${INFLIGHT} refunds in flight${OPEN_RATE > 0 ? `, ${OPEN_RATE} creates/s open loop` : ''}`);
     }
     for (const f of findings) say(`FINDING ${f}`);
     say(`\noutage: ${findings.length} findings`);

@@ -13,6 +13,12 @@ const WAITS_FOR_CHARGE_MS = 20_000;
 /** Marks runs whose refunds wait for a charge being decided; older histories answered at once. */
 const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
 
+/** Waits, boundedly, until a charge on the wire (or one being reconciled) has decided, or the intent is no longer pending. */
+function chargeDecided(run: IntentRun): Promise<boolean> {
+  const { s } = run;
+  return condition(() => s.status !== 'pending' || !s.chargeDeciding(), WAITS_FOR_CHARGE_MS);
+}
+
 /** A refusal as Temporal carries it back to the caller: not retried, its type the API's error code. */
 function refuse(refusal: Refusal | null): void {
   if (refusal) throw ApplicationFailure.nonRetryable(refusal.message, refusal.type);
@@ -130,7 +136,7 @@ export function validateCancel(run: IntentRun): void {
 export async function onCancel(run: IntentRun): Promise<IntentView> {
   const { s } = run;
   // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.
-  if (s.chargeDeciding()) await condition(() => s.status !== 'pending' || !s.chargeDeciding(), WAITS_FOR_CHARGE_MS);
+  if (s.chargeDeciding()) await chargeDecided(run);
   refuse(s.cancelRefusal());
   // An attempt still unknown is let go: if the gateway captured it, the capture is refunded.
   await cancelIntent(run, 'requested');
@@ -147,8 +153,7 @@ export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): 
   // before its activity results, so without this wait a refund arriving with the charge's success would be
   // judged against the pending intent: seen in the scale-out drill, where a worker killed after writing
   // `success` left the retried task to carry both, and the refund was refused against a record saying paid.
-  if (s.status === 'pending' && s.chargeDeciding() && patched(REFUND_WAITS_FOR_CHARGE_PATCH))
-    await condition(() => s.status !== 'pending' || !s.chargeDeciding(), WAITS_FOR_CHARGE_MS);
+  if (s.status === 'pending' && s.chargeDeciding() && patched(REFUND_WAITS_FOR_CHARGE_PATCH)) await chargeDecided(run);
   // Check and reserve happen together, with no await between: the workflow runs one task at a time, so
   // no other refund can be admitted against the same balance in between.
   const known = s.knownRefund(req.idempotencyKey);
