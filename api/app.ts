@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors';
 import { base62 } from '../platform/ids';
 import type { AppDeps } from './deps';
 import { errorHandler } from './http/error-handler';
+import { inFlightCap } from './http/in-flight-cap';
 import { regionOfHost } from './http/region';
 import { RateLimiter, rateLimitRules } from './http/rate-limit';
 import type { RouteDef } from './http/route';
@@ -42,6 +43,9 @@ export function createApp(
     }
   });
   app.use(errorHandler);
+  app.use(
+    inFlightCap(deps.config.API_MAX_IN_FLIGHT, { set: (n) => deps.metrics.httpInFlight.set(n), shed: () => deps.metrics.httpShed.inc() }),
+  );
 
   app.use(async (ctx: Context, next: Next) => {
     const region = regionOfHost(ctx.host, deps.config);

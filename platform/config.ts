@@ -99,6 +99,8 @@ export const configSchema = z
     CODEC_OIDC_JWKS_URL: z.url().optional(),
     CODEC_OIDC_SCOPES_CLAIM: z.string().min(1).default('payorch_codec_scopes'),
     MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').default('mongodb://127.0.0.1:27017/payorch'),
+    /** Requests one API process works on at once; past it a request is answered 503 `overloaded` at once (0: no cap). */
+    API_MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(100_000).default(512),
     /** Connections each process's MongoDB pool may open (every request and activity of the process shares it). */
     MONGODB_MAX_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(50),
     ADMIN_API_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),

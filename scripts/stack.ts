@@ -245,13 +245,15 @@ async function startTemporalOnce(opts: ChildStartOptions & { fast: boolean; uiPo
   return { proc, address, port };
 }
 
-export async function startFerret(opts: ChildStartOptions) {
+/** `busyTimeoutMs`: how long a write waits for SQLite's one writer before it fails (FerretDB's default: 10 s). */
+export async function startFerret(opts: ChildStartOptions & { busyTimeoutMs?: number }) {
   const port = opts.port ?? (await freePort());
   const dir = path.join(opts.dataDir, 'ferretdb');
   mkdirSync(dir, { recursive: true });
+  const pragmas = opts.busyTimeoutMs !== undefined ? `?_pragma=busy_timeout(${opts.busyTimeoutMs})` : '';
   const child = spawnServer(path.join(TOOLS, 'ferretdb'), [
     '--handler=sqlite',
-    `--sqlite-url=file:${dir}/`,
+    `--sqlite-url=file:${dir}/${pragmas}`,
     `--state-dir=${dir}`,
     `--listen-addr=127.0.0.1:${port}`,
     '--telemetry=disable',
