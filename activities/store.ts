@@ -65,6 +65,20 @@ export interface RefundRecordInput {
   createdAt: string;
 }
 
+/** An event's record, as the workflow that emits it builds it (workflows/emit-event.ts). */
+export interface EventRecordInput {
+  id: string;
+  tenantId: string;
+  type: string;
+  createdAt: string;
+  data: Record<string, unknown>;
+  objectId: string;
+  body: string;
+  format: 'envelope' | 'legacy';
+  source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice'; id: string };
+  endpoints: { url: string; index: number; secretRef?: string }[];
+}
+
 const asDate = (s: string | null) => (s ? new Date(s) : null);
 
 export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gateways: GatewayRegistry }) {
@@ -83,23 +97,56 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       return undefined;
     }
   };
+  const savePaymentIntent = async (p: PaymentIntentPatch): Promise<'applied' | 'stale'> => {
+    return records.savePaymentIntent(p.id, p.version, {
+      status: p.status,
+      succeeded_at: asDate(p.succeeded_at),
+      canceled_at: asDate(p.canceled_at),
+      cancellation_reason: p.cancellation_reason,
+      amount_paid: p.amount_paid,
+      amount_refunded: p.amount_refunded,
+      connector_used: p.connector_used,
+      gateway_charge_id: p.gateway_charge_id,
+      last_failure_code: p.last_failure_code,
+      ...(p.sub_status !== undefined ? { sub_status: p.sub_status, step_number: p.step_number!, last_reason: p.last_reason! } : {}),
+      ...(p.payment_method !== undefined ? { payment_method: p.payment_method } : {}),
+      ...(p.transactions !== undefined ? { transactions: p.transactions } : {}),
+      updated_at: new Date(p.updated_at),
+    });
+  };
+  const recordEvent = async (e: EventRecordInput): Promise<void> => {
+    await records.insertEvent({
+      _id: e.id,
+      tenant_id: e.tenantId,
+      type: e.type,
+      created_at: new Date(e.createdAt),
+      data: e.data,
+      object_id: e.objectId,
+      body: e.body,
+      format: e.format,
+      source: e.source,
+      endpoints: e.endpoints.map((ep) => ({
+        url: ep.url,
+        index: ep.index,
+        has_secret: Boolean(ep.secretRef),
+        ...(ep.secretRef ? { secret_ref: ep.secretRef } : {}),
+      })),
+    });
+  };
   return {
-    async savePaymentIntent(p: PaymentIntentPatch): Promise<'applied' | 'stale'> {
-      return records.savePaymentIntent(p.id, p.version, {
-        status: p.status,
-        succeeded_at: asDate(p.succeeded_at),
-        canceled_at: asDate(p.canceled_at),
-        cancellation_reason: p.cancellation_reason,
-        amount_paid: p.amount_paid,
-        amount_refunded: p.amount_refunded,
-        connector_used: p.connector_used,
-        gateway_charge_id: p.gateway_charge_id,
-        last_failure_code: p.last_failure_code,
-        ...(p.sub_status !== undefined ? { sub_status: p.sub_status, step_number: p.step_number!, last_reason: p.last_reason! } : {}),
-        ...(p.payment_method !== undefined ? { payment_method: p.payment_method } : {}),
-        ...(p.transactions !== undefined ? { transactions: p.transactions } : {}),
-        updated_at: new Date(p.updated_at),
-      });
+    savePaymentIntent,
+
+    /**
+     * A transition of an intent in one write activity: its record, then the events it emitted, in that order
+     * (the read model is never behind an event). One local activity instead of one per write saves the
+     * workflow an activation and a local-activity dispatch per write (bench/RESULTS.md, run 10). The events
+     * are inserted whether the save applied or was stale: a stale save means a retry of this same write
+     * after a newer one, and the events are inserts keyed by their ids.
+     */
+    async savePaymentIntentAndEvents(w: { patch: PaymentIntentPatch; events: EventRecordInput[] }): Promise<'applied' | 'stale'> {
+      const saved = await savePaymentIntent(w.patch);
+      for (const e of w.events) await recordEvent(e);
+      return saved;
     },
 
     /**
@@ -156,36 +203,7 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       return olderRefundFactsOf(await refunds.withOlderIds(found));
     },
 
-    async recordEvent(e: {
-      id: string;
-      tenantId: string;
-      type: string;
-      createdAt: string;
-      data: Record<string, unknown>;
-      objectId: string;
-      body: string;
-      format: 'envelope' | 'legacy';
-      source: { kind: 'payment_intent' | 'refund' | 'payout' | 'return' | 'subscription' | 'invoice'; id: string };
-      endpoints: { url: string; index: number; secretRef?: string }[];
-    }): Promise<void> {
-      await records.insertEvent({
-        _id: e.id,
-        tenant_id: e.tenantId,
-        type: e.type,
-        created_at: new Date(e.createdAt),
-        data: e.data,
-        object_id: e.objectId,
-        body: e.body,
-        format: e.format,
-        source: e.source,
-        endpoints: e.endpoints.map((ep) => ({
-          url: ep.url,
-          index: ep.index,
-          has_secret: Boolean(ep.secretRef),
-          ...(ep.secretRef ? { secret_ref: ep.secretRef } : {}),
-        })),
-      });
-    },
+    recordEvent,
 
     /**
      * Saves the card a customer-present payment was made with (`pm_...`): its reusable gateway token (null

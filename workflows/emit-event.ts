@@ -1,4 +1,5 @@
 import { ParentClosePolicy, startChild, uuid4 } from '@temporalio/workflow';
+import type { EventRecordInput } from '../activities/store';
 import { typedIdFromUuid } from '../domain/ids';
 import { SA } from './search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from './webhook-delivery/messages';
@@ -20,55 +21,78 @@ export interface EmittedEvent {
   legacyBody?: Record<string, unknown>;
 }
 
-/**
- * Records an event and starts one delivery workflow per subscribed endpoint. Deliveries are children that
- * outlive their parent (ABANDON), so an intent that completes never cuts a 3-day retry schedule short.
- */
-export async function emitEvent(e: EmittedEvent): Promise<string> {
+/** An event ready to be recorded, and the deliveries to start once it is. */
+export interface PreparedEvent {
+  record: EventRecordInput;
+  webhookTaskQueue: string;
+  deliveries: { endpoint: EndpointRef; index: number }[];
+}
+
+/** Gives the event its id and body and picks its endpoints; records and sends nothing. */
+export function prepareEvent(e: EmittedEvent): PreparedEvent {
   const id = typedIdFromUuid('evt', e.region, uuid4());
   const createdAt = new Date().toISOString();
   const format = e.format ?? 'envelope';
   const body = JSON.stringify(format === 'envelope' ? { id, type: e.type, created_at: createdAt, data: e.data } : { ...e.legacyBody, event_id: id });
-  const targets = e.endpoints
+  const deliveries = e.endpoints
     .map((endpoint, index) => ({ endpoint, index }))
     .filter(({ endpoint }) => format === 'legacy' || endpoint.events.includes(e.type));
-  await recordWrites().recordEvent({
-    id,
-    tenantId: e.tenantId,
-    type: e.type,
-    createdAt,
-    data: e.data,
-    objectId: e.objectId,
-    body,
-    format,
-    source: e.source,
-    endpoints: targets.map(({ endpoint, index }) => ({ url: endpoint.url, index, ...(endpoint.secretRef ? { secretRef: endpoint.secretRef } : {}) })),
-  });
-  for (const { endpoint, index } of targets) {
-    const input: WebhookDeliveryInput = {
-      eventId: id,
-      eventType: e.type,
+  return {
+    record: {
+      id,
       tenantId: e.tenantId,
+      type: e.type,
+      createdAt,
+      data: e.data,
+      objectId: e.objectId,
+      body,
+      format,
+      source: e.source,
+      endpoints: deliveries.map(({ endpoint, index }) => ({ url: endpoint.url, index, ...(endpoint.secretRef ? { secretRef: endpoint.secretRef } : {}) })),
+    },
+    webhookTaskQueue: e.webhookTaskQueue,
+    deliveries,
+  };
+}
+
+/**
+ * Starts one delivery workflow per subscribed endpoint of a recorded event. Deliveries are children that
+ * outlive their parent (ABANDON), so an intent that completes never cuts a 3-day retry schedule short.
+ */
+export async function startDeliveries(p: PreparedEvent): Promise<void> {
+  const { record: r } = p;
+  for (const { endpoint, index } of p.deliveries) {
+    const input: WebhookDeliveryInput = {
+      eventId: r.id,
+      eventType: r.type,
+      tenantId: r.tenantId,
       url: endpoint.url,
       endpointIndex: index,
       ...(endpoint.secretRef ? { secretRef: endpoint.secretRef } : {}),
-      source: e.source,
-      body,
-      format,
+      source: r.source,
+      body: r.body,
+      format: r.format,
     };
     await startChild(WEBHOOK_DELIVERY_WORKFLOW, {
-      workflowId: `${id}-${index}`,
-      taskQueue: e.webhookTaskQueue,
+      workflowId: `${r.id}-${index}`,
+      taskQueue: p.webhookTaskQueue,
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [
-        { key: SA.TenantId, value: e.tenantId },
-        { key: SA.EventType, value: e.type },
+        { key: SA.TenantId, value: r.tenantId },
+        { key: SA.EventType, value: r.type },
         { key: SA.DeliveryStatus, value: 'pending' },
         { key: SA.WebhookUrl, value: endpoint.url.slice(0, 1000) },
       ],
-      staticSummary: `${e.type} ${id} to ${endpoint.url}`,
+      staticSummary: `${r.type} ${r.id} to ${endpoint.url}`,
     });
   }
-  return id;
+}
+
+/** Records an event, then starts its deliveries. */
+export async function emitEvent(e: EmittedEvent): Promise<string> {
+  const p = prepareEvent(e);
+  await recordWrites().recordEvent(p.record);
+  await startDeliveries(p);
+  return p.record.id;
 }

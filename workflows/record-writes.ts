@@ -15,7 +15,7 @@ const retry = { initialInterval: '200ms', maximumInterval: '10s' } as const;
 const remote = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry });
 const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s', retry });
 
-export type RecordWrites = Pick<Activities, 'savePaymentIntent' | 'recordEvent'>;
+export type RecordWrites = Pick<Activities, 'savePaymentIntent' | 'savePaymentIntentAndEvents' | 'recordEvent'>;
 
 /** The record writes of this run: local in runs with the patch, scheduled activities in older ones. */
 export function recordWrites(): RecordWrites {

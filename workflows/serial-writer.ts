@@ -7,10 +7,11 @@ export function serialWriter<P extends { version: number }>(startVersion: number
   let version = startVersion;
   let chain: Promise<unknown> = Promise.resolve();
   return {
-    write(patch: Omit<P, 'version'>): Promise<unknown> {
+    /** `saveWith`: this write goes through another activity (one that writes more beside the record). */
+    write(patch: Omit<P, 'version'>, saveWith: (patch: P) => Promise<unknown> = save): Promise<unknown> {
       version += 1;
       const versioned = { ...patch, version } as P;
-      chain = chain.then(() => save(versioned));
+      chain = chain.then(() => saveWith(versioned));
       return chain;
     },
     /** Resolves when every write asked for so far is done. */

@@ -11,6 +11,8 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
   interface Recorded {
     patches: PaymentIntentPatch[];
     events: { type: string; createdAt: string }[];
+    /** Each write of a record with its events in one activity: the status written, then the events' types. */
+    combined: { status: string; events: string[] }[];
     charges: number;
     voids: { chargeId: string; amount: number }[];
     polls: number;
@@ -22,17 +24,26 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
     chargeStatus?: (chargeId: string) => Promise<ChargeOutcome>,
     findCharge: (key: string) => Promise<ChargeOutcome | { status: 'not_found' }> = async () => ({ status: 'not_found' }),
   ) {
-    const rec: Recorded = { patches: [], events: [], charges: 0, voids: [], polls: 0, lookups: [] };
+    const rec: Recorded = { patches: [], events: [], combined: [], charges: 0, voids: [], polls: 0, lookups: [] };
     // What the gateway itself says about a charge when asked; tests set it. Unset: still pending.
     const gateway = new Map<string, ChargeOutcome>();
     const statusOf = chargeStatus ?? (async (chargeId: string) => gateway.get(chargeId) ?? { status: 'pending', chargeId });
+    const savePaymentIntent = async (p: PaymentIntentPatch) => {
+      rec.patches.push(p);
+      return 'applied';
+    };
+    const recordEvent = async (e: { type: string; createdAt: string }) => {
+      rec.events.push({ type: e.type, createdAt: e.createdAt });
+    };
     const activities = {
-      savePaymentIntent: async (p: PaymentIntentPatch) => {
-        rec.patches.push(p);
-        return 'applied';
-      },
-      recordEvent: async (e: { type: string; createdAt: string }) => {
-        rec.events.push({ type: e.type, createdAt: e.createdAt });
+      savePaymentIntent,
+      recordEvent,
+      // A transition's record and its events in one write, in that order (activities/store.ts).
+      savePaymentIntentAndEvents: async (w: { patch: PaymentIntentPatch; events: { type: string; createdAt: string }[] }) => {
+        rec.combined.push({ status: w.patch.status, events: w.events.map((e) => e.type) });
+        const saved = await savePaymentIntent(w.patch);
+        for (const e of w.events) await recordEvent(e);
+        return saved;
       },
       charge: async () => {
         rec.charges += 1;

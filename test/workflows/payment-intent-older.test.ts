@@ -32,7 +32,7 @@ test('a paid older intent: progress written as the attempt moves, and each event
     // would be written first instead (under load), which is right but not what this test pins.
     await waitUntil(async () => rec.patches.length > 0);
     expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).toEqual({ payment_intent: inp.id, status: 'success' });
-    await keep('checkout-claimed-paid', inp.id);
+    await keep('record-with-events-checkout-claimed-paid', inp.id);
     await handle.terminate('test done');
   });
   expect(claims).toEqual([inp.id]);
@@ -42,6 +42,8 @@ test('a paid older intent: progress written as the attempt moves, and each event
     ['success', 4],
   ]);
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success', 'payment.success']);
+  // The success is one write: the record, then its envelope event and its older-body event.
+  expect(rec.combined).toEqual([{ status: 'success', events: ['payment.success', 'payment.success'] }]);
 });
 
 test('losing the checkout intent claim: the capture is refunded and the intent ends canceled_checkout_completed', async () => {

@@ -66,6 +66,11 @@ test('a declined attempt keeps the intent pending and emits payment.attempt_fail
   });
   expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
   expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', last_failure_code: 'card_declined', cancellation_reason: 'requested' });
+  // Each transition writes its record and its event together, in one local activity.
+  expect(rec.combined).toEqual([
+    { status: 'pending', events: ['payment.attempt_failed'] },
+    { status: 'canceled', events: ['payment.canceled'] },
+  ]);
 });
 
 test('cancel during a charge on the wire waits for it: a capture wins and the cancel is a conflict', async () => {

@@ -11,6 +11,7 @@ const testEnv = useWorkflowTestEnv();
 const activities = {
   savePaymentIntent: async () => 'applied',
   recordEvent: async () => undefined,
+  savePaymentIntentAndEvents: async () => 'applied',
   charge: async () => ({ status: 'succeeded', chargeId: 'ch_1' }),
 };
 

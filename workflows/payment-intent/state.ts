@@ -2,7 +2,7 @@ import type { ChargedCard, ChargeOutcome } from '../../gateways/types';
 import type { IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
-import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-views';
+import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-progress';
 import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
 import type { RefundInput } from '../refund/messages';
 import type { TransactionRecord } from '../../platform/records';

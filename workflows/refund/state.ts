@@ -2,7 +2,8 @@ import type { RefundOutcome } from '../../gateways/types';
 import { formatMoney } from '../../domain/money';
 import type { RefundStatus } from '../../domain/refund';
 import type { RefundView } from '../../domain/views';
-import { olderRefundRowOf, olderRefundSubStatus, SLA_TIMEOUT, type OlderRefundFacts, type OlderRefundRow, type OlderRefundSubStatus } from '../../domain/older-refund-views';
+import { olderRefundRowOf, olderRefundSubStatus, SLA_TIMEOUT, type OlderRefundFacts, type OlderRefundSubStatus } from '../../domain/older-refund-progress';
+import type { OlderRefundRow } from '../../domain/older-refund-views';
 import type { RefundCarried, RefundInput, RefundState } from './messages';
 
 // A refund's state and its rules, as plain code: what the gateway's word means for the money reserved on

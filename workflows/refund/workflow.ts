@@ -23,7 +23,7 @@ import { serialWriter } from '../serial-writer';
 import { refundOutcomeSignal, refundStateQuery, retryRefundStepUpdate, type RefundInput, type RefundState } from './messages';
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
-import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-refund-views';
+import { olderRefundEvent, olderRefundWebhookBody } from '../../domain/older-refund-progress';
 import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { maximumInterval: '10s' } });
