@@ -45,3 +45,9 @@ test('a worker started from a prebuilt bundle file runs the payment-intent workf
   });
   await Worker.runReplayHistory({ workflowBundle: bundle }, history, input.id);
 });
+
+test('the workflow bundle carries no zod: every run evaluates its imports again, and zod cost each start and replay milliseconds', () => {
+  const code = getWorkflowBundle().code;
+  expect(code).toContain('./workflows/payment-intent/workflow.ts'); // the bundle names its modules by path
+  expect(code).not.toMatch(/\.\/node_modules\/zod\//);
+});
