@@ -4,15 +4,47 @@ import { isDuplicateKeyError } from '../platform/mongo';
 // The three writes every workflow-owned record uses: a versioned update, an insert a retried activity may
 // repeat, and an insert guarded by an idempotency scope.
 
-/** The version guard: applied only over an older version, so writes that arrive late or twice are `stale`. */
+/** Each record's save in flight in this process, by collection and id: the next save of it waits for it. */
+const inFlight = new Map<string, Promise<unknown>>();
+/** How long a save waits for the one before it: a bound, so a request the server never answers blocks nothing for good. */
+export const SAVE_WAITS_AT_MOST_MS = 60_000;
+
+/**
+ * The version guard: applied only over an older version, so writes that arrive late or twice are `stale`.
+ *
+ * One save of a record at a time per process. FerretDB (the dev, test and cluster stacks) runs an update as
+ * a read that evaluates the filter, then a write by `_id`, not atomically: two saves of one record in flight
+ * at once can both match and land in either order, the older last. A workflow writes its record one save
+ * after another, but a local activity attempt that timed out (waiting on SQLite's one writer) keeps running
+ * in the worker while its retry and the next saves go ahead; the Temporal outage drill caught exactly that,
+ * a paid intent left reading `pending` (docs/reliability.md, 2026-11-27 07:20). MongoDB applies the filter and
+ * the update atomically, so this costs it only the wait.
+ */
+async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 export async function saveVersioned<T extends { _id: string; version: number }>(
   c: Collection<T>,
   id: string,
   version: number,
   fields: Partial<T>,
 ): Promise<'applied' | 'stale'> {
-  const res = await c.updateOne({ _id: id, version: { $lt: version } } as Filter<T>, { $set: { version, ...fields } } as UpdateFilter<T>);
-  return res.matchedCount === 1 ? 'applied' : 'stale';
+  const key = `${c.collectionName}\u0000${id}`;
+  const before = inFlight.get(key);
+  const save = (async () => {
+    if (before) await settledOrAfter(before, SAVE_WAITS_AT_MOST_MS);
+    const res = await c.updateOne({ _id: id, version: { $lt: version } } as Filter<T>, { $set: { version, ...fields } } as UpdateFilter<T>);
+    return res.matchedCount === 1 ? ('applied' as const) : ('stale' as const);
+  })();
+  inFlight.set(key, save);
+  try {
+    return await save;
+  } finally {
+    if (inFlight.get(key) === save) inFlight.delete(key);
+  }
 }
 
 /** An insert a retried activity may repeat: the second finds the first and changes nothing. */

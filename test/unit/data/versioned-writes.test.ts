@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient, type Collection } from 'mongodb';
+import { saveVersioned } from '../../../data/versioned-writes';
+import { startFerret, type Proc } from '../../../scripts/stack';
+
+// FerretDB runs an update as a read that evaluates the filter, then a separate write by _id. Two saves of one
+// record in flight at once can then both match version 1 and land in either order, the older one last: the
+// read model moves backwards. That happened in the Temporal outage drill (a paid intent left `pending`): a
+// local activity attempt that timed out waiting on SQLite's one writer kept running beside its retry and the
+// next save. Here a second SQLite connection holds the write lock while two saves of one record start, so
+// both read before either writes; one process's saves of a record must still end on the newer version.
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'payorch-versioned-'));
+let ferret: { proc: Proc; uri: string };
+let client: MongoClient;
+let records: Collection<{ _id: string; version: number; status: string }>;
+
+beforeAll(async () => {
+  ferret = await startFerret({ dataDir: dir, logDir: dir, busyTimeoutMs: 5000 });
+  client = new MongoClient(ferret.uri);
+  await client.connect();
+  records = client.db().collection('records');
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+  await ferret?.proc.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Holds SQLite's write lock of FerretDB's database file from another connection for `ms`. */
+async function holdWriteLock(ms: number): Promise<void> {
+  const script = "import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\nc.execute('COMMIT')\n";
+  const py = spawn('python3', ['-c', script, path.join(dir, 'ferretdb', 'payorch.sqlite'), String(ms / 1000)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    py.stdout.once('data', resolve);
+    py.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
+  });
+}
+
+test('two saves of one record started together while the database is busy end on the newer version, every time', async () => {
+  const ends: number[] = [];
+  for (let round = 0; round < 12; round += 1) {
+    const id = `pi_${round}`;
+    await records.insertOne({ _id: id, version: 1, status: 'pending' });
+    await holdWriteLock(300);
+    // The older save first, as a timed-out attempt would be; the newer one right behind it.
+    const [older, newer] = await Promise.all([
+      saveVersioned(records, id, 2, { status: 'processing' }),
+      saveVersioned(records, id, 3, { status: 'success' }),
+    ]);
+    expect([older, newer]).toEqual(['applied', 'applied']);
+    const doc = await records.findOne({ _id: id });
+    ends.push(doc!.version);
+    expect(doc).toEqual({ _id: id, version: 3, status: 'success' });
+  }
+  expect(ends).toEqual(Array(12).fill(3));
+}, 60_000);
+
+test('a stale save stays stale, and a failed save does not hold the next one', async () => {
+  await records.insertOne({ _id: 'c', version: 5, status: 'success' });
+  expect(await saveVersioned(records, 'c', 4, { status: 'pending' })).toBe('stale');
+  const failing = saveVersioned(records, 'c', 6, { status: { $bad: 1 } as never });
+  const next = saveVersioned(records, 'c', 7, { status: 'refunded' });
+  await expect(failing).rejects.toThrow();
+  expect(await next).toBe('applied');
+  expect(await records.findOne({ _id: 'c' })).toEqual({ _id: 'c', version: 7, status: 'refunded' });
+});
