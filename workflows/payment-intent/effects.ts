@@ -65,7 +65,11 @@ export function startRun(input: PaymentIntentInput) {
   const shown = { attemptUnknown: workflowInfo().typedSearchAttributes.get(SA.AttemptUnknown) ?? false };
   // Gateway questions in flight (an operator's re-check answers once none is).
   const checking = { count: 0 };
-  return { input, s, shown, checking, writer: serialWriter(input.carried?.version ?? 0, recordWrites().savePaymentIntent) };
+  const base = input.carried?.version ?? 0;
+  // Versions above every write of an earlier attempt of the same task: a retried task has a longer history
+  // (the failed attempt's events), and one task makes far fewer than 1,000 writes. Deterministic on replay.
+  const floor = () => base + workflowInfo().historyLength * 1000;
+  return { input, s, shown, checking, writer: serialWriter(base, recordWrites().savePaymentIntent, floor) };
 }
 
 /**
