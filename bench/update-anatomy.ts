@@ -1,7 +1,8 @@
-// `npx tsx bench/update-anatomy.ts`: where an attempt Update's time goes, read from the histories of the
+// `npm run bench:anatomy`: where an attempt Update's time goes, read from the histories of the
 // intents it paid. Starts the bench's stack (FerretDB on PostgreSQL, the dev server), sends attempt Updates
 // at a steady rate, each on a fresh intent, and prints the median of each gap between the history events
 // of the Update (task scheduled, started, completed, the charge's activity, the second task).
+// Knobs: ANATOMY_N=60 (Updates of each kind), ANATOMY_RATE=10 (per s), ANATOMY_ENV=K=V,K=V (more worker and API env).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
