@@ -4,7 +4,7 @@ import type { ChargedCard } from '../gateways/types';
 import type { TransactionRecord } from '../platform/records';
 import { connectorData } from '../data/connectors';
 import { olderRefundFactsOf, olderRefundFields, refundData } from '../data/refunds';
-import type { OlderRefundFacts } from '../domain/older-refund-views';
+import type { OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from '../data/idempotency';
 import { workflowRecordData } from '../data/workflow-records';
 import { claimCheckoutIntent } from '../data/checkout-intents';

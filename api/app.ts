@@ -44,7 +44,7 @@ export function createApp(
   });
   app.use(errorHandler);
   app.use(
-    inFlightCap(deps.config.API_MAX_IN_FLIGHT, { set: (n) => deps.metrics.httpInFlight.set(n), shed: () => deps.metrics.httpShed.inc() }),
+    inFlightCap(deps.config.API_MAX_IN_FLIGHT, { inFlight: (n) => deps.metrics.httpInFlight.set(n), shed: () => deps.metrics.httpShed.inc() }),
   );
 
   app.use(async (ctx: Context, next: Next) => {

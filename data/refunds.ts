@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Mongo } from '../platform/mongo';
 import type { RefundRecord } from '../platform/records';
 import type { PageListSpec, PageQuery as PageNumberQuery } from '../domain/page-query';
-import { OLDER_REFUND_SUB_STATUSES, subStatusOfRecord, type OlderRefundFacts } from '../domain/older-refund-views';
+import { OLDER_REFUND_SUB_STATUSES, subStatusOfRecord, type OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 import { pageList } from './page-list';

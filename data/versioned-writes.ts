@@ -7,7 +7,14 @@ import { isDuplicateKeyError } from '../platform/mongo';
 /** Each record's save in flight in this process, by collection and id: the next save of it waits for it. */
 const inFlight = new Map<string, Promise<unknown>>();
 /** How long a save waits for the one before it: a bound, so a request the server never answers blocks nothing for good. */
-export const SAVE_WAITS_AT_MOST_MS = 60_000;
+const SAVE_WAITS_AT_MOST_MS = 60_000;
+
+/** Resolves once `p` settled, or after `ms`, whichever comes first. */
+async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
 
 /**
  * The version guard: applied only over an older version, so writes that arrive late or twice are `stale`.
@@ -20,12 +27,6 @@ export const SAVE_WAITS_AT_MOST_MS = 60_000;
  * a paid intent left reading `pending` (docs/reliability.md, 2026-11-27 07:20). MongoDB applies the filter and
  * the update atomically, so this costs it only the wait.
  */
-async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
-}
-
 export async function saveVersioned<T extends { _id: string; version: number }>(
   c: Collection<T>,
   id: string,

@@ -4,18 +4,6 @@ import { OLDER_REFUND_SUB_STATUSES } from './older-refund-progress';
 // The older interface's refund row as the API answers it (its zod schema). How the refund workflow's state
 // reads as the older sub-status, the row and the webhook body: older-refund-progress.ts.
 
-export {
-  OLDER_REFUND_SUB_STATUSES,
-  SLA_TIMEOUT,
-  olderRefundEvent,
-  olderRefundRowOf,
-  olderRefundStatusOf,
-  olderRefundSubStatus,
-  olderRefundWebhookBody,
-  subStatusOfRecord,
-} from './older-refund-progress';
-export type { OlderRefundFacts, OlderRefundSubStatus } from './older-refund-progress';
-
 /** The older refund, as a row of GET /refunds and as its webhooks carry it. */
 export const olderRefundRow = z.object({
   id: z.number().int().meta({ description: 'The integer refund id (POST /refunds answers it as refund_id); a single refund is `?filter.id=$eq:<id>`' }),

@@ -5,9 +5,6 @@ import { OLDER_SUB_STATUSES } from './older-progress';
 // The older interface's payment intent (unprefixed `/payment-intents`): its shape as the API answers it.
 // How the workflow's state reads in the older fields, and the webhook body: older-progress.ts.
 
-export { OLDER_SUB_STATUSES, olderIntentWebhookBody, olderProgress, stepOfPhase } from './older-progress';
-export type { OlderAttemptPhase, OlderProgress, OlderProgressInput, OlderSubStatus } from './older-progress';
-
 export const lineItemSchema = z
   .object({
     name: z.string().min(1).max(200),

@@ -10,16 +10,16 @@ const UNCAPPED = new Set(['/healthz', '/readyz', '/metrics']);
  * answers queue up in memory until they time out; a client told early can back off and resend with its
  * idempotency key. 0 turns the cap off (the count is still kept for the metrics).
  */
-export function inFlightCap(max: number, gauge?: { set: (n: number) => void; shed: () => void }) {
+export function inFlightCap(max: number, metrics?: { inFlight: (n: number) => void; shed: () => void }) {
   let inFlight = 0;
   const count = (delta: number) => {
     inFlight += delta;
-    gauge?.set(inFlight);
+    metrics?.inFlight(inFlight);
   };
   return async (ctx: Context, next: Next): Promise<void> => {
     if (UNCAPPED.has(ctx.path)) return next();
     if (max > 0 && inFlight >= max) {
-      gauge?.shed();
+      metrics?.shed();
       throw new DomainError('unavailable', 'overloaded', 'The service has as many requests in flight as it takes; nothing was done, retry shortly', undefined, 1);
     }
     count(1);

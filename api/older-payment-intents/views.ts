@@ -1,4 +1,5 @@
-import { olderProgress, type OlderIntentRow, type OlderIntentView } from '../../domain/older-views';
+import { olderProgress } from '../../domain/older-progress';
+import type { OlderIntentRow, OlderIntentView } from '../../domain/older-views';
 import type { PaymentIntentRecord } from '../../platform/records';
 import type { AppDeps } from '../deps';
 import { intentPageUrl } from '../hosted/client-secret';

@@ -1,6 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
-import { olderRefundRowOf, subStatusOfRecord, type OlderRefundRow } from '../../domain/older-refund-views';
+import { olderRefundRowOf, subStatusOfRecord } from '../../domain/older-refund-progress';
+import type { OlderRefundRow } from '../../domain/older-refund-views';
 import type { RefundRecord } from '../../platform/records';
 import { paymentIntentData } from '../../data/payment-intents';
 import { olderRefundFactsOf, refundData } from '../../data/refunds';

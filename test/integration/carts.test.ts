@@ -1,12 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
-import { forkTs, freePort, type Proc } from '../../scripts/stack';
+import type { Proc } from '../../scripts/stack';
 import { cartRetentionWorkflowId, type CartRetentionResult } from '../../workflows/cart-retention/messages';
 import { SA } from '../../workflows/search-attributes';
-import { admin, api, call, createMerchant, getStack, listening, mongo, temporalClient, type Merchant, type Reply } from './harness';
+import { admin, api, call, createMerchant, getStack, mongo, startApiProcess, temporalClient, type Merchant, type Reply } from './harness';
 
 // Carts, addresses and commerce settings on the real stack: create (idempotent, also concurrently), read,
 // replace the contents at live prices with the tenant's tax, every refusal naming its product (and writing
@@ -403,11 +400,7 @@ describe('retention with a short setting (a second API process on the shared sta
   let shortUrl: string;
 
   beforeAll(async () => {
-    const port = await freePort();
-    const logDir = mkdtempSync(path.join(os.tmpdir(), 'payorch-cart-retention-'));
-    short = forkTs('api-cart-retention', 'api/main.ts', { ...getStack().env, PORT: String(port), CART_RETENTION_SECONDS: '3' }, logDir);
-    await listening(short, 60_000);
-    shortUrl = `http://127.0.0.1:${port}`;
+    ({ proc: short, url: shortUrl } = await startApiProcess('api-cart-retention', { CART_RETENTION_SECONDS: '3' }));
   }, 90_000);
   afterAll(async () => {
     await short?.stop();

@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
-import type { Proc } from '../../scripts/stack';
+import { forkTs, freePort, type Proc } from '../../scripts/stack';
 import { startReceiver } from '../unit/webhooks/receiver';
 
 // What integration tests use: the running stack's addresses, a merchant factory and a small JSON client.
@@ -215,4 +217,16 @@ export function listening(proc: Proc, timeoutMs: number): Promise<void> {
       reject(new Error(`${proc.name} exited with ${code}\n${proc.tail()}`));
     });
   });
+}
+
+/**
+ * A second API process on the shared stack (same MongoDB, Temporal and worker) with settings of its own,
+ * on a free port, once it listens: its `url`, and `proc` to stop it.
+ */
+export async function startApiProcess(name: string, env: Record<string, string>): Promise<{ url: string; proc: Proc }> {
+  const port = await freePort();
+  const logDir = mkdtempSync(path.join(os.tmpdir(), `payorch-${name}-`));
+  const proc = forkTs(name, 'api/main.ts', { ...getStack().env, PORT: String(port), ...env }, logDir);
+  await listening(proc, 60_000);
+  return { url: `http://127.0.0.1:${port}`, proc };
 }

@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { call, createMerchant, getStack, listening } from './harness';
-import { forkTs, freePort, type Proc } from '../../scripts/stack';
+import { call, createMerchant, startApiProcess } from './harness';
+import type { Proc } from '../../scripts/stack';
 
 // API_MAX_IN_FLIGHT on the real stack: a second API process that takes two requests at once. Two payment
 // attempts on a gateway that never answers (tok_timeout: the stack's gateway timeout is 4 s) hold both places;
@@ -13,11 +10,7 @@ let capped: Proc;
 let cappedUrl: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'payorch-load-shedding-'));
-  capped = forkTs('api-capped', 'api/main.ts', { ...getStack().env, PORT: String(port), API_MAX_IN_FLIGHT: '2' }, logDir);
-  await listening(capped, 60_000);
-  cappedUrl = `http://127.0.0.1:${port}`;
+  ({ proc: capped, url: cappedUrl } = await startApiProcess('api-capped', { API_MAX_IN_FLIGHT: '2' }));
 }, 90_000);
 
 afterAll(async () => {

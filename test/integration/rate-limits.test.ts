@@ -1,8 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { call, createMerchant, getStack, type Merchant, type Reply, listening } from './harness';
-import { forkTs, freePort, type Proc } from '../../scripts/stack';
+import { call, createMerchant, startApiProcess, type Merchant, type Reply } from './harness';
+import type { Proc } from '../../scripts/stack';
 
 // Per-key token buckets on the real stack: a second API process (same MongoDB, Temporal and worker as the
 // shared stack) with tiny buckets that refill one token per 1000 s, so what passes is a count, never a
@@ -23,11 +20,7 @@ let limited: Proc;
 let limitedUrl: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'payorch-rate-limits-'));
-  limited = forkTs('api-rate-limited', 'api/main.ts', { ...getStack().env, PORT: String(port), ...LIMITS }, logDir);
-  await listening(limited, 60_000);
-  limitedUrl = `http://127.0.0.1:${port}`;
+  ({ proc: limited, url: limitedUrl } = await startApiProcess('api-rate-limited', LIMITS));
 }, 90_000);
 
 afterAll(async () => {

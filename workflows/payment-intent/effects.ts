@@ -79,8 +79,9 @@ export function startRun(input: PaymentIntentInput) {
 const ATTEMPT_UNKNOWN_PATCH = 'attempt-unknown-search-attribute';
 export type IntentRun = ReturnType<typeof startRun>;
 
-export function persist(run: IntentRun): Promise<unknown> {
-  return run.writer.write(run.s.record(new Date().toISOString()));
+/** Writes the record as the state is now; `saveWith`: through another activity that writes more beside it. */
+export function persist(run: IntentRun, saveWith?: Parameters<IntentRun['writer']['write']>[1]): Promise<unknown> {
+  return run.writer.write(run.s.record(new Date().toISOString()), saveWith);
 }
 
 /**
@@ -156,7 +157,7 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
   if (patched(RECORD_WITH_EVENTS_PATCH)) {
     const prepared = events.map(prepareEvent);
     const records = prepared.map((p) => p.record);
-    await run.writer.write(run.s.record(new Date().toISOString()), (patch) => recordWrites().savePaymentIntentAndEvents({ patch, events: records }));
+    await persist(run, (patch) => recordWrites().savePaymentIntentAndEvents({ patch, events: records }));
     for (const p of prepared) await startDeliveries(p);
   } else {
     await persist(run);

@@ -3,7 +3,7 @@ import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { RefundOutcome } from '../../gateways/types';
 import type { EndpointRef } from '../events';
 import type { OlderRefundInput } from '../payment-intent/messages';
-import type { OlderRefundFacts, OlderRefundSubStatus } from '../../domain/older-refund-views';
+import type { OlderRefundFacts, OlderRefundSubStatus } from '../../domain/older-refund-progress';
 
 // Messages of one workflow: its input, what it carries across continue-as-new, its Updates, Signals and
 // Queries. The API and tests import this module; it pulls in no Node or I/O module.

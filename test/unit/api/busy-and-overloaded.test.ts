@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -9,6 +8,7 @@ import { errorHandler } from '../../../api/http/error-handler';
 import { isDependencyDown } from '../../../api/http/dependency-errors';
 import { inFlightCap } from '../../../api/http/in-flight-cap';
 import { startFerret, type Proc } from '../../../scripts/stack';
+import { holdSqliteWriteLock } from '../sqlite-write-lock';
 
 // A busy database and a process at its request cap are answered 503 in the error shape, with Retry-After,
 // never 500: the client is told to resend with its idempotency key, and nothing was done. The busy database
@@ -36,24 +36,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Another SQLite connection holds the write lock of FerretDB's database file until `release`. */
-async function holdWriteLock(): Promise<{ release: () => Promise<void> }> {
-  const file = path.join(dir, 'ferretdb', 'payorch.sqlite');
-  const script = "import sqlite3, sys\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\nsys.stdin.read()\n";
-  const py: ChildProcess = spawn('python3', ['-c', script, file], { stdio: ['pipe', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    py.stdout!.once('data', resolve);
-    py.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
-  });
-  return {
-    release: async () => {
-      const exited = new Promise((r) => py.once('exit', r));
-      py.stdin!.end();
-      await exited;
-    },
-  };
-}
-
 async function serve(app: Koa): Promise<string> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -72,7 +54,7 @@ test("FerretDB's SQLITE_BUSY is a dependency that is busy: the request is answer
   });
   const url = await serve(app);
 
-  const lock = await holdWriteLock();
+  const lock = await holdSqliteWriteLock(path.join(dir, 'ferretdb', 'payorch.sqlite'));
   let answer: Response;
   let busy: unknown;
   try {

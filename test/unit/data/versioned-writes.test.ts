@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, type Collection } from 'mongodb';
 import { saveVersioned } from '../../../data/versioned-writes';
 import { startFerret, type Proc } from '../../../scripts/stack';
+import { holdSqliteWriteLock } from '../sqlite-write-lock';
 
 // FerretDB runs an update as a read that evaluates the filter, then a separate write by _id. Two saves of one
 // record in flight at once can then both match version 1 and land in either order, the older one last: the
@@ -31,27 +31,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Holds SQLite's write lock of FerretDB's database file from another connection for `ms`. */
-async function holdWriteLock(ms: number): Promise<void> {
-  const script = "import sqlite3, sys, time\nc = sqlite3.connect(sys.argv[1], isolation_level=None)\nc.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(float(sys.argv[2]))\nc.execute('COMMIT')\n";
-  const py = spawn('python3', ['-c', script, path.join(dir, 'ferretdb', 'payorch.sqlite'), String(ms / 1000)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    py.stdout.once('data', resolve);
-    py.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
-  });
-}
-
 test('two saves of one record started together while the database is busy end on the newer version, every time', async () => {
   const ends: number[] = [];
   for (let round = 0; round < 12; round += 1) {
     const id = `pi_${round}`;
     await records.insertOne({ _id: id, version: 1, status: 'pending' });
-    await holdWriteLock(300);
+    const lock = await holdSqliteWriteLock(path.join(dir, 'ferretdb', 'payorch.sqlite'));
     // The older save first, as a timed-out attempt would be; the newer one right behind it.
-    const [older, newer] = await Promise.all([
-      saveVersioned(records, id, 2, { status: 'processing' }),
-      saveVersioned(records, id, 3, { status: 'success' }),
-    ]);
+    const saves = Promise.all([saveVersioned(records, id, 2, { status: 'processing' }), saveVersioned(records, id, 3, { status: 'success' })]);
+    await new Promise((r) => setTimeout(r, 300)); // both are in FerretDB, waiting for the lock
+    await lock.release();
+    const [older, newer] = await saves;
     expect([older, newer]).toEqual(['applied', 'applied']);
     const doc = await records.findOne({ _id: id });
     ends.push(doc!.version);

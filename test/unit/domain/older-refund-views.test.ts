@@ -1,14 +1,14 @@
 import {
   OLDER_REFUND_SUB_STATUSES,
   olderRefundEvent,
-  olderRefundRow,
   olderRefundRowOf,
   olderRefundStatusOf,
   olderRefundSubStatus,
   olderRefundWebhookBody,
   subStatusOfRecord,
   type OlderRefundSubStatus,
-} from '../../../domain/older-refund-views';
+} from '../../../domain/older-refund-progress';
+import { olderRefundRow } from '../../../domain/older-refund-views';
 
 // The older refund's sub-status table (domain/older-refund-views.ts), row by row, and its row and webhook body.
 

@@ -1,4 +1,4 @@
-import { olderIntentWebhookBody, olderProgress, type OlderProgressInput } from '../../../domain/older-views';
+import { olderIntentWebhookBody, olderProgress, type OlderProgressInput } from '../../../domain/older-progress';
 
 // How the payment intent's workflow state reads in the older interface (the table in domain/older-views.ts).
 
