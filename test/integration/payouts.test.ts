@@ -40,7 +40,8 @@ beforeAll(async () => {
 const bank = (account: string) => ({ bank_account_number: account, bank_account_name: 'Ada Obi', bank_code: '058' });
 const createPayout = (body: Record<string, unknown>, key = m.secretKey) => api.post('/payouts', { amount: 5000, currency: 'NGN', gateway: 'sandbox', ...body }, key);
 const sandboxEffects = async (kind: string, key: string) => (await call('GET', `/v1/effects?kind=${kind}&idempotency_key=${encodeURIComponent(key)}`, { baseUrl: getStack().sandboxUrl })).body;
-const hooksOf = (uuid: string) => hooks.filter((h) => h.body.uuid === uuid);
+// Each delivery is its own workflow, so they may arrive in any order; updated_at orders them.
+const hooksOf = (uuid: string) => hooks.filter((h) => h.body.uuid === uuid).sort((x, y) => Date.parse(x.body.updated_at) - Date.parse(y.body.updated_at));
 const subStatuses = (uuid: string) => hooksOf(uuid).map((h) => h.body.sub_status);
 const settled = (uuid: string, subStatus: string, timeoutMs = 20_000) =>
   eventually(async () => {
