@@ -12,6 +12,7 @@ import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
 import { createReconciliationActivities } from './reconciliation';
+import { createStrandedRecordActivities } from './stranded-records';
 import type { SettlementReportSource } from '../gateways/sandbox-settlement';
 
 export interface ActivityDeps {
@@ -41,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTestClockActivities(deps),
     ...createBillingActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createStrandedRecordActivities(deps),
   };
 }
 

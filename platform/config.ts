@@ -28,6 +28,12 @@ const durationList = z.string().transform((raw, ctx) => {
   return out;
 });
 
+/** A Schedule's timing: a 5-field cron in UTC, or `off` (the worker then deletes the Schedule). */
+const cronOrOff = z
+  .string()
+  .trim()
+  .regex(/^(off|[0-9*,/-]+( [0-9*,/-]+){4})$/, 'must be a 5-field cron (minute hour day month weekday, UTC) or off');
+
 const regionName = z.string().regex(/^[a-z]{2,8}$/, 'regions are 2-8 lowercase letters');
 
 /**
@@ -184,14 +190,18 @@ export const configSchema = z
      * in UTC, or `off` (the worker then deletes the Schedule). Each run covers the RECONCILIATION_WINDOW_SECONDS
      * period that ended before it (default: at 02:00, the previous UTC day).
      */
-    RECONCILIATION_SCHEDULE: z
-      .string()
-      .trim()
-      .regex(/^(off|[0-9*,/-]+( [0-9*,/-]+){4})$/, 'must be a 5-field cron (minute hour day month weekday, UTC) or off')
-      .default('0 2 * * *'),
+    RECONCILIATION_SCHEDULE: cronOrOff.default('0 2 * * *'),
     RECONCILIATION_WINDOW_SECONDS: z.coerce.number().int().min(60).max(31 * 86_400).default(86_400),
     /** How far outside a window settlement-report entries are read to pair objects the two sides stamp at different moments. */
     RECONCILIATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
+    /**
+     * When the stranded-records sweep (`stranded-records-sweep`, created at worker start) runs: a 5-field cron
+     * in UTC, or `off`. It finishes the take-back of payment intents a create left at version 0 without a
+     * workflow (the API stopped, or Temporal and the database failed together, between the insert and the start).
+     */
+    STRANDED_SWEEP_SCHEDULE: cronOrOff.default('*/5 * * * *'),
+    /** How old a version-0 intent must be before the sweep looks at it: well past any create still starting its workflow. */
+    STRANDED_AFTER_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
     WORKFLOW_BUNDLE_PATH: z.string().optional(),

@@ -237,6 +237,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'agreements', key: { scope: 1 }, unique: true },
   // A merchant-initiated charge (`ti_...`) is found through its intent.
   { collection: 'paymentIntents', key: { 'transactions.transaction': 1 } },
+  // Intents a create left at version 0 (the stranded-records sweep); every later write moves them off it.
+  { collection: 'paymentIntents', key: { version: 1, created_at: 1 } },
   // Commerce: products by sku, by category (and its ancestors), by title word, by attribute value and in each
   // sort order; catalogs by tag; carts by their idempotency scope; a user's addresses.
   { collection: 'products', key: { sku_scope: 1 }, unique: true },

@@ -14,6 +14,7 @@ import { stopWhenLauncherGone } from '../platform/launcher';
 import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
 import { createApiMetrics } from '../api/http/metrics';
 import { ensureReconciliationSchedule } from './reconciliation-schedule';
+import { ensureStrandedSweepSchedule } from './stranded-sweep-schedule';
 import { temporalConnectionOptions } from '../platform/temporal';
 import { dataConverterFor } from '../platform/data-converter';
 import { sandboxSettlementReport } from '../gateways/sandbox-settlement';
@@ -82,6 +83,7 @@ async function main() {
     metricsServer.listen(config.WORKER_METRICS_PORT, '0.0.0.0', () => resolve((metricsServer.address() as AddressInfo).port)),
   );
   await ensureReconciliationSchedule(config, logger);
+  await ensureStrandedSweepSchedule(config, logger);
   logger.info({ metricsPort, taskQueues: plan.map((q) => q.options.taskQueue), workers: describePlan(plan) }, 'worker running');
   if (process.send) process.send({ type: 'ready', metricsPort });
   // SIGTERM/SIGINT: the SDK stops polling, lets running tasks finish (drain), then run() resolves.

@@ -1,14 +1,12 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
-import { connectTemporalClient } from '../platform/temporal';
+import { ensureSchedule, ensureScheduleAtStart, type ScheduleOutcome } from './schedules';
 import { SA } from '../workflows/search-attributes';
 import { RECONCILIATION_SCHEDULE_ID, RECONCILIATION_WORKFLOW, type ReconciliationInput } from '../workflows/reconciliation/messages';
 
-// The Temporal Schedule that runs reconciliation (`reconciliation-daily`), made to match the configuration at
-// every worker start: created when missing, updated when present (two workers starting together: one
-// creates, the other updates to the same), deleted when RECONCILIATION_SCHEDULE is `off`. A failure here is
-// logged, never fatal: payments do not wait for reconciliation.
+// The Temporal Schedule that runs reconciliation (`reconciliation-daily`), kept in step with
+// RECONCILIATION_SCHEDULE at every worker start (worker/schedules.ts); `off` deletes it.
 
 export type ReconciliationScheduleConfig = Pick<
   Config,
@@ -41,40 +39,12 @@ export function reconciliationScheduleOptions(config: ReconciliationScheduleConf
   };
 }
 
-export async function ensureReconciliationScheduleWith(client: Client, config: ReconciliationScheduleConfig, logger: Logger): Promise<'created' | 'updated' | 'deleted' | 'off'> {
-  const handle = client.schedule.getHandle(RECONCILIATION_SCHEDULE_ID);
-  if (config.RECONCILIATION_SCHEDULE === 'off') {
-    try {
-      await handle.delete();
-      logger.info({ schedule: RECONCILIATION_SCHEDULE_ID }, 'reconciliation schedule deleted (RECONCILIATION_SCHEDULE=off)');
-      return 'deleted';
-    } catch (err) {
-      if (err instanceof ScheduleNotFoundError) return 'off';
-      throw err;
-    }
-  }
-  const options = reconciliationScheduleOptions(config);
-  try {
-    await client.schedule.create(options);
-    logger.info({ schedule: RECONCILIATION_SCHEDULE_ID, cron: config.RECONCILIATION_SCHEDULE }, 'reconciliation schedule created');
-    return 'created';
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-  }
-  await handle.update((prev) => ({ ...prev, spec: options.spec, action: options.action, policies: { ...prev.policies, ...options.policies } }));
-  logger.info({ schedule: RECONCILIATION_SCHEDULE_ID, cron: config.RECONCILIATION_SCHEDULE }, 'reconciliation schedule up to date');
-  return 'updated';
+export function ensureReconciliationScheduleWith(client: Client, config: ReconciliationScheduleConfig, logger: Logger): Promise<ScheduleOutcome> {
+  const options = config.RECONCILIATION_SCHEDULE === 'off' ? 'off' : reconciliationScheduleOptions(config);
+  return ensureSchedule(client, RECONCILIATION_SCHEDULE_ID, options, logger, config.RECONCILIATION_SCHEDULE);
 }
 
-/** The worker's one call: its own short-lived client, errors logged. */
-export async function ensureReconciliationSchedule(config: Config, logger: Logger): Promise<void> {
-  let client: Client | undefined;
-  try {
-    client = await connectTemporalClient(config);
-    await ensureReconciliationScheduleWith(client, config, logger);
-  } catch (err) {
-    logger.error({ err, schedule: RECONCILIATION_SCHEDULE_ID }, 'reconciliation schedule could not be set up; runs on demand still work');
-  } finally {
-    await client?.connection.close().catch(() => undefined);
-  }
+/** The worker's one call at start. */
+export function ensureReconciliationSchedule(config: Config, logger: Logger): Promise<void> {
+  return ensureScheduleAtStart(config, logger, RECONCILIATION_SCHEDULE_ID, (client) => ensureReconciliationScheduleWith(client, config, logger));
 }

@@ -12,3 +12,4 @@ export { testClockWorkflow } from './test-clock/workflow';
 export { subscriptionWorkflow } from './subscription/workflow';
 export { customerBalanceWorkflow } from './customer-balance/workflow';
 export { reconciliationWorkflow } from './reconciliation/workflow';
+export { strandedSweepWorkflow } from './stranded-sweep/workflow';

@@ -10,8 +10,8 @@ import { getWorkflowBundle } from './env';
 const dir = path.join(__dirname, 'histories');
 const recorded = readdirSync(dir).filter((f) => f.endsWith('.bin'));
 
-test('there are recorded histories of every money, commerce and billing workflow', () => {
-  for (const prefix of ['payment-intent-', 'refund-', 'payout-', 'checkout-', 'product-stock-', 'return-', 'subscription-', 'test-clock-', 'coupon-redemptions-', 'customer-balance-', 'reconciliation-', 'webhook-delivery-'])
+test('there are recorded histories of every money, commerce, billing and operations workflow', () => {
+  for (const prefix of ['payment-intent-', 'refund-', 'payout-', 'checkout-', 'product-stock-', 'return-', 'subscription-', 'test-clock-', 'coupon-redemptions-', 'customer-balance-', 'reconciliation-', 'webhook-delivery-', 'stranded-sweep-'])
     expect([prefix, recorded.some((f) => f.startsWith(prefix))]).toEqual([prefix, true]);
 });
 
