@@ -1,3 +1,5 @@
+import { workflowInfo } from '@temporalio/workflow';
+
 /**
  * A workflow's writes of its own MongoDB record: one at a time, each with a higher version, so the read
  * model never moves backwards, even on a server that does not make concurrent updates of one document
@@ -24,3 +26,10 @@ export function serialWriter<P extends { version: number }>(startVersion: number
     version: (): number => version,
   };
 }
+
+/**
+ * The floor every workflow gives its writer: `base` (the version its run started from) plus 1,000 per event of
+ * history. A retried task's history holds the failed attempt's events, and no task makes 1,000 writes, so it
+ * numbers above every write the dead attempt made. Deterministic on replay; only a workflow may call it.
+ */
+export const historyFloor = (base: number) => (): number => base + workflowInfo().historyLength * 1000;

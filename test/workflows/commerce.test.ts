@@ -28,7 +28,7 @@ import {
 } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, RETURN_WORKFLOW, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from '../../workflows/return/messages';
 import type { EndpointRef } from '../../workflows/events';
-import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
+import { expectRising, getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 
 // The commerce workflows in virtual time, with fake activities: a product's stock owner deciding concurrent
 // holds of its last unit, a checkout selling or releasing its holds and then owning its order's returns for
@@ -246,7 +246,7 @@ describe('a product stock owner', () => {
       expect(winners[0]!.a).toEqual({ ok: true, quantity: 1, available: 0 });
       for (const a of answers.filter((x) => !x.ok)) expect(a).toEqual({ ok: false, available: 0 });
       // The winner's Update answered once its write was done: the record says 0 already.
-      expect(f.rec.stock).toEqual([{ tenantId: TENANT, productId, stock: 0, version: 1 }]);
+      expect(f.rec.stock).toEqual([{ tenantId: TENANT, productId, stock: 0, version: expect.any(Number) }]);
       expect(await stockOf(productId)).toEqual({ onHand: 1, available: 0, held: 1 });
 
       // The same holder again is answered its hold; a loser asking again is still refused.
@@ -266,8 +266,7 @@ describe('a product stock owner', () => {
       expect(f.rec.stock.at(-1)!.stock).toBe(0);
 
       // One writer: its writes never overlap, and each has a higher version than the one before.
-      const versions = f.rec.stock.map((w) => w.version);
-      expect(versions).toEqual(versions.map((_, i) => i + 1));
+      expectRising(f.rec.stock.map((w) => w.version));
       expect(f.rec.stock.map((w) => w.stock).filter((v, i, a) => i === 0 || v !== a[i - 1])).toEqual([0, 1, 0]);
       expect(f.rec.maxStockWritesInFlight).toBe(1);
       await keep('product-stock-holds-released-sold', stockWorkflowId(productId));
@@ -288,12 +287,13 @@ describe('a product stock owner', () => {
       expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
       const badPrice = await owner.executeUpdate(setPriceUpdate, { args: [{ price: 1.5 }] }).catch((e: unknown) => e);
       expect(badPrice).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(f.rec.stock).toEqual([
-        { tenantId: TENANT, productId, stock: 1, version: 1 },
-        { tenantId: TENANT, productId, stock: 0, version: 2 },
-        { tenantId: TENANT, productId, stock: 0, price: 4500, version: 3 },
-        { tenantId: TENANT, productId, stock: 8, price: 4500, version: 4 },
+      expect(f.rec.stock.map(({ version: _v, ...w }) => w)).toEqual([
+        { tenantId: TENANT, productId, stock: 1 },
+        { tenantId: TENANT, productId, stock: 0 },
+        { tenantId: TENANT, productId, stock: 0, price: 4500 },
+        { tenantId: TENANT, productId, stock: 8, price: 4500 },
       ]);
+      expectRising(f.rec.stock.map((w) => w.version));
       await terminate(stockWorkflowId(productId));
     });
   });
@@ -389,10 +389,8 @@ describe('a checkout', () => {
       await waitFor(async () => (await stockOf('prd_eu_aband')).held === 0);
       expect(await stockOf('prd_eu_aband')).toEqual({ onHand: 2, available: 2, held: 0 });
       await waitFor(() => f.rec.stock.at(-1)?.stock === 2);
-      expect(f.rec.stock.map((w) => [w.version, w.stock])).toEqual([
-        [1, 0],
-        [2, 2],
-      ]);
+      expect(f.rec.stock.map((w) => w.stock)).toEqual([0, 2]);
+      expectRising(f.rec.stock.map((w) => w.version));
       expect(f.rec.checkouts.map((c) => c.status)).toEqual(['abandoned']);
       expect(f.rec.orders).toEqual([]);
       expect(f.rec.converted).toEqual([]);
@@ -533,10 +531,10 @@ describe('a return', () => {
       // Its record: written after the one the checkout created (version 1), each write a higher version,
       // each status in turn, the refund once it started; nothing after refunded.
       expect(f.rec.returns.every((r) => r.id === inp.id)).toBe(true);
-      expect(f.rec.returns.map((r) => r.version)).toEqual(f.rec.returns.map((_, i) => i + 2));
+      expectRising(f.rec.returns.map((r) => r.version), 1);
       expect(statusesOf(f.rec.returns)).toEqual(['requested', 'approved', 'received', 'refunded']);
       expect(f.rec.returns.filter((r) => r.status !== 'received' || r.refund === null).map((r) => r.refund)).toEqual([null, null, null, 're_eu_1']);
-      expect(f.rec.returns.at(-1)).toEqual({ id: inp.id, version: f.rec.returns.length + 1, status: 'refunded', refund: 're_eu_1' });
+      expect(f.rec.returns.at(-1)).toEqual({ id: inp.id, version: expect.any(Number), status: 'refunded', refund: 're_eu_1' });
       expect(f.rec.events.map((e) => e.type)).toEqual(['return.requested', 'return.approved', 'return.received', 'return.refunded']);
       expect(f.rec.events.map((e) => e.body.status)).toEqual(['requested', 'approved', 'received', 'refunded']);
       for (const e of f.rec.events) {
@@ -567,9 +565,10 @@ describe('a return', () => {
       letWrite();
       expect(await approved).toEqual<ReturnProgress>({ status: 'approved', refund: null });
       expect(f.rec.returns).toEqual([
-        { id: inp.id, version: 2, status: 'requested', refund: null },
-        { id: inp.id, version: 3, status: 'approved', refund: null },
+        { id: inp.id, version: expect.any(Number), status: 'requested', refund: null },
+        { id: inp.id, version: expect.any(Number), status: 'approved', refund: null },
       ]);
+      expectRising(f.rec.returns.map((r) => r.version), 1);
       await waitFor(() => f.rec.events.length === 2);
       expect(f.rec.events.map((e) => [e.type, e.body.status]).sort()).toEqual([
         ['return.approved', 'approved'],
@@ -590,7 +589,7 @@ describe('a return', () => {
       await handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'received' }] });
       await handle.executeUpdate(returnRefundStartedUpdate, { args: [{ refund: 're_eu_c' }] });
       expect(await handle.result()).toEqual<ReturnProgress>({ status: 'refund_failed', refund: 're_eu_c' });
-      expect(f.rec.returns.map((r) => r.version)).toEqual(f.rec.returns.map((_, i) => i + 2));
+      expectRising(f.rec.returns.map((r) => r.version), 1);
       expect(statusesOf(f.rec.returns)).toEqual(['requested', 'approved', 'received', 'refund_failed']);
       expect(f.rec.returns.at(-1)).toMatchObject({ status: 'refund_failed', refund: 're_eu_c' });
       expect(f.rec.events.map((e) => e.type)).toEqual(['return.requested', 'return.approved', 'return.received', 'return.refund_failed']);
@@ -616,10 +615,9 @@ describe('a return', () => {
       const ret = testEnv().client.workflow.getHandle(id);
       expect(await ret.executeUpdate(moveReturnUpdate, { args: [{ move: 'rejected', reason: 'worn_out' }] })).toEqual<ReturnProgress>({ status: 'rejected.worn_out', refund: null });
       expect(await ret.result()).toEqual<ReturnProgress>({ status: 'rejected.worn_out', refund: null });
-      expect(f.rec.returns.filter((r) => r.id === id).map((r) => [r.version, r.status])).toEqual([
-        [2, 'requested'],
-        [3, 'rejected.worn_out'],
-      ]);
+      const mine = f.rec.returns.filter((r) => r.id === id);
+      expect(mine.map((r) => r.status)).toEqual(['requested', 'rejected.worn_out']);
+      expectRising(mine.map((r) => r.version), 1);
       expect(f.rec.events.map((e) => e.type)).toEqual(['return.requested', 'return.rejected']);
       expect(f.rec.events[1]!.body).toMatchObject({ status: 'rejected.worn_out', refund: null });
       await waitFor(() => f.rec.deliveries.length === 2);

@@ -75,3 +75,8 @@ export function keepHistory(file: string, history: temporal.api.history.v1.IHist
   if (process.env.RECORD_HISTORIES !== '1') return;
   writeFileSync(path.join(__dirname, 'histories', `${file}.bin`), temporal.api.history.v1.History.encode(history).finish());
 }
+
+/** A record's writes, in the order they landed: each version above the one before, the first above `after` (the record's). */
+export function expectRising(versions: number[], after = 0): void {
+  expect(versions.map((v, i) => v > (i === 0 ? after : versions[i - 1]!))).toEqual(versions.map(() => true));
+}

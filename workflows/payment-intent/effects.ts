@@ -22,7 +22,7 @@ import { intentOutcomeSignal } from '../checkout/messages';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { recordWrites } from '../record-writes';
-import { serialWriter } from '../serial-writer';
+import { historyFloor, serialWriter } from '../serial-writer';
 import type { AttemptResult, CancellationReason, MitAttempt, PaymentIntentInput } from './messages';
 import type { ChargedCard } from '../../gateways/types';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
@@ -66,10 +66,7 @@ export function startRun(input: PaymentIntentInput) {
   // Gateway questions in flight (an operator's re-check answers once none is).
   const checking = { count: 0 };
   const base = input.carried?.version ?? 0;
-  // Versions above every write of an earlier attempt of the same task: a retried task has a longer history
-  // (the failed attempt's events), and one task makes far fewer than 1,000 writes. Deterministic on replay.
-  const floor = () => base + workflowInfo().historyLength * 1000;
-  return { input, s, shown, checking, writer: serialWriter(base, recordWrites().savePaymentIntent, floor) };
+  return { input, s, shown, checking, writer: serialWriter(base, recordWrites().savePaymentIntent, historyFloor(base)) };
 }
 
 /**

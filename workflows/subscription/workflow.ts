@@ -32,6 +32,7 @@ import {
   type SubscriptionInput,
 } from './messages';
 import { SubscriptionBook, type Due } from './state';
+import { historyFloor } from '../serial-writer';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 // A charge is an intent's merchant-initiated charge: its Update waits for the gateway (two tries and a
@@ -61,10 +62,12 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   let started = input.carried !== undefined;
   let firstInvoice: InvoiceSnapshot | null = null;
 
-  // ---- writes, in order, each with its record's next version ----------------------------------------
+  // ---- writes, in order, each with a higher version of its record -----------------------------------------
   let chain: Promise<unknown> = Promise.resolve();
+  const carriedVersions = input.carried?.versions ?? {};
+  // Above the writes of a dead attempt of this task too (workflows/serial-writer.ts, historyFloor).
   const nextVersion = (id: string): number => {
-    const v = (versions.get(id) ?? 0) + 1;
+    const v = Math.max((versions.get(id) ?? 0) + 1, historyFloor(carriedVersions[id] ?? 0)());
     versions.set(id, v);
     return v;
   };

@@ -1,6 +1,6 @@
 import { serialWriter } from '../../../workflows/serial-writer';
 
-// A workflow's record writes: one at a time, each a higher version. With a floor (the payment intent's grows
+// A workflow's record writes: one at a time, each a higher version. With a floor (every workflow's grows with
 // with the history), a task run again after its worker died numbers its writes above the dead attempt's.
 
 type Patch = { version: number; status: string };
