@@ -1,7 +1,7 @@
 import { serialWriter } from '../../../workflows/serial-writer';
 
 // A workflow's record writes: one at a time, each a higher version. With a floor (every workflow's grows with
-// with the history), a task run again after its worker died numbers its writes above the dead attempt's.
+// its history: historyFloor), a task run again after its worker died numbers its writes above the dead attempt's.
 
 type Patch = { version: number; status: string };
 
