@@ -3,6 +3,7 @@ import type { PayoutPatch, PayoutRecord } from '../platform/records';
 import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
 import { pageList } from './page-list';
+import { saveVersioned } from './versioned-writes';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 
 /** What `GET /payouts` filters and sorts by: public name -> stored field and type. */
@@ -38,23 +39,15 @@ export function payoutData(mongo: Mongo) {
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, PAYOUT_LIST),
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */
-    applyPatch: async (p: PayoutPatch): Promise<'applied' | 'stale'> => {
-      const res = await c.updateOne(
-        { _id: p.id, version: { $lt: p.version } },
-        {
-          $set: {
-            version: p.version,
-            status: baseStatusOf(p.sub_status),
-            sub_status: p.sub_status,
-            gateway_payout_id: p.gateway_payout_id,
-            failure_reason: p.failure_reason,
-            late_outcome: p.late_outcome ? { status: p.late_outcome.status, at: new Date(p.late_outcome.at) } : null,
-            updated_at: new Date(p.updated_at),
-            ...(p.operator_confirmation ? { operator_confirmation: p.operator_confirmation } : {}),
-          },
-        },
-      );
-      return res.matchedCount === 1 ? 'applied' : 'stale';
-    },
+    applyPatch: (p: PayoutPatch): Promise<'applied' | 'stale'> =>
+      saveVersioned(c, p.id, p.version, {
+        status: baseStatusOf(p.sub_status),
+        sub_status: p.sub_status,
+        gateway_payout_id: p.gateway_payout_id,
+        failure_reason: p.failure_reason,
+        late_outcome: p.late_outcome ? { status: p.late_outcome.status, at: new Date(p.late_outcome.at) } : null,
+        updated_at: new Date(p.updated_at),
+        ...(p.operator_confirmation ? { operator_confirmation: p.operator_confirmation } : {}),
+      }),
   };
 }

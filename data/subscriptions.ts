@@ -2,7 +2,7 @@ import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceRecord, InvoiceStatus, SubscriptionRecord, SubscriptionStatus } from '../platform/billing-records';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
-import { saveVersioned } from './versioned-writes';
+import { oneSaveAtATime, saveVersioned } from './versioned-writes';
 
 // Subscriptions and invoices in MongoDB, every read scoped by tenant. The API inserts a subscription (its
 // idempotency guard); from then on its workflow is the only writer of it and of its invoices (activities/billing.ts).
@@ -42,13 +42,15 @@ export function subscriptionRecords(mongo: Mongo) {
     /** Inserts the invoice at its first write; a write below the stored version finds it (duplicate key) and is stale. */
     saveInvoice: async (version: number, s: InvoiceSnapshot): Promise<void> => {
       try {
-        await mongo.c.invoices.updateOne(
-          { _id: s.id, version: { $lt: version } },
-          {
-            $set: { version, status: s.status, payment_intent: s.paymentIntent, snapshot: s, updated_at: new Date() },
-            $setOnInsert: { tenant_id: s.tenantId, customer: s.customer, subscription: s.subscription, created_at: new Date(s.created) },
-          },
-          { upsert: true },
+        await oneSaveAtATime(mongo.c.invoices.collectionName, s.id, () =>
+          mongo.c.invoices.updateOne(
+            { _id: s.id, version: { $lt: version } },
+            {
+              $set: { version, status: s.status, payment_intent: s.paymentIntent, snapshot: s, updated_at: new Date() },
+              $setOnInsert: { tenant_id: s.tenantId, customer: s.customer, subscription: s.subscription, created_at: new Date(s.created) },
+            },
+            { upsert: true },
+          ),
         );
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;

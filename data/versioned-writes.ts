@@ -17,35 +17,43 @@ async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
 }
 
 /**
- * The version guard: applied only over an older version, so writes that arrive late or twice are `stale`.
+ * Runs `save` after any save of the same record still in flight in this process (each waits at most
+ * SAVE_WAITS_AT_MOST_MS for the one before it).
  *
- * One save of a record at a time per process. FerretDB (the dev, test and cluster stacks) runs an update as
- * a read that evaluates the filter, then a write by `_id`, not atomically: two saves of one record in flight
- * at once can both match and land in either order, the older last. A workflow writes its record one save
- * after another, but a local activity attempt that timed out (waiting on SQLite's one writer) keeps running
- * in the worker while its retry and the next saves go ahead; the Temporal outage drill caught exactly that,
- * a paid intent left reading `pending` (docs/reliability.md, 2026-11-27 07:20). MongoDB applies the filter and
- * the update atomically, so this costs it only the wait.
+ * Why: FerretDB (the dev, test and cluster stacks) runs an update as a read that evaluates the filter, then a
+ * write by `_id`, not atomically: two saves of one record in flight at once can both match and land in either
+ * order, the older last. A workflow writes its record one save after another, but a local activity attempt
+ * that timed out (waiting on SQLite's one writer) keeps running in the worker while its retry and the next
+ * saves go ahead; the Temporal outage drill caught exactly that, a paid intent left reading `pending`
+ * (docs/reliability.md, 2026-11-27 07:20). MongoDB applies the filter and the update atomically, so this
+ * costs it only the wait. Every version-guarded write of a workflow-owned record goes through here.
  */
-export async function saveVersioned<T extends { _id: string; version: number }>(
+export async function oneSaveAtATime<R>(collection: string, id: string, save: () => Promise<R>): Promise<R> {
+  const key = `${collection}\u0000${id}`;
+  const before = inFlight.get(key);
+  const run = (async () => {
+    if (before) await settledOrAfter(before, SAVE_WAITS_AT_MOST_MS);
+    return save();
+  })();
+  inFlight.set(key, run);
+  try {
+    return await run;
+  } finally {
+    if (inFlight.get(key) === run) inFlight.delete(key);
+  }
+}
+
+/** The version guard: applied only over an older version, so writes that arrive late or twice are `stale`. */
+export function saveVersioned<T extends { _id: string; version: number }>(
   c: Collection<T>,
   id: string,
   version: number,
   fields: Partial<T>,
 ): Promise<'applied' | 'stale'> {
-  const key = `${c.collectionName}\u0000${id}`;
-  const before = inFlight.get(key);
-  const save = (async () => {
-    if (before) await settledOrAfter(before, SAVE_WAITS_AT_MOST_MS);
+  return oneSaveAtATime(c.collectionName, id, async () => {
     const res = await c.updateOne({ _id: id, version: { $lt: version } } as Filter<T>, { $set: { version, ...fields } } as UpdateFilter<T>);
     return res.matchedCount === 1 ? ('applied' as const) : ('stale' as const);
-  })();
-  inFlight.set(key, save);
-  try {
-    return await save;
-  } finally {
-    if (inFlight.get(key) === save) inFlight.delete(key);
-  }
+  });
 }
 
 /** An insert a retried activity may repeat: the second finds the first and changes nothing. */
