@@ -261,6 +261,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   // Payouts and recipients: the create guards, the integer ids (unique: the sequences' safety net), and the
   // page-numbered lists' default order and sort columns (any filter runs on the tenant's rows in that order).
   { collection: 'payouts', key: { idempotency_scope: 1 }, unique: true },
+  // Payouts a create left at version 0 (the stranded-records sweep).
+  { collection: 'payouts', key: { version: 1, created_at: 1 } },
   { collection: 'payouts', key: { id: 1 }, unique: true },
   { collection: 'payouts', key: { tenant_id: 1, created_at: -1, _id: -1 } },
   { collection: 'payouts', key: { tenant_id: 1, amount: -1, _id: -1 } },

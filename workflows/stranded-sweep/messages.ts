@@ -1,20 +1,24 @@
 // Messages of the stranded-records sweep: its name, the Schedule's id and its input. The worker's Schedule
-// setup, the ops CLI and tests import this module; it pulls in no Node or I/O module.
+// setup and tests import this module; it pulls in no Node or I/O module.
+
+import type { StrandedKind } from '../../domain/stranded-kinds';
 
 export const STRANDED_SWEEP_WORKFLOW = 'strandedSweepWorkflow';
 /** The Temporal Schedule that starts a sweep (worker/stranded-sweep-schedule.ts). */
 export const STRANDED_SWEEP_SCHEDULE_ID = 'stranded-records-sweep';
 
 export interface StrandedSweepInput {
-  /** STRANDED_AFTER_SECONDS: how old a version-0 intent must be before it is looked at. */
+  /** STRANDED_AFTER_SECONDS: how old a version-0 record must be before it is looked at. */
   olderThanSeconds: number;
 }
 
-/** A run's counts (see activities/stranded-records.ts), and the first ids it took back. */
-export interface StrandedSweepOutcome {
+/** A run's counts of one kind (see activities/stranded-records.ts), and the first ids it took back. */
+export interface StrandedKindOutcome {
   found: number;
   takenBack: number;
   kept: number;
   unknown: number;
   named: string[];
 }
+
+export type StrandedSweepOutcome = Record<StrandedKind, StrandedKindOutcome>;

@@ -22,7 +22,7 @@ test('every query names only registered search attributes (or Temporal built-ins
   }
 });
 
-test('the queries cover what the issue names: deadlines, unknown attempts, refund SLAs, payouts, deliveries, dunning, held stock, reconciliation, stranded intents', () => {
+test('the queries cover what the issue names: deadlines, unknown attempts, refund SLAs, payouts, deliveries, dunning, held stock, reconciliation, stranded records', () => {
   expect(RUNBOOK_QUERIES.map((q) => q.name)).toEqual([
     'intents-past-deadline',
     'attempts-unknown',
@@ -33,6 +33,6 @@ test('the queries cover what the issue names: deadlines, unknown attempts, refun
     'subscriptions-past-due',
     'checkouts-holding-stock',
     'reconciliation-discrepancies',
-    'stranded-intents-taken-back',
+    'stranded-records-taken-back',
   ]);
 });

@@ -1,23 +1,27 @@
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
-import { randomUUID } from 'node:crypto';
-import { api, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { randomInt, randomUUID } from 'node:crypto';
+import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
+import { admin, api, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
-// The stranded-records sweep on the real stack. A create inserts its intent at version 0 and takes it back when
-// its workflow cannot be started; a record left behind (the API stopped between the two steps, or the database
-// refused the take-back too) reads as a pending intent that never expires. The sweep deletes such records once
-// they are older than its cutoff, with the webhook secrets they name, and leaves every intent whose workflow
-// exists. Other test files share the stack, so assertions are about this file's own records.
+// The stranded-records sweep on the real stack. A create inserts its intent (or payout) at version 0, then starts
+// its workflow; a record left behind without one (the API stopped between the two steps, the take-back refused,
+// a payout's create answered 503 and never resent) reads as pending for good. The sweep deletes such records
+// once they are older than its cutoff, with the webhook secrets they name, and leaves every record whose
+// workflow exists. Other test files share the stack, so assertions are about this file's own records.
 
 let m: Merchant;
 let db: MongoClient;
 let temporal: Client;
 const intents = () => db.db().collection('payment_intents');
+const payouts = () => db.db().collection('payouts');
 const secrets = () => db.db().collection('webhook_secrets');
 const HOUR_AGO = () => new Date(Date.now() - 3600_000);
 
 beforeAll(async () => {
   m = await createMerchant();
+  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
+  expect(c.status).toBe(201);
   db = await mongo();
   temporal = await temporalClient();
 });
@@ -53,7 +57,7 @@ async function strandedCopy(of: Record<string, unknown>, createdAt: Date, secret
   return id;
 }
 
-async function sweep(olderThanSeconds: number) {
+async function sweep(olderThanSeconds: number): Promise<StrandedSweepOutcome> {
   return temporal.workflow.execute('strandedSweepWorkflow', {
     taskQueue: getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments',
     workflowId: `stranded-sweep-test-${randomUUID()}`,
@@ -74,8 +78,8 @@ test('a version-0 intent without a workflow is taken back with its webhook secre
   expect((await api.get(`/v202607/payment-intents/${stranded}`, m.secretKey)).body.status).toBe('pending');
 
   const outcome = await sweep(60);
-  expect(outcome.takenBack).toBeGreaterThanOrEqual(1);
-  expect(outcome.kept).toBeGreaterThanOrEqual(1);
+  expect(outcome.payment_intent.takenBack).toBeGreaterThanOrEqual(1);
+  expect(outcome.payment_intent.kept).toBeGreaterThanOrEqual(1);
   expect(await intents().findOne({ _id: stranded } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
   expect(await intents().findOne({ _id: real._id } as never)).toMatchObject({ version: 0 });
@@ -84,9 +88,41 @@ test('a version-0 intent without a workflow is taken back with its webhook secre
 
   // A second run finds nothing more of this file's to take back.
   const again = await sweep(60);
-  expect(again.named).not.toContain(stranded);
+  expect(again.payment_intent.named).not.toContain(stranded);
   expect(await intents().findOne({ _id: real._id } as never)).not.toBeNull();
   await intents().deleteOne({ _id: fresh } as never);
+});
+
+test('a payout left at version 0 without a workflow is taken back with its webhook secret; a paid one is left', async () => {
+  const r = await api.post('/payouts', { amount: 5000, currency: 'NGN', gateway: 'sandbox', bank_account_number: '0123456789', bank_account_name: 'Ada Obi', bank_code: '058', webhook_urls: ['https://shop.example/payouts'], webhook_secret: 'whsec-p' }, m.secretKey);
+  expect(r.status).toBe(201);
+  const paid = (await payouts().findOne({ _id: r.body.payout_uuid } as never))!;
+  const secretRef = `whs_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  await secrets().insertOne({ _id: secretRef, tenant_id: m.tenant, secrets: ['whsec-stranded'], created_at: HOUR_AGO() } as never);
+  // As the create leaves it when Temporal refused the start: pending_created, version 0, no workflow.
+  const uuid = randomUUID();
+  const { _id, ...rest } = paid;
+  await payouts().insertOne({
+    ...rest,
+    _id: uuid,
+    id: 1_000_000_000 + randomInt(1_000_000_000),
+    status: 'pending',
+    sub_status: 'pending_created',
+    gateway_payout_id: null,
+    version: 0,
+    created_at: HOUR_AGO(),
+    idempotency_scope: `${m.tenant}:stranded:${uuid}`,
+    webhook_secret_ref: secretRef,
+  } as never);
+  expect((await api.get(`/payouts/${uuid}`, m.secretKey)).body.sub_status).toBe('pending_created');
+
+  const outcome = await sweep(60);
+  expect(outcome.payout.takenBack).toBeGreaterThanOrEqual(1);
+  expect(await payouts().findOne({ _id: uuid } as never)).toBeNull();
+  expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
+  // The older interface reads a payout it does not have as a null body.
+  expect((await api.get(`/payouts/${uuid}`, m.secretKey)).body).toBeNull();
+  expect(await payouts().findOne({ _id: paid._id } as never)).toMatchObject({ sub_status: 'success' });
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {

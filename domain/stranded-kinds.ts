@@ -1,0 +1,3 @@
+/** The records a create writes before starting the workflow that owns them: what the stranded-records sweep looks at, in order. */
+export const STRANDED_KINDS = ['payment_intent', 'payout'] as const;
+export type StrandedKind = (typeof STRANDED_KINDS)[number];
