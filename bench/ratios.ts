@@ -185,6 +185,8 @@ export async function deliveryRatio<M extends Measured>(k: RatioKit<M>, createRa
     await k.settle('intent starts');
     const t0 = performance.now();
     await inBatches(rs, 16, async (r) => void (await k.client.workflow.getHandle(r._id).executeUpdate(cancelUpdate)));
+    const canceled = performance.now();
+    say(`  ${n} cancels answered in ${f1((canceled - t0) / 1000)} s (${f1(n / ((canceled - t0) / 1000))}/s), ${s.times.length} delivered by then`);
     const deadline = Date.now() + 300_000;
     while (s.times.length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const last = s.times.length ? Math.max(...s.times) : NaN;

@@ -16,7 +16,6 @@ const older = (checkoutIntent: string | null): OlderIntentInput => ({
   checkoutIntent,
 });
 
-/** With RECORD_HISTORIES=1, keeps the run's history for test/workflows/replay-recorded-histories. */
 /** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 async function keep(name: string, workflowId: string) {
   keepHistory(`payment-intent-older-${name}`, await testEnv().client.workflow.getHandle(workflowId).fetchHistory());

@@ -16,7 +16,7 @@ import type { Activities } from '../../activities';
 import { transition, type IntentTrigger } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { typedIdFromUuid } from '../../domain/ids';
-import { emitEvent, prepareEvent, startDeliveries, type EmittedEvent } from '../emit-event';
+import { emitEvent, prepareEvent, startDeliveries, startDeliveriesTogether, type EmittedEvent } from '../emit-event';
 import { refundWorkflow } from '../refund/workflow';
 import { intentOutcomeSignal } from '../checkout/messages';
 import type { RefundInput } from '../refund/messages';
@@ -66,7 +66,18 @@ export function startRun(input: PaymentIntentInput) {
   // Gateway questions in flight (an operator's re-check answers once none is).
   const checking = { count: 0 };
   const base = input.carried?.version ?? 0;
-  return { input, s, shown, checking, writer: serialWriter(base, recordWrites().savePaymentIntent, historyFloor(base)) };
+  // Delivery starts not waited for where they were asked (patch DELIVERIES_TOGETHER_PATCH), until the run ends.
+  const deliveryStarts: Promise<void>[] = [];
+  return { input, s, shown, checking, deliveryStarts, writer: serialWriter(base, recordWrites().savePaymentIntent, historyFloor(base)) };
+}
+
+/**
+ * Every write asked for is done and every delivery asked for has started: the run may end or continue as new.
+ * Temporal drops the start of a child whose parent closed before it started (ABANDON or not).
+ */
+export async function settled(run: IntentRun): Promise<void> {
+  await run.writer.flushed();
+  while (run.deliveryStarts.length) await run.deliveryStarts.shift();
 }
 
 /**
@@ -126,6 +137,8 @@ function eventOf(run: IntentRun, type: string, data: Record<string, unknown>, le
  * and per event.
  */
 const RECORD_WITH_EVENTS_PATCH = 'intent-record-with-events';
+// The deliveries of a transition's events all start at once, and nothing waits for them until the run ends.
+const DELIVERIES_TOGETHER_PATCH = 'intent-deliveries-together';
 
 /** A transition of the spec's state machine: persisted, then its events emitted. */
 export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Record<string, unknown> = {}): Promise<boolean> {
@@ -155,7 +168,12 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
     const prepared = events.map(prepareEvent);
     const records = prepared.map((p) => p.record);
     await persist(run, (patch) => recordWrites().savePaymentIntentAndEvents({ patch, events: records }));
-    for (const p of prepared) await startDeliveries(p);
+    if (patched(DELIVERIES_TOGETHER_PATCH)) {
+      // Their start commands leave with this task: an Update that caused them answers without waiting.
+      run.deliveryStarts.push(
+        startDeliveriesTogether(prepared).catch((err: unknown) => log.error('a webhook delivery could not be started', { events: records.map((r) => r.id), error: String(err) })),
+      );
+    } else for (const p of prepared) await startDeliveries(p);
   } else {
     await persist(run);
     for (const e of events) await emitEvent(e);

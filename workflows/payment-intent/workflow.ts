@@ -14,7 +14,7 @@ import {
   type PaymentIntentInput,
 } from './messages';
 import type { Attempt } from './state';
-import { cancelIntent, check, describe, persist, startRun, type IntentRun } from './effects';
+import { cancelIntent, check, describe, persist, settled, startRun, type IntentRun } from './effects';
 import { onForceCancel, onRecheck, validateForceCancel, validateRecheck } from './operator-actions';
 import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRefundSettled, validateAdmitRefund, validateAttempt, validateCancel, validateMitCharge } from './handlers';
 
@@ -87,21 +87,22 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       else await condition(() => historyIsLong() || done());
       if (historyIsLong()) {
         await condition(allHandlersFinished);
-        await writer.flushed();
+        await settled(run);
         await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: s.carry(writer.version()) });
       }
     }
     await watching;
   }
   await condition(allHandlersFinished);
-  await writer.flushed();
+  await settled(run);
   return s.view();
 }
 
 /** Continues as new when the history is long and nothing is mid-flight (no Update, no charge on the wire). */
-async function continueIfLong({ input, s, writer }: IntentRun): Promise<void> {
+async function continueIfLong(run: IntentRun): Promise<void> {
+  const { input, s, writer } = run;
   if (!historyIsLong() || !allHandlersFinished() || s.attempt?.phase === 'charging') return;
-  await writer.flushed();
+  await settled(run);
   await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: s.carry(writer.version()) });
 }
 
