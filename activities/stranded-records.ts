@@ -1,31 +1,40 @@
 import { Context } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { paymentIntentData } from '../data/payment-intents';
-import { payoutData } from '../data/payouts';
+import type { Collection } from 'mongodb';
+import { atVersionZeroBefore, deleteAtVersionZero, putBack } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
+import type { StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
-import type { StrandedKind } from '../domain/stranded-kinds';
+import type { PaymentIntentRecord, PayoutRecord } from '../platform/records';
+import { workflowExistence } from '../platform/temporal';
 
 // The stranded-records sweep's one activity. A create inserts its record at version 0, then starts the
 // workflow that owns it (the workflow id is the record's id). A record is stranded when that start never
 // happened and nothing took the record back: the API process stopped between the two steps, or, for an
 // intent, the database refused the take-back too (the 07:20 outage drill, docs/reliability.md); a payout's
 // create leaves its record for a resend with the same key. Such a record reads as pending for good: only its
-// workflow moves it on. The sweep deletes any record of a kind still at version 0 well after its creation
-// whose workflow Temporal does not have, with the webhook secrets it names. It never starts a workflow: the
-// merchant was answered with an error (or no answer), and an intent's create may have undone its side writes.
+// workflow moves it on. The sweep deletes any record still at version 0 well after its creation whose
+// workflow Temporal does not have. It never starts a workflow: the merchant was answered with an error (or
+// no answer), and an intent's create may have undone its side writes.
+//
+// A resend with the record's key that read it just before the delete starts its workflow just after: so the
+// sweep looks again `recheckAfterMs` later (past any start's deadline) and puts back every record whose
+// workflow now exists (or that Temporal does not answer for). Only then are its webhook secrets removed.
 
 export interface StrandedSweepRequest {
   kind: StrandedKind;
   /** Only records created longer ago than this are looked at (STRANDED_AFTER_SECONDS). */
   olderThanSeconds: number;
-  /** At most this many per call; the next call (or run) takes the rest. */
+  /** At most this many per call. */
   limit: number;
+  /** Where the previous call's page ended (null: from the oldest). */
+  after: VersionZeroCursor | null;
+  /** How long after its deletes the sweep looks again for workflows started meanwhile. */
+  recheckAfterMs: number;
 }
 
 export interface StrandedSweepResult {
-  /** Version-0 records older than the cutoff. */
+  /** Version-0 records older than the cutoff on this page. */
   found: number;
   /** Deleted, with the webhook secrets they named. */
   takenBack: string[];
@@ -33,65 +42,79 @@ export interface StrandedSweepResult {
   kept: number;
   /** Temporal did not say (unreachable): left for the next run. */
   unknown: number;
+  /** Deleted, then put back: their workflow had started meanwhile (a resend with their key). */
+  putBack: number;
+  /** Where this page ended; null when it was the last. */
+  next: VersionZeroCursor | null;
 }
 
-/** Whether Temporal has a workflow (running or closed) of this id; null when it did not answer. */
-async function workflowExists(client: Client, id: string): Promise<boolean | null> {
-  try {
-    await client.workflow.getHandle(id).describe();
-    return true;
-  } catch (err) {
-    return err instanceof WorkflowNotFoundError ? false : null;
-  }
+type Swept = { _id: string; version: number; created_at: Date; tenant_id: string };
+interface Kind<T extends Swept> {
+  c: Collection<T>;
+  /** The webhook secrets records only this record names (written by its own create). */
+  secretsOf(r: T): string[];
 }
+const kind = <T extends Swept>(k: Kind<T>) => k as unknown as Kind<Swept>;
 
-interface Stranded {
-  id: string;
-  tenantId: string;
-  createdAt: Date;
-  secretRefs: string[];
-}
+const ownSecretsOfIntent = (r: PaymentIntentRecord): string[] =>
+  // `whs_...#<index>`: the record of secrets, then the endpoint's place in it. The older interface's
+  // `legacy_webhooks` may be a checkout intent's, shared by all its intents: those stay.
+  [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])))];
 
 export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger }) {
-  const intents = paymentIntentData(deps.mongo);
-  const payouts = payoutData(deps.mongo);
   const secrets = webhookSecretData(deps.mongo);
-  const kinds: Record<StrandedKind, { candidates(cutoff: Date, limit: number): Promise<Stranded[]>; takeBack(id: string): Promise<boolean> }> = {
-    payment_intent: {
-      candidates: async (cutoff, limit) =>
-        (await intents.strandedBefore(cutoff, limit)).map((r) => ({
-          id: r._id,
-          tenantId: r.tenant_id,
-          createdAt: r.created_at,
-          secretRefs: [...(r.webhooks ?? []), ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [w.secretRef] : [])),
-        })),
-      takeBack: (id) => intents.takeBack(id),
-    },
-    payout: {
-      candidates: async (cutoff, limit) =>
-        (await payouts.strandedBefore(cutoff, limit)).map((r) => ({ id: r._id, tenantId: r.tenant_id, createdAt: r.created_at, secretRefs: r.webhook_secret_ref ? [r.webhook_secret_ref] : [] })),
-      takeBack: (id) => payouts.takeBack(id),
-    },
+  const kinds: Record<StrandedKind, Kind<Swept>> = {
+    payment_intent: kind<PaymentIntentRecord>({ c: deps.mongo.c.paymentIntents, secretsOf: ownSecretsOfIntent }),
+    payout: kind<PayoutRecord>({ c: deps.mongo.c.payouts, secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
-      const client = Context.current().client;
-      const kind = kinds[req.kind];
-      const candidates = await kind.candidates(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit);
-      const result: StrandedSweepResult = { found: candidates.length, takenBack: [], kept: 0, unknown: 0 };
-      for (const r of candidates) {
-        Context.current().heartbeat(r.id);
-        const exists = await workflowExists(client, r.id);
+      const ctx = Context.current();
+      const { c, secretsOf } = kinds[req.kind];
+      const page = await atVersionZeroBefore(c, new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
+      const last = page.at(-1);
+      const result: StrandedSweepResult = {
+        found: page.length,
+        takenBack: [],
+        kept: 0,
+        unknown: 0,
+        putBack: 0,
+        next: page.length === req.limit && last ? { createdAt: last.created_at.toISOString(), id: last._id } : null,
+      };
+      const deleted: Swept[] = [];
+      for (const r of page) {
+        ctx.heartbeat(r._id);
+        const exists = await workflowExistence(ctx.client, r._id);
         if (exists === null) result.unknown += 1;
         else if (exists) result.kept += 1;
-        // Deleted only while still at version 0: a workflow started meanwhile keeps its record.
-        else if (await kind.takeBack(r.id)) {
-          for (const ref of new Set(r.secretRefs)) await secrets.remove(ref);
-          result.takenBack.push(r.id);
-          deps.logger.warn({ kind: req.kind, id: r.id, tenant: r.tenantId, createdAt: r.createdAt }, 'stranded record taken back: version 0 and no workflow');
+        else {
+          const gone = await deleteAtVersionZero(c, r._id);
+          if (gone) deleted.push(gone);
         }
+      }
+      if (deleted.length === 0) return result;
+      await waitHeartbeating(ctx, req.recheckAfterMs);
+      for (const r of deleted) {
+        ctx.heartbeat(r._id);
+        if ((await workflowExistence(ctx.client, r._id)) !== false) {
+          await putBack(c, r);
+          result.putBack += 1;
+          deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
+          continue;
+        }
+        for (const id of secretsOf(r)) await secrets.remove(id);
+        result.takenBack.push(r._id);
+        deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
       }
       return result;
     },
   };
+}
+
+async function waitHeartbeating(ctx: Context, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    ctx.heartbeat();
+    await ctx.sleep(Math.min(5000, until - Date.now()));
+  }
 }

@@ -79,14 +79,7 @@ export function paymentIntentData(mongo: Mongo) {
     /** Throws the driver's duplicate-key error when another create holds the same idempotency scope. */
     insert: async (record: PaymentIntentRecord) => void (await c.insertOne(record)),
     /** Takes back a record its workflow never took over (version 0), so a retry starts clean. */
-    takeBack: async (id: string): Promise<boolean> => (await c.deleteOne({ _id: id, version: 0 })).deletedCount === 1,
-    /** Intents still at version 0 that were created before `cutoff`, oldest first: the stranded-records sweep's candidates. */
-    strandedBefore: (cutoff: Date, limit: number) =>
-      c
-        .find({ version: 0, created_at: { $lt: cutoff } }, { projection: { _id: 1, tenant_id: 1, created_at: 1, webhooks: 1, legacy_webhooks: 1 } })
-        .sort({ created_at: 1 })
-        .limit(limit)
-        .toArray(),
+    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
     /** Before its workflow takes the record over: the customer a concurrent create settled on. */
     setCustomerBeforeStart: async (id: string, customer: string) => void (await c.updateOne({ _id: id, version: 0 }, { $set: { customer } })),
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>

@@ -38,15 +38,6 @@ export function payoutData(mongo: Mongo) {
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, PAYOUT_LIST),
-    /** Payouts still at version 0 that were created before `cutoff`, oldest first: the stranded-records sweep's candidates. */
-    strandedBefore: (cutoff: Date, limit: number) =>
-      c
-        .find({ version: 0, created_at: { $lt: cutoff } }, { projection: { _id: 1, tenant_id: 1, created_at: 1, webhook_secret_ref: 1 } })
-        .sort({ created_at: 1 })
-        .limit(limit)
-        .toArray(),
-    /** Deletes a payout its workflow never took over (version 0); false when it has been taken over meanwhile. */
-    takeBack: async (uuid: string): Promise<boolean> => (await c.deleteOne({ _id: uuid, version: 0 })).deletedCount === 1,
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */
     applyPatch: (p: PayoutPatch): Promise<'applied' | 'stale'> =>
       saveVersioned(c, p.id, p.version, {

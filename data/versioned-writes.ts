@@ -1,4 +1,5 @@
-import type { Collection, Filter, UpdateFilter } from 'mongodb';
+import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilter } from 'mongodb';
+import type { VersionZeroCursor } from '../domain/stranded-kinds';
 import { isDuplicateKeyError } from '../platform/mongo';
 
 // The three writes every workflow-owned record uses: a versioned update, an insert a retried activity may
@@ -26,7 +27,8 @@ async function settledOrAfter(p: Promise<unknown>, ms: number): Promise<void> {
  * that timed out (waiting on SQLite's one writer) keeps running in the worker while its retry and the next
  * saves go ahead; the Temporal outage drill caught exactly that, a paid intent left reading `pending`
  * (docs/reliability.md, 2026-11-27 07:20). MongoDB applies the filter and the update atomically, so this
- * costs it only the wait. Every version-guarded write of a workflow-owned record goes through here.
+ * costs it only the wait. saveVersioned goes through here, and so do the writes with filters of their own
+ * (product stock's `stock_version`, invoices' upsert).
  */
 export async function oneSaveAtATime<R>(collection: string, id: string, save: () => Promise<R>): Promise<R> {
   const key = `${collection}\u0000${id}`;
@@ -102,4 +104,32 @@ export async function createOnce<T extends { idempotency_scope: string }>(
     if (!winner) throw err;
     return { record: winner, created: false };
   }
+}
+
+/**
+ * Records a create left at version 0 (inserted, never taken over by their workflow) created before `cutoff`,
+ * oldest first, after `after`: a page of the stranded-records sweep (activities/stranded-records.ts).
+ */
+export function atVersionZeroBefore<T extends { _id: string; version: number; created_at: Date }>(
+  c: Collection<T>,
+  cutoff: Date,
+  limit: number,
+  after: VersionZeroCursor | null,
+): Promise<T[]> {
+  const from = after ? { $or: [{ created_at: { $gt: new Date(after.createdAt) } }, { created_at: new Date(after.createdAt), _id: { $gt: after.id } }] } : {};
+  return c
+    .find({ version: 0, created_at: { $lt: cutoff }, ...from } as Filter<T>)
+    .sort({ created_at: 1, _id: 1 })
+    .limit(limit)
+    .toArray() as Promise<T[]>;
+}
+
+/** Deletes a record still at version 0 and answers it as it was; null when its workflow took it over, or it is gone. */
+export async function deleteAtVersionZero<T extends Document & { _id: string }>(c: Collection<T>, id: string): Promise<T | null> {
+  return (await c.findOneAndDelete({ _id: id, version: 0 } as unknown as Filter<T>)) as T | null;
+}
+
+/** Puts back a record deleted by deleteAtVersionZero (a repeated put-back changes nothing). */
+export function putBack<T extends { _id: string }>(c: Collection<T>, record: T): Promise<void> {
+  return insertOnce(c, record as T & OptionalUnlessRequiredId<T>);
 }

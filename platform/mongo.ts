@@ -238,7 +238,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   // A merchant-initiated charge (`ti_...`) is found through its intent.
   { collection: 'paymentIntents', key: { 'transactions.transaction': 1 } },
   // Intents a create left at version 0 (the stranded-records sweep); every later write moves them off it.
-  { collection: 'paymentIntents', key: { version: 1, created_at: 1 } },
+  { collection: 'paymentIntents', key: { version: 1, created_at: 1, _id: 1 } },
   // Commerce: products by sku, by category (and its ancestors), by title word, by attribute value and in each
   // sort order; catalogs by tag; carts by their idempotency scope; a user's addresses.
   { collection: 'products', key: { sku_scope: 1 }, unique: true },
@@ -262,7 +262,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   // page-numbered lists' default order and sort columns (any filter runs on the tenant's rows in that order).
   { collection: 'payouts', key: { idempotency_scope: 1 }, unique: true },
   // Payouts a create left at version 0 (the stranded-records sweep).
-  { collection: 'payouts', key: { version: 1, created_at: 1 } },
+  { collection: 'payouts', key: { version: 1, created_at: 1, _id: 1 } },
   { collection: 'payouts', key: { id: 1 }, unique: true },
   { collection: 'payouts', key: { tenant_id: 1, created_at: -1, _id: -1 } },
   { collection: 'payouts', key: { tenant_id: 1, amount: -1, _id: -1 } },

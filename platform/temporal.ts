@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Client, Connection, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { Config } from './config';
 import { dataConverterFor } from './data-converter';
@@ -72,3 +72,13 @@ export const POLLER_FRESH_MS = 75_000;
 
 /** Merchant-facing calls answer within this, or fail as "dependency unavailable" (the client retries otherwise for ~20 s). */
 export const START_DEADLINE_MS = 5000;
+
+/** Whether Temporal has a workflow (running or closed) of this id: null when it did not answer within `deadlineMs`. */
+export async function workflowExistence(client: Client, id: string, deadlineMs = 2000): Promise<boolean | null> {
+  try {
+    await client.connection.withDeadline(Date.now() + deadlineMs, () => client.workflow.getHandle(id).describe());
+    return true;
+  } catch (err) {
+    return err instanceof WorkflowNotFoundError ? false : null;
+  }
+}

@@ -5,7 +5,7 @@ import type { ConnectorRecord, PaymentIntentRecord, PinKind } from '../../platfo
 import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput, type PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
-import { START_DEADLINE_MS } from '../../platform/temporal';
+import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
@@ -262,12 +262,7 @@ export async function customerOf(deps: AppDeps, auth: AuthContext, given: Create
 
 /** Whether the server has the workflow; unknown (Temporal unreachable) counts as no. */
 async function workflowExists(deps: AppDeps, id: string): Promise<boolean> {
-  try {
-    await deps.temporal.connection.withDeadline(Date.now() + 2000, () => deps.temporal.workflow.getHandle(id).describe());
-    return true;
-  } catch {
-    return false;
-  }
+  return (await workflowExistence(deps.temporal, id)) === true;
 }
 
 /** A create repeated with a known idempotency key: the same intent, its workflow started if it never was. */

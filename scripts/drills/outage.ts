@@ -1,3 +1,7 @@
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import type { Stack } from '../stack';
+import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { createTenant, gatewayEffects, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
 import { ok } from './objects';
 
@@ -225,10 +229,50 @@ export async function outageDrill(): Promise<number> {
       if (OPEN_RATE > 0) say(`  open loop (${OPEN_RATE}/s): ${opened.length} sent while down, answered ${[...openStatuses].map(([st, n]) => `${st}x${n}`).join(' ') || 'none'}; ${openResent} sent again with their keys after the restart; ${opened.length - openLost} of ${opened.length} readable afterwards`);
       say(`  load: ${CALLERS} callers, ${INFLIGHT} expiring, ${INFLIGHT} payments and ${INFLIGHT} refunds in flight${OPEN_RATE > 0 ? `, ${OPEN_RATE} creates/s open loop` : ''}`);
     }
+    await strandedCheck(stack, findings);
     for (const f of findings) say(`FINDING ${f}`);
     say(`\noutage: ${findings.length} findings`);
     return findings.length > 0 ? 1 : 0;
   } finally {
     await stack.stop();
+  }
+}
+
+/**
+ * After both outages: intents and payouts left at version 0 without a workflow (a create whose start and
+ * take-back both failed). The stranded-records sweep is run at once (no age cutoff: nothing is being created
+ * now) and must leave none behind; what it took back is printed, not a finding, since that is its job.
+ */
+async function strandedCheck(stack: Stack, findings: string[]): Promise<void> {
+  const mongo = await MongoClient.connect(stack.mongoUri);
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const withoutWorkflow = async () => {
+      const ids: string[] = [];
+      for (const collection of ['payment_intents', 'payouts']) {
+        for (const r of await mongo.db().collection(collection).find({ version: 0 }, { projection: { _id: 1 } }).toArray()) {
+          const id = String(r._id);
+          const exists = await client.workflow
+            .getHandle(id)
+            .describe()
+            .then(() => true, (err: unknown) => !(err instanceof WorkflowNotFoundError));
+          if (!exists) ids.push(id);
+        }
+      }
+      return ids;
+    };
+    const before = await withoutWorkflow();
+    const outcome: StrandedSweepOutcome = await client.workflow.execute(STRANDED_SWEEP_WORKFLOW, {
+      taskQueue: stack.env.TEMPORAL_TASK_QUEUE ?? 'payments',
+      workflowId: `drill-stranded-sweep-${Date.now()}`,
+      args: [{ olderThanSeconds: 0 }],
+    });
+    const after = await withoutWorkflow();
+    say(`\nstranded records (version 0, no workflow): ${before.length} after the outages${before.length ? ` (${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''})` : ''}; the sweep took back ${outcome.payment_intent.takenBack} intents and ${outcome.payout.takenBack} payouts; ${after.length} left`);
+    if (after.length) findings.push(`stranded records left after the sweep: ${after.slice(0, 5).join(', ')}`);
+  } finally {
+    await connection.close();
+    await mongo.close();
   }
 }

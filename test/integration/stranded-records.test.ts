@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { MongoClient } from 'mongodb';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
@@ -52,16 +53,20 @@ async function strandedCopy(of: Record<string, unknown>, createdAt: Date, secret
     version: 0,
     created_at: createdAt,
     idempotency_scope: `${m.tenant}:stranded:${id}`,
-    ...(secretRef ? { legacy_webhooks: [{ url: 'https://shop.example/hooks', secretRef }] } : {}),
+    // As a create stores an endpoint's secret: `whs_...#<index>`, the record of secrets and the endpoint's place.
+    ...(secretRef ? { webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.success'], secretRef: `${secretRef}#0` }] } : {}),
   } as never);
   return id;
 }
 
-async function sweep(olderThanSeconds: number): Promise<StrandedSweepOutcome> {
+const TASK_QUEUE = () => getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments';
+
+/** A sweep of records older than `olderThanSeconds`, looking again `recheckAfterMs` after its deletes. */
+function sweep(olderThanSeconds: number, recheckAfterMs = 500): Promise<StrandedSweepOutcome> {
   return temporal.workflow.execute('strandedSweepWorkflow', {
-    taskQueue: getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments',
+    taskQueue: TASK_QUEUE(),
     workflowId: `stranded-sweep-test-${randomUUID()}`,
-    args: [{ olderThanSeconds }],
+    args: [{ olderThanSeconds, recheckAfterMs }],
   });
 }
 
@@ -86,11 +91,33 @@ test('a version-0 intent without a workflow is taken back with its webhook secre
   expect(await intents().findOne({ _id: fresh } as never)).toMatchObject({ version: 0 });
   expect((await api.get(`/v202607/payment-intents/${stranded}`, m.secretKey)).status).toBe(404);
 
-  // A second run finds nothing more of this file's to take back.
-  const again = await sweep(60);
-  expect(again.payment_intent.named).not.toContain(stranded);
-  expect(await intents().findOne({ _id: real._id } as never)).not.toBeNull();
+  // A second run leaves what the first left.
+  await sweep(60);
+  expect(await intents().findOne({ _id: real._id } as never)).toMatchObject({ version: 0 });
+  expect(await intents().findOne({ _id: fresh } as never)).toMatchObject({ version: 0 });
   await intents().deleteOne({ _id: fresh } as never);
+});
+
+test('a stranded intent whose workflow a resend starts while the sweep is deleting it is put back, its secret kept', async () => {
+  const real = await createdIntent();
+  const secretRef = `whs_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  await secrets().insertOne({ _id: secretRef, tenant_id: m.tenant, secrets: ['whsec-raced'], created_at: HOUR_AGO() } as never);
+  const raced = await strandedCopy(real, HOUR_AGO(), secretRef);
+  // The workflow a resend would start from the record: the real intent's input under the stranded id.
+  const started = (await temporal.workflow.getHandle(String(real._id)).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
+  const input = { ...(defaultPayloadConverter.fromPayload(started.input!.payloads![0]!) as Record<string, unknown>), id: raced };
+
+  const running = sweep(60, 4000);
+  // The sweep has deleted it; the resend that read it just before starts its workflow now.
+  await eventually(async () => ((await intents().findOne({ _id: raced } as never)) === null ? true : undefined), 15_000, 'the sweep’s delete');
+  await temporal.workflow.start('paymentIntentWorkflow', { workflowId: raced, taskQueue: TASK_QUEUE(), args: [input] });
+  const outcome = await running;
+  expect(outcome.payment_intent.putBack).toBeGreaterThanOrEqual(1);
+  expect(outcome.payment_intent.named).not.toContain(raced);
+  expect(await intents().findOne({ _id: raced } as never)).toMatchObject({ tenant_id: m.tenant, status: 'pending' });
+  expect(await secrets().findOne({ _id: secretRef } as never)).not.toBeNull();
+  expect((await api.get(`/v202607/payment-intents/${raced}`, m.secretKey)).body.status).toBe('pending');
+  await temporal.workflow.getHandle(raced).terminate('test done');
 });
 
 test('a payout left at version 0 without a workflow is taken back with its webhook secret; a paid one is left', async () => {

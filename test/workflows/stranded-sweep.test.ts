@@ -5,14 +5,15 @@ import { SA } from '../../workflows/search-attributes';
 import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
-// The stranded-records sweep's run in the time-skipping server: kind by kind, batches until one finds less
-// than a full batch or takes nothing back; the totals, the first ids named, and PaymentStatus. The activity's
-// own work (version-0 records, Temporal's answer, the delete) runs on the real stack in
+// The stranded-records sweep's run in the time-skipping server: kind by kind, page after page from where the
+// last one ended, until a page is the last; the totals, the first ids named, and PaymentStatus. The activity's
+// own work (version-0 records, Temporal's answer, the delete and the second look) runs on the real stack in
 // test/integration/stranded-records.test.ts; here it is a stand-in that answers as a backlog would.
 
 const testEnv = useWorkflowTestEnv();
 
-const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0 };
+const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0, putBack: 0, next: null };
+const page = (r: Partial<StrandedSweepResult>, next: string | null = null): StrandedSweepResult => ({ ...none, ...r, next: next ? { createdAt: '2026-11-27T09:00:00.000Z', id: next } : null });
 
 let n = 0;
 async function run(batches: Partial<Record<StrandedKind, StrandedSweepResult[]>>, recordAs?: string) {
@@ -40,38 +41,50 @@ async function run(batches: Partial<Record<StrandedKind, StrandedSweepResult[]>>
 }
 
 const ids = (prefix: string, k: number) => Array.from({ length: k }, (_, i) => `pi_eu_${prefix}${String(i).padStart(4, '0')}`);
-const clean = { found: 0, takenBack: 0, kept: 0, unknown: 0, named: [] };
+const clean = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, named: [] };
 
-test('a backlog is swept in full batches until one comes back short, intents then payouts; totals add up and the first 20 ids are named', async () => {
+test('a backlog is swept page after page until the last, intents then payouts; totals add up and the first 20 ids are named', async () => {
   const r = await run(
     {
       payment_intent: [
-        { found: 200, takenBack: ids('a', 198), kept: 2, unknown: 0 },
-        { found: 200, takenBack: ids('b', 200), kept: 0, unknown: 0 },
-        { found: 37, takenBack: ids('c', 35), kept: 2, unknown: 0 },
-        { found: 200, takenBack: ids('d', 200), kept: 0, unknown: 0 }, // never asked: the third batch was short
+        page({ found: 200, takenBack: ids('a', 197), kept: 2, putBack: 1 }, 'pi_eu_a0199'),
+        page({ found: 200, takenBack: ids('b', 200) }, 'pi_eu_b0199'),
+        page({ found: 37, takenBack: ids('c', 35), kept: 2 }),
+        page({ found: 200, takenBack: ids('d', 200) }, 'pi_eu_d0199'), // never asked: the third page was the last
       ],
-      payout: [{ found: 1, takenBack: ['5b7c3a4e-0000-4000-8000-000000000001'], kept: 0, unknown: 0 }],
+      payout: [page({ found: 1, takenBack: ['5b7c3a4e-0000-4000-8000-000000000001'] })],
     },
     'stranded-sweep-backlog-taken-back',
   );
-  expect(r.asked.map((a) => a.kind)).toEqual(['payment_intent', 'payment_intent', 'payment_intent', 'payout']);
-  expect(r.asked.every((a) => a.olderThanSeconds === 300 && a.limit === 200)).toBe(true);
+  expect(r.asked.map((a) => [a.kind, a.after?.id ?? null])).toEqual([
+    ['payment_intent', null],
+    ['payment_intent', 'pi_eu_a0199'],
+    ['payment_intent', 'pi_eu_b0199'],
+    ['payout', null],
+  ]);
+  expect(r.asked.every((a) => a.olderThanSeconds === 300 && a.limit === 200 && a.recheckAfterMs === 30_000)).toBe(true);
   expect(r.outcome).toEqual({
-    payment_intent: { found: 437, takenBack: 433, kept: 4, unknown: 0, named: ids('a', 20) },
-    payout: { found: 1, takenBack: 1, kept: 0, unknown: 0, named: ['5b7c3a4e-0000-4000-8000-000000000001'] },
+    payment_intent: { found: 437, takenBack: 432, kept: 4, unknown: 0, putBack: 1, named: ids('a', 20) },
+    payout: { ...clean, found: 1, takenBack: 1, named: ['5b7c3a4e-0000-4000-8000-000000000001'] },
   });
   expect(r.status).toBe('taken_back');
 });
 
-test('a full batch with nothing taken back (every workflow exists, or Temporal did not answer) ends that kind: it would only be found again', async () => {
+test('a full page of records whose workflow exists does not hide the stranded ones after it', async () => {
   const r = await run({
-    payment_intent: [
-      { found: 200, takenBack: [], kept: 150, unknown: 50 },
-      { found: 200, takenBack: ids('x', 200), kept: 0, unknown: 0 },
-    ],
+    payment_intent: [page({ found: 200, kept: 150, unknown: 50 }, 'pi_eu_k0199'), page({ found: 3, takenBack: ids('x', 3) })],
   });
-  expect(r.asked.map((a) => a.kind)).toEqual(['payment_intent', 'payout']);
-  expect(r.outcome).toEqual({ payment_intent: { found: 200, takenBack: 0, kept: 150, unknown: 50, named: [] }, payout: clean });
+  expect(r.asked.map((a) => [a.kind, a.after?.id ?? null])).toEqual([
+    ['payment_intent', null],
+    ['payment_intent', 'pi_eu_k0199'],
+    ['payout', null],
+  ]);
+  expect(r.outcome).toEqual({ payment_intent: { found: 203, takenBack: 3, kept: 150, unknown: 50, putBack: 0, named: ids('x', 3) }, payout: clean });
+  expect(r.status).toBe('taken_back');
+});
+
+test('nothing stranded: clean', async () => {
+  const r = await run({ payment_intent: [page({ found: 2, kept: 2 })] });
+  expect(r.outcome).toEqual({ payment_intent: { ...clean, found: 2, kept: 2 }, payout: clean });
   expect(r.status).toBe('clean');
 });

@@ -1,6 +1,8 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
+  condition,
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
@@ -72,12 +74,19 @@ export function startRun(input: PaymentIntentInput) {
 }
 
 /**
- * Every write asked for is done and every delivery asked for has started: the run may end or continue as new.
- * Temporal drops the start of a child whose parent closed before it started (ABANDON or not).
+ * Every write asked for is done and every delivery asked for has started: the run may end or continue as new
+ * (its caller has waited for the handlers). Temporal drops the start of a child whose parent closed before it
+ * started (ABANDON or not). Waiting for starts takes activations, in which a signal or an Update may arrive:
+ * their handlers and writes are waited for too. Without deliveries in flight (every run before the patch)
+ * this is the one `writer.flushed()` it always was.
  */
 export async function settled(run: IntentRun): Promise<void> {
   await run.writer.flushed();
-  while (run.deliveryStarts.length) await run.deliveryStarts.shift();
+  while (run.deliveryStarts.length) {
+    await run.deliveryStarts.shift();
+    await condition(allHandlersFinished);
+    await run.writer.flushed();
+  }
 }
 
 /**

@@ -10,6 +10,8 @@ export const STRANDED_SWEEP_SCHEDULE_ID = 'stranded-records-sweep';
 export interface StrandedSweepInput {
   /** STRANDED_AFTER_SECONDS: how old a version-0 record must be before it is looked at. */
   olderThanSeconds: number;
+  /** How long after deleting records the sweep looks again for workflows started meanwhile (default 30 s: past any start's deadline). */
+  recheckAfterMs?: number;
 }
 
 /** A run's counts of one kind (see activities/stranded-records.ts), and the first ids it took back. */
@@ -18,6 +20,8 @@ export interface StrandedKindOutcome {
   takenBack: number;
   kept: number;
   unknown: number;
+  /** Deleted, then put back: their workflow had started meanwhile. */
+  putBack: number;
   named: string[];
 }
 

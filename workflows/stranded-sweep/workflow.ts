@@ -1,19 +1,21 @@
 import { proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
-import { STRANDED_KINDS, type StrandedKind } from '../../domain/stranded-kinds';
+import type { StrandedSweepResult } from '../../activities/stranded-records';
+import { STRANDED_KINDS, type StrandedKind, type VersionZeroCursor } from '../../domain/stranded-kinds';
 import { SA } from '../search-attributes';
 import type { StrandedKindOutcome, StrandedSweepInput, StrandedSweepOutcome } from './messages';
 
 // One sweep of records a create left at version 0 without a workflow (activities/stranded-records.ts), kind
-// by kind: batches of BATCH until one finds fewer or takes nothing back, so a backlog clears in one run while
-// history stays two events a batch. Spans tenants, so it carries no TenantId; `PaymentStatus` says clean or
+// by kind, in pages of PAGE from the oldest, so records whose workflow exists (kept) never hide newer ones.
+// History stays two events a page. Spans tenants, so it carries no TenantId; `PaymentStatus` says clean or
 // taken_back.
 
-const BATCH = 200;
-/** Batches per kind in one run; a larger backlog waits for the next run. */
-const MAX_BATCHES = 50;
+const PAGE = 200;
+/** Pages per kind in one run; a larger backlog waits for the next run. */
+const MAX_PAGES = 50;
 /** The ids a kind's outcome names (the result and the UI's details line); the worker log names every one. */
 const NAMED = 20;
+const RECHECK_AFTER_MS = 30_000;
 
 const sweep = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
@@ -21,24 +23,26 @@ const sweep = proxyActivities<Activities>({
   retry: { initialInterval: '5s', maximumInterval: '1m', maximumAttempts: 5 },
 });
 
-async function sweepKind(kind: StrandedKind, olderThanSeconds: number): Promise<StrandedKindOutcome> {
-  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, named: [] };
-  for (let i = 0; i < MAX_BATCHES; i++) {
-    const r = await sweep.sweepStrandedRecords({ kind, olderThanSeconds, limit: BATCH });
+async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise<StrandedKindOutcome> {
+  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, named: [] };
+  let after: VersionZeroCursor | null = null;
+  for (let i = 0; i < MAX_PAGES; i++) {
+    const r: StrandedSweepResult = await sweep.sweepStrandedRecords({ kind, olderThanSeconds: input.olderThanSeconds, limit: PAGE, after, recheckAfterMs: input.recheckAfterMs ?? RECHECK_AFTER_MS });
     total.found += r.found;
     total.takenBack += r.takenBack.length;
     total.named.push(...r.takenBack.slice(0, NAMED - total.named.length));
     total.kept += r.kept;
     total.unknown += r.unknown;
-    // Kept and unknown records stay at version 0, so a full batch of only them would be found again: stop.
-    if (r.found < BATCH || r.takenBack.length === 0) break;
+    total.putBack += r.putBack;
+    if (!r.next) break;
+    after = r.next;
   }
   return total;
 }
 
 export async function strandedSweepWorkflow(input: StrandedSweepInput): Promise<StrandedSweepOutcome> {
   const outcome = {} as StrandedSweepOutcome;
-  for (const kind of STRANDED_KINDS) outcome[kind] = await sweepKind(kind, input.olderThanSeconds);
+  for (const kind of STRANDED_KINDS) outcome[kind] = await sweepKind(kind, input);
   const takenBack = STRANDED_KINDS.some((k) => outcome[k].takenBack > 0);
   upsertSearchAttributes([{ key: SA.PaymentStatus, value: takenBack ? 'taken_back' : 'clean' }]);
   setCurrentDetails(
@@ -46,7 +50,7 @@ export async function strandedSweepWorkflow(input: StrandedSweepInput): Promise<
       `Records left at version 0 for over ${input.olderThanSeconds}s:`,
       ...STRANDED_KINDS.map((k) => {
         const o = outcome[k];
-        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer)`;
+        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer), ${o.putBack} put back (workflow started meanwhile)`;
         return o.named.length ? `${line}\n  - ${o.named.join('\n  - ')}` : line;
       }),
     ].join('\n'),
