@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
-import type { Collection } from 'mongodb';
-import { atVersionZeroBefore, deleteAtVersionZero, putBack } from '../data/versioned-writes';
+import { paymentIntentData } from '../data/payment-intents';
+import { payoutData } from '../data/payouts';
+import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
 import type { StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
@@ -50,7 +51,7 @@ export interface StrandedSweepResult {
 
 type Swept = { _id: string; version: number; created_at: Date; tenant_id: string };
 interface Kind<T extends Swept> {
-  c: Collection<T>;
+  records: ReturnType<typeof versionZeroRecords<T>>;
   /** The webhook secrets records only this record names (written by its own create). */
   secretsOf(r: T): string[];
 }
@@ -64,14 +65,14 @@ const ownSecretsOfIntent = (r: PaymentIntentRecord): string[] =>
 export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger }) {
   const secrets = webhookSecretData(deps.mongo);
   const kinds: Record<StrandedKind, Kind<Swept>> = {
-    payment_intent: kind<PaymentIntentRecord>({ c: deps.mongo.c.paymentIntents, secretsOf: ownSecretsOfIntent }),
-    payout: kind<PayoutRecord>({ c: deps.mongo.c.payouts, secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
+    payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo).stranded, secretsOf: ownSecretsOfIntent }),
+    payout: kind<PayoutRecord>({ records: payoutData(deps.mongo).stranded, secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
       const ctx = Context.current();
-      const { c, secretsOf } = kinds[req.kind];
-      const page = await atVersionZeroBefore(c, new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
+      const { records, secretsOf } = kinds[req.kind];
+      const page = await records.page(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
       const last = page.at(-1);
       const result: StrandedSweepResult = {
         found: page.length,
@@ -88,7 +89,7 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         if (exists === null) result.unknown += 1;
         else if (exists) result.kept += 1;
         else {
-          const gone = await deleteAtVersionZero(c, r._id);
+          const gone = await records.delete(r._id);
           if (gone) deleted.push(gone);
         }
       }
@@ -97,7 +98,7 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
       for (const r of deleted) {
         ctx.heartbeat(r._id);
         if ((await workflowExistence(ctx.client, r._id)) !== false) {
-          await putBack(c, r);
+          await records.putBack(r);
           result.putBack += 1;
           deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
           continue;

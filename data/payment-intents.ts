@@ -6,6 +6,7 @@ import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery as CursorQuery } from './list';
 import { pageList } from './page-list';
 import { sequencesFor } from './sequences';
+import { versionZeroRecords } from './versioned-writes';
 
 export interface PaymentIntentFilter {
   status?: PaymentIntentRecord['status'];
@@ -78,6 +79,8 @@ export function paymentIntentData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws the driver's duplicate-key error when another create holds the same idempotency scope. */
     insert: async (record: PaymentIntentRecord) => void (await c.insertOne(record)),
+    /** Records a create left at version 0, for the stranded-records sweep. */
+    stranded: versionZeroRecords(c),
     /** Takes back a record its workflow never took over (version 0), so a retry starts clean. */
     takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
     /** Before its workflow takes the record over: the customer a concurrent create settled on. */

@@ -3,7 +3,7 @@ import type { PayoutPatch, PayoutRecord } from '../platform/records';
 import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
 import { pageList } from './page-list';
-import { saveVersioned } from './versioned-writes';
+import { saveVersioned, versionZeroRecords } from './versioned-writes';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 
 /** What `GET /payouts` filters and sorts by: public name -> stored field and type. */
@@ -38,6 +38,8 @@ export function payoutData(mongo: Mongo) {
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, PAYOUT_LIST),
+    /** Records a create left at version 0, for the stranded-records sweep. */
+    stranded: versionZeroRecords(c),
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */
     applyPatch: (p: PayoutPatch): Promise<'applied' | 'stale'> =>
       saveVersioned(c, p.id, p.version, {

@@ -133,3 +133,12 @@ export async function deleteAtVersionZero<T extends Document & { _id: string }>(
 export function putBack<T extends { _id: string }>(c: Collection<T>, record: T): Promise<void> {
   return insertOnce(c, record as T & OptionalUnlessRequiredId<T>);
 }
+
+/** What the stranded-records sweep does to one collection's records left at version 0 (its data layer hands it out). */
+export function versionZeroRecords<T extends Document & { _id: string; version: number; created_at: Date }>(c: Collection<T>) {
+  return {
+    page: (cutoff: Date, limit: number, after: VersionZeroCursor | null) => atVersionZeroBefore(c, cutoff, limit, after),
+    delete: (id: string) => deleteAtVersionZero(c, id),
+    putBack: (record: T) => putBack(c, record),
+  };
+}
