@@ -132,17 +132,17 @@ export class RedemptionState {
     return { dirty: { coupon: true, code: null } };
   }
 
-  /** The next version of the coupon record's owner write. */
-  nextCouponVersion(): number {
+  /** The next version of the coupon record's owner write: above the last, and at least `floor`. */
+  nextCouponVersion(floor = 0): number {
     if (!this.coupon) throw new Error('no coupon count yet');
-    this.coupon.version += 1;
+    this.coupon.version = Math.max(this.coupon.version + 1, floor);
     return this.coupon.version;
   }
 
-  nextCodeVersion(id: string): number {
+  nextCodeVersion(id: string, floor = 0): number {
     const code = this.codes.get(id);
     if (!code) throw new Error(`no count for promotion code ${id}`);
-    code.version += 1;
+    code.version = Math.max(code.version + 1, floor);
     return code.version;
   }
 

@@ -12,6 +12,7 @@ import {
   type RedeemRequest,
 } from './messages';
 import { RedemptionState, type Dirty } from './state';
+import { historyFloor } from '../serial-writer';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -29,11 +30,21 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
   /** Messages handled: the idle close waits for an hour in which this did not move. */
   let handled = 0;
 
+  /**
+   * Each record's floor (workflows/serial-writer.ts, historyFloor), from the version it had when this run first
+   * wrote it: a task retried after its worker died writes above the dead attempt's versions.
+   */
+  const bases = new Map<string, number>();
+  const floorOf = (key: string, current: number): number => {
+    if (!bases.has(key)) bases.set(key, current);
+    return historyFloor(bases.get(key)!)();
+  };
+
   /** Asks for the writes a change needs, each patch built now, from the state now. */
   const write = (dirty: Dirty | null, metadata?: Record<string, string>): void => {
     if (!dirty) return;
     if (dirty.coupon && s.coupon) {
-      const w = { tenantId: input.tenantId, couponId: input.couponId, version: s.nextCouponVersion(), timesRedeemed: s.coupon.timesRedeemed, deletedAt: s.coupon.deletedAt };
+      const w = { tenantId: input.tenantId, couponId: input.couponId, version: s.nextCouponVersion(floorOf('coupon', s.coupon.version)), timesRedeemed: s.coupon.timesRedeemed, deletedAt: s.coupon.deletedAt };
       writes = writes.then(() => store.saveCouponRedemptions(w));
     }
     const code = dirty.code !== null ? s.codes.get(dirty.code) : undefined;
@@ -41,7 +52,7 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
       const w = {
         tenantId: input.tenantId,
         promotionCodeId: dirty.code,
-        version: s.nextCodeVersion(dirty.code),
+        version: s.nextCodeVersion(dirty.code, floorOf(`code:${dirty.code}`, code.version)),
         timesRedeemed: code.timesRedeemed,
         active: code.active,
         ...(metadata !== undefined ? { metadata } : {}),
