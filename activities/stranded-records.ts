@@ -1,19 +1,22 @@
 import { Context } from '@temporalio/activity';
+import { checkoutData } from '../data/checkouts';
 import { paymentIntentData } from '../data/payment-intents';
 import { payoutData } from '../data/payouts';
+import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
 import type { StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
-import type { PaymentIntentRecord, PayoutRecord } from '../platform/records';
+import type { TestClockRecord } from '../platform/billing-records';
+import type { CheckoutRecord, PaymentIntentRecord, PayoutRecord } from '../platform/records';
 import { workflowExistence } from '../platform/temporal';
 
 // The stranded-records sweep's one activity. A create inserts its record at version 0, then starts the
 // workflow that owns it (the workflow id is the record's id). A record is stranded when that start never
-// happened and nothing took the record back: the API process stopped between the two steps, or, for an
-// intent, the database refused the take-back too (the 07:20 outage drill, docs/reliability.md); a payout's
-// create leaves its record for a resend with the same key. Such a record reads as pending for good: only its
+// happened and nothing took the record back: the API process stopped between the two steps, or the database
+// refused the take-back too (an intent in the 07:20 outage drill, docs/reliability.md), or the create could
+// not tell whether its start happened; a payout's create leaves its record for a resend with the same key. Such a record reads as pending for good: only its
 // workflow moves it on. The sweep deletes any record still at version 0 well after its creation whose
 // workflow Temporal does not have. It never starts a workflow: the merchant was answered with an error (or
 // no answer), and an intent's create may have undone its side writes.
@@ -67,6 +70,10 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
   const kinds: Record<StrandedKind, Kind<Swept>> = {
     payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo).stranded, secretsOf: ownSecretsOfIntent }),
     payout: kind<PayoutRecord>({ records: payoutData(deps.mongo).stranded, secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
+    // A stranded checkout holds its cart's one open checkout (`open_scope`): every later checkout of the cart
+    // answered 409 `checkout_in_progress` until the sweep frees it.
+    checkout: kind<CheckoutRecord>({ records: checkoutData(deps.mongo).stranded, secretsOf: () => [] }),
+    test_clock: kind<TestClockRecord>({ records: testClockData(deps.mongo).stranded, secretsOf: () => [] }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {

@@ -1,7 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { CheckoutRecord, OrderRecord, ReturnRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
-import { insertOnce, insertOrHolder, saveVersioned } from './versioned-writes';
+import { insertOnce, insertOrHolder, saveVersioned, versionZeroRecords } from './versioned-writes';
 
 // Checkouts, their orders and their returns: created by the API (checkouts) or by the workflows that own
 // them (orders, returns), then written only by those workflows, each write versioned. Reads scoped by tenant.
@@ -14,6 +14,10 @@ export function checkoutData(mongo: Mongo) {
     openOfCart: (tenantId: string, cartId: string) => c.findOne({ open_scope: cartId, tenant_id: tenantId }),
     /** Throws the driver's duplicate-key error when the cart has an open checkout already. */
     insert: async (record: CheckoutRecord) => void (await c.insertOne(record)),
+    /** Takes back a checkout whose workflow never started, so its cart can be checked out again. */
+    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
+    /** Records a create left at version 0, for the stranded-records sweep. */
+    stranded: versionZeroRecords(c),
     /** The workflow's write: applied only over an older version. A checkout that ended unpaid frees its cart. */
     save: async (id: string, version: number, set: Pick<CheckoutRecord, 'status' | 'payment_intent' | 'order_id'>) => {
       const ended = set.status === 'changed' || set.status === 'abandoned' || set.status === 'canceled';

@@ -1,7 +1,7 @@
 import type { TestClockRecord } from '../platform/billing-records';
 import type { Mongo } from '../platform/mongo';
 import { paginate, type Page, type PageQuery } from './list';
-import { saveVersioned } from './versioned-writes';
+import { saveVersioned, versionZeroRecords } from './versioned-writes';
 
 /** A subscription whose status is one of these has ended: a clock no longer waits for it. */
 const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as const;
@@ -18,6 +18,8 @@ export function testClockData(mongo: Mongo) {
     insert: async (record: TestClockRecord) => void (await c.insertOne(record)),
     /** Takes back a record whose workflow never started (its first version only: nothing wrote it since). */
     takeBack: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId, version: 0 })),
+    /** Records a create left at version 0 (its take-back failed too), for the stranded-records sweep. */
+    stranded: versionZeroRecords(c),
     list: (tenantId: string, page: PageQuery): Promise<Page<TestClockRecord>> => paginate(c, { tenant_id: tenantId }, page),
     /** The workflow's write: applied only over an older version. */
     save: (id: string, version: number, set: Pick<TestClockRecord, 'frozen_time' | 'status'>) => saveVersioned(c, id, version, set),

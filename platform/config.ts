@@ -196,11 +196,11 @@ export const configSchema = z
     RECONCILIATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
     /**
      * When the stranded-records sweep (`stranded-records-sweep`, created at worker start) runs: a 5-field cron
-     * in UTC, or `off`. It deletes payment intents and payouts a create left at version 0 without a workflow
-     * (the API stopped, or the start and the take-back both failed, between the insert and the start).
+     * in UTC, or `off`. It deletes payment intents, payouts, checkouts and test clocks a create left at version 0
+     * without a workflow (the API stopped, or the start and the take-back both failed, between the insert and the start).
      */
     STRANDED_SWEEP_SCHEDULE: cronOrOff.default('*/5 * * * *'),
-    /** How old a version-0 intent or payout must be before the sweep looks at it: well past any create still starting its workflow. */
+    /** How old a version-0 record must be before the sweep looks at it: well past any create still starting its workflow. */
     STRANDED_AFTER_SECONDS: z.coerce.number().int().min(60).max(7 * 86_400).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),

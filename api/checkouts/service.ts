@@ -16,7 +16,7 @@ import { runUpdate } from '../http/workflow-calls';
 import { cancelPaymentIntent, insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
-import { START_DEADLINE_MS } from '../../platform/temporal';
+import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { RETURN_REASONS, type CheckoutCreateBody } from './schemas';
 import { SA } from '../../workflows/search-attributes';
 
@@ -77,7 +77,14 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
     if (!isDuplicateKeyError(err)) throw err;
     return openCheckoutAnswer(deps, auth, cart);
   }
-  await startCheckoutWorkflow(deps, record, auth.region);
+  try {
+    await startCheckoutWorkflow(deps, record, auth.region);
+  } catch (err) {
+    // Not started: the cart's one open checkout goes, so a retry can check it out. In doubt (Temporal did
+    // not answer) it stays: a workflow may own it, and the stranded-records sweep decides later.
+    if ((await workflowExistence(deps.temporal, id)) === false) await checkoutData(deps.mongo).takeBack(id).catch(() => undefined);
+    throw err;
+  }
 
   const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })));
   const differences = cart.products.flatMap((l): Difference[] => {

@@ -3,11 +3,11 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { MongoClient } from 'mongodb';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
-import { admin, api, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { admin, api, call, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
-// The stranded-records sweep on the real stack. A create inserts its intent (or payout) at version 0, then starts
-// its workflow; a record left behind without one (the API stopped between the two steps, the take-back refused,
-// a payout's create answered 503 and never resent) reads as pending for good. The sweep deletes such records
+// The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock) at
+// version 0, then starts its workflow; a record left behind without one (the API stopped between the two steps,
+// the take-back refused, a payout's create answered 503 and never resent) reads as pending for good. The sweep deletes such records
 // once they are older than its cutoff, with the webhook secrets they name, and leaves every record whose
 // workflow exists. Other test files share the stack, so assertions are about this file's own records.
 
@@ -150,6 +150,48 @@ test('a payout left at version 0 without a workflow is taken back with its webho
   // The older interface reads a payout it does not have as a null body.
   expect((await api.get(`/payouts/${uuid}`, m.secretKey)).body).toBeNull();
   expect(await payouts().findOne({ _id: paid._id } as never)).toMatchObject({ sub_status: 'success' });
+});
+
+test('a checkout left at version 0 without a workflow holds its cart until the sweep frees it; a stranded test clock goes too', async () => {
+  const settings = await call('PUT', `/admin/tenants/${m.tenant}/commerce-settings`, { body: { taxRateBasisPoints: 0, shippingFlat: 0, freeShippingFrom: 0 }, key: getStack().adminToken });
+  expect(settings.status).toBe(200);
+  const product = await admin.post(`/admin/tenants/${m.tenant}/products`, { sku: `SKU-stranded-${Date.now()}`, title: { en: 'Mug', ar: 'كوب' }, price: 1200, currency: 'EUR', stock: 5 });
+  expect(product.status).toBe(201);
+  const cart = await api.post('/commerce/cart', { userId: 'user-stranded', currency: 'EUR' }, m.secretKey);
+  expect((await api.post('/cart', { cartId: cart.body.cartId, products: [{ id: product.body.id, quantity: 1 }] }, m.secretKey)).status).toBe(200);
+  const checkout = () => api.post('/checkouts', { cartId: cart.body.cartId, shippingAddress: { phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' } }, m.secretKey);
+  // As a create leaves it when its workflow start failed and nothing took it back: the cart's one open checkout.
+  const stranded = `chk_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  await db.db().collection('checkouts').insertOne({
+    _id: stranded,
+    tenant_id: m.tenant,
+    cart_id: cart.body.cartId,
+    user_id: 'user-stranded',
+    currency: 'EUR',
+    lines: [],
+    totals: { subtotal: 1200, tax: 0, shipping: 0, total: 1200 },
+    status: 'reserving',
+    open_scope: cart.body.cartId,
+    payment_intent: null,
+    order_id: null,
+    created_at: HOUR_AGO(),
+    updated_at: HOUR_AGO(),
+    version: 0,
+  } as never);
+  const blocked = await checkout();
+  expect(blocked.status).toBe(409);
+  expect(blocked.body.error.code).toBe('checkout_in_progress');
+  const clock = `clock_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  await db.db().collection('test_clocks').insertOne({ _id: clock, tenant_id: m.tenant, name: null, frozen_time: new Date(), status: 'ready', created_at: HOUR_AGO(), version: 0 } as never);
+
+  const outcome = await sweep(60);
+  expect(outcome.checkout.named).toContain(stranded);
+  expect(outcome.test_clock.named).toContain(clock);
+  expect(await db.db().collection('checkouts').findOne({ _id: stranded } as never)).toBeNull();
+  expect(await db.db().collection('test_clocks').findOne({ _id: clock } as never)).toBeNull();
+  const freed = await checkout();
+  expect(freed.status).toBe(201);
+  expect(freed.body.checkoutId).not.toBe(stranded);
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {

@@ -43,7 +43,7 @@ async function run(batches: Partial<Record<StrandedKind, StrandedSweepResult[]>>
 const ids = (prefix: string, k: number) => Array.from({ length: k }, (_, i) => `pi_eu_${prefix}${String(i).padStart(4, '0')}`);
 const clean = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, named: [] };
 
-test('a backlog is swept page after page until the last, intents then payouts; totals add up and the first 20 ids are named', async () => {
+test('a backlog is swept page after page until the last, kind after kind; totals add up and the first 20 ids are named', async () => {
   const r = await run(
     {
       payment_intent: [
@@ -61,11 +61,15 @@ test('a backlog is swept page after page until the last, intents then payouts; t
     ['payment_intent', 'pi_eu_a0199'],
     ['payment_intent', 'pi_eu_b0199'],
     ['payout', null],
+    ['checkout', null],
+    ['test_clock', null],
   ]);
   expect(r.asked.every((a) => a.olderThanSeconds === 300 && a.limit === 200 && a.recheckAfterMs === 30_000)).toBe(true);
   expect(r.outcome).toEqual({
     payment_intent: { found: 437, takenBack: 432, kept: 4, unknown: 0, putBack: 1, named: ids('a', 20) },
     payout: { ...clean, found: 1, takenBack: 1, named: ['5b7c3a4e-0000-4000-8000-000000000001'] },
+    checkout: clean,
+    test_clock: clean,
   });
   expect(r.status).toBe('taken_back');
 });
@@ -78,13 +82,15 @@ test('a full page of records whose workflow exists does not hide the stranded on
     ['payment_intent', null],
     ['payment_intent', 'pi_eu_k0199'],
     ['payout', null],
+    ['checkout', null],
+    ['test_clock', null],
   ]);
-  expect(r.outcome).toEqual({ payment_intent: { found: 203, takenBack: 3, kept: 150, unknown: 50, putBack: 0, named: ids('x', 3) }, payout: clean });
+  expect(r.outcome).toEqual({ payment_intent: { found: 203, takenBack: 3, kept: 150, unknown: 50, putBack: 0, named: ids('x', 3) }, payout: clean, checkout: clean, test_clock: clean });
   expect(r.status).toBe('taken_back');
 });
 
 test('nothing stranded: clean', async () => {
   const r = await run({ payment_intent: [page({ found: 2, kept: 2 })] });
-  expect(r.outcome).toEqual({ payment_intent: { ...clean, found: 2, kept: 2 }, payout: clean });
+  expect(r.outcome).toEqual({ payment_intent: { ...clean, found: 2, kept: 2 }, payout: clean, checkout: clean, test_clock: clean });
   expect(r.status).toBe('clean');
 });
