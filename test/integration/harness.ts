@@ -103,6 +103,14 @@ export async function createMerchant(name = `Test shop ${++counter}`, stack?: { 
   return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key, connector: c.body.connector };
 }
 
+/** A fresh merchant whose (second) sandbox connector also pays out: payouts, reconciliation, stranded payouts. */
+export async function createPayoutMerchant(): Promise<Merchant> {
+  const m = await createMerchant();
+  const c = await call('POST', `/admin/tenants/${m.tenant}/connectors`, { body: { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true }, key: getStack().adminToken });
+  if (c.status !== 201) throw new Error(`payout connector create failed: ${c.status} ${JSON.stringify(c.body)}`);
+  return m;
+}
+
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. No fixed sleeps. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

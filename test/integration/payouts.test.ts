@@ -1,4 +1,4 @@
-import { admin, api, call, createMerchant, eventually, getStack, startHookReceiver, type Merchant, type Delivery } from './harness';
+import { admin, api, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, type Merchant, type Delivery } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
 // workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
@@ -25,9 +25,7 @@ afterAll(() => closeHooks());
 
 /** A merchant whose sandbox connector also pays out. */
 async function payoutMerchant(): Promise<Merchant & { tenantNumber: number }> {
-  const m = await createMerchant();
-  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
-  expect(c.status).toBe(201);
+  const m = await createPayoutMerchant();
   const t = await admin.get(`/admin/tenants/${m.tenant}`);
   return { ...m, tenantNumber: t.body.tenant_id };
 }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
-import { admin, api, call, createMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
+import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
 
 // Reconciliation end to end on the real stack: real captures, refunds and payouts through the API and the
 // sandbox, mismatches planted in the sandbox's settlement report (its test hooks), a run started through the
@@ -23,9 +23,7 @@ const phantom = async (body: Record<string, unknown>) => {
 };
 
 beforeAll(async () => {
-  m = await createMerchant();
-  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
-  expect(c.status).toBe(201);
+  m = await createPayoutMerchant();
   db = await mongo();
   temporal = await temporalClient();
 });

@@ -3,7 +3,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { MongoClient } from 'mongodb';
 import { randomInt, randomUUID } from 'node:crypto';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
-import { admin, api, call, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
 // The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock) at
 // version 0, then starts its workflow; a record left behind without one (the API stopped between the two steps,
@@ -20,9 +20,7 @@ const secrets = () => db.db().collection('webhook_secrets');
 const HOUR_AGO = () => new Date(Date.now() - 3600_000);
 
 beforeAll(async () => {
-  m = await createMerchant();
-  const c = await admin.post(`/admin/tenants/${m.tenant}/connectors`, { gateway: 'sandbox', live: true, payment_methods: ['card'], payouts: true });
-  expect(c.status).toBe(201);
+  m = await createPayoutMerchant();
   db = await mongo();
   temporal = await temporalClient();
 });
