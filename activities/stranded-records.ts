@@ -14,12 +14,13 @@ import { workflowExistence } from '../platform/temporal';
 
 // The stranded-records sweep's one activity. A create inserts its record at version 0, then starts the
 // workflow that owns it (the workflow id is the record's id). A record is stranded when that start never
-// happened and nothing took the record back: the API process stopped between the two steps, or the database
+// happened and nothing took the record back: the API process stopped between the two steps, the database
 // refused the take-back too (an intent in the 07:20 outage drill, docs/reliability.md), or the create could
-// not tell whether its start happened; a payout's create leaves its record for a resend with the same key. Such a record reads as pending for good: only its
-// workflow moves it on. The sweep deletes any record still at version 0 well after its creation whose
-// workflow Temporal does not have. It never starts a workflow: the merchant was answered with an error (or
-// no answer), and an intent's create may have undone its side writes.
+// not tell whether its start happened; a payout's create leaves its record for a resend with the same key.
+// Such a record reads as pending for good: only its workflow moves it on. The sweep deletes any record still
+// at version 0 well after its creation whose workflow Temporal does not have. It never starts a workflow:
+// the merchant was answered with an error (or no answer), and an intent's create may have undone its side
+// writes.
 //
 // A resend with the record's key that read it just before the delete starts its workflow just after: so the
 // sweep looks again `recheckAfterMs` later (past any start's deadline) and puts back every record whose
@@ -68,18 +69,18 @@ const ownSecretsOfIntent = (r: PaymentIntentRecord): string[] =>
 export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger }) {
   const secrets = webhookSecretData(deps.mongo);
   const kinds: Record<StrandedKind, Kind<Swept>> = {
-    payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo).stranded, secretsOf: ownSecretsOfIntent }),
-    payout: kind<PayoutRecord>({ records: payoutData(deps.mongo).stranded, secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
+    payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo), secretsOf: ownSecretsOfIntent }),
+    payout: kind<PayoutRecord>({ records: payoutData(deps.mongo), secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
     // A stranded checkout holds its cart's one open checkout (`open_scope`): every later checkout of the cart
     // answered 409 `checkout_in_progress` until the sweep frees it.
-    checkout: kind<CheckoutRecord>({ records: checkoutData(deps.mongo).stranded, secretsOf: () => [] }),
-    test_clock: kind<TestClockRecord>({ records: testClockData(deps.mongo).stranded, secretsOf: () => [] }),
+    checkout: kind<CheckoutRecord>({ records: checkoutData(deps.mongo), secretsOf: () => [] }),
+    test_clock: kind<TestClockRecord>({ records: testClockData(deps.mongo), secretsOf: () => [] }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
       const ctx = Context.current();
       const { records, secretsOf } = kinds[req.kind];
-      const page = await records.page(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
+      const page = await records.strandedBefore(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
       const last = page.at(-1);
       const result: StrandedSweepResult = {
         found: page.length,
@@ -96,7 +97,7 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         if (exists === null) result.unknown += 1;
         else if (exists) result.kept += 1;
         else {
-          const gone = await records.delete(r._id);
+          const gone = await records.takeBack(r._id);
           if (gone) deleted.push(gone);
         }
       }

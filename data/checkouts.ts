@@ -14,10 +14,8 @@ export function checkoutData(mongo: Mongo) {
     openOfCart: (tenantId: string, cartId: string) => c.findOne({ open_scope: cartId, tenant_id: tenantId }),
     /** Throws the driver's duplicate-key error when the cart has an open checkout already. */
     insert: async (record: CheckoutRecord) => void (await c.insertOne(record)),
-    /** Takes back a checkout whose workflow never started, so its cart can be checked out again. */
-    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
-    /** Records a create left at version 0, for the stranded-records sweep. */
-    stranded: versionZeroRecords(c),
+    /** Records at version 0: the create's take-back (the cart can be checked out again), and the stranded-records sweep's page and put-back. */
+    ...versionZeroRecords(c),
     /** The workflow's write: applied only over an older version. A checkout that ended unpaid frees its cart. */
     save: async (id: string, version: number, set: Pick<CheckoutRecord, 'status' | 'payment_intent' | 'order_id'>) => {
       const ended = set.status === 'changed' || set.status === 'abandoned' || set.status === 'canceled';

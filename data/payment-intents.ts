@@ -79,10 +79,8 @@ export function paymentIntentData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws the driver's duplicate-key error when another create holds the same idempotency scope. */
     insert: async (record: PaymentIntentRecord) => void (await c.insertOne(record)),
-    /** Records a create left at version 0, for the stranded-records sweep. */
-    stranded: versionZeroRecords(c),
-    /** Takes back a record its workflow never took over (version 0), so a retry starts clean. */
-    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
+    /** Records at version 0: the create's take-back (a retry starts clean), and the stranded-records sweep's page and put-back. */
+    ...versionZeroRecords(c),
     /** Before its workflow takes the record over: the customer a concurrent create settled on. */
     setCustomerBeforeStart: async (id: string, customer: string) => void (await c.updateOne({ _id: id, version: 0 }, { $set: { customer } })),
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>

@@ -38,8 +38,8 @@ export function payoutData(mongo: Mongo) {
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, PAYOUT_LIST),
-    /** Records a create left at version 0, for the stranded-records sweep. */
-    stranded: versionZeroRecords(c),
+    /** Records at version 0: the stranded-records sweep's page, take-back and put-back (a payout's create keeps its record). */
+    ...versionZeroRecords(c),
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */
     applyPatch: (p: PayoutPatch): Promise<'applied' | 'stale'> =>
       saveVersioned(c, p.id, p.version, {

@@ -16,10 +16,8 @@ export function testClockData(mongo: Mongo) {
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
     insert: async (record: TestClockRecord) => void (await c.insertOne(record)),
-    /** Takes back a record whose workflow never started (its first version only: nothing wrote it since). */
-    takeBack: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId, version: 0 })),
-    /** Records a create left at version 0 (its take-back failed too), for the stranded-records sweep. */
-    stranded: versionZeroRecords(c),
+    /** Records at version 0: the create's take-back, and the stranded-records sweep's page and put-back. */
+    ...versionZeroRecords(c),
     list: (tenantId: string, page: PageQuery): Promise<Page<TestClockRecord>> => paginate(c, { tenant_id: tenantId }, page),
     /** The workflow's write: applied only over an older version. */
     save: (id: string, version: number, set: Pick<TestClockRecord, 'frozen_time' | 'status'>) => saveVersioned(c, id, version, set),

@@ -2,8 +2,9 @@ import type { Collection, Document, Filter, OptionalUnlessRequiredId, UpdateFilt
 import type { VersionZeroCursor } from '../domain/stranded-kinds';
 import { isDuplicateKeyError } from '../platform/mongo';
 
-// The three writes every workflow-owned record uses: a versioned update, an insert a retried activity may
-// repeat, and an insert guarded by an idempotency scope.
+// The writes every workflow-owned record uses: a versioned update (one at a time per record), an insert a
+// retried activity may repeat, an insert guarded by an idempotency scope, and what is done to a record still
+// at version 0 (a create's take-back, the stranded-records sweep).
 
 /** Each record's save in flight in this process, by collection and id: the next save of it waits for it. */
 const inFlight = new Map<string, Promise<unknown>>();
@@ -107,38 +108,24 @@ export async function createOnce<T extends { idempotency_scope: string }>(
 }
 
 /**
- * Records a create left at version 0 (inserted, never taken over by their workflow) created before `cutoff`,
- * oldest first, after `after`: a page of the stranded-records sweep (activities/stranded-records.ts).
+ * A collection's records a create left at version 0 (inserted, its workflow not yet owning them): the create's
+ * take-back when its start failed, and the stranded-records sweep's page, take-back and put-back
+ * (activities/stranded-records.ts). Its data layer spreads these into its own methods.
  */
-export function atVersionZeroBefore<T extends { _id: string; version: number; created_at: Date }>(
-  c: Collection<T>,
-  cutoff: Date,
-  limit: number,
-  after: VersionZeroCursor | null,
-): Promise<T[]> {
-  const from = after ? { $or: [{ created_at: { $gt: new Date(after.createdAt) } }, { created_at: new Date(after.createdAt), _id: { $gt: after.id } }] } : {};
-  return c
-    .find({ version: 0, created_at: { $lt: cutoff }, ...from } as Filter<T>)
-    .sort({ created_at: 1, _id: 1 })
-    .limit(limit)
-    .toArray() as Promise<T[]>;
-}
-
-/** Deletes a record still at version 0 and answers it as it was; null when its workflow took it over, or it is gone. */
-export async function deleteAtVersionZero<T extends Document & { _id: string }>(c: Collection<T>, id: string): Promise<T | null> {
-  return (await c.findOneAndDelete({ _id: id, version: 0 } as unknown as Filter<T>)) as T | null;
-}
-
-/** Puts back a record deleted by deleteAtVersionZero (a repeated put-back changes nothing). */
-export function putBack<T extends { _id: string }>(c: Collection<T>, record: T): Promise<void> {
-  return insertOnce(c, record as T & OptionalUnlessRequiredId<T>);
-}
-
-/** What the stranded-records sweep does to one collection's records left at version 0 (its data layer hands it out). */
 export function versionZeroRecords<T extends Document & { _id: string; version: number; created_at: Date }>(c: Collection<T>) {
   return {
-    page: (cutoff: Date, limit: number, after: VersionZeroCursor | null) => atVersionZeroBefore(c, cutoff, limit, after),
-    delete: (id: string) => deleteAtVersionZero(c, id),
-    putBack: (record: T) => putBack(c, record),
+    /** Version-0 records created before `cutoff`, oldest first, after `after`. */
+    strandedBefore: (cutoff: Date, limit: number, after: VersionZeroCursor | null): Promise<T[]> => {
+      const from = after ? { $or: [{ created_at: { $gt: new Date(after.createdAt) } }, { created_at: new Date(after.createdAt), _id: { $gt: after.id } }] } : {};
+      return c
+        .find({ version: 0, created_at: { $lt: cutoff }, ...from } as Filter<T>)
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray() as Promise<T[]>;
+    },
+    /** Deletes the record while still at version 0 and answers it as it was; null when a workflow took it over, or it is gone. */
+    takeBack: async (id: string): Promise<T | null> => (await c.findOneAndDelete({ _id: id, version: 0 } as unknown as Filter<T>)) as T | null,
+    /** Puts back a record takeBack answered (a repeated put-back changes nothing). */
+    putBack: (record: T): Promise<void> => insertOnce(c, record as T & OptionalUnlessRequiredId<T>),
   };
 }

@@ -5,18 +5,23 @@ import { workflowInfo } from '@temporalio/workflow';
  * model never moves backwards, even on a server that does not make concurrent updates of one document
  * atomic. The patch is built when the write is asked for, from the state at that moment.
  *
- * `floor`: the least version the next write may take. A workflow task whose worker died after its local
- * activities wrote, but before the task completed, is run again, and may then see more (an Update that arrived
- * meanwhile): numbered from the same counter, its writes would reuse the dead attempt's versions and be
- * refused as stale. A floor that grows with the history (every retried task adds events) numbers them above.
+ * `floor`: the least version the next write may take (by default historyFloor(startVersion)). A workflow task
+ * whose worker died after its local activities wrote, but before the task completed, is run again, and may
+ * then see more (an Update that arrived meanwhile): numbered from the same counter, its writes would reuse the
+ * dead attempt's versions and be refused as stale. A floor that grows with the history (every retried task
+ * adds events) numbers them above.
  */
-export function serialWriter<P extends { version: number }>(startVersion: number, save: (patch: P) => Promise<unknown>, floor?: () => number) {
+export function serialWriter<P extends { version: number }>(
+  startVersion: number,
+  save: (patch: P) => Promise<unknown>,
+  floor: () => number = historyFloor(startVersion),
+) {
   let version = startVersion;
   let chain: Promise<unknown> = Promise.resolve();
   return {
     /** `saveWith`: this write goes through another activity (one that writes more beside the record). */
     write(patch: Omit<P, 'version'>, saveWith: (patch: P) => Promise<unknown> = save): Promise<unknown> {
-      version = Math.max(version + 1, floor?.() ?? 0);
+      version = Math.max(version + 1, floor());
       const versioned = { ...patch, version } as P;
       chain = chain.then(() => saveWith(versioned));
       return chain;

@@ -9,7 +9,7 @@ import { idempotencyScope } from '../../data/idempotency';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CartLineRecord, CartRecord } from '../../platform/records';
-import { START_DEADLINE_MS } from '../../platform/temporal';
+import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
 import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workflow';
 import { SA } from '../../workflows/search-attributes';
@@ -60,12 +60,7 @@ export async function ensureRetention(deps: AppDeps, cart: CartRecord): Promise<
 
 /** Whether the server has the cart's retention; unknown (Temporal unreachable) counts as no. */
 async function retentionExists(deps: AppDeps, cartId: string): Promise<boolean> {
-  try {
-    await deps.temporal.connection.withDeadline(Date.now() + 2000, () => deps.temporal.workflow.getHandle(cartRetentionWorkflowId(cartId)).describe());
-    return true;
-  } catch {
-    return false;
-  }
+  return (await workflowExistence(deps.temporal, cartRetentionWorkflowId(cartId))) === true;
 }
 
 async function createAnswer(deps: AppDeps, cart: CartRecord, status: 200 | 201) {

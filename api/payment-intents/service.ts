@@ -238,8 +238,9 @@ export async function insertAndStart(
   try {
     await startWorkflow(record, deps);
   } catch (err) {
-    // A start that timed out on our side may have happened on the server: then the intent stands.
-    if (await workflowExists(deps, id)) return { created: true, record, customerCreated };
+    // A start that timed out on our side may have happened on the server: then the intent stands. Temporal
+    // not answering counts as not started (the stranded-records sweep handles a take-back that fails).
+    if ((await workflowExistence(deps.temporal, id)) === true) return { created: true, record, customerCreated };
     await takeBack();
     throw err;
   }
@@ -258,11 +259,6 @@ export async function customerOf(deps: AppDeps, auth: AuthContext, given: Create
     return { id: given };
   }
   return { id: await predictCustomerId(deps.mongo, auth.tenantId, auth.region, given), input: given };
-}
-
-/** Whether the server has the workflow; unknown (Temporal unreachable) counts as no. */
-async function workflowExists(deps: AppDeps, id: string): Promise<boolean> {
-  return (await workflowExistence(deps.temporal, id)) === true;
 }
 
 /** A create repeated with a known idempotency key: the same intent, its workflow started if it never was. */

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
 import { priceOf } from '../../domain/billing/pricing';
@@ -14,7 +14,7 @@ import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
 import { paymentMethodData } from '../../data/payment-methods';
 import { subscriptionData } from '../../data/subscriptions';
-import { START_DEADLINE_MS } from '../../platform/temporal';
+import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { SA } from '../../workflows/search-attributes';
 import {
   cancelSubscriptionUpdate,
@@ -215,12 +215,7 @@ export async function createSubscription(
   } catch (err) {
     // Not started at all: nothing of it stands. Started but slow: it stands and the record will say so.
     // Only a workflow the server does not know was not started; any other doubt leaves it all standing.
-    const started = await deps.temporal.workflow
-      .getHandle(id)
-      .describe()
-      .then(() => true)
-      .catch((e: unknown) => !(e instanceof WorkflowNotFoundError));
-    if (!started) {
+    if ((await workflowExistence(deps.temporal, id)) === false) {
       await subs.takeBack(id);
       await giveBack();
     }

@@ -82,7 +82,7 @@ export async function createTestClock(deps: AppDeps, auth: AuthContext, body: Te
       }),
     );
   } catch (err) {
-    await clocks.takeBack(auth.tenantId, id).catch(() => undefined);
+    await clocks.takeBack(id).catch(() => undefined);
     throw err;
   }
   return record;

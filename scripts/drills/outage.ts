@@ -1,6 +1,7 @@
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import type { Stack } from '../stack';
+import { workflowExistence } from '../../platform/temporal';
 import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { createTenant, gatewayEffects, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
 import { ok } from './objects';
@@ -253,11 +254,7 @@ async function strandedCheck(stack: Stack, findings: string[]): Promise<void> {
       for (const collection of ['payment_intents', 'payouts']) {
         for (const r of await mongo.db().collection(collection).find({ version: 0 }, { projection: { _id: 1 } }).toArray()) {
           const id = String(r._id);
-          const exists = await client.workflow
-            .getHandle(id)
-            .describe()
-            .then(() => true, (err: unknown) => !(err instanceof WorkflowNotFoundError));
-          if (!exists) ids.push(id);
+          if ((await workflowExistence(client, id)) === false) ids.push(id);
         }
       }
       return ids;

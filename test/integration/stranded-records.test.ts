@@ -6,10 +6,11 @@ import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messag
 import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
 // The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock) at
-// version 0, then starts its workflow; a record left behind without one (the API stopped between the two steps,
-// the take-back refused, a payout's create answered 503 and never resent) reads as pending for good. The sweep deletes such records
-// once they are older than its cutoff, with the webhook secrets they name, and leaves every record whose
-// workflow exists. Other test files share the stack, so assertions are about this file's own records.
+// version 0, then starts its workflow; a record left behind without one (the API stopped between the two
+// steps, the take-back refused, a payout's create answered 503 and never resent) reads as pending for good.
+// The sweep deletes such records once they are older than its cutoff, with the webhook secrets their own
+// create stored, and leaves every record whose workflow exists. Other test files share the stack, so
+// assertions are about this file's own records.
 
 let m: Merchant;
 let db: MongoClient;
@@ -18,6 +19,14 @@ const intents = () => db.db().collection('payment_intents');
 const payouts = () => db.db().collection('payouts');
 const secrets = () => db.db().collection('webhook_secrets');
 const HOUR_AGO = () => new Date(Date.now() - 3600_000);
+/** A new id of this kind (`pi`, `chk`, `whs`, ...), as the service makes them. */
+const idOf = (prefix: string) => `${prefix}_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+/** A stored webhook-secrets record, as a create writes one for its endpoints; answers its id. */
+async function plantedSecrets(secret: string): Promise<string> {
+  const id = idOf('whs');
+  await secrets().insertOne({ _id: id, tenant_id: m.tenant, secrets: [secret], created_at: HOUR_AGO() } as never);
+  return id;
+}
 
 beforeAll(async () => {
   m = await createPayoutMerchant();
@@ -41,8 +50,8 @@ async function createdIntent() {
 }
 
 /** A copy of a real intent's record under a new id, as a create leaves it before its workflow starts. */
-async function strandedCopy(of: Record<string, unknown>, createdAt: Date, secretRef?: string) {
-  const id = `pi_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+async function strandedCopy(of: Record<string, unknown>, createdAt: Date, secretRef?: string, sharedSecretRef?: string) {
+  const id = idOf('pi');
   const { _id, ...rest } = of;
   await intents().insertOne({
     ...rest,
@@ -53,6 +62,8 @@ async function strandedCopy(of: Record<string, unknown>, createdAt: Date, secret
     idempotency_scope: `${m.tenant}:stranded:${id}`,
     // As a create stores an endpoint's secret: `whs_...#<index>`, the record of secrets and the endpoint's place.
     ...(secretRef ? { webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.success'], secretRef: `${secretRef}#0` }] } : {}),
+    // An older-interface endpoint inherited from a checkout intent: its secrets are the checkout intent's.
+    ...(sharedSecretRef ? { legacy_webhooks: [{ url: 'https://shop.example/older', secretRef: `${sharedSecretRef}#0` }] } : {}),
   } as never);
   return id;
 }
@@ -68,11 +79,11 @@ function sweep(olderThanSeconds: number, recheckAfterMs = 500): Promise<Stranded
   });
 }
 
-test('a version-0 intent without a workflow is taken back with its webhook secret; one whose workflow exists, and a fresh one, are left', async () => {
+test('a version-0 intent without a workflow is taken back with its own webhook secrets; one whose workflow exists, and a fresh one, are left', async () => {
   const real = await createdIntent();
-  const secretRef = `whs_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-  await secrets().insertOne({ _id: secretRef, tenant_id: m.tenant, secrets: ['whsec-stranded'], created_at: HOUR_AGO() } as never);
-  const stranded = await strandedCopy(real, HOUR_AGO(), secretRef);
+  const secretRef = await plantedSecrets('whsec-stranded');
+  const sharedRef = await plantedSecrets('whsec-checkout-intent');
+  const stranded = await strandedCopy(real, HOUR_AGO(), secretRef, sharedRef);
   const fresh = await strandedCopy(real, new Date());
   // The real intent's workflow exists, yet its first write has not landed (as while no worker runs).
   await intents().updateOne({ _id: real._id } as never, { $set: { version: 0, created_at: HOUR_AGO() } });
@@ -85,6 +96,7 @@ test('a version-0 intent without a workflow is taken back with its webhook secre
   expect(outcome.payment_intent.kept).toBeGreaterThanOrEqual(1);
   expect(await intents().findOne({ _id: stranded } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
+  expect(await secrets().findOne({ _id: sharedRef } as never)).not.toBeNull();
   expect(await intents().findOne({ _id: real._id } as never)).toMatchObject({ version: 0 });
   expect(await intents().findOne({ _id: fresh } as never)).toMatchObject({ version: 0 });
   expect((await api.get(`/v202607/payment-intents/${stranded}`, m.secretKey)).status).toBe(404);
@@ -98,8 +110,7 @@ test('a version-0 intent without a workflow is taken back with its webhook secre
 
 test('a stranded intent whose workflow a resend starts while the sweep is deleting it is put back, its secret kept', async () => {
   const real = await createdIntent();
-  const secretRef = `whs_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-  await secrets().insertOne({ _id: secretRef, tenant_id: m.tenant, secrets: ['whsec-raced'], created_at: HOUR_AGO() } as never);
+  const secretRef = await plantedSecrets('whsec-raced');
   const raced = await strandedCopy(real, HOUR_AGO(), secretRef);
   // The workflow a resend would start from the record: the real intent's input under the stranded id.
   const started = (await temporal.workflow.getHandle(String(real._id)).fetchHistory()).events![0]!.workflowExecutionStartedEventAttributes!;
@@ -122,8 +133,7 @@ test('a payout left at version 0 without a workflow is taken back with its webho
   const r = await api.post('/payouts', { amount: 5000, currency: 'NGN', gateway: 'sandbox', bank_account_number: '0123456789', bank_account_name: 'Ada Obi', bank_code: '058', webhook_urls: ['https://shop.example/payouts'], webhook_secret: 'whsec-p' }, m.secretKey);
   expect(r.status).toBe(201);
   const paid = (await payouts().findOne({ _id: r.body.payout_uuid } as never))!;
-  const secretRef = `whs_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-  await secrets().insertOne({ _id: secretRef, tenant_id: m.tenant, secrets: ['whsec-stranded'], created_at: HOUR_AGO() } as never);
+  const secretRef = await plantedSecrets('whsec-stranded');
   // As the create leaves it when Temporal refused the start: pending_created, version 0, no workflow.
   const uuid = randomUUID();
   const { _id, ...rest } = paid;
@@ -159,7 +169,7 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   expect((await api.post('/cart', { cartId: cart.body.cartId, products: [{ id: product.body.id, quantity: 1 }] }, m.secretKey)).status).toBe(200);
   const checkout = () => api.post('/checkouts', { cartId: cart.body.cartId, shippingAddress: { phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' } }, m.secretKey);
   // As a create leaves it when its workflow start failed and nothing took it back: the cart's one open checkout.
-  const stranded = `chk_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const stranded = idOf('chk');
   await db.db().collection('checkouts').insertOne({
     _id: stranded,
     tenant_id: m.tenant,
@@ -179,7 +189,7 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   const blocked = await checkout();
   expect(blocked.status).toBe(409);
   expect(blocked.body.error.code).toBe('checkout_in_progress');
-  const clock = `clock_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+  const clock = idOf('clock');
   await db.db().collection('test_clocks').insertOne({ _id: clock, tenant_id: m.tenant, name: null, frozen_time: new Date(), status: 'ready', created_at: HOUR_AGO(), version: 0 } as never);
 
   const outcome = await sweep(60);
@@ -201,7 +211,7 @@ test('the worker made the sweep’s Schedule at start (every 5 minutes), and STR
   expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'strandedSweepWorkflow', args: [{ olderThanSeconds: 300 }] });
 
   const logger = createLogger({ name: 'stranded-sweep-test', level: 'silent' });
-  const config = { STRANDED_SWEEP_SCHEDULE: '*/5 * * * *', STRANDED_AFTER_SECONDS: 300, TEMPORAL_TASK_QUEUE: getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments' };
+  const config = { STRANDED_SWEEP_SCHEDULE: '*/5 * * * *', STRANDED_AFTER_SECONDS: 300, TEMPORAL_TASK_QUEUE: TASK_QUEUE() };
   expect(await ensureStrandedSweepScheduleWith(temporal, { ...config, STRANDED_SWEEP_SCHEDULE: 'off' }, logger)).toBe('deleted');
   expect(await ensureStrandedSweepScheduleWith(temporal, { ...config, STRANDED_SWEEP_SCHEDULE: 'off' }, logger)).toBe('off');
   expect(await ensureStrandedSweepScheduleWith(temporal, config, logger)).toBe('created');

@@ -17,7 +17,7 @@ import {
 import type { Activities } from '../../activities';
 import { typedIdFromUuid } from '../../domain/ids';
 import { historyIsLong } from '../history';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import { commitStockSignal, releaseStockSignal, stockWorkflowId } from '../product-stock/messages';
 import { returnWorkflow } from '../return/workflow';
 import type { ReturnInput } from '../return/messages';
@@ -51,7 +51,7 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
  */
 export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutState> {
   const s = new CheckoutRules(input);
-  const writer = serialWriter(input.carried?.version ?? 0, store.saveCheckout, historyFloor(input.carried?.version ?? 0));
+  const writer = serialWriter(input.carried?.version ?? 0, store.saveCheckout);
   const persist = () => writer.write({ id: input.id, status: s.status, paymentIntent: s.paymentIntent, orderId: s.orderId });
   let changed = false;
   /** The status moved: the search attribute and the summary operators read follow it. */

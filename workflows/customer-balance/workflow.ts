@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import { addCreditUpdate, balanceQuery, drawCreditUpdate, type CustomerBalanceInput } from './messages';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
@@ -14,12 +14,8 @@ const KEYS_KEPT = 500;
 export async function customerBalanceWorkflow(input: CustomerBalanceInput): Promise<{ credit: number }> {
   let credit = input.carried?.credit ?? input.creditOnRecord;
   const keys = new Map<string, number>(input.carried?.keys ?? []);
-  const base = input.carried?.version ?? input.versionOnRecord;
-  const writer = serialWriter(
-    base,
-    (p: { version: number; credit: number }) =>
-      store.saveCustomerBalance({ tenantId: input.tenantId, customer: input.customer, currency: input.currency, credit: p.credit, version: p.version }),
-    historyFloor(base),
+  const writer = serialWriter(input.carried?.version ?? input.versionOnRecord, (p: { version: number; credit: number }) =>
+    store.saveCustomerBalance({ tenantId: input.tenantId, customer: input.customer, currency: input.currency, credit: p.credit, version: p.version }),
   );
   let changed = false;
   const remember = (key: string, amount: number) => {

@@ -24,7 +24,7 @@ import { intentOutcomeSignal } from '../checkout/messages';
 import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { recordWrites } from '../record-writes';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import type { AttemptResult, CancellationReason, MitAttempt, PaymentIntentInput } from './messages';
 import type { ChargedCard } from '../../gateways/types';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
@@ -67,10 +67,9 @@ export function startRun(input: PaymentIntentInput) {
   const shown = { attemptUnknown: workflowInfo().typedSearchAttributes.get(SA.AttemptUnknown) ?? false };
   // Gateway questions in flight (an operator's re-check answers once none is).
   const checking = { count: 0 };
-  const base = input.carried?.version ?? 0;
   // Delivery starts not waited for where they were asked (patch DELIVERIES_TOGETHER_PATCH), until the run ends.
   const deliveryStarts: Promise<void>[] = [];
-  return { input, s, shown, checking, deliveryStarts, writer: serialWriter(base, recordWrites().savePaymentIntent, historyFloor(base)) };
+  return { input, s, shown, checking, deliveryStarts, writer: serialWriter(input.carried?.version ?? 0, recordWrites().savePaymentIntent) };
 }
 
 /**

@@ -16,7 +16,7 @@ import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { historyIsLong } from '../history';
 import { cancelRetryDelayMs } from '../../domain/refund';
 import { emitEvent } from '../emit-event';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import { SA } from '../search-attributes';
 import {
   confirmPayoutUpdate,
@@ -89,7 +89,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     if (p.final) throw ApplicationFailure.nonRetryable(`This payout is final (${p.subStatus})`, 'payout_final');
   };
 
-  const writer = serialWriter<PayoutPatch>(p.version, store.savePayout, historyFloor(p.version));
+  const writer = serialWriter<PayoutPatch>(p.version, store.savePayout);
 
   /** The payout's event as the state is now: built before any await, so a later change announces itself. */
   const announce = (body = p.webhookBody()) => {

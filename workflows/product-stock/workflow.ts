@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import {
   commitStockSignal,
   releaseStockSignal,
@@ -22,7 +22,7 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
  */
 export async function productStockWorkflow(input: ProductStockInput): Promise<void> {
   const s = new StockState(input.initialStock, input.carried);
-  const writer = serialWriter(input.carried?.version ?? 0, store.saveProductStock, historyFloor(input.carried?.version ?? 0));
+  const writer = serialWriter(input.carried?.version ?? 0, store.saveProductStock);
   const persist = () =>
     writer.write({ tenantId: input.tenantId, productId: input.productId, stock: s.available(), ...(s.price !== null ? { price: s.price } : {}) });
   /** An Update answers once every write asked for so far is done: what it changed is then what a read sees. */

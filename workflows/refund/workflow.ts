@@ -19,7 +19,7 @@ import { historyIsLong } from '../history';
 import { cancelRetryDelayMs, pollDelayMs } from '../../domain/refund';
 import { RefundLifecycle } from './state';
 import { emitEvent } from '../emit-event';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import { refundOutcomeSignal, refundStateQuery, retryRefundStepUpdate, type RefundInput, type RefundState } from './messages';
 import { refundSettledSignal } from '../payment-intent/messages';
 import { SA } from '../search-attributes';
@@ -89,7 +89,7 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     },
   );
 
-  const writer = serialWriter(r.version, store.saveRefund, historyFloor(r.version));
+  const writer = serialWriter(r.version, store.saveRefund);
   const persist = () => writer.write({ ...r.record(new Date().toISOString()), ...r.olderRecord() });
 
   const tellPayment = async (word: 'success' | 'canceled') => {

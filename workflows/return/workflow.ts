@@ -4,7 +4,7 @@ import type { Activities } from '../../activities';
 import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
 import { backoffMs } from '../../domain/polling';
 import { emitEvent } from '../emit-event';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import { returnEndedSignal } from '../checkout/messages';
 import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from './messages';
 
@@ -22,7 +22,7 @@ const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
 export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress> {
   let status: ReturnStatus = input.carried?.status ?? 'requested';
   let refund: string | null = input.carried?.refund ?? null;
-  const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn, historyFloor(input.carried?.version ?? 1));
+  const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn);
   const progress = (): ReturnProgress => ({ status, refund });
 
   /** A status change: written, then sent to the tenant's return webhooks. */

@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
-import { historyFloor, serialWriter } from '../serial-writer';
+import { serialWriter } from '../serial-writer';
 import {
   advanceClockUpdate,
   CLOCK_CATCH_UP_WAIT_MS,
@@ -59,7 +59,7 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
           ? `ready at ${iso(frozenTime)}`
           : `advancing from ${iso(frozenTime)} to ${iso(target)}; waiting for ${waiting.size} subscription(s)`,
     );
-  const writer = serialWriter(input.carried?.version ?? 0, store.saveTestClock, historyFloor(input.carried?.version ?? 0));
+  const writer = serialWriter(input.carried?.version ?? 0, store.saveTestClock);
   const write = (s: { frozenTime: number; status: TestClockState['status']; deleted: boolean }) => writer.write({ tenantId: input.tenantId, id: input.id, ...s });
   /** An Update answers once its write is done: what it changed is then what a read of the record sees. */
   const persisted = async () => {

@@ -4,6 +4,8 @@ import { serialWriter } from '../../../workflows/serial-writer';
 // its history: historyFloor), a task run again after its worker died numbers its writes above the dead attempt's.
 
 type Patch = { version: number; status: string };
+/** Outside a workflow there is no history: tests give the floor themselves, none where it plays no part. */
+const noFloor = () => 0;
 
 /** A store that keeps a write only over an older version, like data/versioned-writes.ts. */
 function store() {
@@ -23,7 +25,7 @@ test('writes go one at a time, in order, each a version above the last', async (
     await new Promise((r) => setTimeout(r, 5 - p.version)); // a later write is quicker, yet lands later
     order.push(p.version);
     return s.save(p);
-  });
+  }, noFloor);
   void w.write({ status: 'pending' });
   void w.write({ status: 'processing' });
   await w.write({ status: 'success' });
@@ -46,8 +48,8 @@ test('a task run again with more history writes above what its dead attempt wrot
 
   // Without a floor both attempts number from 1, and the second is refused.
   const t = store();
-  await serialWriter<Patch>(0, t.save).write({ status: 'pending' });
-  expect(await serialWriter<Patch>(0, t.save).write({ status: 'canceled' })).toBe('stale');
+  await serialWriter<Patch>(0, t.save, noFloor).write({ status: 'pending' });
+  expect(await serialWriter<Patch>(0, t.save, noFloor).write({ status: 'canceled' })).toBe('stale');
   expect(t.doc.status).toBe('pending');
 });
 
