@@ -2,13 +2,14 @@ import { Context } from '@temporalio/activity';
 import { checkoutData } from '../data/checkouts';
 import { paymentIntentData } from '../data/payment-intents';
 import { payoutData } from '../data/payouts';
+import { subscriptionData } from '../data/subscriptions';
 import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
 import type { StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
-import type { TestClockRecord } from '../platform/billing-records';
+import type { SubscriptionRecord, TestClockRecord } from '../platform/billing-records';
 import type { CheckoutRecord, PaymentIntentRecord, PayoutRecord } from '../platform/records';
 import { workflowExistence } from '../platform/temporal';
 
@@ -24,7 +25,8 @@ import { workflowExistence } from '../platform/temporal';
 //
 // A resend with the record's key that read it just before the delete starts its workflow just after: so the
 // sweep looks again `recheckAfterMs` later (past any start's deadline) and puts back every record whose
-// workflow now exists (or that Temporal does not answer for). Only then are its webhook secrets removed.
+// workflow now exists (or that Temporal does not answer for). Only then are its webhook secrets removed, and a
+// subscription's coupon redemption named for the sweep's workflow to give back (a signal to the coupon's owner).
 
 export interface StrandedSweepRequest {
   kind: StrandedKind;
@@ -49,6 +51,8 @@ export interface StrandedSweepResult {
   unknown: number;
   /** Deleted, then put back: their workflow had started meanwhile (a resend with their key). */
   putBack: number;
+  /** The coupon redemptions the records taken back had counted (subscriptions): the sweep's workflow releases them. */
+  discounts: { subscription: string; coupon: string }[];
   /** Where this page ended; null when it was the last. */
   next: VersionZeroCursor | null;
 }
@@ -58,28 +62,32 @@ interface Kind<T extends Swept> {
   records: ReturnType<typeof versionZeroRecords<T>>;
   /** The webhook secrets records only this record names (written by its own create). */
   secretsOf(r: T): string[];
+  /** The coupon whose redemption this record's create counted. */
+  couponOf?(r: T): string | null;
 }
 const kind = <T extends Swept>(k: Kind<T>) => k as unknown as Kind<Swept>;
 
-const ownSecretsOfIntent = (r: PaymentIntentRecord): string[] =>
-  // `whs_...#<index>`: the record of secrets, then the endpoint's place in it. The older interface's
-  // `legacy_webhooks` may be a checkout intent's, shared by all its intents: those stay.
-  [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])))];
+/**
+ * `whs_...#<index>`: the record of secrets, then the endpoint's place in it. An intent's older-interface
+ * `legacy_webhooks` may be a checkout intent's, shared by all its intents: those stay.
+ */
+const ownSecrets = (r: { webhooks?: { secretRef?: string }[] }): string[] => [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])))];
 
 export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger }) {
   const secrets = webhookSecretData(deps.mongo);
   const kinds: Record<StrandedKind, Kind<Swept>> = {
-    payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo), secretsOf: ownSecretsOfIntent }),
+    payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo), secretsOf: ownSecrets }),
     payout: kind<PayoutRecord>({ records: payoutData(deps.mongo), secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
     // A stranded checkout holds its cart's one open checkout (`open_scope`): every later checkout of the cart
     // answered 409 `checkout_in_progress` until the sweep frees it.
     checkout: kind<CheckoutRecord>({ records: checkoutData(deps.mongo), secretsOf: () => [] }),
     test_clock: kind<TestClockRecord>({ records: testClockData(deps.mongo), secretsOf: () => [] }),
+    subscription: kind<SubscriptionRecord>({ records: subscriptionData(deps.mongo), secretsOf: ownSecrets, couponOf: (r) => r.snapshot.discount?.coupon ?? null }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
       const ctx = Context.current();
-      const { records, secretsOf } = kinds[req.kind];
+      const { records, secretsOf, couponOf } = kinds[req.kind];
       const page = await records.strandedBefore(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
       const last = page.at(-1);
       const result: StrandedSweepResult = {
@@ -88,6 +96,7 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         kept: 0,
         unknown: 0,
         putBack: 0,
+        discounts: [],
         next: page.length === req.limit && last ? { createdAt: last.created_at.toISOString(), id: last._id } : null,
       };
       const deleted: Swept[] = [];
@@ -112,6 +121,8 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
           continue;
         }
         for (const id of secretsOf(r)) await secrets.remove(id);
+        const coupon = couponOf?.(r);
+        if (coupon) result.discounts.push({ subscription: r._id, coupon });
         result.takenBack.push(r._id);
         deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
       }

@@ -2,7 +2,7 @@ import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceRecord, InvoiceStatus, SubscriptionRecord, SubscriptionStatus } from '../platform/billing-records';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
-import { oneSaveAtATime, saveVersioned } from './versioned-writes';
+import { oneSaveAtATime, saveVersioned, versionZeroRecords } from './versioned-writes';
 
 // Subscriptions and invoices in MongoDB, every read scoped by tenant. The API inserts a subscription (its
 // idempotency guard); from then on its workflow is the only writer of it and of its invoices (activities/billing.ts).
@@ -14,8 +14,8 @@ export function subscriptionData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ tenant_id: tenantId, idempotency_key: key }),
     /** Throws the driver's duplicate-key error when the idempotency scope is taken. */
     insert: async (record: SubscriptionRecord) => void (await c.insertOne(record)),
-    /** Takes back a record whose workflow never started (nothing wrote it since: version 0). */
-    takeBack: async (id: string) => void (await c.deleteOne({ _id: id, version: 0 })),
+    /** A create's take-back when its start failed, and the stranded-records sweep's page and put-back. */
+    ...versionZeroRecords(c),
     list: (tenantId: string, filter: { customer?: string; status?: SubscriptionStatus }, page: PageQuery): Promise<Page<SubscriptionRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     /** A customer's subscriptions that have not ended, newest first (the billing portal). */

@@ -196,8 +196,9 @@ export const configSchema = z
     RECONCILIATION_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(900),
     /**
      * When the stranded-records sweep (`stranded-records-sweep`, created at worker start) runs: a 5-field cron
-     * in UTC, or `off`. It deletes payment intents, payouts, checkouts and test clocks a create left at version 0
-     * without a workflow (the API stopped, or the start and the take-back both failed, between the insert and the start).
+     * in UTC, or `off`. It deletes payment intents, payouts, checkouts, test clocks and subscriptions (giving back
+     * their coupon redemptions) a create left at version 0 without a workflow (the API stopped, or the start and
+     * the take-back both failed, between the insert and the start).
      */
     STRANDED_SWEEP_SCHEDULE: cronOrOff.default('*/5 * * * *'),
     /** How old a version-0 record must be before the sweep looks at it: well past any create still starting its workflow. */

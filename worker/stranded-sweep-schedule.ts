@@ -22,7 +22,7 @@ export function strandedSweepScheduleOptions(config: StrandedSweepScheduleConfig
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [input],
       typedSearchAttributes: [{ key: SA.PaymentStatus, value: 'running' }],
-      staticSummary: `Take back intents, payouts, checkouts and test clocks left at version 0 without a workflow for over ${config.STRANDED_AFTER_SECONDS}s (cron ${config.STRANDED_SWEEP_SCHEDULE} UTC)`,
+      staticSummary: `Take back intents, payouts, checkouts, test clocks and subscriptions left at version 0 without a workflow for over ${config.STRANDED_AFTER_SECONDS}s (cron ${config.STRANDED_SWEEP_SCHEDULE} UTC)`,
     },
     // Runs missed during an outage are not made up one by one: the next one covers them.
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },

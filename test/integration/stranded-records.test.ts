@@ -2,15 +2,19 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { MongoClient } from 'mongodb';
 import { randomInt, randomUUID } from 'node:crypto';
+import { redeemDiscount } from '../../api/coupons/redeem';
+import type { AppDeps } from '../../api/deps';
+import { loadConfig } from '../../platform/config';
+import { connectMongo, type Mongo } from '../../platform/mongo';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
-// The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock) at
-// version 0, then starts its workflow; a record left behind without one (the API stopped between the two
-// steps, the take-back refused, a payout's create answered 503 and never resent) reads as pending for good.
-// The sweep deletes such records once they are older than its cutoff, with the webhook secrets their own
-// create stored, and leaves every record whose workflow exists. Other test files share the stack, so
-// assertions are about this file's own records.
+// The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock,
+// subscription) at version 0, then starts its workflow; a record left behind without one (the API stopped
+// between the two steps, the take-back refused, a payout's create answered 503 and never resent) reads as
+// pending for good. The sweep deletes such records once they are older than its cutoff, with the webhook
+// secrets their own create stored (and a subscription's coupon redemption), and leaves every record whose
+// workflow exists. Other test files share the stack, so assertions are about this file's own records.
 
 let m: Merchant;
 let db: MongoClient;
@@ -28,13 +32,20 @@ async function plantedSecrets(secret: string): Promise<string> {
   return id;
 }
 
+/** What the API's own functions need (a coupon redemption, as a subscription's create counts it). */
+let apiDeps: AppDeps;
+let apiMongo: Mongo;
+
 beforeAll(async () => {
   m = await createPayoutMerchant();
   db = await mongo();
   temporal = await temporalClient();
+  apiMongo = await connectMongo(getStack().mongoUri);
+  apiDeps = { config: loadConfig({ ...process.env, ...getStack().env }), mongo: apiMongo, temporal } as unknown as AppDeps;
 });
 afterAll(async () => {
   await db.close();
+  await apiMongo.close();
   await temporal.connection.close();
 });
 
@@ -200,6 +211,51 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   const freed = await checkout();
   expect(freed.status).toBe(201);
   expect(freed.body.checkoutId).not.toBe(stranded);
+});
+
+test('a subscription left at version 0 without a workflow is taken back: its coupon’s redemption given back, its webhook secret removed', async () => {
+  const V = '/v202607';
+  const customer = (await api.post(`${V}/customers`, { reference: `stranded-${randomUUID()}` }, m.secretKey)).body.customer as string;
+  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer, setup_future_usage: 'off_session' }, m.secretKey);
+  const card = await api.post(`${V}/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  const plan = (await api.post(`${V}/plans`, { amount: 1000, currency: 'EUR', interval: 'month', nickname: 'Stranded' }, m.secretKey)).body.plan as string;
+  const real = await api.post(`${V}/subscriptions`, { customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid }, m.secretKey);
+  expect(real.status).toBe(201);
+  const subscriptions = () => db.db().collection('subscriptions');
+  const realRecord = (await subscriptions().findOne({ _id: real.body.subscription } as never))!;
+
+  // A coupon with one use, which the stranded subscription's create redeemed before its start failed.
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const stranded = idOf('sub');
+  await redeemDiscount(apiDeps, m.tenant, { coupon, subscription: stranded, currency: 'EUR' });
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: false });
+  const secretRef = await plantedSecrets('whsec-subscription');
+  const { _id, ...rest } = realRecord;
+  await subscriptions().insertOne({
+    ...rest,
+    _id: stranded,
+    status: 'incomplete',
+    snapshot: { ...realRecord.snapshot, id: stranded, status: 'incomplete', latestInvoice: null, discount: { coupon, promotionCode: null, start: Date.now(), end: null } },
+    webhooks: [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }],
+    idempotency_key: null,
+    idempotency_scope: `${m.tenant}:stranded:${stranded}`,
+    created_at: HOUR_AGO(),
+    version: 0,
+  } as never);
+  expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).body).toMatchObject({ status: 'incomplete', discount: { coupon } });
+
+  const outcome = await sweep(60);
+  expect(outcome.subscription.named).toContain(stranded);
+  expect(outcome.subscription.released).toBeGreaterThanOrEqual(1);
+  expect(await subscriptions().findOne({ _id: stranded } as never)).toBeNull();
+  expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
+  expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).status).toBe(404);
+  // The release is a signal to the coupon's owner; its write of the record follows.
+  await eventually(async () => ((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body.times_redeemed === 0 ? true : undefined), 15_000, 'the redemption given back');
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+  expect((await redeemDiscount(apiDeps, m.tenant, { coupon, subscription: idOf('sub'), currency: 'EUR' })).coupon.times_redeemed).toBe(1);
+  // The real subscription, which its workflow owns, is left as it was.
+  expect((await subscriptions().findOne({ _id: real.body.subscription } as never))?.version).toBeGreaterThan(0);
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {

@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 // Messages of a coupon's redemption workflow: the one owner of how many times a coupon (and each of its
 // promotion codes) has been redeemed, and after their creation the one writer of their records. A
@@ -112,6 +112,12 @@ export interface RedemptionCounts {
 
 export const redeemUpdate = defineUpdate<RedeemResult, [RedeemRequest]>('redeem');
 export const releaseUpdate = defineUpdate<ReleaseResult, [ReleaseRequest]>('release');
+/**
+ * The release as a signal, for a workflow (an Update cannot be sent from one): the stranded-records sweep gives
+ * back the redemption of a subscription whose workflow never started. A closed owner remembers no subscription,
+ * so there is nothing to release then, and the signal's failure says so.
+ */
+export const releaseSignal = defineSignal<[ReleaseRequest]>('releaseRedemption');
 export const updatePromotionCodeUpdate = defineUpdate<{ active: boolean; timesRedeemed: number }, [UpdateCodeRequest]>('updatePromotionCode');
 export const deleteCouponUpdate = defineUpdate<{ deleted: true }, [DeleteCouponRequest]>('deleteCoupon');
 export const redemptionCountsQuery = defineQuery<RedemptionCounts>('redemptionCounts');

@@ -6,6 +6,7 @@ import {
   IDLE_CLOSE_MS,
   redeemUpdate,
   redemptionCountsQuery,
+  releaseSignal,
   releaseUpdate,
   updatePromotionCodeUpdate,
   type CouponRedemptionsInput,
@@ -72,13 +73,15 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
     },
     { validator: validRedeem },
   );
-  setHandler(releaseUpdate, async ({ subscription }) => {
+  const release = async (subscription: string) => {
     handled += 1;
     const { result, dirty } = s.release(subscription);
     write(dirty);
     await writes;
     return result;
-  });
+  };
+  setHandler(releaseUpdate, ({ subscription }) => release(subscription));
+  setHandler(releaseSignal, async ({ subscription }) => void (await release(subscription)));
   setHandler(updatePromotionCodeUpdate, async (req) => {
     handled += 1;
     const { result, dirty } = s.updateCode(req);

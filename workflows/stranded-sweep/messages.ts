@@ -22,7 +22,12 @@ export interface StrandedKindOutcome {
   unknown: number;
   /** Deleted, then put back: their workflow had started meanwhile. */
   putBack: number;
+  /** Coupon redemptions of subscriptions taken back, given back to the coupon's owner. */
+  released: number;
+  /** ... and those whose owner had closed (idle for an hour): nothing there to give back, the count stays. */
+  ownerClosed: number;
   named: string[];
 }
 
+/** By kind; a run from before the sweep took subscriptions has no `subscription`. */
 export type StrandedSweepOutcome = Record<StrandedKind, StrandedKindOutcome>;

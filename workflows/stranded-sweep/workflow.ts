@@ -1,7 +1,8 @@
-import { proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, patched, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { StrandedSweepResult } from '../../activities/stranded-records';
 import { STRANDED_KINDS, type StrandedKind, type VersionZeroCursor } from '../../domain/stranded-kinds';
+import { couponRedemptionsWorkflowId, releaseSignal } from '../coupon-redemptions/messages';
 import { SA } from '../search-attributes';
 import type { StrandedKindOutcome, StrandedSweepInput, StrandedSweepOutcome } from './messages';
 
@@ -16,6 +17,8 @@ const MAX_PAGES = 50;
 /** The ids a kind's outcome names (the result and the UI's details line); the worker log names every one. */
 const NAMED = 20;
 const RECHECK_AFTER_MS = 30_000;
+/** Runs from before it swept four kinds, not subscriptions. */
+const SUBSCRIPTIONS_PATCH = 'stranded-sweep-subscriptions';
 
 const sweep = proxyActivities<Activities>({
   startToCloseTimeout: '10m',
@@ -24,7 +27,7 @@ const sweep = proxyActivities<Activities>({
 });
 
 async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise<StrandedKindOutcome> {
-  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, named: [] };
+  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, released: 0, ownerClosed: 0, named: [] };
   let after: VersionZeroCursor | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
     const r: StrandedSweepResult = await sweep.sweepStrandedRecords({ kind, olderThanSeconds: input.olderThanSeconds, limit: PAGE, after, recheckAfterMs: input.recheckAfterMs ?? RECHECK_AFTER_MS });
@@ -34,23 +37,40 @@ async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise
     total.kept += r.kept;
     total.unknown += r.unknown;
     total.putBack += r.putBack;
+    // A subscription taken back gives back its coupon's redemption, page by page, so a failed run loses none.
+    for (const d of r.discounts ?? []) {
+      if (await releasedBy(d.coupon, d.subscription)) total.released += 1;
+      else total.ownerClosed += 1;
+    }
     if (!r.next) break;
     after = r.next;
   }
   return total;
 }
 
+/** Signals the coupon's owner to release the subscription's redemption; false when no owner runs (it closed: nothing to release). */
+async function releasedBy(coupon: string, subscription: string): Promise<boolean> {
+  try {
+    await getExternalWorkflowHandle(couponRedemptionsWorkflowId(coupon)).signal(releaseSignal, { subscription });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function strandedSweepWorkflow(input: StrandedSweepInput): Promise<StrandedSweepOutcome> {
+  const kinds = patched(SUBSCRIPTIONS_PATCH) ? STRANDED_KINDS : STRANDED_KINDS.filter((k) => k !== 'subscription');
   const outcome = {} as StrandedSweepOutcome;
-  for (const kind of STRANDED_KINDS) outcome[kind] = await sweepKind(kind, input);
-  const takenBack = STRANDED_KINDS.some((k) => outcome[k].takenBack > 0);
+  for (const kind of kinds) outcome[kind] = await sweepKind(kind, input);
+  const takenBack = kinds.some((k) => outcome[k].takenBack > 0);
   upsertSearchAttributes([{ key: SA.PaymentStatus, value: takenBack ? 'taken_back' : 'clean' }]);
   setCurrentDetails(
     [
       `Records left at version 0 for over ${input.olderThanSeconds}s:`,
-      ...STRANDED_KINDS.map((k) => {
+      ...kinds.map((k) => {
         const o = outcome[k];
-        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer), ${o.putBack} put back (workflow started meanwhile)`;
+        const given = o.released + o.ownerClosed > 0 ? `; coupon redemptions: ${o.released} given back, ${o.ownerClosed} not (the coupon's owner had closed)` : '';
+        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer), ${o.putBack} put back (workflow started meanwhile)${given}`;
         return o.named.length ? `${line}\n  - ${o.named.join('\n  - ')}` : line;
       }),
     ].join('\n'),
