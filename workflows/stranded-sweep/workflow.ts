@@ -37,9 +37,10 @@ async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise
     total.kept += r.kept;
     total.unknown += r.unknown;
     total.putBack += r.putBack;
-    // A subscription taken back gives back its coupon's redemption, page by page, so a failed run loses none.
-    for (const d of r.discounts ?? []) {
-      if (await releasedBy(d.coupon, d.subscription)) total.released += 1;
+    // A subscription taken back gives back its coupon's redemption: a page's signals go together, before the
+    // next page, so a run that fails later has given back what it took back.
+    for (const given of await Promise.all((r.discounts ?? []).map((d) => releasedBy(d.coupon, d.subscription)))) {
+      if (given) total.released += 1;
       else total.ownerClosed += 1;
     }
     if (!r.next) break;
