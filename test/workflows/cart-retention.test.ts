@@ -1,6 +1,6 @@
 import { Worker } from '@temporalio/worker';
 import { CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, type CartRetentionInput, type CartRetentionResult } from '../../workflows/cart-retention/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 // A cart's retention in virtual time: 180 days pass in a second. An open cart is deleted at its due time, to
 // the second; a converted one is kept. The store is a fake holding carts by id, as the activity sees them.
@@ -30,7 +30,7 @@ let n = 0;
 async function run(
   carts: Map<string, 'open' | 'converted'>,
   cartId: string,
-  opts: { createdAgoMs?: number; during?: () => Promise<void> } = {},
+  opts: { createdAgoMs?: number; during?: () => Promise<void>; recordAs?: string } = {},
 ): Promise<{ input: CartRetentionInput; result: CartRetentionResult; calls: { cartId: string; at: number }[] }> {
   const taskQueue = `cart-retention-${++n}`;
   const store = fakeStore(carts);
@@ -44,7 +44,9 @@ async function run(
   const result = await worker.runUntil(async () => {
     const handle = await testEnv().client.workflow.start(CART_RETENTION_WORKFLOW, { workflowId: cartRetentionWorkflowId(cartId), taskQueue, args: [input] });
     await opts.during?.();
-    return (await handle.result()) as CartRetentionResult;
+    const result = (await handle.result()) as CartRetentionResult;
+    if (opts.recordAs) keepHistory(opts.recordAs, await handle.fetchHistory());
+    return result;
   });
   return { input, result, calls: store.calls };
 }
@@ -53,7 +55,7 @@ const dueAt = (input: CartRetentionInput) => Date.parse(input.createdAt) + input
 
 test('an open cart is deleted 180 days after its creation, to the second', async () => {
   const carts = new Map([['cart_eu_open0001', 'open' as const]]);
-  const { input, result, calls } = await run(carts, 'cart_eu_open0001');
+  const { input, result, calls } = await run(carts, 'cart_eu_open0001', { recordAs: 'cart-retention-open-deleted' });
   expect(result.outcome).toBe('deleted');
   expect(carts.has('cart_eu_open0001')).toBe(false);
   expect(calls).toHaveLength(1);
