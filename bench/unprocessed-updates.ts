@@ -48,6 +48,7 @@ async function main() {
     await worker.runUntil(async () => {
       for (const update of [withLocalActivity, withoutLocalActivity]) {
         for (const size of SIZES) {
+          coreSaid.clear();
           const handle = await client.workflow.start('updateTargetWorkflow', { taskQueue: TASK_QUEUE, workflowId: `target-${update.name}-${size}-${Date.now()}` });
           const sent: Promise<'applied' | 'unprocessed' | 'other'>[] = [];
           for (let b = 0; b < BURSTS; b++) {
@@ -61,7 +62,6 @@ async function main() {
               );
             await new Promise((r) => setTimeout(r, GAP_MS));
           }
-          coreSaid.clear();
           const outcomes = await Promise.all(sent);
           const n = (k: string) => outcomes.filter((o) => o === k).length;
           console.log(
