@@ -83,7 +83,7 @@ export const RUNBOOK_QUERIES: readonly RunbookQuery[] = [
   },
   {
     name: 'stranded-records-taken-back',
-    title: 'Sweeps of the last day that took back stranded records (intents, payouts, checkouts, test clocks)',
+    title: 'Sweeps of the last day that took back stranded records (intents, payouts, checkouts, test clocks, subscriptions)',
     action:
       "Each run's details line names the records it deleted, by kind (the worker log names every one: `stranded record taken back`). Such a record was left at version 0 without a workflow by a create that failed or whose API process stopped; its merchant was answered with an error or not at all. A few after an outage are expected; a steady trickle means creates are failing between their insert and their workflow start: look at the API's logs and Temporal's health.",
     query: (now) => `WorkflowType = 'strandedSweepWorkflow' AND PaymentStatus = 'taken_back' AND StartTime > ${at(now.getTime() - 24 * HOUR_MS)}`,

@@ -2,9 +2,8 @@ import type { Client } from '@temporalio/client';
 import { redeemDiscount, releaseDiscount } from '../../api/coupons/redeem';
 import type { AppDeps } from '../../api/deps';
 import { DomainError } from '../../domain/errors';
-import { loadConfig } from '../../platform/config';
 import { connectMongo, type Mongo } from '../../platform/mongo';
-import { api, createMerchant, getStack, temporalClient, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, getStack, temporalClient, type Merchant } from './harness';
 
 // The billing catalog on the real stack: plans, tax rates, coupons and promotion codes through the API, and
 // redemptions counted by each coupon's workflow, called the way the subscriptions code calls them
@@ -20,7 +19,7 @@ beforeAll(async () => {
   [m, other] = await Promise.all([createMerchant(), createMerchant()]);
   db = await connectMongo(getStack().mongoUri);
   temporal = await temporalClient();
-  deps = { config: loadConfig({ ...process.env, ...getStack().env }), mongo: db, temporal } as unknown as AppDeps;
+  deps = apiDeps(db, temporal);
 });
 
 afterAll(async () => {

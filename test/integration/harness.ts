@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
+import type { AppDeps } from '../../api/deps';
+import { loadConfig } from '../../platform/config';
+import type { Mongo } from '../../platform/mongo';
 import { forkTs, freePort, type Proc } from '../../scripts/stack';
 import { startReceiver } from '../unit/webhooks/receiver';
 
@@ -136,6 +139,11 @@ export async function mongo(): Promise<MongoClient> {
 export async function temporalClient(): Promise<Client> {
   const connection = await Connection.connect({ address: getStack().temporalAddress });
   return new Client({ connection });
+}
+
+/** What the API's own functions take (its config, MongoDB and Temporal), built from the stack, for a test that calls them directly. */
+export function apiDeps(mongo: Mongo, temporal: Client, env: Record<string, string> = {}): AppDeps {
+  return { config: loadConfig({ ...process.env, ...getStack().env, ...env }), mongo, temporal } as unknown as AppDeps;
 }
 
 /** Pays an intent through the attempts endpoint with a fixed sandbox token. */

@@ -1,14 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import { workflowTypes, writeHistory } from '../workflows/recorded-histories';
 
 // With RECORD_HISTORIES=1, the integration run ends by keeping one history of every workflow type the worker
 // runs, as the real stack ran it (real activities, children, Updates and signals), beside the workflow tests'
 // own: `test/workflows/histories/<type>-integration-suite.bin`. replay-recorded-histories.test.ts replays them
 // against later code. Record again only when a workflow changed on purpose (and behind a patch).
 
-const HISTORIES = path.join(__dirname, '../workflows/histories');
 /** Of each type, a finished run first; then one still open (a cart's retention waits 180 days). */
 const PREFERRED = ['COMPLETED', 'CONTINUED_AS_NEW', 'RUNNING'];
 /** Runs looked at per type, and the longest history kept (the richest run, within reason). */
@@ -19,13 +16,11 @@ const MAX_EVENTS = 600;
 const fileStem = (type: string) => type.replace(/Workflow$/, '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 export async function recordSuiteHistories(temporalAddress: string): Promise<string[]> {
-  const index = readFileSync(path.join(__dirname, '../../workflows/index.ts'), 'utf8');
-  const types = [...index.matchAll(/^export \{ (\w+) \}/gm)].map((m) => m[1]!);
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection });
   const kept: string[] = [];
   try {
-    for (const type of types) {
+    for (const type of workflowTypes()) {
       const runs: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'status' | 'historyLength'>[] = [];
       for await (const listed of client.workflow.list({ query: `WorkflowType = '${type}'` })) {
         if (!PREFERRED.includes(listed.status.name)) continue;
@@ -38,7 +33,7 @@ export async function recordSuiteHistories(temporalAddress: string): Promise<str
       if (!best) throw new Error(`no run of ${type} in the integration run to record`);
       const history = await client.workflow.getHandle(best.workflowId, best.runId).fetchHistory();
       const file = `${fileStem(type)}-integration-suite.bin`;
-      writeFileSync(path.join(HISTORIES, file), temporal.api.history.v1.History.encode(history).finish());
+      writeHistory(file, history);
       kept.push(`${file} (${best.status.name.toLowerCase()}, ${best.historyLength} events)`);
     }
   } finally {

@@ -1,13 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { MongoClient } from 'mongodb';
 import { randomInt, randomUUID } from 'node:crypto';
 import { redeemDiscount } from '../../api/coupons/redeem';
 import type { AppDeps } from '../../api/deps';
-import { loadConfig } from '../../platform/config';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
-import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { admin, api, apiDeps, call, createPayoutMerchant, eventually, getStack, temporalClient, type Merchant } from './harness';
 
 // The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock,
 // subscription) at version 0, then starts its workflow; a record left behind without one (the API stopped
@@ -17,11 +15,13 @@ import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, te
 // workflow exists. Other test files share the stack, so assertions are about this file's own records.
 
 let m: Merchant;
-let db: MongoClient;
+let db: Mongo;
 let temporal: Client;
-const intents = () => db.db().collection('payment_intents');
-const payouts = () => db.db().collection('payouts');
-const secrets = () => db.db().collection('webhook_secrets');
+/** What the API's own functions need (a coupon redemption, as a subscription's create counts it). */
+let deps: AppDeps;
+const intents = () => db.db.collection('payment_intents');
+const payouts = () => db.db.collection('payouts');
+const secrets = () => db.db.collection('webhook_secrets');
 const HOUR_AGO = () => new Date(Date.now() - 3600_000);
 /** A new id of this kind (`pi`, `chk`, `whs`, ...), as the service makes them. */
 const idOf = (prefix: string) => `${prefix}_eu_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
@@ -32,20 +32,14 @@ async function plantedSecrets(secret: string): Promise<string> {
   return id;
 }
 
-/** What the API's own functions need (a coupon redemption, as a subscription's create counts it). */
-let apiDeps: AppDeps;
-let apiMongo: Mongo;
-
 beforeAll(async () => {
   m = await createPayoutMerchant();
-  db = await mongo();
+  db = await connectMongo(getStack().mongoUri);
   temporal = await temporalClient();
-  apiMongo = await connectMongo(getStack().mongoUri);
-  apiDeps = { config: loadConfig({ ...process.env, ...getStack().env }), mongo: apiMongo, temporal } as unknown as AppDeps;
+  deps = apiDeps(db, temporal);
 });
 afterAll(async () => {
   await db.close();
-  await apiMongo.close();
   await temporal.connection.close();
 });
 
@@ -181,7 +175,7 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   const checkout = () => api.post('/checkouts', { cartId: cart.body.cartId, shippingAddress: { phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' } }, m.secretKey);
   // As a create leaves it when its workflow start failed and nothing took it back: the cart's one open checkout.
   const stranded = idOf('chk');
-  await db.db().collection('checkouts').insertOne({
+  await db.db.collection('checkouts').insertOne({
     _id: stranded,
     tenant_id: m.tenant,
     cart_id: cart.body.cartId,
@@ -201,13 +195,13 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   expect(blocked.status).toBe(409);
   expect(blocked.body.error.code).toBe('checkout_in_progress');
   const clock = idOf('clock');
-  await db.db().collection('test_clocks').insertOne({ _id: clock, tenant_id: m.tenant, name: null, frozen_time: new Date(), status: 'ready', created_at: HOUR_AGO(), version: 0 } as never);
+  await db.db.collection('test_clocks').insertOne({ _id: clock, tenant_id: m.tenant, name: null, frozen_time: new Date(), status: 'ready', created_at: HOUR_AGO(), version: 0 } as never);
 
   const outcome = await sweep(60);
   expect(outcome.checkout.named).toContain(stranded);
   expect(outcome.test_clock.named).toContain(clock);
-  expect(await db.db().collection('checkouts').findOne({ _id: stranded } as never)).toBeNull();
-  expect(await db.db().collection('test_clocks').findOne({ _id: clock } as never)).toBeNull();
+  expect(await db.db.collection('checkouts').findOne({ _id: stranded } as never)).toBeNull();
+  expect(await db.db.collection('test_clocks').findOne({ _id: clock } as never)).toBeNull();
   const freed = await checkout();
   expect(freed.status).toBe(201);
   expect(freed.body.checkoutId).not.toBe(stranded);
@@ -221,13 +215,13 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   const plan = (await api.post(`${V}/plans`, { amount: 1000, currency: 'EUR', interval: 'month', nickname: 'Stranded' }, m.secretKey)).body.plan as string;
   const real = await api.post(`${V}/subscriptions`, { customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid }, m.secretKey);
   expect(real.status).toBe(201);
-  const subscriptions = () => db.db().collection('subscriptions');
+  const subscriptions = () => db.db.collection('subscriptions');
   const realRecord = (await subscriptions().findOne({ _id: real.body.subscription } as never))!;
 
   // A coupon with one use, which the stranded subscription's create redeemed before its start failed.
   const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
   const stranded = idOf('sub');
-  await redeemDiscount(apiDeps, m.tenant, { coupon, subscription: stranded, currency: 'EUR' });
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: stranded, currency: 'EUR' });
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: false });
   const secretRef = await plantedSecrets('whsec-subscription');
   const { _id, ...rest } = realRecord;
@@ -253,7 +247,7 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   // The release is a signal to the coupon's owner; its write of the record follows.
   await eventually(async () => ((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body.times_redeemed === 0 ? true : undefined), 15_000, 'the redemption given back');
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
-  expect((await redeemDiscount(apiDeps, m.tenant, { coupon, subscription: idOf('sub'), currency: 'EUR' })).coupon.times_redeemed).toBe(1);
+  expect((await redeemDiscount(deps, m.tenant, { coupon, subscription: idOf('sub'), currency: 'EUR' })).coupon.times_redeemed).toBe(1);
   // The real subscription, which its workflow owns, is left as it was.
   expect((await subscriptions().findOne({ _id: real.body.subscription } as never))?.version).toBeGreaterThan(0);
 });

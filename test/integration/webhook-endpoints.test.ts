@@ -2,13 +2,11 @@ import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhooks';
 import { redeliverWebhook } from '../../api/admin/webhook-endpoints';
-import type { AppDeps } from '../../api/deps';
 import { endpointId, sendSlots } from '../../data/webhook-endpoints';
-import { loadConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { startReceiver, type Receiver } from '../unit/webhooks/receiver';
-import { admin, api, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
 
 // Webhook endpoints at scale on the real stack: disable after failing for the period, parking, re-enable
 // with replay, replay since T, the in-flight cap over FerretDB, an operator's redelivery of a closed delivery.
@@ -174,7 +172,7 @@ test("an operator's redelivery of a closed delivery starts a new one carrying th
   const pi = await paidIntent(url);
   const evt = await successEventOf(pi);
   await temporal.workflow.getHandle(`${evt}-0`).result();
-  const deps = { config: loadConfig({ ...getStack().env, NODE_ENV: 'test' }), mongo: db, temporal } as unknown as AppDeps;
+  const deps = apiDeps(db, temporal, { NODE_ENV: 'test' });
   const req = { target: `${evt}-0`, operator: 'omar', reason: 'merchant lost it', actionId: `opa_eu_test${Date.now()}` };
   const out = await redeliverWebhook(deps, req);
   expect(out.tenantId).toBe(m.tenant);

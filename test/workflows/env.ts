@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from '../../platform/search-attributes';
+import { writeHistory } from './recorded-histories';
 
 const TEST_SERVER = path.join(__dirname, '..', '..', '.tools', 'bin', 'temporal-test-server');
 
@@ -73,7 +74,7 @@ export function useWorkflowTestEnv(opts: { perTest?: boolean } = {}): () => Test
  */
 export function keepHistory(file: string, history: temporal.api.history.v1.IHistory): void {
   if (process.env.RECORD_HISTORIES !== '1') return;
-  writeFileSync(path.join(__dirname, 'histories', `${file}.bin`), temporal.api.history.v1.History.encode(history).finish());
+  writeHistory(`${file}.bin`, history);
 }
 
 /** A record's writes, in the order they landed: each version above the one before, the first above `after` (the record's). */

@@ -38,7 +38,8 @@ async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise
     total.unknown += r.unknown;
     total.putBack += r.putBack;
     // A subscription taken back gives back its coupon's redemption: a page's signals go together, before the
-    // next page, so a run that fails later has given back what it took back.
+    // next page, so a run that fails later has given back what it took back. (Results recorded before the
+    // sweep took subscriptions have no `discounts`: a replay of such a run reads none.)
     for (const given of await Promise.all((r.discounts ?? []).map((d) => releasedBy(d.coupon, d.subscription)))) {
       if (given) total.released += 1;
       else total.ownerClosed += 1;

@@ -3,14 +3,16 @@ import path from 'node:path';
 import { RUNBOOK_QUERIES } from '../../../platform/runbook-queries';
 import { SEARCH_ATTRIBUTES } from '../../../platform/search-attributes';
 
-// docs/runbook.md shows each query as the code runs it (at its example time), and names only search
-// attributes the server registers.
+// docs/runbook.md shows each query as the code runs it (at its example time), under the title and with the
+// action the ops CLI prints, and names only search attributes the server registers.
 
 const doc = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'runbook.md'), 'utf8');
 const EXAMPLE_NOW = new Date('2026-11-23T12:00:00Z');
 
 test.each(RUNBOOK_QUERIES.map((q) => [q.name, q] as const))('the runbook shows %s as the code runs it', (name, q) => {
   expect(doc).toContain(`\`${name}\``);
+  expect(doc).toContain(`### ${q.title}\n`);
+  expect(doc).toContain(q.action);
   expect(doc).toContain(q.query(EXAMPLE_NOW));
 });
 
