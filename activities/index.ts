@@ -12,7 +12,7 @@ import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
 import { createReconciliationActivities } from './reconciliation';
-import { createStrandedRecordActivities } from './stranded-records';
+import { createStrandedRecordActivities, type RedemptionGiveBackPort } from './stranded-records';
 import type { SettlementReportSource } from '../gateways/sandbox-settlement';
 
 export interface ActivityDeps {
@@ -25,6 +25,8 @@ export interface ActivityDeps {
   registry: Registry;
   /** An invoice's charge, made by the API's intent and charge code (api/subscriptions/invoice-charges.ts). */
   invoiceCharges?: InvoiceChargePort;
+  /** A stranded subscription's coupon redemption given back, by the API's code (api/coupons/redeem.ts). */
+  redemptionGiveBack?: RedemptionGiveBackPort;
   /** Settlement reports reconciliation reads (default: the sandbox's, at SANDBOX_URL). */
   settlementReports?: SettlementReportSource[];
 }

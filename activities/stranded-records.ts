@@ -1,4 +1,6 @@
 import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { checkoutData } from '../data/checkouts';
 import { paymentIntentData } from '../data/payment-intents';
 import { payoutData } from '../data/payouts';
@@ -6,7 +8,8 @@ import { subscriptionData } from '../data/subscriptions';
 import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
-import type { StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
+import { strandedTakenBackData } from '../data/stranded-taken-back';
+import type { StrandedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
 import type { SubscriptionRecord, TestClockRecord } from '../platform/billing-records';
@@ -26,7 +29,18 @@ import { workflowExistence } from '../platform/temporal';
 // A resend with the record's key that read it just before the delete starts its workflow just after: so the
 // sweep looks again `recheckAfterMs` later (past any start's deadline) and puts back every record whose
 // workflow now exists (or that Temporal does not answer for). Only then are its webhook secrets removed, and a
-// subscription's coupon redemption named for the sweep's workflow to give back (a signal to the coupon's owner).
+// subscription's coupon redemption given back (through the coupon's owner, which the API's code starts again
+// if it closed). Between the delete and that second look the record is held in `stranded_taken_back`, so a
+// sweep that dies in between (a worker killed in the 30 s wait) loses neither the record nor what it held.
+
+/** A redemption to give back: the subscription's, on its coupon (and promotion code), in its tenant. */
+export type CountedDiscount = Required<StrandedDiscount>;
+
+/** What the worker hands over: the API's give-back of a counted redemption (api/coupons/redeem.ts), run with the worker's client. */
+export interface RedemptionGiveBackPort {
+  /** True when the coupon's owner gave it back; false when it had already (or the coupon is gone). */
+  giveBack(temporal: Client, d: CountedDiscount): Promise<boolean>;
+}
 
 export interface StrandedSweepRequest {
   kind: StrandedKind;
@@ -51,8 +65,15 @@ export interface StrandedSweepResult {
   unknown: number;
   /** Deleted, then put back: their workflow had started meanwhile (a resend with their key). */
   putBack: number;
-  /** The coupon redemptions the records taken back had counted (subscriptions): the sweep's workflow releases them. */
-  discounts: { subscription: string; coupon: string }[];
+  /** Coupon redemptions of subscriptions taken back that the coupon's owner gave back (started again if it had closed). */
+  givenBack: number;
+  /** ... and those it had given back already (a call that died had), or whose coupon is gone. */
+  notGivenBack: number;
+  /**
+   * Empty since this activity gives redemptions back itself. Results recorded before then name them here, for
+   * the sweep's workflow to signal the coupon's owner (and lack `givenBack` and `notGivenBack`).
+   */
+  discounts: StrandedDiscount[];
   /** Where this page ended; null when it was the last. */
   next: VersionZeroCursor | null;
 }
@@ -62,8 +83,8 @@ interface Kind<T extends Swept> {
   records: ReturnType<typeof versionZeroRecords<T>>;
   /** The webhook secrets records only this record names (written by its own create). */
   secretsOf(r: T): string[];
-  /** The coupon whose redemption this record's create counted. */
-  couponOf?(r: T): string | null;
+  /** The redemption this record's create counted, if any. */
+  discountOf?(r: T): CountedDiscount | null;
 }
 const kind = <T extends Swept>(k: Kind<T>) => k as unknown as Kind<Swept>;
 
@@ -73,8 +94,13 @@ const kind = <T extends Swept>(k: Kind<T>) => k as unknown as Kind<Swept>;
  */
 const ownSecrets = (r: { webhooks?: { secretRef?: string }[] }): string[] => [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])))];
 
-export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger }) {
+export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger; redemptionGiveBack?: RedemptionGiveBackPort }) {
   const secrets = webhookSecretData(deps.mongo);
+  const held = strandedTakenBackData(deps.mongo);
+  const redemptions = (): RedemptionGiveBackPort => {
+    if (!deps.redemptionGiveBack) throw ApplicationFailure.nonRetryable('this worker was built without the redemption give-back', 'misconfigured');
+    return deps.redemptionGiveBack;
+  };
   const kinds: Record<StrandedKind, Kind<Swept>> = {
     payment_intent: kind<PaymentIntentRecord>({ records: paymentIntentData(deps.mongo), secretsOf: ownSecrets }),
     payout: kind<PayoutRecord>({ records: payoutData(deps.mongo), secretsOf: (r) => (r.webhook_secret_ref ? [r.webhook_secret_ref] : []) }),
@@ -82,12 +108,19 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
     // answered 409 `checkout_in_progress` until the sweep frees it.
     checkout: kind<CheckoutRecord>({ records: checkoutData(deps.mongo), secretsOf: () => [] }),
     test_clock: kind<TestClockRecord>({ records: testClockData(deps.mongo), secretsOf: () => [] }),
-    subscription: kind<SubscriptionRecord>({ records: subscriptionData(deps.mongo), secretsOf: ownSecrets, couponOf: (r) => r.snapshot.discount?.coupon ?? null }),
+    subscription: kind<SubscriptionRecord>({
+      records: subscriptionData(deps.mongo),
+      secretsOf: ownSecrets,
+      discountOf: (r) => {
+        const d = r.snapshot.discount;
+        return d ? { tenantId: r.tenant_id, subscription: r._id, coupon: d.coupon, promotionCode: d.promotionCode ?? null } : null;
+      },
+    }),
   };
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
       const ctx = Context.current();
-      const { records, secretsOf, couponOf } = kinds[req.kind];
+      const { records, secretsOf, discountOf } = kinds[req.kind];
       const page = await records.strandedBefore(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
       const last = page.at(-1);
       const result: StrandedSweepResult = {
@@ -97,32 +130,42 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         unknown: 0,
         putBack: 0,
         discounts: [],
+        givenBack: 0,
+        notGivenBack: 0,
         next: page.length === req.limit && last ? { createdAt: last.created_at.toISOString(), id: last._id } : null,
       };
-      const deleted: Swept[] = [];
+      let deleted = 0;
       for (const r of page) {
         ctx.heartbeat(r._id);
         const exists = await workflowExistence(ctx.client, r._id);
         if (exists === null) result.unknown += 1;
         else if (exists) result.kept += 1;
         else {
-          const gone = await records.takeBack(r._id);
-          if (gone) deleted.push(gone);
+          // Held before the delete: from here on, dying loses nothing (the next call finishes what this one began).
+          await held.hold(req.kind, r);
+          if (await records.takeBack(r._id)) deleted += 1;
+          else await held.drop(req.kind, r._id); // its workflow took it over, or its create took it back, meanwhile
         }
       }
-      if (deleted.length === 0) return result;
-      await waitHeartbeating(ctx, req.recheckAfterMs);
-      for (const r of deleted) {
+      if (deleted > 0) await waitHeartbeating(ctx, req.recheckAfterMs);
+      // Everything held for a recheck's time or longer: this call's, and any a sweep that died left behind.
+      for (const h of await held.heldSince(req.kind, new Date(Date.now() - req.recheckAfterMs), req.limit)) {
+        const r = h.record as Swept;
         ctx.heartbeat(r._id);
         if ((await workflowExistence(ctx.client, r._id)) !== false) {
           await records.putBack(r);
+          await held.drop(req.kind, r._id);
           result.putBack += 1;
           deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
           continue;
         }
         for (const id of secretsOf(r)) await secrets.remove(id);
-        const coupon = couponOf?.(r);
-        if (coupon) result.discounts.push({ subscription: r._id, coupon });
+        const discount = discountOf?.(r);
+        if (discount) {
+          if (await redemptions().giveBack(ctx.client, discount)) result.givenBack += 1;
+          else result.notGivenBack += 1;
+        }
+        await held.drop(req.kind, r._id);
         result.takenBack.push(r._id);
         deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
       }

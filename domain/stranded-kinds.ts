@@ -11,3 +11,13 @@ export interface VersionZeroCursor {
   createdAt: string;
   id: string;
 }
+
+/** A coupon redemption a stranded subscription's create counted, which the sweep gives back. */
+export interface StrandedDiscount {
+  subscription: string;
+  coupon: string;
+  /** Left out in results recorded before the sweep gave back through the owner's start (a signal then). */
+  tenantId?: string;
+  /** The promotion code it was counted through, or null. */
+  promotionCode?: string | null;
+}

@@ -45,7 +45,7 @@ import type {
   TaxRateRecord,
   TestClockRecord,
 } from './billing-records';
-import type { DiscrepancyRecord, OperatorActionRecord } from './ops-records';
+import type { DiscrepancyRecord, OperatorActionRecord, StrandedTakenBackRecord } from './ops-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;
@@ -97,6 +97,7 @@ export interface Collections {
   // operations (platform/ops-records.ts)
   operatorActions: Collection<OperatorActionRecord>;
   discrepancies: Collection<DiscrepancyRecord>;
+  strandedTakenBack: Collection<StrandedTakenBackRecord>;
 }
 
 export interface Mongo {
@@ -160,6 +161,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     portalSessions: db.collection('portal_sessions'),
     operatorActions: db.collection('operator_actions'),
     discrepancies: db.collection('discrepancies'),
+    strandedTakenBack: db.collection('stranded_taken_back'),
   };
   return { client, db, c, close: () => client.close() };
 }
@@ -298,6 +300,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   // Reconciliation: one discrepancy per key (a re-run adds nothing), the operators' list (newest first, by
   // status/kind/tenant), and the windows it reads: captures by when they succeeded, refunds and payouts by creation.
   { collection: 'discrepancies', key: { discrepancy_key: 1 }, unique: true },
+  // Records the stranded-records sweep holds between its delete and its second look, by kind and age.
+  { collection: 'strandedTakenBack', key: { kind: 1, taken_at: 1 } },
   { collection: 'discrepancies', key: { status: 1, created_at: -1, _id: -1 } },
   { collection: 'discrepancies', key: { tenant_id: 1, status: 1, created_at: -1, _id: -1 } },
   { collection: 'paymentIntents', key: { succeeded_at: 1, _id: 1 } },

@@ -76,3 +76,16 @@ export interface DiscrepancyRecord {
   created_at: Date;
   updated_at: Date;
 }
+
+/**
+ * A record the stranded-records sweep took back (deleted at version 0, its workflow absent), held here until the
+ * sweep looked again and either put it back or freed what it held: so a sweep that dies between the delete and
+ * that second look loses nothing (its retry, or the next run, finishes it).
+ */
+export interface StrandedTakenBackRecord {
+  _id: string; // `${kind}:${record id}`
+  kind: string;
+  /** The record as it was when deleted. */
+  record: Record<string, unknown> & { _id: string };
+  taken_at: Date;
+}

@@ -12,6 +12,7 @@ import { loadWorkflowBundle } from './bundle';
 import { describePlan, planWorkers, WorkerConfigError, type QueueWorker } from './worker-options';
 import { stopWhenLauncherGone } from '../platform/launcher';
 import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
+import { redemptionGiveBack } from '../api/coupons/redeem';
 import { createApiMetrics } from '../api/http/metrics';
 import { ensureReconciliationSchedule } from './reconciliation-schedule';
 import { ensureStrandedSweepSchedule } from './stranded-sweep-schedule';
@@ -45,13 +46,16 @@ async function main() {
   const plan = planWorkersOrExit(config, gateways.names());
   const mongo = await connectMongo(config.MONGODB_URI, { maxPoolSize: config.MONGODB_MAX_POOL_SIZE });
   await ensureIndexes(mongo);
+  // Subscriptions' invoices are charged, and stranded subscriptions' coupon redemptions given back, by the
+  // API's own code (no HTTP metrics here).
+  const apiCode = { config, mongo, logger, gateways, metrics: createApiMetrics(), workerPolling: async () => true };
   const activities = createActivities({
     mongo,
     logger,
     registry,
     gateways,
-    // Subscriptions' invoices are charged by the API's own intent and charge code (no HTTP metrics here).
-    invoiceCharges: createInvoiceCharges({ config, mongo, logger, gateways, metrics: createApiMetrics(), workerPolling: async () => true }),
+    invoiceCharges: createInvoiceCharges(apiCode),
+    redemptionGiveBack: redemptionGiveBack(apiCode),
     callbackBaseUrl: gatewayCallbackBaseUrl(config),
     settlementReports: [sandboxSettlementReport({ baseUrl: config.SANDBOX_URL, timeoutMs: 30_000 })],
     webhooks: {

@@ -1,7 +1,8 @@
+import type { Client } from '@temporalio/client';
 import { invalidRequest, type DomainError } from '../../domain/errors';
 import type { CouponRecord, PromotionCodeRecord } from '../../platform/billing-records';
 import { couponData, promotionCodeData, type StoredCoupon, type StoredPromotionCode } from '../../data/coupons';
-import { redeemUpdate, releaseUpdate, type RedemptionRejection } from '../../workflows/coupon-redemptions/messages';
+import { redeemUpdate, releaseUpdate, type CountedRedemption, type RedemptionRejection } from '../../workflows/coupon-redemptions/messages';
 import type { AppDeps } from '../deps';
 import { onCouponOwner, onOwnerIfRunning } from './owner';
 
@@ -74,6 +75,38 @@ export async function releaseDiscount(deps: AppDeps, tenantId: string, req: { co
   if (!coupon) return;
   // A closed owner remembers no subscription, so there is nothing to release then: no need to start it.
   await onOwnerIfRunning(deps, coupon._id, releaseUpdate, [{ subscription: req.subscription }]);
+}
+
+/** A redemption known to be counted and never given back: its subscription, coupon and promotion code. */
+export interface CountedDiscount {
+  tenantId: string;
+  subscription: string;
+  coupon: string;
+  promotionCode: string | null;
+}
+
+/**
+ * Gives back a redemption the caller knows was counted and never given back (the stranded-records sweep's
+ * subscriptions), through the coupon's owner, started again if it closed: it gives back from the records'
+ * figures what it no longer remembers. Answers whether it gave one back (false: it had already, or the coupon
+ * is gone).
+ */
+export async function giveBackCountedRedemption(deps: AppDeps, d: CountedDiscount): Promise<boolean> {
+  const coupon = await couponData(deps.mongo).find(d.tenantId, d.coupon);
+  if (!coupon) return false;
+  const code = d.promotionCode ? await promotionCodeData(deps.mongo).find(d.tenantId, d.promotionCode) : null;
+  const counted: CountedRedemption = {
+    promotionCode: code?._id ?? null,
+    couponOnRecord: { timesRedeemed: coupon.times_redeemed, version: coupon.version },
+    codeOnRecord: code ? { timesRedeemed: code.times_redeemed, version: code.version, active: code.active } : null,
+  };
+  const result = await onCouponOwner(deps, d.tenantId, coupon._id, releaseUpdate, [{ subscription: d.subscription, counted }]);
+  return result.released;
+}
+
+/** The give-back the worker hands the stranded-records activities: the API's deps but the Temporal client, which is the worker's. */
+export function redemptionGiveBack(base: Omit<AppDeps, 'temporal'>) {
+  return { giveBack: (temporal: Client, d: CountedDiscount) => giveBackCountedRedemption({ ...base, temporal }, d) };
 }
 
 /** The owner's refusal as the API answers it: a 400 naming the parameter the discount came through. */

@@ -4,6 +4,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { redeemDiscount } from '../../api/coupons/redeem';
 import type { AppDeps } from '../../api/deps';
 import { connectMongo, type Mongo } from '../../platform/mongo';
+import { couponRedemptionsWorkflowId } from '../../workflows/coupon-redemptions/messages';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { admin, api, apiDeps, call, createPayoutMerchant, eventually, getStack, temporalClient, type Merchant } from './harness';
 
@@ -207,7 +208,7 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   expect(freed.body.checkoutId).not.toBe(stranded);
 });
 
-test('a subscription left at version 0 without a workflow is taken back: its coupon’s redemption given back, its webhook secret removed', async () => {
+test('a subscription left at version 0 without a workflow is taken back: its coupon’s redemption given back (by an owner started again if it closed), its webhook secret removed', async () => {
   const V = '/v202607';
   const customer = (await api.post(`${V}/customers`, { reference: `stranded-${randomUUID()}` }, m.secretKey)).body.customer as string;
   const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer, setup_future_usage: 'off_session' }, m.secretKey);
@@ -238,18 +239,77 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   } as never);
   expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).body).toMatchObject({ status: 'incomplete', discount: { coupon } });
 
+  // Another, through a one-use promotion code, whose coupon's owner has closed since (as after an idle hour):
+  // a new run of it remembers no subscription it counted.
+  const closedCoupon = (await api.post(`${V}/coupons`, { percent_off: 20, duration: 'once' }, m.secretKey)).body.coupon as string;
+  const code = await api.post(`${V}/promotion-codes`, { coupon: closedCoupon, code: `STRANDED${randomInt(1e9)}`, max_redemptions: 1 }, m.secretKey);
+  expect(code.status).toBe(201);
+  const strandedWithCode = idOf('sub');
+  await redeemDiscount(deps, m.tenant, { promotionCode: code.body.promotion_code, subscription: strandedWithCode, currency: 'EUR' });
+  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(closedCoupon)).terminate('closed, as after an idle hour');
+  expect((await api.get(`${V}/promotion-codes/${code.body.promotion_code}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
+  await subscriptions().insertOne({
+    ...rest,
+    _id: strandedWithCode,
+    status: 'incomplete',
+    snapshot: { ...realRecord.snapshot, id: strandedWithCode, status: 'incomplete', latestInvoice: null, discount: { coupon: closedCoupon, promotionCode: code.body.promotion_code, start: Date.now(), end: null } },
+    webhooks: [],
+    idempotency_key: null,
+    idempotency_scope: `${m.tenant}:stranded:${strandedWithCode}`,
+    created_at: HOUR_AGO(),
+    version: 0,
+  } as never);
+
   const outcome = await sweep(60);
-  expect(outcome.subscription.named).toContain(stranded);
-  expect(outcome.subscription.released).toBeGreaterThanOrEqual(1);
+  expect(outcome.subscription.named).toEqual(expect.arrayContaining([stranded, strandedWithCode]));
+  expect(outcome.subscription.released).toBeGreaterThanOrEqual(2);
+  expect(outcome.subscription.ownerClosed).toBe(0);
   expect(await subscriptions().findOne({ _id: stranded } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
   expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).status).toBe(404);
-  // The release is a signal to the coupon's owner; its write of the record follows.
-  await eventually(async () => ((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body.times_redeemed === 0 ? true : undefined), 15_000, 'the redemption given back');
+  // The give-back is an Update the owner answers once it has written the records: they read it at once.
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
   expect((await redeemDiscount(deps, m.tenant, { coupon, subscription: idOf('sub'), currency: 'EUR' })).coupon.times_redeemed).toBe(1);
+  expect((await api.get(`${V}/coupons/${closedCoupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0 });
+  expect((await api.get(`${V}/promotion-codes/${code.body.promotion_code}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, active: true });
+  const again = await redeemDiscount(deps, m.tenant, { promotionCode: code.body.promotion_code, subscription: idOf('sub'), currency: 'EUR' });
+  expect(again.promotionCode?.times_redeemed).toBe(1);
   // The real subscription, which its workflow owns, is left as it was.
   expect((await subscriptions().findOne({ _id: real.body.subscription } as never))?.version).toBeGreaterThan(0);
+});
+
+test('a sweep that died between its delete and its second look loses nothing: the next one puts back or frees what it held', async () => {
+  const V = '/v202607';
+  const held = () => db.db.collection('stranded_taken_back');
+  // An intent the dead sweep deleted whose workflow exists (a resend started it in the window): it goes back.
+  const real = await createdIntent();
+  await intents().deleteOne({ _id: real._id } as never);
+  await held().insertOne({ _id: `payment_intent:${real._id}`, kind: 'payment_intent', record: real, taken_at: HOUR_AGO() } as never);
+  // A subscription it deleted, without a workflow: its webhook secret and its coupon's redemption are freed.
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const sub = idOf('sub');
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
+  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  const secretRef = await plantedSecrets('whsec-held');
+  const subRecord = {
+    _id: sub,
+    tenant_id: m.tenant,
+    snapshot: { id: sub, discount: { coupon, promotionCode: null, start: Date.now(), end: null } },
+    webhooks: [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }],
+    created_at: HOUR_AGO(),
+    version: 0,
+  };
+  await held().insertOne({ _id: `subscription:${sub}`, kind: 'subscription', record: subRecord, taken_at: HOUR_AGO() } as never);
+
+  const outcome = await sweep(60);
+  expect(outcome.payment_intent.putBack).toBeGreaterThanOrEqual(1);
+  expect(await intents().findOne({ _id: real._id } as never)).toEqual(real);
+  expect((await api.get(`/v202607/payment-intents/${real._id}`, m.secretKey)).status).toBe(200);
+  expect(outcome.subscription.named).toContain(sub);
+  expect(await db.db.collection('subscriptions').findOne({ _id: sub } as never)).toBeNull();
+  expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+  expect(await held().countDocuments({ _id: { $in: [`payment_intent:${real._id}`, `subscription:${sub}`] } } as never)).toBe(0);
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {

@@ -10,6 +10,7 @@ import {
   releaseUpdate,
   updatePromotionCodeUpdate,
   type CodeLimits,
+  type CountedRedemption,
   type CouponRedemptionsInput,
   type RedeemRequest,
   type RedeemResult,
@@ -254,6 +255,55 @@ describe('a coupon redemption owner', () => {
       expect((await owner(coupon.id).describe()).runId).not.toBe(firstRun);
       expect(f.records.get(coupon.id)).toEqual({ version: expect.any(Number), times_redeemed: 3 });
       expect(f.records.get(coupon.id)!.version).toBeGreaterThan(closedAt.version);
+      await terminate(coupon.id);
+    });
+  });
+
+  test('an owner started again after an idle close gives back a redemption its caller vouches was counted, once; one it remembers ignores the figures', async () => {
+    const f = fakes();
+    const coupon: Coupon = { id: 'coupon_eu_vouched', maxRedemptions: 2, redeemBy: null, idleCloseMs: HOUR };
+    const code = { id: 'promo_eu_vouched', maxRedemptions: 5, expiresAt: null, active: true };
+    /** A release as the stranded-records sweep sends it: Update-with-Start, with what the records say now. */
+    const giveBack = (q: string, subscription: string, promotionCode: string | null) => {
+      const onRecord = f.records.get(coupon.id)!;
+      const codeRecord = promotionCode ? f.records.get(promotionCode)! : null;
+      const counted: CountedRedemption = {
+        promotionCode,
+        couponOnRecord: { timesRedeemed: onRecord.times_redeemed, version: onRecord.version },
+        codeOnRecord: codeRecord ? { timesRedeemed: codeRecord.times_redeemed, version: codeRecord.version, active: codeRecord.active ?? true } : null,
+      };
+      const start = new WithStartWorkflowOperation(COUPON_REDEMPTIONS_WORKFLOW, {
+        workflowId: couponRedemptionsWorkflowId(coupon.id),
+        taskQueue: q,
+        args: [{ tenantId: TENANT, couponId: coupon.id, idleCloseMs: HOUR } satisfies CouponRedemptionsInput],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      return testEnv().client.workflow.executeUpdateWithStart(releaseUpdate, { args: [{ subscription, counted }], startWorkflowOperation: start });
+    };
+    await withWorker(f, async (q) => {
+      expect(await redeem(q, f, coupon, 'sub_eu_v1', { code })).toMatchObject({ ok: true, couponTimesRedeemed: 1, promotionCodeTimesRedeemed: 1 });
+      expect(await redeem(q, f, coupon, 'sub_eu_v2')).toMatchObject({ ok: true, couponTimesRedeemed: 2 });
+      // Remembered: given back as counted, whatever figures come with it.
+      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: true, couponTimesRedeemed: 1 });
+      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: false, couponTimesRedeemed: 1 });
+      await testEnv().sleep(3 * HOUR);
+      expect((await owner(coupon.id).describe()).status.name).toBe('COMPLETED');
+      const closedAt = { coupon: f.records.get(coupon.id)!, code: f.records.get(code.id)! };
+      expect(closedAt.coupon.times_redeemed).toBe(1);
+
+      // A new run remembers nothing of sub_eu_v1; vouched, it gives it back from the records, on the code too.
+      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: true, couponTimesRedeemed: 0 });
+      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: false, couponTimesRedeemed: 0 });
+      // Not vouched, an unknown subscription gives nothing back.
+      expect(await owner(coupon.id).executeUpdate(releaseUpdate, { args: [{ subscription: 'sub_eu_never' }] })).toEqual({ released: false, couponTimesRedeemed: 0 });
+      expect(f.records.get(coupon.id)).toEqual({ version: expect.any(Number), times_redeemed: 0 });
+      expect(f.records.get(code.id)).toMatchObject({ times_redeemed: 0, active: true });
+      expect(f.records.get(coupon.id)!.version).toBeGreaterThan(closedAt.coupon.version);
+      expect(f.records.get(code.id)!.version).toBeGreaterThan(closedAt.code.version);
+      // Both uses are free again.
+      expect(await redeem(q, f, coupon, 'sub_eu_v3')).toMatchObject({ ok: true, couponTimesRedeemed: 1 });
+      expect(await redeem(q, f, coupon, 'sub_eu_v4')).toMatchObject({ ok: true, couponTimesRedeemed: 2 });
+      keepHistory('coupon-redemptions-vouched-give-back-after-idle-close', await owner(coupon.id).fetchHistory());
       await terminate(coupon.id);
     });
   });

@@ -13,7 +13,7 @@ import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 const testEnv = useWorkflowTestEnv();
 
-const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0, putBack: 0, discounts: [], next: null };
+const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0, putBack: 0, givenBack: 0, notGivenBack: 0, discounts: [], next: null };
 const page = (r: Partial<StrandedSweepResult>, next: string | null = null): StrandedSweepResult => ({ ...none, ...r, next: next ? { createdAt: '2026-11-27T09:00:00.000Z', id: next } : null });
 
 let n = 0;
@@ -49,7 +49,7 @@ async function run(
 }
 
 const ids = (prefix: string, k: number) => Array.from({ length: k }, (_, i) => `pi_eu_${prefix}${String(i).padStart(4, '0')}`);
-const clean = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, released: 0, ownerClosed: 0, named: [] };
+const clean = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, released: 0, notGivenBack: 0, ownerClosed: 0, named: [] };
 
 test('a backlog is swept page after page until the last, kind after kind; totals add up and the first 20 ids are named', async () => {
   const r = await run(
@@ -106,7 +106,7 @@ test('nothing stranded: clean', async () => {
   expect(r.status).toBe('clean');
 });
 
-test('a subscription taken back gives its coupon redemption back to the coupon’s owner; an owner that closed has nothing to give back', async () => {
+test('results recorded before the activity gave back name the redemptions: signalled to the coupon’s owner if it runs; a closed owner’s count stays', async () => {
   const coupon = `coupon_eu_sweep${Date.now()}`;
   const writes: { version: number; timesRedeemed: number }[] = [];
   const saveCouponRedemptions = async (w: { version: number; timesRedeemed: number }) => void writes.push({ version: w.version, timesRedeemed: w.timesRedeemed });
@@ -147,4 +147,18 @@ test('a subscription taken back gives its coupon redemption back to the coupon�
     },
   );
   expect(r.outcome.subscription).toEqual({ ...clean, found: 3, takenBack: 3, released: 1, ownerClosed: 1, named: ['sub_eu_stranded1', 'sub_eu_stranded2', 'sub_eu_plain'] });
+});
+
+test('the coupon redemptions the activity gave back are added up page by page', async () => {
+  const r = await run(
+    {
+      subscription: [
+        page({ found: 200, takenBack: ['sub_eu_s1', 'sub_eu_s2'], kept: 198, givenBack: 1, notGivenBack: 1 }, 'sub_eu_k0199'),
+        page({ found: 2, takenBack: ['sub_eu_s3', 'sub_eu_plain'], givenBack: 1 }),
+      ],
+    },
+    'stranded-sweep-redemptions-given-back-by-the-activity',
+  );
+  expect(r.outcome.subscription).toEqual({ ...clean, found: 202, takenBack: 4, kept: 198, released: 2, notGivenBack: 1, named: ['sub_eu_s1', 'sub_eu_s2', 'sub_eu_s3', 'sub_eu_plain'] });
+  expect(r.status).toBe('taken_back');
 });

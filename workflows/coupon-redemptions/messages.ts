@@ -31,6 +31,8 @@ export interface RedemptionsCarried {
   codes: [string, { timesRedeemed: number; version: number; active: boolean }][];
   /** Subscriptions counted, oldest first, with the promotion code each was counted for. */
   redemptions: [string, string | null][];
+  /** Subscriptions whose redemption was given back, oldest first (left out when none: runs from before had none). */
+  released?: string[];
 }
 
 /** The coupon's limits as its record has them (times in Unix ms). */
@@ -78,10 +80,25 @@ export type RedeemResult =
 
 export interface ReleaseRequest {
   subscription: string;
+  /**
+   * Sent by a caller that knows the subscription's redemption was counted and never given back (the
+   * stranded-records sweep: a subscription still at version 0 had redeemed before its insert, and every other
+   * give-back deletes the record first). An owner that does not remember the subscription (it closed, idle,
+   * since the count) gives it back from these figures; one that remembers it, or its release, ignores them.
+   */
+  counted?: CountedRedemption;
+}
+
+/** What the caller read of the records a redemption counted on, for an owner that has no count in memory. */
+export interface CountedRedemption {
+  /** The promotion code it was counted for, or null for the coupon itself. */
+  promotionCode: string | null;
+  couponOnRecord: { timesRedeemed: number; version: number };
+  codeOnRecord: { timesRedeemed: number; version: number; active: boolean } | null;
 }
 
 export interface ReleaseResult {
-  /** False when the subscription had no redemption here (never counted, or released already). */
+  /** False when the subscription had no redemption here (never counted, or released already, or unknown and not `counted`). */
   released: boolean;
   couponTimesRedeemed: number | null;
 }
@@ -113,9 +130,9 @@ export interface RedemptionCounts {
 export const redeemUpdate = defineUpdate<RedeemResult, [RedeemRequest]>('redeem');
 export const releaseUpdate = defineUpdate<ReleaseResult, [ReleaseRequest]>('release');
 /**
- * The release as a signal, for a workflow (an Update cannot be sent from one): the stranded-records sweep gives
- * back the redemption of a subscription whose workflow never started. A closed owner remembers no subscription,
- * so there is nothing to release then, and the signal's failure says so.
+ * The release as a signal, for a workflow (an Update cannot be sent from one). The stranded-records sweep sent it
+ * until it gave back through an activity's Update-with-Start (which reaches an owner that closed, too); runs
+ * from before that still send it on replay.
  */
 export const releaseSignal = defineSignal<[ReleaseRequest]>('releaseRedemption');
 export const updatePromotionCodeUpdate = defineUpdate<{ active: boolean; timesRedeemed: number }, [UpdateCodeRequest]>('updatePromotionCode');

@@ -1,4 +1,5 @@
 import type {
+  CountedRedemption,
   DeleteCouponRequest,
   RedeemRequest,
   RedeemResult,
@@ -41,11 +42,14 @@ export class RedemptionState {
   readonly codes: Map<string, CodeCount>;
   /** Subscription -> the promotion code it was counted for (null: the coupon itself), oldest first. */
   readonly redemptions: Map<string, string | null>;
+  /** Subscriptions whose redemption was given back, oldest first: a release vouched `counted` for them again is ignored. */
+  readonly released: Set<string>;
 
   constructor(carried?: RedemptionsCarried) {
     this.coupon = carried?.coupon ? { ...carried.coupon } : null;
     this.codes = new Map((carried?.codes ?? []).map(([id, c]) => [id, { ...c }]));
     this.redemptions = new Map(carried?.redemptions ?? []);
+    this.released = new Set(carried?.released ?? []);
   }
 
   /** The coupon's count: the one in memory, else what its record said. */
@@ -102,19 +106,33 @@ export class RedemptionState {
   }
 
   private remember(subscription: string, codeId: string | null): void {
+    this.released.delete(subscription); // counted again: a later release gives this one back
     this.redemptions.set(subscription, codeId);
     if (this.redemptions.size > REDEMPTIONS_KEPT) this.redemptions.delete(this.redemptions.keys().next().value!);
   }
 
-  /** Gives back the subscription's redemption (idempotent: a second release, or an unknown one, changes nothing). */
-  release(subscription: string): { result: ReleaseResult; dirty: Dirty | null } {
-    if (!this.redemptions.has(subscription) || !this.coupon) return { result: { released: false, couponTimesRedeemed: this.coupon?.timesRedeemed ?? null }, dirty: null };
-    const codeId = this.redemptions.get(subscription) ?? null;
-    this.redemptions.delete(subscription);
-    this.coupon.timesRedeemed = Math.max(0, this.coupon.timesRedeemed - 1);
+  /**
+   * Gives back the subscription's redemption (idempotent: a second release, or an unknown one, changes nothing).
+   * An unknown subscription vouched `counted` by the caller is given back from the caller's figures, unless
+   * this run gave it back already: an owner started again after an idle close remembers none it counted.
+   */
+  release(subscription: string, counted?: CountedRedemption): { result: ReleaseResult; dirty: Dirty | null } {
+    let codeId: string | null;
+    if (this.redemptions.has(subscription) && this.coupon) {
+      codeId = this.redemptions.get(subscription) ?? null;
+      this.redemptions.delete(subscription);
+    } else if (counted && !this.released.has(subscription)) {
+      this.couponOf(counted.couponOnRecord);
+      codeId = counted.promotionCode;
+      if (codeId !== null && counted.codeOnRecord) this.codeOf(codeId, counted.codeOnRecord);
+    } else return { result: { released: false, couponTimesRedeemed: this.coupon?.timesRedeemed ?? null }, dirty: null };
+    const coupon = this.coupon!;
+    coupon.timesRedeemed = Math.max(0, coupon.timesRedeemed - 1);
     const code = codeId !== null ? this.codes.get(codeId) : undefined;
     if (code) code.timesRedeemed = Math.max(0, code.timesRedeemed - 1);
-    return { result: { released: true, couponTimesRedeemed: this.coupon.timesRedeemed }, dirty: { coupon: true, code: code ? codeId : null } };
+    this.released.add(subscription);
+    if (this.released.size > REDEMPTIONS_KEPT) this.released.delete(this.released.values().next().value!);
+    return { result: { released: true, couponTimesRedeemed: coupon.timesRedeemed }, dirty: { coupon: true, code: code ? codeId : null } };
   }
 
   /** The merchant's change of a promotion code: `active` counts at once for redemptions. */
@@ -158,6 +176,8 @@ export class RedemptionState {
       coupon: this.coupon ? { ...this.coupon } : null,
       codes: [...this.codes].map(([id, c]) => [id, { ...c }]),
       redemptions: [...this.redemptions],
+      // Left out when empty, so a run that released nothing hands on what runs from before did.
+      ...(this.released.size ? { released: [...this.released] } : {}),
     };
   }
 }

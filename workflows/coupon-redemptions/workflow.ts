@@ -11,6 +11,7 @@ import {
   updatePromotionCodeUpdate,
   type CouponRedemptionsInput,
   type RedeemRequest,
+  type ReleaseRequest,
 } from './messages';
 import { RedemptionState, type Dirty } from './state';
 import { historyFloor } from '../serial-writer';
@@ -73,15 +74,15 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
     },
     { validator: validRedeem },
   );
-  const release = async (subscription: string) => {
+  const release = async ({ subscription, counted }: ReleaseRequest) => {
     handled += 1;
-    const { result, dirty } = s.release(subscription);
+    const { result, dirty } = s.release(subscription, counted);
     write(dirty);
     await writes;
     return result;
   };
-  setHandler(releaseUpdate, ({ subscription }) => release(subscription));
-  setHandler(releaseSignal, async ({ subscription }) => void (await release(subscription)));
+  setHandler(releaseUpdate, release, { validator: validRelease });
+  setHandler(releaseSignal, async (req) => void (await release(req)));
   setHandler(updatePromotionCodeUpdate, async (req) => {
     handled += 1;
     const { result, dirty } = s.updateCode(req);
@@ -125,4 +126,12 @@ function validRedeem(req: RedeemRequest): void {
   if (!Number.isSafeInteger(req.at)) throw new Error('at must be a time in Unix ms');
   if ((req.promotionCode === null) !== (req.codeLimits === null)) throw new Error('promotionCode and codeLimits go together');
   if (!Number.isSafeInteger(req.couponTimesRedeemedOnRecord) || req.couponTimesRedeemedOnRecord < 0) throw new Error('couponTimesRedeemedOnRecord must be a count');
+}
+
+function validRelease(req: ReleaseRequest): void {
+  if (typeof req.subscription !== 'string' || req.subscription === '') throw new Error('subscription is required');
+  if (req.counted === undefined) return;
+  const counts = [req.counted.couponOnRecord, ...(req.counted.codeOnRecord ? [req.counted.codeOnRecord] : [])];
+  if (!counts.every((c) => Number.isSafeInteger(c.timesRedeemed) && c.timesRedeemed >= 0 && Number.isSafeInteger(c.version) && c.version >= 0))
+    throw new Error('counted: the records\' times_redeemed and version must be counts');
 }

@@ -22,9 +22,11 @@ export interface StrandedKindOutcome {
   unknown: number;
   /** Deleted, then put back: their workflow had started meanwhile. */
   putBack: number;
-  /** Coupon redemptions of subscriptions taken back, given back to the coupon's owner. */
+  /** Coupon redemptions of subscriptions taken back, given back by the coupon's owner (started again if it had closed). */
   released: number;
-  /** ... and those whose owner had closed (idle for an hour): nothing there to give back, the count stays. */
+  /** ... and those the owner had given back already (a repeated give-back), or whose coupon is gone. */
+  notGivenBack: number;
+  /** Runs from before the give-back through the owner's start: those whose owner had closed, the count left as it was. */
   ownerClosed: number;
   named: string[];
 }

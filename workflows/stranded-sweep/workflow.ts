@@ -27,7 +27,7 @@ const sweep = proxyActivities<Activities>({
 });
 
 async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise<StrandedKindOutcome> {
-  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, released: 0, ownerClosed: 0, named: [] };
+  const total: StrandedKindOutcome = { found: 0, takenBack: 0, kept: 0, unknown: 0, putBack: 0, released: 0, notGivenBack: 0, ownerClosed: 0, named: [] };
   let after: VersionZeroCursor | null = null;
   for (let i = 0; i < MAX_PAGES; i++) {
     const r: StrandedSweepResult = await sweep.sweepStrandedRecords({ kind, olderThanSeconds: input.olderThanSeconds, limit: PAGE, after, recheckAfterMs: input.recheckAfterMs ?? RECHECK_AFTER_MS });
@@ -37,9 +37,11 @@ async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise
     total.kept += r.kept;
     total.unknown += r.unknown;
     total.putBack += r.putBack;
-    // A subscription taken back gives back its coupon's redemption: a page's signals go together, before the
-    // next page, so a run that fails later has given back what it took back. (Results recorded before the
-    // sweep took subscriptions have no `discounts`: a replay of such a run reads none.)
+    // The activity gives back a subscription's coupon redemption itself (to an owner started again if it had
+    // closed). Results recorded before then have no counts but name the redemptions, and their runs signalled
+    // the owner (before the sweep took subscriptions, they have neither): a replay of such a run signals.
+    total.released += r.givenBack ?? 0;
+    total.notGivenBack += r.notGivenBack ?? 0;
     for (const given of await Promise.all((r.discounts ?? []).map((d) => releasedBy(d.coupon, d.subscription)))) {
       if (given) total.released += 1;
       else total.ownerClosed += 1;
@@ -50,7 +52,7 @@ async function sweepKind(kind: StrandedKind, input: StrandedSweepInput): Promise
   return total;
 }
 
-/** Signals the coupon's owner to release the subscription's redemption; false when no owner runs (it closed: nothing to release). */
+/** Results from before the activity gave back: signals the coupon's owner; false when no owner runs (it closed: the count stays). */
 async function releasedBy(coupon: string, subscription: string): Promise<boolean> {
   try {
     await getExternalWorkflowHandle(couponRedemptionsWorkflowId(coupon)).signal(releaseSignal, { subscription });
@@ -71,7 +73,8 @@ export async function strandedSweepWorkflow(input: StrandedSweepInput): Promise<
       `Records left at version 0 for over ${input.olderThanSeconds}s:`,
       ...kinds.map((k) => {
         const o = outcome[k];
-        const given = o.released + o.ownerClosed > 0 ? `; coupon redemptions: ${o.released} given back, ${o.ownerClosed} not (the coupon's owner had closed)` : '';
+        const notGiven = [o.notGivenBack ? `${o.notGivenBack} given back already` : '', o.ownerClosed ? `${o.ownerClosed} not (the coupon's owner had closed)` : ''].filter(Boolean);
+        const given = o.released + o.notGivenBack + o.ownerClosed > 0 ? `; coupon redemptions: ${[`${o.released} given back`, ...notGiven].join(', ')}` : '';
         const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer), ${o.putBack} put back (workflow started meanwhile)${given}`;
         return o.named.length ? `${line}\n  - ${o.named.join('\n  - ')}` : line;
       }),
