@@ -199,7 +199,10 @@ export async function createSubscription(
     await subs.insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) {
-      await giveBack();
+      // The insert may have landed though it failed. Take it back first: a record still at version 0 always
+      // holds its redemption (the stranded-records sweep gives back what such a record holds), so only once
+      // none stands is the redemption given back here; if the take-back fails too, the sweep will (if it landed).
+      if (await subs.takeBack(id).then(() => true, () => false)) await giveBack();
       throw err;
     }
     // A concurrent create with the same key won: the redemption counted is the winner's (same id); only

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { randomInt, randomUUID } from 'node:crypto';
 import { redeemDiscount } from '../../api/coupons/redeem';
+import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
+import { createSubscription } from '../../api/subscriptions/service';
 import type { AppDeps } from '../../api/deps';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { couponRedemptionsWorkflowId } from '../../workflows/coupon-redemptions/messages';
@@ -208,16 +210,23 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
   expect(freed.body.checkoutId).not.toBe(stranded);
 });
 
-test('a subscription left at version 0 without a workflow is taken back: its coupon’s redemption given back (by an owner started again if it closed), its webhook secret removed', async () => {
-  const V = '/v202607';
+const V = '/v202607';
+const subscriptions = () => db.db.collection('subscriptions');
+
+/** A customer with a saved card, a monthly plan, and a real subscription to it (its record, which its workflow owns). */
+async function subscribedCustomer() {
   const customer = (await api.post(`${V}/customers`, { reference: `stranded-${randomUUID()}` }, m.secretKey)).body.customer as string;
   const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer, setup_future_usage: 'off_session' }, m.secretKey);
   const card = await api.post(`${V}/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
   const plan = (await api.post(`${V}/plans`, { amount: 1000, currency: 'EUR', interval: 'month', nickname: 'Stranded' }, m.secretKey)).body.plan as string;
   const real = await api.post(`${V}/subscriptions`, { customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid }, m.secretKey);
   expect(real.status).toBe(201);
-  const subscriptions = () => db.db.collection('subscriptions');
   const realRecord = (await subscriptions().findOne({ _id: real.body.subscription } as never))!;
+  return { customer, card, plan, real, realRecord };
+}
+
+test('a subscription left at version 0 without a workflow is taken back: its coupon’s redemption given back (by an owner started again if it closed), its webhook secret removed', async () => {
+  const { real, realRecord } = await subscribedCustomer();
 
   // A coupon with one use, which the stranded subscription's create redeemed before its start failed.
   const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
@@ -279,7 +288,6 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
 });
 
 test('a sweep that died between its delete and its second look loses nothing: the next one puts back or frees what it held', async () => {
-  const V = '/v202607';
   const held = () => db.db.collection('stranded_taken_back');
   // An intent the dead sweep deleted whose workflow exists (a resend started it in the window): it goes back.
   const real = await createdIntent();
@@ -306,10 +314,31 @@ test('a sweep that died between its delete and its second look loses nothing: th
   expect(await intents().findOne({ _id: real._id } as never)).toEqual(real);
   expect((await api.get(`/v202607/payment-intents/${real._id}`, m.secretKey)).status).toBe(200);
   expect(outcome.subscription.named).toContain(sub);
-  expect(await db.db.collection('subscriptions').findOne({ _id: sub } as never)).toBeNull();
+  expect(await subscriptions().findOne({ _id: sub } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
   expect(await held().countDocuments({ _id: { $in: [`payment_intent:${real._id}`, `subscription:${sub}`] } } as never)).toBe(0);
+});
+
+test('a subscription create whose insert landed but answered an error takes its record back before giving its redemption back', async () => {
+  const { customer, card, plan } = await subscribedCustomer();
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  // The subscriptions collection as a create sees it when the connection drops after the server applied the insert.
+  const real = db.c.subscriptions;
+  const lostAnswer = new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'insertOne') return async (doc: never) => { await target.insertOne(doc); throw new Error('connection reset (the insert landed; its answer was lost)'); };
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const dropping: AppDeps = { ...deps, mongo: { ...db, c: { ...db.c, subscriptions: lostAnswer } } };
+  const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
+  const body = subscriptionCreateBody.parse({ customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid, coupon });
+  await expect(createSubscription(dropping, auth, body)).rejects.toThrow(/connection reset/);
+  // Nothing stands at version 0 holding the redemption the create gave back (the sweep would give it back twice).
+  expect(await subscriptions().countDocuments({ tenant_id: m.tenant, 'snapshot.discount.coupon': coupon } as never)).toBe(0);
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {
