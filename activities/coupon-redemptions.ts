@@ -1,5 +1,5 @@
 import type { Mongo } from '../platform/mongo';
-import { couponData, promotionCodeData } from '../data/coupons';
+import { couponData, couponReleaseData, promotionCodeData } from '../data/coupons';
 
 // The writes of a coupon's redemption workflow (workflows/coupon-redemptions), its records' one writer once
 // they exist: each applied only over an older version, so a retried or late write never moves a count back.
@@ -12,6 +12,10 @@ export interface CouponOwnerWrite {
   timesRedeemed: number;
   /** When the merchant deleted it (Unix ms), or null. */
   deletedAt: number | null;
+  /** The subscription whose redemption this change gave back: marked before the count is saved. */
+  givenBack?: string;
+  /** The subscription this change counted: a mark of an earlier give-back is removed before the count is saved. */
+  counted?: string;
 }
 
 /** A promotion code record as the owner has it. */
@@ -28,8 +32,12 @@ export interface PromotionCodeOwnerWrite {
 export function createCouponRedemptionActivities({ mongo }: { mongo: Mongo }) {
   const coupons = couponData(mongo);
   const codes = promotionCodeData(mongo);
+  const releases = couponReleaseData(mongo);
   return {
     async saveCouponRedemptions(w: CouponOwnerWrite): Promise<'applied' | 'stale'> {
+      // The mark first: a retry after a crash between the two does both again (each is idempotent).
+      if (w.givenBack !== undefined) await releases.mark(w.tenantId, w.couponId, w.givenBack);
+      if (w.counted !== undefined) await releases.unmark(w.couponId, w.counted);
       return coupons.saveOwned(w.couponId, w.version, { times_redeemed: w.timesRedeemed, ...(w.deletedAt !== null ? { deleted_at: new Date(w.deletedAt) } : {}) });
     },
     async savePromotionCodeRedemptions(w: PromotionCodeOwnerWrite): Promise<'applied' | 'stale'> {

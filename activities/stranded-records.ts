@@ -9,7 +9,7 @@ import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
 import { strandedTakenBackData } from '../data/stranded-taken-back';
-import type { StrandedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
+import type { CountedDiscount, StrandedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
 import type { SubscriptionRecord, TestClockRecord } from '../platform/billing-records';
@@ -33,9 +33,6 @@ import { workflowExistence } from '../platform/temporal';
 // if it closed). Between the delete and that second look the record is held in `stranded_taken_back`, so a
 // sweep that dies in between (a worker killed in the 30 s wait) loses neither the record nor what it held.
 
-/** A redemption to give back: the subscription's, on its coupon (and promotion code), in its tenant. */
-export type CountedDiscount = Required<StrandedDiscount>;
-
 /** What the worker hands over: the API's give-back of a counted redemption (api/coupons/redeem.ts), run with the worker's client. */
 export interface RedemptionGiveBackPort {
   /** True when the coupon's owner gave it back; false when it had already (or the coupon is gone). */
@@ -57,17 +54,17 @@ export interface StrandedSweepRequest {
 export interface StrandedSweepResult {
   /** Version-0 records older than the cutoff on this page. */
   found: number;
-  /** Deleted, with the webhook secrets they named. */
+  /** Deleted, with the webhook secrets they named (including any a sweep that died had deleted and this one finished). */
   takenBack: string[];
   /** Their workflow exists (its first write is still to come, for example while no worker runs): left alone. */
   kept: number;
-  /** Temporal did not say (unreachable): left for the next run. */
+  /** Left for the next run: Temporal did not say (unreachable), or a held record could not be settled yet. */
   unknown: number;
   /** Deleted, then put back: their workflow had started meanwhile (a resend with their key). */
   putBack: number;
   /** Coupon redemptions of subscriptions taken back that the coupon's owner gave back (started again if it had closed). */
   givenBack: number;
-  /** ... and those it had given back already (a call that died had), or whose coupon is gone. */
+  /** ... and those given back already (a sweep that died had, or the create), or whose coupon is gone. */
   notGivenBack: number;
   /**
    * Empty since this activity gives redemptions back itself. Results recorded before then name them here, for
@@ -117,10 +114,37 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
       },
     }),
   };
+  /**
+   * A held copy, a recheck's time after its delete: put back if its workflow exists now (or Temporal does not
+   * say); else its webhook secrets are removed and its coupon redemption given back (`givenBack`: null when it
+   * had none), and the copy let go.
+   */
+  async function settle(ctx: Context, kindName: StrandedKind, r: Swept): Promise<'put_back' | 'deleted_now' | { givenBack: boolean | null }> {
+    const { records, secretsOf, discountOf } = kinds[kindName];
+    if ((await workflowExistence(ctx.client, r._id)) !== false) {
+      await records.putBack(r);
+      await held.drop(kindName, r);
+      deps.logger.warn({ kind: kindName, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
+      return 'put_back';
+    }
+    // A copy whose delete never happened (a sweep died between the two): deleted now, settled a recheck later.
+    const standing = await records.takeBack(r._id, r.created_at);
+    if (standing) {
+      await held.hold(kindName, standing);
+      return 'deleted_now';
+    }
+    for (const id of secretsOf(r)) await secrets.remove(id);
+    const discount = discountOf?.(r);
+    const givenBack = discount ? await redemptions().giveBack(ctx.client, discount) : null;
+    await held.drop(kindName, r);
+    deps.logger.warn({ kind: kindName, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
+    return { givenBack };
+  }
+
   return {
     async sweepStrandedRecords(req: StrandedSweepRequest): Promise<StrandedSweepResult> {
       const ctx = Context.current();
-      const { records, secretsOf, discountOf } = kinds[req.kind];
+      const { records } = kinds[req.kind];
       const page = await records.strandedBefore(new Date(Date.now() - req.olderThanSeconds * 1000), req.limit, req.after);
       const last = page.at(-1);
       const result: StrandedSweepResult = {
@@ -143,31 +167,32 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         else {
           // Held before the delete: from here on, dying loses nothing (the next call finishes what this one began).
           await held.hold(req.kind, r);
-          if (await records.takeBack(r._id)) deleted += 1;
-          else await held.drop(req.kind, r._id); // its workflow took it over, or its create took it back, meanwhile
+          const gone = await records.takeBack(r._id, r.created_at);
+          if (gone) {
+            await held.hold(req.kind, gone); // as deleted, should it have changed since the page was read
+            deleted += 1;
+          } else await held.drop(req.kind, r); // its workflow took it over, or its create took it back, meanwhile
         }
       }
       if (deleted > 0) await waitHeartbeating(ctx, req.recheckAfterMs);
       // Everything held for a recheck's time or longer: this call's, and any a sweep that died left behind.
-      for (const h of await held.heldSince(req.kind, new Date(Date.now() - req.recheckAfterMs), req.limit)) {
+      for (const h of await held.heldSince(req.kind, new Date(Date.now() - req.recheckAfterMs), 2 * req.limit)) {
         const r = h.record as Swept;
         ctx.heartbeat(r._id);
-        if ((await workflowExistence(ctx.client, r._id)) !== false) {
-          await records.putBack(r);
-          await held.drop(req.kind, r._id);
-          result.putBack += 1;
-          deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
-          continue;
+        try {
+          const settled = await settle(ctx, req.kind, r);
+          if (settled === 'put_back') result.putBack += 1;
+          else if (settled === 'deleted_now') result.unknown += 1;
+          else {
+            result.takenBack.push(r._id);
+            if (settled.givenBack === true) result.givenBack += 1;
+            else if (settled.givenBack === false) result.notGivenBack += 1;
+          }
+        } catch (err) {
+          // One copy that fails (its coupon's owner unreachable, say) stays held for the next call; the rest go on.
+          result.unknown += 1;
+          deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, err }, 'stranded record held: could not settle it yet');
         }
-        for (const id of secretsOf(r)) await secrets.remove(id);
-        const discount = discountOf?.(r);
-        if (discount) {
-          if (await redemptions().giveBack(ctx.client, discount)) result.givenBack += 1;
-          else result.notGivenBack += 1;
-        }
-        await held.drop(req.kind, r._id);
-        result.takenBack.push(r._id);
-        deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
       }
       return result;
     },

@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import type { Mongo } from '../platform/mongo';
 import type { CouponRecord, PromotionCodeRecord } from '../platform/billing-records';
-import { saveVersioned } from './versioned-writes';
+import { insertOnce, saveVersioned } from './versioned-writes';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 /**
@@ -41,6 +41,22 @@ export function couponData(mongo: Mongo) {
     saveOwned: (id: string, version: number, fields: { times_redeemed: number; deleted_at?: Date }) => saveVersioned(c, id, version, fields),
     /** Live coupons, newest first. */
     list: (tenantId: string, page: PageQuery): Promise<Page<StoredCoupon>> => paginate(c, { tenant_id: tenantId, deleted_at: null }, page),
+  };
+}
+
+/**
+ * The redemptions coupons' owners gave back, one record per coupon and subscription: a unique insert (atomic on
+ * FerretDB too), written by the owner with the count it gave back, removed when the subscription is counted again.
+ */
+export function couponReleaseData(mongo: Mongo) {
+  const c = mongo.c.couponReleases;
+  const idOf = (couponId: string, subscription: string) => `${couponId}:${subscription}`;
+  return {
+    /** Whether the coupon's owner gave back the subscription's redemption (and it was not counted again since). */
+    has: async (tenantId: string, couponId: string, subscription: string): Promise<boolean> => (await c.findOne({ _id: idOf(couponId, subscription), tenant_id: tenantId })) !== null,
+    /** A repeated mark changes nothing. */
+    mark: (tenantId: string, couponId: string, subscription: string): Promise<void> => insertOnce(c, { _id: idOf(couponId, subscription), tenant_id: tenantId, released_at: new Date() }),
+    unmark: async (couponId: string, subscription: string): Promise<void> => void (await c.deleteOne({ _id: idOf(couponId, subscription) })),
   };
 }
 

@@ -123,8 +123,12 @@ export function versionZeroRecords<T extends Document & { _id: string; version: 
         .limit(limit)
         .toArray() as Promise<T[]>;
     },
-    /** Deletes the record while still at version 0 and answers it as it was; null when a workflow took it over, or it is gone. */
-    takeBack: async (id: string): Promise<T | null> => (await c.findOneAndDelete({ _id: id, version: 0 } as unknown as Filter<T>)) as T | null,
+    /**
+     * Deletes the record while still at version 0 (and, given `createdAt`, still the one created then) and answers
+     * it as it was; null when a workflow took it over, or it is gone.
+     */
+    takeBack: async (id: string, createdAt?: Date): Promise<T | null> =>
+      (await c.findOneAndDelete({ _id: id, version: 0, ...(createdAt ? { created_at: createdAt } : {}) } as unknown as Filter<T>)) as T | null,
     /** Puts back a record takeBack answered (a repeated put-back changes nothing). */
     putBack: (record: T): Promise<void> => insertOnce(c, record as T & OptionalUnlessRequiredId<T>),
   };

@@ -21,3 +21,6 @@ export interface StrandedDiscount {
   /** The promotion code it was counted through, or null. */
   promotionCode?: string | null;
 }
+
+/** A redemption to give back, every field known: the subscription's, on its coupon (and promotion code), in its tenant. */
+export type CountedDiscount = Required<StrandedDiscount>;

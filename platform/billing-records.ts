@@ -50,6 +50,16 @@ export interface TaxRateRecord {
 
 export type CouponDuration = 'once' | 'repeating' | 'forever';
 
+/**
+ * A coupon redemption its owner gave back (a subscription that never started): so a give-back that comes again
+ * after the owner closed, and remembers nothing, gives back nothing. Removed when the subscription is counted again.
+ */
+export interface CouponReleaseRecord {
+  _id: string; // `${coupon}:${subscription}`
+  tenant_id: string;
+  released_at: Date;
+}
+
 export interface CouponRecord {
   _id: string; // coupon_...
   tenant_id: string;

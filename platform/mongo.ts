@@ -35,6 +35,7 @@ import type {
 import type {
   CheckoutSessionRecord,
   CouponRecord,
+  CouponReleaseRecord,
   CreditNoteRecord,
   CustomerBalanceRecord,
   InvoiceRecord,
@@ -87,6 +88,7 @@ export interface Collections {
   taxRates: Collection<TaxRateRecord>;
   coupons: Collection<CouponRecord>;
   promotionCodes: Collection<PromotionCodeRecord>;
+  couponReleases: Collection<CouponReleaseRecord>;
   subscriptions: Collection<SubscriptionRecord>;
   invoices: Collection<InvoiceRecord>;
   creditNotes: Collection<CreditNoteRecord>;
@@ -152,6 +154,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     taxRates: db.collection('tax_rates'),
     coupons: db.collection('coupons'),
     promotionCodes: db.collection('promotion_codes'),
+    couponReleases: db.collection('coupon_releases'),
     subscriptions: db.collection('subscriptions'),
     invoices: db.collection('invoices'),
     creditNotes: db.collection('credit_notes'),
@@ -300,13 +303,13 @@ export const INDEXES: readonly IndexDefinition[] = [
   // Reconciliation: one discrepancy per key (a re-run adds nothing), the operators' list (newest first, by
   // status/kind/tenant), and the windows it reads: captures by when they succeeded, refunds and payouts by creation.
   { collection: 'discrepancies', key: { discrepancy_key: 1 }, unique: true },
-  // Records the stranded-records sweep holds between its delete and its second look, by kind and age.
-  { collection: 'strandedTakenBack', key: { kind: 1, taken_at: 1 } },
   { collection: 'discrepancies', key: { status: 1, created_at: -1, _id: -1 } },
   { collection: 'discrepancies', key: { tenant_id: 1, status: 1, created_at: -1, _id: -1 } },
   { collection: 'paymentIntents', key: { succeeded_at: 1, _id: 1 } },
   { collection: 'refunds', key: { created_at: 1, _id: 1 } },
   { collection: 'payouts', key: { created_at: 1, _id: 1 } },
+  // Records the stranded-records sweep holds between its delete and its second look, by kind and age.
+  { collection: 'strandedTakenBack', key: { kind: 1, taken_at: 1 } },
   ...listIndexes(),
 ];
 

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { invalidRequest, type DomainError } from '../../domain/errors';
 import type { CouponRecord, PromotionCodeRecord } from '../../platform/billing-records';
-import { couponData, promotionCodeData, type StoredCoupon, type StoredPromotionCode } from '../../data/coupons';
+import { couponData, couponReleaseData, promotionCodeData, type StoredCoupon, type StoredPromotionCode } from '../../data/coupons';
+import type { CountedDiscount } from '../../domain/stranded-kinds';
 import { redeemUpdate, releaseUpdate, type CountedRedemption, type RedemptionRejection } from '../../workflows/coupon-redemptions/messages';
 import type { AppDeps } from '../deps';
 import { onCouponOwner, onOwnerIfRunning } from './owner';
@@ -77,23 +78,16 @@ export async function releaseDiscount(deps: AppDeps, tenantId: string, req: { co
   await onOwnerIfRunning(deps, coupon._id, releaseUpdate, [{ subscription: req.subscription }]);
 }
 
-/** A redemption known to be counted and never given back: its subscription, coupon and promotion code. */
-export interface CountedDiscount {
-  tenantId: string;
-  subscription: string;
-  coupon: string;
-  promotionCode: string | null;
-}
-
 /**
- * Gives back a redemption the caller knows was counted and never given back (the stranded-records sweep's
- * subscriptions), through the coupon's owner, started again if it closed: it gives back from the records'
- * figures what it no longer remembers. Answers whether it gave one back (false: it had already, or the coupon
- * is gone).
+ * Gives back a redemption the caller knows was counted (the stranded-records sweep's subscriptions), through the
+ * coupon's owner, started again if it closed: it gives back from the records' figures what it no longer
+ * remembers. A give-back already made (its mark is stored) sends nothing. Answers whether it gave one back
+ * (false: it had already, or the coupon is gone).
  */
 export async function giveBackCountedRedemption(deps: AppDeps, d: CountedDiscount): Promise<boolean> {
   const coupon = await couponData(deps.mongo).find(d.tenantId, d.coupon);
   if (!coupon) return false;
+  if (await couponReleaseData(deps.mongo).has(d.tenantId, coupon._id, d.subscription)) return false;
   const code = d.promotionCode ? await promotionCodeData(deps.mongo).find(d.tenantId, d.promotionCode) : null;
   const counted: CountedRedemption = {
     promotionCode: code?._id ?? null,
@@ -101,6 +95,8 @@ export async function giveBackCountedRedemption(deps: AppDeps, d: CountedDiscoun
     codeOnRecord: code ? { timesRedeemed: code.times_redeemed, version: code.version, active: code.active } : null,
   };
   const result = await onCouponOwner(deps, d.tenantId, coupon._id, releaseUpdate, [{ subscription: d.subscription, counted }]);
+  // An owner still on code from before `counted` (a deploy under way) ignored it: not an answer, so try again later.
+  if (!result.released && !result.countedHeard) throw new Error(`the owner of ${coupon._id} runs code that ignores a counted release; try again once every worker is upgraded`);
   return result.released;
 }
 

@@ -196,13 +196,19 @@ export async function createSubscription(
   };
   try {
     await storeWebhookSecrets(deps.mongo, webhooks);
+  } catch (err) {
+    await giveBack();
+    throw err;
+  }
+  try {
     await subs.insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) {
-      // The insert may have landed though it failed. Take it back first: a record still at version 0 always
-      // holds its redemption (the stranded-records sweep gives back what such a record holds), so only once
-      // none stands is the redemption given back here; if the take-back fails too, the sweep will (if it landed).
-      if (await subs.takeBack(id).then(() => true, () => false)) await giveBack();
+      // The insert may have landed though it failed: take this attempt's record back (by its created_at, never a
+      // concurrent create's under the same key), so that none stands. Should that fail too and one stand, the
+      // sweep takes it back later and finds this give-back's mark: the redemption is not given back twice.
+      await subs.takeBack(id, now).catch(() => undefined);
+      await giveBack();
       throw err;
     }
     // A concurrent create with the same key won: the redemption counted is the winner's (same id); only

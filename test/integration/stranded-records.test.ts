@@ -1,10 +1,11 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { randomInt, randomUUID } from 'node:crypto';
-import { redeemDiscount } from '../../api/coupons/redeem';
+import { redeemDiscount, releaseDiscount } from '../../api/coupons/redeem';
 import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import type { AppDeps } from '../../api/deps';
+import { strandedTakenBackData } from '../../data/stranded-taken-back';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { couponRedemptionsWorkflowId } from '../../workflows/coupon-redemptions/messages';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
@@ -272,7 +273,6 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   const outcome = await sweep(60);
   expect(outcome.subscription.named).toEqual(expect.arrayContaining([stranded, strandedWithCode]));
   expect(outcome.subscription.released).toBeGreaterThanOrEqual(2);
-  expect(outcome.subscription.ownerClosed).toBe(0);
   expect(await subscriptions().findOne({ _id: stranded } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
   expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).status).toBe(404);
@@ -287,58 +287,143 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   expect((await subscriptions().findOne({ _id: real.body.subscription } as never))?.version).toBeGreaterThan(0);
 });
 
+/** Holds a copy of `record` as the sweep does before its delete, as if held an hour ago (a sweep that died since). */
+async function heldAnHourAgo(kind: string, record: { _id: string; created_at: Date }) {
+  await strandedTakenBackData(db).hold(kind as never, record);
+  await db.c.strandedTakenBack.updateMany({ 'record._id': record._id } as never, { $set: { taken_at: HOUR_AGO() } });
+}
+const heldCopies = (id: string) => db.c.strandedTakenBack.countDocuments({ 'record._id': id } as never);
+
+/** A subscription record as a create leaves it at version 0, with a coupon's redemption and, if given, a webhook secret. */
+const subscriptionRecord = (sub: string, coupon: string, secretRef?: string) => ({
+  _id: sub,
+  tenant_id: m.tenant,
+  snapshot: { id: sub, discount: { coupon, promotionCode: null, start: Date.now(), end: null } },
+  webhooks: secretRef ? [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }] : [],
+  created_at: HOUR_AGO(),
+  version: 0,
+});
+
 test('a sweep that died between its delete and its second look loses nothing: the next one puts back or frees what it held', async () => {
-  const held = () => db.db.collection('stranded_taken_back');
   // An intent the dead sweep deleted whose workflow exists (a resend started it in the window): it goes back.
   const real = await createdIntent();
   await intents().deleteOne({ _id: real._id } as never);
-  await held().insertOne({ _id: `payment_intent:${real._id}`, kind: 'payment_intent', record: real, taken_at: HOUR_AGO() } as never);
-  // A subscription it deleted, without a workflow: its webhook secret and its coupon's redemption are freed.
+  await heldAnHourAgo('payment_intent', real as never);
+  // A subscription it deleted, without a workflow, whose coupon's owner has closed since: its webhook secret
+  // and its coupon's redemption are freed.
   const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
   const sub = idOf('sub');
   await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
   await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
   const secretRef = await plantedSecrets('whsec-held');
-  const subRecord = {
-    _id: sub,
-    tenant_id: m.tenant,
-    snapshot: { id: sub, discount: { coupon, promotionCode: null, start: Date.now(), end: null } },
-    webhooks: [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }],
-    created_at: HOUR_AGO(),
-    version: 0,
-  };
-  await held().insertOne({ _id: `subscription:${sub}`, kind: 'subscription', record: subRecord, taken_at: HOUR_AGO() } as never);
+  await heldAnHourAgo('subscription', subscriptionRecord(sub, coupon, secretRef));
+  // A subscription it held but died before deleting, which this sweep's pages do not reach (it looks at
+  // records older than a week): deleted now, and freed a recheck later, not before.
+  const standing = idOf('sub');
+  const standingSecret = await plantedSecrets('whsec-standing');
+  const standingRecord = { ...subscriptionRecord(standing, coupon, standingSecret), snapshot: { id: standing, discount: null } };
+  await subscriptions().insertOne(standingRecord as never);
+  await heldAnHourAgo('subscription', standingRecord);
 
-  const outcome = await sweep(60);
+  const outcome = await sweep(7 * 86_400);
   expect(outcome.payment_intent.putBack).toBeGreaterThanOrEqual(1);
   expect(await intents().findOne({ _id: real._id } as never)).toEqual(real);
   expect((await api.get(`/v202607/payment-intents/${real._id}`, m.secretKey)).status).toBe(200);
   expect(outcome.subscription.named).toContain(sub);
-  expect(await subscriptions().findOne({ _id: sub } as never)).toBeNull();
   expect(await secrets().findOne({ _id: secretRef } as never)).toBeNull();
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
-  expect(await held().countDocuments({ _id: { $in: [`payment_intent:${real._id}`, `subscription:${sub}`] } } as never)).toBe(0);
+  expect(await heldCopies(String(real._id))).toBe(0);
+  expect(await heldCopies(sub)).toBe(0);
+  // The one still standing: deleted, still held, its secret kept until the recheck.
+  expect(outcome.subscription.named).not.toContain(standing);
+  expect(await subscriptions().findOne({ _id: standing } as never)).toBeNull();
+  expect(await heldCopies(standing)).toBe(1);
+  expect(await secrets().findOne({ _id: standingSecret } as never)).not.toBeNull();
+  await new Promise((r) => setTimeout(r, 600)); // past the sweep's recheck (500 ms here)
+  expect((await sweep(7 * 86_400)).subscription.named).toContain(standing);
+  expect(await heldCopies(standing)).toBe(0);
+  expect(await secrets().findOne({ _id: standingSecret } as never)).toBeNull();
 });
 
-test('a subscription create whose insert landed but answered an error takes its record back before giving its redemption back', async () => {
-  const { customer, card, plan } = await subscribedCustomer();
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
-  // The subscriptions collection as a create sees it when the connection drops after the server applied the insert.
+test('a redemption given back before its owner closed is not given back again when a held copy of its subscription comes back', async () => {
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 2 }, m.secretKey)).body.coupon as string;
+  const [given, kept] = [idOf('sub'), idOf('sub')];
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: given, currency: 'EUR' });
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: kept, currency: 'EUR' });
+  // Given back once (a create that failed, or a sweep that died after the give-back), then the owner closed.
+  await releaseDiscount(deps, m.tenant, { coupon, subscription: given });
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
+  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  await heldAnHourAgo('subscription', subscriptionRecord(given, coupon));
+
+  const outcome = await sweep(7 * 86_400);
+  expect(outcome.subscription.named).toContain(given);
+  expect(outcome.subscription.notGivenBack).toBeGreaterThanOrEqual(1);
+  // Still the one use of `kept`: a new run of the owner would have given `given` back a second time.
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
+  expect(await heldCopies(given)).toBe(0);
+});
+
+test('a held copy that cannot be settled stays held and counted; the others are settled', async () => {
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once' }, m.secretKey)).body.coupon as string;
+  const good = idOf('sub');
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: good, currency: 'EUR' });
+  // A copy whose discount names figures the owner refuses (as if the coupon record were damaged).
+  const bad = idOf('sub');
+  const badCoupon = idOf('coupon');
+  await db.c.coupons.insertOne({ _id: badCoupon, tenant_id: m.tenant, times_redeemed: -1, version: 0, created_at: new Date() } as never);
+  await heldAnHourAgo('subscription', subscriptionRecord(bad, badCoupon));
+  await heldAnHourAgo('subscription', subscriptionRecord(good, coupon));
+  try {
+    const outcome = await sweep(7 * 86_400);
+    expect(outcome.subscription.named).toContain(good);
+    expect(outcome.subscription.named).not.toContain(bad);
+    expect(outcome.subscription.unknown).toBeGreaterThanOrEqual(1);
+    expect(await heldCopies(bad)).toBe(1);
+    expect(await heldCopies(good)).toBe(0);
+    expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0 });
+  } finally {
+    await db.c.strandedTakenBack.deleteMany({ 'record._id': bad } as never);
+    await db.c.coupons.deleteOne({ _id: badCoupon } as never);
+  }
+});
+
+/** The subscriptions collection as a create sees it when `insertOne` (and, if given, `findOneAndDelete`) fails as given. */
+function failingSubscriptions(insertOne: (doc: never) => Promise<never>, findOneAndDelete?: () => Promise<never>): AppDeps {
   const real = db.c.subscriptions;
-  const lostAnswer = new Proxy(real, {
+  const failing = new Proxy(real, {
     get(target, prop) {
-      if (prop === 'insertOne') return async (doc: never) => { await target.insertOne(doc); throw new Error('connection reset (the insert landed; its answer was lost)'); };
+      if (prop === 'insertOne') return insertOne;
+      if (prop === 'findOneAndDelete' && findOneAndDelete) return findOneAndDelete;
       const v = Reflect.get(target, prop);
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
-  const dropping: AppDeps = { ...deps, mongo: { ...db, c: { ...db.c, subscriptions: lostAnswer } } };
+  return { ...deps, mongo: { ...db, c: { ...db.c, subscriptions: failing } } };
+}
+
+test('a subscription create whose insert failed gives its redemption back, and takes back its record if the insert landed after all', async () => {
+  const { customer, card, plan } = await subscribedCustomer();
   const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
-  const body = subscriptionCreateBody.parse({ customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid, coupon });
-  await expect(createSubscription(dropping, auth, body)).rejects.toThrow(/connection reset/);
-  // Nothing stands at version 0 holding the redemption the create gave back (the sweep would give it back twice).
-  expect(await subscriptions().countDocuments({ tenant_id: m.tenant, 'snapshot.discount.coupon': coupon } as never)).toBe(0);
-  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+  const create = async (d: AppDeps) => {
+    const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid, coupon });
+    await expect(createSubscription(d, auth, body)).rejects.toThrow(/connection reset/);
+    return coupon;
+  };
+  // The insert landed, its answer was lost: the record is taken back, then the redemption given back.
+  const landed = await create(failingSubscriptions(async (doc) => {
+    await db.c.subscriptions.insertOne(doc);
+    throw new Error('connection reset (the insert landed; its answer was lost)');
+  }));
+  expect(await subscriptions().countDocuments({ tenant_id: m.tenant, 'snapshot.discount.coupon': landed } as never)).toBe(0);
+  expect((await api.get(`${V}/coupons/${landed}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+  // The insert did not land and the take-back failed too (the database down): the redemption is given back all the same.
+  const lost = await create(failingSubscriptions(
+    async () => { throw new Error('connection reset (the insert did not land)'); },
+    async () => { throw new Error('connection reset (no take-back either)'); },
+  ));
+  expect((await api.get(`${V}/coupons/${lost}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {

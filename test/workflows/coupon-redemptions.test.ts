@@ -284,16 +284,16 @@ describe('a coupon redemption owner', () => {
       expect(await redeem(q, f, coupon, 'sub_eu_v1', { code })).toMatchObject({ ok: true, couponTimesRedeemed: 1, promotionCodeTimesRedeemed: 1 });
       expect(await redeem(q, f, coupon, 'sub_eu_v2')).toMatchObject({ ok: true, couponTimesRedeemed: 2 });
       // Remembered: given back as counted, whatever figures come with it.
-      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: true, couponTimesRedeemed: 1 });
-      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: false, couponTimesRedeemed: 1 });
+      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: true, couponTimesRedeemed: 1, countedHeard: true });
+      expect(await giveBack(q, 'sub_eu_v2', null)).toEqual({ released: false, couponTimesRedeemed: 1, countedHeard: true });
       await testEnv().sleep(3 * HOUR);
       expect((await owner(coupon.id).describe()).status.name).toBe('COMPLETED');
       const closedAt = { coupon: f.records.get(coupon.id)!, code: f.records.get(code.id)! };
       expect(closedAt.coupon.times_redeemed).toBe(1);
 
       // A new run remembers nothing of sub_eu_v1; vouched, it gives it back from the records, on the code too.
-      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: true, couponTimesRedeemed: 0 });
-      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: false, couponTimesRedeemed: 0 });
+      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: true, couponTimesRedeemed: 0, countedHeard: true });
+      expect(await giveBack(q, 'sub_eu_v1', code.id)).toEqual({ released: false, couponTimesRedeemed: 0, countedHeard: true });
       // Not vouched, an unknown subscription gives nothing back.
       expect(await owner(coupon.id).executeUpdate(releaseUpdate, { args: [{ subscription: 'sub_eu_never' }] })).toEqual({ released: false, couponTimesRedeemed: 0 });
       expect(f.records.get(coupon.id)).toEqual({ version: expect.any(Number), times_redeemed: 0 });

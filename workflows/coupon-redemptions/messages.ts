@@ -82,9 +82,10 @@ export interface ReleaseRequest {
   subscription: string;
   /**
    * Sent by a caller that knows the subscription's redemption was counted and never given back (the
-   * stranded-records sweep: a subscription still at version 0 had redeemed before its insert, and every other
-   * give-back deletes the record first). An owner that does not remember the subscription (it closed, idle,
-   * since the count) gives it back from these figures; one that remembers it, or its release, ignores them.
+   * stranded-records sweep: a subscription still at version 0 had redeemed before its insert). An owner that
+   * does not remember the subscription (it closed, idle, since the count) gives it back from these figures; one
+   * that remembers it, or its release, ignores them. A run that closed remembers nothing, so the caller first
+   * looks for the mark every give-back leaves (couponReleaseData in data/coupons.ts) and sends nothing if there is one.
    */
   counted?: CountedRedemption;
 }
@@ -101,6 +102,8 @@ export interface ReleaseResult {
   /** False when the subscription had no redemption here (never counted, or released already, or unknown and not `counted`). */
   released: boolean;
   couponTimesRedeemed: number | null;
+  /** Set when the request was `counted` and the owner's code knows what that means (an owner from before would ignore it). */
+  countedHeard?: true;
 }
 
 /** The merchant changes a promotion code (POST /promotion-codes/{id}): through the owner, its one writer. */

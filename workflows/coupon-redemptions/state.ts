@@ -32,6 +32,10 @@ interface CodeCount extends Owned {
 export interface Dirty {
   coupon: boolean;
   code: string | null;
+  /** The subscription whose redemption it gave back (marked, durably: see couponReleaseData). */
+  givenBack?: string;
+  /** The subscription it counted (an earlier give-back's mark goes). */
+  counted?: string;
 }
 
 // A coupon's redemptions as plain code: what a redemption, a release and the merchant's changes do to the
@@ -101,7 +105,7 @@ export class RedemptionState {
     this.remember(req.subscription, codeId);
     return {
       result: { ok: true, couponTimesRedeemed: coupon.timesRedeemed, promotionCodeTimesRedeemed: code?.timesRedeemed ?? null },
-      dirty: { coupon: true, code: codeId },
+      dirty: { coupon: true, code: codeId, counted: req.subscription },
     };
   }
 
@@ -117,6 +121,7 @@ export class RedemptionState {
    * this run gave it back already: an owner started again after an idle close remembers none it counted.
    */
   release(subscription: string, counted?: CountedRedemption): { result: ReleaseResult; dirty: Dirty | null } {
+    const heard = counted ? { countedHeard: true as const } : {};
     let codeId: string | null;
     if (this.redemptions.has(subscription) && this.coupon) {
       codeId = this.redemptions.get(subscription) ?? null;
@@ -125,14 +130,14 @@ export class RedemptionState {
       this.couponOf(counted.couponOnRecord);
       codeId = counted.promotionCode;
       if (codeId !== null && counted.codeOnRecord) this.codeOf(codeId, counted.codeOnRecord);
-    } else return { result: { released: false, couponTimesRedeemed: this.coupon?.timesRedeemed ?? null }, dirty: null };
+    } else return { result: { released: false, couponTimesRedeemed: this.coupon?.timesRedeemed ?? null, ...heard }, dirty: null };
     const coupon = this.coupon!;
     coupon.timesRedeemed = Math.max(0, coupon.timesRedeemed - 1);
     const code = codeId !== null ? this.codes.get(codeId) : undefined;
     if (code) code.timesRedeemed = Math.max(0, code.timesRedeemed - 1);
     this.released.add(subscription);
     if (this.released.size > REDEMPTIONS_KEPT) this.released.delete(this.released.values().next().value!);
-    return { result: { released: true, couponTimesRedeemed: coupon.timesRedeemed }, dirty: { coupon: true, code: code ? codeId : null } };
+    return { result: { released: true, couponTimesRedeemed: coupon.timesRedeemed, ...heard }, dirty: { coupon: true, code: code ? codeId : null, givenBack: subscription } };
   }
 
   /** The merchant's change of a promotion code: `active` counts at once for redemptions. */
@@ -176,7 +181,7 @@ export class RedemptionState {
       coupon: this.coupon ? { ...this.coupon } : null,
       codes: [...this.codes].map(([id, c]) => [id, { ...c }]),
       redemptions: [...this.redemptions],
-      // Left out when empty, so a run that released nothing hands on what runs from before did.
+      // Left out when empty: the carried state keeps the shape it had before releases were remembered.
       ...(this.released.size ? { released: [...this.released] } : {}),
     };
   }

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
 import {
@@ -15,6 +15,9 @@ import {
 } from './messages';
 import { RedemptionState, type Dirty } from './state';
 import { historyFloor } from '../serial-writer';
+
+/** Runs from before an owner gave back a release vouched `counted` that it did not remember. */
+const COUNTED_RELEASE_PATCH = 'coupon-release-counted';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -46,7 +49,15 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
   const write = (dirty: Dirty | null, metadata?: Record<string, string>): void => {
     if (!dirty) return;
     if (dirty.coupon && s.coupon) {
-      const w = { tenantId: input.tenantId, couponId: input.couponId, version: s.nextCouponVersion(floorOf('coupon', s.coupon.version)), timesRedeemed: s.coupon.timesRedeemed, deletedAt: s.coupon.deletedAt };
+      const w = {
+        tenantId: input.tenantId,
+        couponId: input.couponId,
+        version: s.nextCouponVersion(floorOf('coupon', s.coupon.version)),
+        timesRedeemed: s.coupon.timesRedeemed,
+        deletedAt: s.coupon.deletedAt,
+        ...(dirty.givenBack !== undefined ? { givenBack: dirty.givenBack } : {}),
+        ...(dirty.counted !== undefined ? { counted: dirty.counted } : {}),
+      };
       writes = writes.then(() => store.saveCouponRedemptions(w));
     }
     const code = dirty.code !== null ? s.codes.get(dirty.code) : undefined;
@@ -76,7 +87,9 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
   );
   const release = async ({ subscription, counted }: ReleaseRequest) => {
     handled += 1;
-    const { result, dirty } = s.release(subscription, counted);
+    // An owner from before `counted` ignored it (and did not say it heard it): its runs replay that way.
+    const heard = counted !== undefined && patched(COUNTED_RELEASE_PATCH) ? counted : undefined;
+    const { result, dirty } = s.release(subscription, heard);
     write(dirty);
     await writes;
     return result;

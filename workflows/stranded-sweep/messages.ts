@@ -24,7 +24,7 @@ export interface StrandedKindOutcome {
   putBack: number;
   /** Coupon redemptions of subscriptions taken back, given back by the coupon's owner (started again if it had closed). */
   released: number;
-  /** ... and those the owner had given back already (a repeated give-back), or whose coupon is gone. */
+  /** ... and those given back already (by a sweep that died, or by the create), or whose coupon is gone. */
   notGivenBack: number;
   /** Runs from before the give-back through the owner's start: those whose owner had closed, the count left as it was. */
   ownerClosed: number;

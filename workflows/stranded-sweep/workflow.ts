@@ -75,7 +75,7 @@ export async function strandedSweepWorkflow(input: StrandedSweepInput): Promise<
         const o = outcome[k];
         const notGiven = [o.notGivenBack ? `${o.notGivenBack} given back already` : '', o.ownerClosed ? `${o.ownerClosed} not (the coupon's owner had closed)` : ''].filter(Boolean);
         const given = o.released + o.notGivenBack + o.ownerClosed > 0 ? `; coupon redemptions: ${[`${o.released} given back`, ...notGiven].join(', ')}` : '';
-        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} unknown (Temporal did not answer), ${o.putBack} put back (workflow started meanwhile)${given}`;
+        const line = `- ${k}: ${o.found} found; ${o.takenBack} taken back (no workflow), ${o.kept} kept (workflow exists), ${o.unknown} left for the next run (Temporal did not answer, or not settled yet), ${o.putBack} put back (workflow started meanwhile)${given}`;
         return o.named.length ? `${line}\n  - ${o.named.join('\n  - ')}` : line;
       }),
     ].join('\n'),
