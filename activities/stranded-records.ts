@@ -75,6 +75,9 @@ export interface StrandedSweepResult {
   next: VersionZeroCursor | null;
 }
 
+/** Held copies that may fail to settle in one call before the call leaves the rest for later. */
+const MAX_FAILED_SETTLES = 5;
+
 type Swept = { _id: string; version: number; created_at: Date; tenant_id: string };
 interface Kind<T extends Swept> {
   records: ReturnType<typeof versionZeroRecords<T>>;
@@ -117,13 +120,14 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
   /**
    * A held copy, a recheck's time after its delete: put back if its workflow exists now (or Temporal does not
    * say); else its webhook secrets are removed and its coupon redemption given back (`givenBack`: null when it
-   * had none), and the copy let go.
+   * had none, or another record stands under its id), and the copy let go.
    */
-  async function settle(ctx: Context, kindName: StrandedKind, r: Swept): Promise<'put_back' | 'deleted_now' | { givenBack: boolean | null }> {
+  async function settle(ctx: Context, kindName: StrandedKind, h: { _id: string; record: Swept }): Promise<'put_back' | 'deleted_now' | { givenBack: boolean | null }> {
     const { records, secretsOf, discountOf } = kinds[kindName];
+    const r = h.record;
     if ((await workflowExistence(ctx.client, r._id)) !== false) {
       await records.putBack(r);
-      await held.drop(kindName, r);
+      await held.drop(h._id);
       deps.logger.warn({ kind: kindName, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
       return 'put_back';
     }
@@ -134,9 +138,11 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
       return 'deleted_now';
     }
     for (const id of secretsOf(r)) await secrets.remove(id);
+    // Another record under the same id (a resend with the same key made it again, not yet started) holds the
+    // redemption now: the owner counts one per subscription id, so it is not given back.
     const discount = discountOf?.(r);
-    const givenBack = discount ? await redemptions().giveBack(ctx.client, discount) : null;
-    await held.drop(kindName, r);
+    const givenBack = discount && !(await records.standing(r._id)) ? await redemptions().giveBack(ctx.client, discount) : null;
+    await held.drop(h._id);
     deps.logger.warn({ kind: kindName, id: r._id, tenant: r.tenant_id, createdAt: r.created_at }, 'stranded record taken back: version 0 and no workflow');
     return { givenBack };
   }
@@ -171,16 +177,19 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
           if (gone) {
             await held.hold(req.kind, gone); // as deleted, should it have changed since the page was read
             deleted += 1;
-          } else await held.drop(req.kind, r); // its workflow took it over, or its create took it back, meanwhile
+          }
+          // Else its workflow took it over, its create took it back, or another sweep deleted it meanwhile: the
+          // copy stays for the recheck, which puts back nothing that stands and frees only what is gone.
         }
       }
       if (deleted > 0) await waitHeartbeating(ctx, req.recheckAfterMs);
       // Everything held for a recheck's time or longer: this call's, and any a sweep that died left behind.
+      let failed = 0;
       for (const h of await held.heldSince(req.kind, new Date(Date.now() - req.recheckAfterMs), 2 * req.limit)) {
         const r = h.record as Swept;
         ctx.heartbeat(r._id);
         try {
-          const settled = await settle(ctx, req.kind, r);
+          const settled = await settle(ctx, req.kind, { _id: h._id, record: r });
           if (settled === 'put_back') result.putBack += 1;
           else if (settled === 'deleted_now') result.unknown += 1;
           else {
@@ -189,9 +198,13 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
             else if (settled.givenBack === false) result.notGivenBack += 1;
           }
         } catch (err) {
-          // One copy that fails (its coupon's owner unreachable, say) stays held for the next call; the rest go on.
+          if (err instanceof ApplicationFailure && err.nonRetryable) throw err; // a misconfigured worker fails the sweep loudly
+          // One copy that fails (its coupon's owner unreachable, say) goes to the back for a later call; the rest go on.
           result.unknown += 1;
+          await held.postpone(h._id).catch(() => undefined);
           deps.logger.warn({ kind: req.kind, id: r._id, tenant: r.tenant_id, err }, 'stranded record held: could not settle it yet');
+          // Many failing in one call (the database or Temporal in trouble): the rest wait for a later call.
+          if (++failed >= MAX_FAILED_SETTLES) break;
         }
       }
       return result;

@@ -129,6 +129,8 @@ export function versionZeroRecords<T extends Document & { _id: string; version: 
      */
     takeBack: async (id: string, createdAt?: Date): Promise<T | null> =>
       (await c.findOneAndDelete({ _id: id, version: 0, ...(createdAt ? { created_at: createdAt } : {}) } as unknown as Filter<T>)) as T | null,
+    /** Whether a record with this id stands, at any version. */
+    standing: async (id: string): Promise<boolean> => (await c.findOne({ _id: id } as Filter<T>, { projection: { _id: 1 } })) !== null,
     /** Puts back a record takeBack answered (a repeated put-back changes nothing). */
     putBack: (record: T): Promise<void> => insertOnce(c, record as T & OptionalUnlessRequiredId<T>),
   };

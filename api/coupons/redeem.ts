@@ -73,9 +73,16 @@ export async function redeemDiscount(
  */
 export async function releaseDiscount(deps: AppDeps, tenantId: string, req: { coupon: string; subscription: string }): Promise<void> {
   const coupon = await couponData(deps.mongo).find(tenantId, req.coupon);
-  if (!coupon) return;
-  // A closed owner remembers no subscription, so there is nothing to release then: no need to start it.
-  await onOwnerIfRunning(deps, coupon._id, releaseUpdate, [{ subscription: req.subscription }]);
+  if (coupon) await releaseRedeemed(deps, coupon._id, req.subscription);
+}
+
+/**
+ * Gives back what redeemDiscount counted for `subscription` on `couponId` (a coupon it answered), reading
+ * nothing first: a create whose insert failed with the database down still reaches the owner, whose own
+ * write waits for the database. A closed owner remembers no subscription, so there is nothing to release then.
+ */
+export async function releaseRedeemed(deps: AppDeps, couponId: string, subscription: string): Promise<void> {
+  await onOwnerIfRunning(deps, couponId, releaseUpdate, [{ subscription }]);
 }
 
 /**

@@ -31,7 +31,7 @@ import {
 import type { AppDeps, AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
 import { assertChargeable } from '../cards-mit/service';
-import { redeemDiscount, releaseDiscount, type RedeemedDiscount } from '../coupons/redeem';
+import { redeemDiscount, releaseRedeemed, type RedeemedDiscount } from '../coupons/redeem';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { runUpdate, withDeadline } from '../http/workflow-calls';
 import type { SubscriptionCreateBody, SubscriptionUpdateBody } from './schemas';
@@ -134,7 +134,7 @@ export async function createSubscription(
   if (body.coupon !== undefined || body.promotion_code !== undefined)
     redeemed = await redeemDiscount(deps, auth.tenantId, { coupon: body.coupon, promotionCode: body.promotion_code, subscription: id, currency: priced.currency });
   const giveBack = async () => {
-    if (redeemed) await releaseDiscount(deps, auth.tenantId, { coupon: redeemed.coupon._id, subscription: id }).catch(() => undefined);
+    if (redeemed) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
   };
   const coupon = redeemed?.coupon;

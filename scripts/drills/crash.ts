@@ -1,4 +1,9 @@
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
 import { documentedOperations } from '../../api/openapi/document';
+import { newId } from '../../platform/ids';
+import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
+import type { Stack } from '../stack';
 import { exampleFor } from '../../api/openapi/examples';
 import { allRoutes } from '../../api/routes';
 import { createTenant, gatewayEffects, isLive, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
@@ -8,6 +13,8 @@ import { bind, newKnown, ok, populate } from './objects';
 // charges, refunds and payouts are in flight, restarted each time. Then: every operation the API accepted
 // reaches its final state (0 lost), and the gateway sandbox shows at most one effect per charge, refund and
 // payout (0 duplicates: its /v1/effects lists every effect with the idempotency key it was made under).
+// Last, the stranded-records sweep is killed between its deletes and its second look: the next attempt
+// settles what it held (the records gone, their webhook secrets removed, nothing left held).
 
 const KILLS = Number(process.env.DRILL_KILLS ?? 10);
 const INTENTS_PER_ROUND = 3;
@@ -141,6 +148,7 @@ export async function crashDrill(): Promise<number> {
     say(`  lost: ${lost.length}; final but not a success: ${wrong.length}`);
     say(`  gateway effects: ${effects.length} in all (incl. the setup's); drill operations with exactly one live effect: ${matched - duplicates} of ${accepted.length}; duplicates: ${duplicates}; replays answered from a key: ${replays}`);
     for (const o of wrong) findings.push(`ended ${states.get(o.id!)}: ${o.kind} ${o.id}`);
+    await sweepKilledInItsWait(stack, sent.find((o) => o.kind === 'charge' && o.id)?.id ?? null, findings);
     for (const f of findings) say(`FINDING ${f}`);
     say(`\ncrash: ${findings.length} findings`);
     return findings.length > 0 ? 1 : 0;
@@ -152,4 +160,71 @@ export async function crashDrill(): Promise<number> {
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)]! : NaN;
+}
+
+const STRANDED = 20;
+
+/**
+ * STRANDED intents planted as a create leaves them when its start failed (version 0, an hour old, each with a
+ * webhook secret of its own); the sweep run with a 20 s second look; the worker SIGKILLed once the sweep has
+ * deleted them all (it is then waiting), and restarted. The activity's next attempt (after its 1 min heartbeat
+ * timeout) must settle every one: record gone, secret removed, no copy left in `stranded_taken_back`.
+ */
+async function sweepKilledInItsWait(stack: Stack, templateId: string | null, findings: string[]): Promise<void> {
+  if (!templateId) return void findings.push('sweep kill: no intent to copy');
+  const mongo = await MongoClient.connect(stack.mongoUri);
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const db = mongo.db();
+    const client = new Client({ connection });
+    const template = await db.collection('payment_intents').findOne({ _id: templateId } as never);
+    if (!template) return void findings.push(`sweep kill: no intent ${templateId} to copy`);
+    const hourAgo = new Date(Date.now() - 3600_000);
+    const ids: string[] = [];
+    const secretIds: string[] = [];
+    for (let i = 0; i < STRANDED; i++) {
+      const id = newId('pi', 'eu');
+      const secret = newId('whs', 'eu');
+      await db.collection('webhook_secrets').insertOne({ _id: secret, tenant_id: template.tenant_id, secrets: ['whsec-drill'], created_at: hourAgo } as never);
+      // As a create inserts it: nothing paid, no attempt.
+      const { _id, transactions, succeeded_at, amount_paid, amount_refunded, gateway_charge_id, connector_used, ...rest } = template;
+      await db.collection('payment_intents').insertOne({
+        ...rest,
+        _id: id,
+        status: 'pending',
+        version: 0,
+        created_at: hourAgo,
+        idempotency_key: null,
+        idempotency_scope: `${template.tenant_id}:drill-stranded:${id}`,
+        webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.succeeded'], secretRef: `${secret}#0` }],
+      } as never);
+      ids.push(id);
+      secretIds.push(secret);
+    }
+    const t0 = Date.now();
+    const run = client.workflow.execute(STRANDED_SWEEP_WORKFLOW, {
+      taskQueue: stack.env.TEMPORAL_TASK_QUEUE ?? 'payments',
+      workflowId: `drill-sweep-kill-${Date.now()}`,
+      args: [{ olderThanSeconds: 60, recheckAfterMs: 20_000 }],
+    }) as Promise<StrandedSweepOutcome>;
+    const held = () => db.collection('stranded_taken_back').countDocuments({ 'record._id': { $in: ids } } as never);
+    const standing = () => db.collection('payment_intents').countDocuments({ _id: { $in: ids } } as never);
+    await until('the sweep holding all it deleted', async () => ((await held()) === STRANDED && (await standing()) === 0 ? true : undefined), 60_000);
+    const killedAt = Date.now() - t0;
+    await stack.procs.worker!.stop('SIGKILL');
+    await stack.startWorker();
+    const outcome = await run;
+    const tookMs = Date.now() - t0;
+    const left = { records: await standing(), held: await held(), secrets: await db.collection('webhook_secrets').countDocuments({ _id: { $in: secretIds } } as never) };
+    say(
+      `\nsweep killed in its wait: ${STRANDED} stranded intents held and deleted, worker SIGKILLed ${killedAt} ms after the sweep began; ` +
+        `it ended after ${tookMs} ms having taken back ${outcome.payment_intent.takenBack}; left: ${left.records} records, ${left.held} held copies, ${left.secrets} of their webhook secrets`,
+    );
+    if (left.records || left.held || left.secrets) findings.push(`sweep kill: ${left.records} records, ${left.held} held copies and ${left.secrets} webhook secrets left`);
+  } catch (err) {
+    findings.push(`sweep kill: ${String(err)}`);
+  } finally {
+    await connection.close();
+    await mongo.close();
+  }
 }

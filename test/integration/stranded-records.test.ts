@@ -364,6 +364,22 @@ test('a redemption given back before its owner closed is not given back again wh
   expect(await heldCopies(given)).toBe(0);
 });
 
+test('a subscription counted again after its give-back, then stranded, is given back again', async () => {
+  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const sub = idOf('sub');
+  // Counted, given back (a create that failed: the mark), counted again (a resend with the same key: no mark).
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
+  await releaseDiscount(deps, m.tenant, { coupon, subscription: sub });
+  await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: false });
+  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  await heldAnHourAgo('subscription', subscriptionRecord(sub, coupon));
+
+  const outcome = await sweep(7 * 86_400);
+  expect(outcome.subscription.named).toContain(sub);
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+});
+
 test('a held copy that cannot be settled stays held and counted; the others are settled', async () => {
   const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once' }, m.secretKey)).body.coupon as string;
   const good = idOf('sub');
@@ -418,11 +434,26 @@ test('a subscription create whose insert failed gives its redemption back, and t
   }));
   expect(await subscriptions().countDocuments({ tenant_id: m.tenant, 'snapshot.discount.coupon': landed } as never)).toBe(0);
   expect((await api.get(`${V}/coupons/${landed}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
-  // The insert did not land and the take-back failed too (the database down): the redemption is given back all the same.
-  const lost = await create(failingSubscriptions(
-    async () => { throw new Error('connection reset (the insert did not land)'); },
-    async () => { throw new Error('connection reset (no take-back either)'); },
-  ));
+  // The insert did not land, and from then on the database answers nothing (the take-back and every read fail):
+  // the redemption is given back all the same, by the coupon's owner, which reads nothing to do it.
+  const down = { now: false };
+  const outage = failingSubscriptions(
+    async () => {
+      down.now = true;
+      throw new Error('connection reset (the insert did not land)');
+    },
+    async () => {
+      throw new Error('connection reset (no take-back either)');
+    },
+  );
+  const coupons = new Proxy(db.c.coupons, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop);
+      if (typeof v !== 'function') return v;
+      return (...args: unknown[]) => (down.now ? Promise.reject(new Error('connection reset (database down)')) : (v as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+  const lost = await create({ ...outage, mongo: { ...outage.mongo, c: { ...outage.mongo.c, coupons } } });
   expect((await api.get(`${V}/coupons/${lost}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
 });
 
