@@ -122,10 +122,15 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
    * say); else its webhook secrets are removed and its coupon redemption given back (`givenBack`: null when it
    * had none, or another record stands under its id), and the copy let go.
    */
-  async function settle(ctx: Context, kindName: StrandedKind, h: { _id: string; record: Swept }): Promise<'put_back' | 'deleted_now' | { givenBack: boolean | null }> {
+  async function settle(ctx: Context, kindName: StrandedKind, h: { _id: string; record: Swept }): Promise<'kept' | 'put_back' | 'deleted_now' | { givenBack: boolean | null }> {
     const { records, secretsOf, discountOf } = kinds[kindName];
     const r = h.record;
     if ((await workflowExistence(ctx.client, r._id)) !== false) {
+      // Never deleted (its workflow took it over before the delete): nothing to put back.
+      if (await records.standing(r._id)) {
+        await held.drop(h._id);
+        return 'kept';
+      }
       await records.putBack(r);
       await held.drop(h._id);
       deps.logger.warn({ kind: kindName, id: r._id, tenant: r.tenant_id }, 'stranded record put back: its workflow started while the sweep deleted it');
@@ -190,7 +195,8 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         ctx.heartbeat(r._id);
         try {
           const settled = await settle(ctx, req.kind, { _id: h._id, record: r });
-          if (settled === 'put_back') result.putBack += 1;
+          if (settled === 'kept') result.kept += 1;
+          else if (settled === 'put_back') result.putBack += 1;
           else if (settled === 'deleted_now') result.unknown += 1;
           else {
             result.takenBack.push(r._id);
