@@ -9,7 +9,7 @@ import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
 import { webhookSecretData } from '../data/webhook-secrets';
 import { strandedTakenBackData } from '../data/stranded-taken-back';
-import type { CountedDiscount, StrandedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
+import type { CountedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
 import type { SubscriptionRecord, TestClockRecord } from '../platform/billing-records';
@@ -67,10 +67,10 @@ export interface StrandedSweepResult {
   /** ... and those given back already (a sweep that died had, or the create), or whose coupon is gone. */
   notGivenBack: number;
   /**
-   * Empty since this activity gives redemptions back itself. Results recorded before then name them here, for
-   * the sweep's workflow to signal the coupon's owner (and lack `givenBack` and `notGivenBack`).
+   * Only in results recorded before this activity gave redemptions back itself (which lack `givenBack` and
+   * `notGivenBack`): the redemptions, for the sweep's workflow to signal the coupon's owner.
    */
-  discounts: StrandedDiscount[];
+  discounts?: { subscription: string; coupon: string }[];
   /** Where this page ended; null when it was the last. */
   next: VersionZeroCursor | null;
 }
@@ -164,7 +164,6 @@ export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Log
         kept: 0,
         unknown: 0,
         putBack: 0,
-        discounts: [],
         givenBack: 0,
         notGivenBack: 0,
         next: page.length === req.limit && last ? { createdAt: last.created_at.toISOString(), id: last._id } : null,

@@ -13,14 +13,10 @@ export interface VersionZeroCursor {
 }
 
 /** A coupon redemption a stranded subscription's create counted, which the sweep gives back. */
-export interface StrandedDiscount {
+export interface CountedDiscount {
+  tenantId: string;
   subscription: string;
   coupon: string;
-  /** Left out in results recorded before the sweep gave back through the owner's start (a signal then). */
-  tenantId?: string;
   /** The promotion code it was counted through, or null. */
-  promotionCode?: string | null;
+  promotionCode: string | null;
 }
-
-/** A redemption to give back, every field known: the subscription's, on its coupon (and promotion code), in its tenant. */
-export type CountedDiscount = Required<StrandedDiscount>;

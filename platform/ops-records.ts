@@ -83,7 +83,7 @@ export interface DiscrepancyRecord {
  * that second look loses nothing (its retry, or the next run, finishes it).
  */
 export interface StrandedTakenBackRecord {
-  _id: string; // `${kind}:${record id}`
+  _id: string; // `${kind}:${record id}:${its created_at in Unix ms}`
   kind: string;
   /** The record as it was when deleted. */
   record: Record<string, unknown> & { _id: string };

@@ -68,18 +68,10 @@ export async function redeemDiscount(
 }
 
 /**
- * Gives back the redemption counted for `subscription` (idempotent): for a subscription that could not be
- * started. Nothing to give back (never counted, released already, an unknown coupon) changes nothing.
- */
-export async function releaseDiscount(deps: AppDeps, tenantId: string, req: { coupon: string; subscription: string }): Promise<void> {
-  const coupon = await couponData(deps.mongo).find(tenantId, req.coupon);
-  if (coupon) await releaseRedeemed(deps, coupon._id, req.subscription);
-}
-
-/**
- * Gives back what redeemDiscount counted for `subscription` on `couponId` (a coupon it answered), reading
- * nothing first: a create whose insert failed with the database down still reaches the owner, whose own
- * write waits for the database. A closed owner remembers no subscription, so there is nothing to release then.
+ * Gives back what redeemDiscount counted for `subscription` on `couponId` (a coupon it answered), for a
+ * subscription that could not be started (idempotent: nothing to give back changes nothing). It reads nothing
+ * first: a create whose insert failed with the database down still reaches the owner, whose own write waits for
+ * the database. A closed owner remembers no subscription, so there is nothing to release then.
  */
 export async function releaseRedeemed(deps: AppDeps, couponId: string, subscription: string): Promise<void> {
   await onOwnerIfRunning(deps, couponId, releaseUpdate, [{ subscription }]);

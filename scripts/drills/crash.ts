@@ -1,12 +1,9 @@
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import { documentedOperations } from '../../api/openapi/document';
 import { newId } from '../../platform/ids';
-import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import type { Stack } from '../stack';
 import { exampleFor } from '../../api/openapi/examples';
 import { allRoutes } from '../../api/routes';
-import { createTenant, gatewayEffects, isLive, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
+import { createTenant, gatewayEffects, isLive, keyOwner, request, runStrandedSweep, say, startDrillStack, until, withDbAndTemporal, type Reply } from './lib';
 import { bind, newKnown, ok, populate } from './objects';
 
 // Crash drill: the worker SIGKILLed DRILL_KILLS times (default 10; the issue asks 50) at random points while
@@ -172,11 +169,7 @@ const STRANDED = 20;
  */
 async function sweepKilledInItsWait(stack: Stack, templateId: string | null, findings: string[]): Promise<void> {
   if (!templateId) return void findings.push('sweep kill: no intent to copy');
-  const mongo = await MongoClient.connect(stack.mongoUri);
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  try {
-    const db = mongo.db();
-    const client = new Client({ connection });
+  await withDbAndTemporal(stack, async (db, client) => {
     const template = await db.collection('payment_intents').findOne({ _id: templateId } as never);
     if (!template) return void findings.push(`sweep kill: no intent ${templateId} to copy`);
     const hourAgo = new Date(Date.now() - 3600_000);
@@ -202,11 +195,7 @@ async function sweepKilledInItsWait(stack: Stack, templateId: string | null, fin
       secretIds.push(secret);
     }
     const t0 = Date.now();
-    const run = client.workflow.execute(STRANDED_SWEEP_WORKFLOW, {
-      taskQueue: stack.env.TEMPORAL_TASK_QUEUE ?? 'payments',
-      workflowId: `drill-sweep-kill-${Date.now()}`,
-      args: [{ olderThanSeconds: 60, recheckAfterMs: 20_000 }],
-    }) as Promise<StrandedSweepOutcome>;
+    const run = runStrandedSweep(stack, client, 'sweep-kill', { olderThanSeconds: 60, recheckAfterMs: 20_000 });
     const held = () => db.collection('stranded_taken_back').countDocuments({ 'record._id': { $in: ids } } as never);
     const standing = () => db.collection('payment_intents').countDocuments({ _id: { $in: ids } } as never);
     await until('the sweep holding all it deleted', async () => ((await held()) === STRANDED && (await standing()) === 0 ? true : undefined), 60_000);
@@ -221,10 +210,5 @@ async function sweepKilledInItsWait(stack: Stack, templateId: string | null, fin
         `it ended after ${tookMs} ms having taken back ${outcome.payment_intent.takenBack}; left: ${left.records} records, ${left.held} held copies, ${left.secrets} of their webhook secrets`,
     );
     if (left.records || left.held || left.secrets) findings.push(`sweep kill: ${left.records} records, ${left.held} held copies and ${left.secrets} webhook secrets left`);
-  } catch (err) {
-    findings.push(`sweep kill: ${String(err)}`);
-  } finally {
-    await connection.close();
-    await mongo.close();
-  }
+  }).catch((err: unknown) => void findings.push(`sweep kill: ${String(err)}`));
 }

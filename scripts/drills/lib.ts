@@ -1,8 +1,11 @@
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient, type Db } from 'mongodb';
 import http from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ID_PREFIXES } from '../../platform/ids';
+import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepInput, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
 import { startStack, type Stack } from '../stack';
 
 // What every drill shares: a throwaway real stack, a small HTTP client that can set the Host header (the
@@ -165,4 +168,21 @@ export async function until<T>(what: string, check: () => Promise<T | undefined>
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Runs `fn` with the stack's database and a Temporal client, each closed afterwards. */
+export async function withDbAndTemporal<T>(stack: Stack, fn: (db: Db, client: Client) => Promise<T>): Promise<T> {
+  const mongo = await MongoClient.connect(stack.mongoUri);
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    return await fn(mongo.db(), new Client({ connection }));
+  } finally {
+    await connection.close();
+    await mongo.close();
+  }
+}
+
+/** A run of the stranded-records sweep now, on the stack's task queue; answers its outcome. */
+export function runStrandedSweep(stack: Stack, client: Client, name: string, input: StrandedSweepInput): Promise<StrandedSweepOutcome> {
+  return client.workflow.execute(STRANDED_SWEEP_WORKFLOW, { taskQueue: stack.env.TEMPORAL_TASK_QUEUE ?? 'payments', workflowId: `drill-${name}-${Date.now()}`, args: [input] });
 }

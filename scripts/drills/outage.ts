@@ -1,9 +1,6 @@
-import { Client, Connection } from '@temporalio/client';
-import { MongoClient } from 'mongodb';
 import type { Stack } from '../stack';
 import { workflowExistence } from '../../platform/temporal';
-import { STRANDED_SWEEP_WORKFLOW, type StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
-import { createTenant, gatewayEffects, keyOwner, request, say, startDrillStack, until, type Reply } from './lib';
+import { createTenant, gatewayEffects, keyOwner, request, runStrandedSweep, say, startDrillStack, until, withDbAndTemporal, type Reply } from './lib';
 import { ok } from './objects';
 
 // Outage drill: Temporal, then FerretDB, SIGKILLed while DRILL_OUTAGE_CALLERS callers (8) keep creating and
@@ -245,14 +242,11 @@ export async function outageDrill(): Promise<number> {
  * now) and must leave none behind; what it took back is printed, not a finding, since that is its job.
  */
 async function strandedCheck(stack: Stack, findings: string[]): Promise<void> {
-  const mongo = await MongoClient.connect(stack.mongoUri);
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  try {
-    const client = new Client({ connection });
+  await withDbAndTemporal(stack, async (db, client) => {
     const withoutWorkflow = async () => {
       const ids: string[] = [];
       for (const collection of ['payment_intents', 'payouts']) {
-        for (const r of await mongo.db().collection(collection).find({ version: 0 }, { projection: { _id: 1 } }).toArray()) {
+        for (const r of await db.collection(collection).find({ version: 0 }, { projection: { _id: 1 } }).toArray()) {
           const id = String(r._id);
           if ((await workflowExistence(client, id)) === false) ids.push(id);
         }
@@ -260,16 +254,9 @@ async function strandedCheck(stack: Stack, findings: string[]): Promise<void> {
       return ids;
     };
     const before = await withoutWorkflow();
-    const outcome: StrandedSweepOutcome = await client.workflow.execute(STRANDED_SWEEP_WORKFLOW, {
-      taskQueue: stack.env.TEMPORAL_TASK_QUEUE ?? 'payments',
-      workflowId: `drill-stranded-sweep-${Date.now()}`,
-      args: [{ olderThanSeconds: 0 }],
-    });
+    const outcome = await runStrandedSweep(stack, client, 'stranded-sweep', { olderThanSeconds: 0 });
     const after = await withoutWorkflow();
     say(`\nstranded records (version 0, no workflow): ${before.length} after the outages${before.length ? ` (${before.slice(0, 5).join(', ')}${before.length > 5 ? ', ...' : ''})` : ''}; the sweep took back ${outcome.payment_intent.takenBack} intents and ${outcome.payout.takenBack} payouts; ${after.length} left`);
     if (after.length) findings.push(`stranded records left after the sweep: ${after.slice(0, 5).join(', ')}`);
-  } finally {
-    await connection.close();
-    await mongo.close();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { redeemDiscount, releaseDiscount } from '../../api/coupons/redeem';
+import { redeemDiscount, releaseRedeemed } from '../../api/coupons/redeem';
 import type { AppDeps } from '../../api/deps';
 import { DomainError } from '../../domain/errors';
 import { connectMongo, type Mongo } from '../../platform/mongo';
@@ -7,7 +7,7 @@ import { api, apiDeps, createMerchant, getStack, temporalClient, type Merchant }
 
 // The billing catalog on the real stack: plans, tax rates, coupons and promotion codes through the API, and
 // redemptions counted by each coupon's workflow, called the way the subscriptions code calls them
-// (redeemDiscount / releaseDiscount with deps built from the stack).
+// (redeemDiscount / releaseRedeemed with deps built from the stack).
 
 let m: Merchant;
 let other: Merchant;
@@ -401,13 +401,12 @@ describe('redemptions', () => {
       code: 'coupon_max_redemptions',
       param: 'coupon',
     });
-    await releaseDiscount(deps, m.tenant, { coupon: coupon.coupon, subscription: 'sub_eu_second' });
-    await releaseDiscount(deps, m.tenant, { coupon: coupon.coupon, subscription: 'sub_eu_second' });
+    await releaseRedeemed(deps, coupon.coupon, 'sub_eu_second');
+    await releaseRedeemed(deps, coupon.coupon, 'sub_eu_second');
     expect((await api.get(`${V}/coupons/${coupon.coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: true });
     expect((await redeemDiscount(deps, m.tenant, { coupon: coupon.coupon, subscription: 'sub_eu_third', currency: 'EUR' })).coupon.times_redeemed).toBe(2);
-    // Another tenant cannot redeem it, nor release it.
+    // Another tenant cannot redeem it (a release is only ever of what the create itself redeemed).
     expect(await thrown(redeemDiscount(deps, other.tenant, { coupon: coupon.coupon, subscription: 'sub_eu_x', currency: 'EUR' }))).toMatchObject({ code: 'resource_missing', param: 'coupon' });
-    await releaseDiscount(deps, other.tenant, { coupon: coupon.coupon, subscription: 'sub_eu_third' });
     expect((await api.get(`${V}/coupons/${coupon.coupon}`, m.secretKey)).body.times_redeemed).toBe(2);
   });
 

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { randomInt, randomUUID } from 'node:crypto';
-import { redeemDiscount, releaseDiscount } from '../../api/coupons/redeem';
+import { redeemDiscount, releaseRedeemed } from '../../api/coupons/redeem';
 import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import type { AppDeps } from '../../api/deps';
@@ -213,6 +213,10 @@ test('a checkout left at version 0 without a workflow holds its cart until the s
 
 const V = '/v202607';
 const subscriptions = () => db.db.collection('subscriptions');
+/** A coupon made through the API; answers its id. */
+const newCoupon = async (body: Record<string, unknown>) => (await api.post(`${V}/coupons`, body, m.secretKey)).body.coupon as string;
+/** The coupon's owner ends, as after an idle hour: a new run of it remembers no subscription it counted. */
+const closeOwner = (coupon: string) => temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
 
 /** A customer with a saved card, a monthly plan, and a real subscription to it (its record, which its workflow owns). */
 async function subscribedCustomer() {
@@ -230,45 +234,39 @@ test('a subscription left at version 0 without a workflow is taken back: its cou
   const { real, realRecord } = await subscribedCustomer();
 
   // A coupon with one use, which the stranded subscription's create redeemed before its start failed.
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const coupon = await newCoupon({ percent_off: 10, duration: 'once', max_redemptions: 1 });
   const stranded = idOf('sub');
   await redeemDiscount(deps, m.tenant, { coupon, subscription: stranded, currency: 'EUR' });
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: false });
   const secretRef = await plantedSecrets('whsec-subscription');
-  const { _id, ...rest } = realRecord;
-  await subscriptions().insertOne({
-    ...rest,
-    _id: stranded,
-    status: 'incomplete',
-    snapshot: { ...realRecord.snapshot, id: stranded, status: 'incomplete', latestInvoice: null, discount: { coupon, promotionCode: null, start: Date.now(), end: null } },
-    webhooks: [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }],
-    idempotency_key: null,
-    idempotency_scope: `${m.tenant}:stranded:${stranded}`,
-    created_at: HOUR_AGO(),
-    version: 0,
-  } as never);
+  /** A copy of the real record as a create leaves it when its start failed, with its discount and webhooks. */
+  const plant = (id: string, discount: { coupon: string; promotionCode: string | null }, webhooks: unknown[]) => {
+    const { _id, ...rest } = realRecord;
+    return subscriptions().insertOne({
+      ...rest,
+      _id: id,
+      status: 'incomplete',
+      snapshot: { ...realRecord.snapshot, id, status: 'incomplete', latestInvoice: null, discount: { ...discount, start: Date.now(), end: null } },
+      webhooks,
+      idempotency_key: null,
+      idempotency_scope: `${m.tenant}:stranded:${id}`,
+      created_at: HOUR_AGO(),
+      version: 0,
+    } as never);
+  };
+  await plant(stranded, { coupon, promotionCode: null }, [{ url: 'https://shop.example/hooks', events: ['subscription.created'], secretRef: `${secretRef}#0` }]);
   expect((await api.get(`${V}/subscriptions/${stranded}`, m.secretKey)).body).toMatchObject({ status: 'incomplete', discount: { coupon } });
 
   // Another, through a one-use promotion code, whose coupon's owner has closed since (as after an idle hour):
   // a new run of it remembers no subscription it counted.
-  const closedCoupon = (await api.post(`${V}/coupons`, { percent_off: 20, duration: 'once' }, m.secretKey)).body.coupon as string;
+  const closedCoupon = await newCoupon({ percent_off: 20, duration: 'once' });
   const code = await api.post(`${V}/promotion-codes`, { coupon: closedCoupon, code: `STRANDED${randomInt(1e9)}`, max_redemptions: 1 }, m.secretKey);
   expect(code.status).toBe(201);
   const strandedWithCode = idOf('sub');
   await redeemDiscount(deps, m.tenant, { promotionCode: code.body.promotion_code, subscription: strandedWithCode, currency: 'EUR' });
-  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(closedCoupon)).terminate('closed, as after an idle hour');
+  await closeOwner(closedCoupon);
   expect((await api.get(`${V}/promotion-codes/${code.body.promotion_code}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
-  await subscriptions().insertOne({
-    ...rest,
-    _id: strandedWithCode,
-    status: 'incomplete',
-    snapshot: { ...realRecord.snapshot, id: strandedWithCode, status: 'incomplete', latestInvoice: null, discount: { coupon: closedCoupon, promotionCode: code.body.promotion_code, start: Date.now(), end: null } },
-    webhooks: [],
-    idempotency_key: null,
-    idempotency_scope: `${m.tenant}:stranded:${strandedWithCode}`,
-    created_at: HOUR_AGO(),
-    version: 0,
-  } as never);
+  await plant(strandedWithCode, { coupon: closedCoupon, promotionCode: code.body.promotion_code }, []);
 
   const outcome = await sweep(60);
   expect(outcome.subscription.named).toEqual(expect.arrayContaining([stranded, strandedWithCode]));
@@ -311,10 +309,10 @@ test('a sweep that died between its delete and its second look loses nothing: th
   await heldAnHourAgo('payment_intent', real as never);
   // A subscription it deleted, without a workflow, whose coupon's owner has closed since: its webhook secret
   // and its coupon's redemption are freed.
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const coupon = await newCoupon({ percent_off: 5, duration: 'once', max_redemptions: 1 });
   const sub = idOf('sub');
   await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
-  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  await closeOwner(coupon);
   const secretRef = await plantedSecrets('whsec-held');
   await heldAnHourAgo('subscription', subscriptionRecord(sub, coupon, secretRef));
   // A subscription it held but died before deleting, which this sweep's pages do not reach (it looks at
@@ -346,14 +344,14 @@ test('a sweep that died between its delete and its second look loses nothing: th
 });
 
 test('a redemption given back before its owner closed is not given back again when a held copy of its subscription comes back', async () => {
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 2 }, m.secretKey)).body.coupon as string;
+  const coupon = await newCoupon({ percent_off: 5, duration: 'once', max_redemptions: 2 });
   const [given, kept] = [idOf('sub'), idOf('sub')];
   await redeemDiscount(deps, m.tenant, { coupon, subscription: given, currency: 'EUR' });
   await redeemDiscount(deps, m.tenant, { coupon, subscription: kept, currency: 'EUR' });
   // Given back once (a create that failed, or a sweep that died after the give-back), then the owner closed.
-  await releaseDiscount(deps, m.tenant, { coupon, subscription: given });
+  await releaseRedeemed(deps, coupon, given);
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
-  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  await closeOwner(coupon);
   await heldAnHourAgo('subscription', subscriptionRecord(given, coupon));
 
   const outcome = await sweep(7 * 86_400);
@@ -365,14 +363,14 @@ test('a redemption given back before its owner closed is not given back again wh
 });
 
 test('a subscription counted again after its give-back, then stranded, is given back again', async () => {
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+  const coupon = await newCoupon({ percent_off: 5, duration: 'once', max_redemptions: 1 });
   const sub = idOf('sub');
   // Counted, given back (a create that failed: the mark), counted again (a resend with the same key: no mark).
   await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
-  await releaseDiscount(deps, m.tenant, { coupon, subscription: sub });
+  await releaseRedeemed(deps, coupon, sub);
   await redeemDiscount(deps, m.tenant, { coupon, subscription: sub, currency: 'EUR' });
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1, valid: false });
-  await temporal.workflow.getHandle(couponRedemptionsWorkflowId(coupon)).terminate('closed, as after an idle hour');
+  await closeOwner(coupon);
   await heldAnHourAgo('subscription', subscriptionRecord(sub, coupon));
 
   const outcome = await sweep(7 * 86_400);
@@ -381,7 +379,7 @@ test('a subscription counted again after its give-back, then stranded, is given 
 });
 
 test('a held copy that cannot be settled stays held and counted; the others are settled', async () => {
-  const coupon = (await api.post(`${V}/coupons`, { percent_off: 5, duration: 'once' }, m.secretKey)).body.coupon as string;
+  const coupon = await newCoupon({ percent_off: 5, duration: 'once' });
   const good = idOf('sub');
   await redeemDiscount(deps, m.tenant, { coupon, subscription: good, currency: 'EUR' });
   // A copy whose discount names figures the owner refuses (as if the coupon record were damaged).
@@ -404,56 +402,62 @@ test('a held copy that cannot be settled stays held and counted; the others are 
   }
 });
 
-/** The subscriptions collection as a create sees it when `insertOne` (and, if given, `findOneAndDelete`) fails as given. */
-function failingSubscriptions(insertOne: (doc: never) => Promise<never>, findOneAndDelete?: () => Promise<never>): AppDeps {
-  const real = db.c.subscriptions;
-  const failing = new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'insertOne') return insertOne;
-      if (prop === 'findOneAndDelete' && findOneAndDelete) return findOneAndDelete;
-      const v = Reflect.get(target, prop);
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-  return { ...deps, mongo: { ...db, c: { ...db.c, subscriptions: failing } } };
+/** The API's deps with some of a collection's methods replaced (the database failing as a test needs). */
+function depsFailing(overrides: Partial<Record<'subscriptions' | 'coupons', Record<string, (...args: never[]) => Promise<unknown>>>>, base: AppDeps = deps): AppDeps {
+  const c = { ...base.mongo.c };
+  for (const [name, methods] of Object.entries(overrides) as ['subscriptions' | 'coupons', Record<string, unknown>][]) {
+    const real = base.mongo.c[name];
+    (c as Record<string, unknown>)[name] = new Proxy(real, {
+      get(target, prop) {
+        if (typeof prop === 'string' && prop in methods) return methods[prop];
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+  }
+  return { ...base, mongo: { ...base.mongo, c } };
 }
 
 test('a subscription create whose insert failed gives its redemption back, and takes back its record if the insert landed after all', async () => {
   const { customer, card, plan } = await subscribedCustomer();
   const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
   const create = async (d: AppDeps) => {
-    const coupon = (await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', max_redemptions: 1 }, m.secretKey)).body.coupon as string;
+    const coupon = await newCoupon({ percent_off: 10, duration: 'once', max_redemptions: 1 });
     const body = subscriptionCreateBody.parse({ customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid, coupon });
     await expect(createSubscription(d, auth, body)).rejects.toThrow(/connection reset/);
     return coupon;
   };
   // The insert landed, its answer was lost: the record is taken back, then the redemption given back.
-  const landed = await create(failingSubscriptions(async (doc) => {
-    await db.c.subscriptions.insertOne(doc);
-    throw new Error('connection reset (the insert landed; its answer was lost)');
-  }));
+  const landed = await create(
+    depsFailing({
+      subscriptions: {
+        insertOne: async (doc: never) => {
+          await db.c.subscriptions.insertOne(doc);
+          throw new Error('connection reset (the insert landed; its answer was lost)');
+        },
+      },
+    }),
+  );
   expect(await subscriptions().countDocuments({ tenant_id: m.tenant, 'snapshot.discount.coupon': landed } as never)).toBe(0);
   expect((await api.get(`${V}/coupons/${landed}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
-  // The insert did not land, and from then on the database answers nothing (the take-back and every read fail):
-  // the redemption is given back all the same, by the coupon's owner, which reads nothing to do it.
-  const down = { now: false };
-  const outage = failingSubscriptions(
-    async () => {
-      down.now = true;
-      throw new Error('connection reset (the insert did not land)');
-    },
-    async () => {
-      throw new Error('connection reset (no take-back either)');
-    },
+  // The insert did not land, and from then on the database answers nothing (the take-back and the coupon's read
+  // fail): the redemption is given back all the same, by the coupon's owner, which reads nothing to do it.
+  let down = false;
+  const refused = async () => {
+    throw new Error('connection reset (database down)');
+  };
+  const lost = await create(
+    depsFailing({
+      subscriptions: {
+        insertOne: async () => {
+          down = true;
+          return refused();
+        },
+        findOneAndDelete: refused,
+      },
+      coupons: { findOne: (...args: never[]) => (down ? refused() : db.c.coupons.findOne(...(args as [never]))) },
+    }),
   );
-  const coupons = new Proxy(db.c.coupons, {
-    get(target, prop) {
-      const v = Reflect.get(target, prop);
-      if (typeof v !== 'function') return v;
-      return (...args: unknown[]) => (down.now ? Promise.reject(new Error('connection reset (database down)')) : (v as (...a: unknown[]) => unknown).apply(target, args));
-    },
-  });
-  const lost = await create({ ...outage, mongo: { ...outage.mongo, c: { ...outage.mongo.c, coupons } } });
   expect((await api.get(`${V}/coupons/${lost}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
 });
 

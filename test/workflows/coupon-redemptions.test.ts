@@ -99,14 +99,18 @@ function redeem(
     couponTimesRedeemedOnRecord: onRecord.times_redeemed,
     couponVersionOnRecord: onRecord.version,
   };
+  return testEnv().client.workflow.executeUpdateWithStart(redeemUpdate, { args: [req], startWorkflowOperation: ownerStart(taskQueue, coupon) });
+}
+
+/** The coupon owner's start, as the API sends it with an Update (Update-with-Start: an owner that runs is used). */
+function ownerStart(taskQueue: string, coupon: Coupon) {
   const input: CouponRedemptionsInput = { tenantId: TENANT, couponId: coupon.id, ...(coupon.idleCloseMs ? { idleCloseMs: coupon.idleCloseMs } : {}) };
-  const start = new WithStartWorkflowOperation(COUPON_REDEMPTIONS_WORKFLOW, {
+  return new WithStartWorkflowOperation(COUPON_REDEMPTIONS_WORKFLOW, {
     workflowId: couponRedemptionsWorkflowId(coupon.id),
     taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
-  return testEnv().client.workflow.executeUpdateWithStart(redeemUpdate, { args: [req], startWorkflowOperation: start });
 }
 
 const owner = (couponId: string) => testEnv().client.workflow.getHandle(couponRedemptionsWorkflowId(couponId));
@@ -272,13 +276,7 @@ describe('a coupon redemption owner', () => {
         couponOnRecord: { timesRedeemed: onRecord.times_redeemed, version: onRecord.version },
         codeOnRecord: codeRecord ? { timesRedeemed: codeRecord.times_redeemed, version: codeRecord.version, active: codeRecord.active ?? true } : null,
       };
-      const start = new WithStartWorkflowOperation(COUPON_REDEMPTIONS_WORKFLOW, {
-        workflowId: couponRedemptionsWorkflowId(coupon.id),
-        taskQueue: q,
-        args: [{ tenantId: TENANT, couponId: coupon.id, idleCloseMs: HOUR } satisfies CouponRedemptionsInput],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      });
-      return testEnv().client.workflow.executeUpdateWithStart(releaseUpdate, { args: [{ subscription, counted }], startWorkflowOperation: start });
+      return testEnv().client.workflow.executeUpdateWithStart(releaseUpdate, { args: [{ subscription, counted }], startWorkflowOperation: ownerStart(q, coupon) });
     };
     await withWorker(f, async (q) => {
       expect(await redeem(q, f, coupon, 'sub_eu_v1', { code })).toMatchObject({ ok: true, couponTimesRedeemed: 1, promotionCodeTimesRedeemed: 1 });

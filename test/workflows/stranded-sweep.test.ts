@@ -13,7 +13,7 @@ import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
 const testEnv = useWorkflowTestEnv();
 
-const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0, putBack: 0, givenBack: 0, notGivenBack: 0, discounts: [], next: null };
+const none: StrandedSweepResult = { found: 0, takenBack: [], kept: 0, unknown: 0, putBack: 0, givenBack: 0, notGivenBack: 0, next: null };
 const page = (r: Partial<StrandedSweepResult>, next: string | null = null): StrandedSweepResult => ({ ...none, ...r, next: next ? { createdAt: '2026-11-27T09:00:00.000Z', id: next } : null });
 
 let n = 0;

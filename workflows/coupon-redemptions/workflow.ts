@@ -88,8 +88,8 @@ export async function couponRedemptionsWorkflow(input: CouponRedemptionsInput): 
   const release = async ({ subscription, counted }: ReleaseRequest) => {
     handled += 1;
     // An owner from before `counted` ignored it (and did not say it heard it): its runs replay that way.
-    const heard = counted !== undefined && patched(COUNTED_RELEASE_PATCH) ? counted : undefined;
-    const { result, dirty } = s.release(subscription, heard);
+    const vouched = counted !== undefined && patched(COUNTED_RELEASE_PATCH) ? counted : undefined;
+    const { result, dirty } = s.release(subscription, vouched);
     write(dirty);
     await writes;
     return result;
