@@ -133,8 +133,8 @@ export async function createSubscription(
   let redeemed: RedeemedDiscount | null = null;
   if (body.coupon !== undefined || body.promotion_code !== undefined)
     redeemed = await redeemDiscount(deps, auth.tenantId, { coupon: body.coupon, promotionCode: body.promotion_code, subscription: id, currency: priced.currency });
-  const giveBack = async () => {
-    if (redeemed) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
+  const giveBack = async (redemptionToo = true) => {
+    if (redeemed && redemptionToo) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
   };
   const coupon = redeemed?.coupon;
@@ -205,10 +205,14 @@ export async function createSubscription(
   } catch (err) {
     if (!isDuplicateKeyError(err)) {
       // The insert may have landed though it failed: take this attempt's record back (by its created_at, never a
-      // concurrent create's under the same key), so that none stands. Should that fail too and one stand, the
-      // sweep takes it back later and finds this give-back's mark: the redemption is not given back twice.
+      // concurrent create's under the same key), so that none stands.
       await subs.takeBack(id, now).catch(() => undefined);
-      await giveBack();
+      // A record still standing under the id is a concurrent same-key create's (the redemption, counted once per
+      // id, is its too), or this one's if the take-back failed: the sweep takes that back later and gives the
+      // redemption back then. When the read fails too, it is given back now; should this attempt's record stand
+      // after all, the sweep finds the give-back's mark and does not give it back twice.
+      const stands = await subs.standing(id).catch(() => false);
+      await giveBack(!stands);
       throw err;
     }
     // A concurrent create with the same key won: the redemption counted is the winner's (same id); only

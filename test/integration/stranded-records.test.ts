@@ -454,11 +454,37 @@ test('a subscription create whose insert failed gives its redemption back, and t
           return refused();
         },
         findOneAndDelete: refused,
+        findOne: refused,
       },
       coupons: { findOne: (...args: never[]) => (down ? refused() : db.c.coupons.findOne(...(args as [never]))) },
     }),
   );
   expect((await api.get(`${V}/coupons/${lost}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
+});
+
+test('a subscription create whose insert failed while a concurrent create with its key stands leaves that one’s redemption counted', async () => {
+  const { customer, card, plan } = await subscribedCustomer();
+  const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
+  const coupon = await newCoupon({ percent_off: 10, duration: 'once', max_redemptions: 2 });
+  const body = subscriptionCreateBody.parse({ customer, items: [{ plan }], default_payment_method: card.body.payment_method_uuid, coupon, idempotency_key: `same-key-${randomUUID()}` });
+  // Both creates name one subscription (its id comes from the key), so the coupon counts one redemption, for it.
+  // The concurrent create's insert lands first; this one's fails with an error that is not the key's conflict.
+  let concurrent: { _id: string } | undefined;
+  const failing = depsFailing({
+    subscriptions: {
+      insertOne: async (doc: never) => {
+        concurrent = { ...(doc as { _id: string }), created_at: new Date(Date.now() - 5) } as never;
+        await db.c.subscriptions.insertOne(concurrent as never);
+        throw new Error('connection reset (this insert never landed)');
+      },
+    },
+  });
+  await expect(createSubscription(failing, auth, body)).rejects.toThrow(/connection reset/);
+  // The concurrent create's record stands, and its redemption stays counted: the failed create gave back only its secrets.
+  expect(await subscriptions().countDocuments({ _id: concurrent!._id } as never)).toBe(1);
+  expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 1 });
+  await subscriptions().deleteOne({ _id: concurrent!._id } as never);
+  await releaseRedeemed(deps, coupon, concurrent!._id);
 });
 
 test('the worker made the sweep’s Schedule at start (every 5 minutes), and STRANDED_SWEEP_SCHEDULE=off deletes it', async () => {
