@@ -5,6 +5,7 @@ import {
   comparePair,
   discrepancyKey,
   SettlementMatcher,
+  gatewayMoneyState,
   unpairedGatewayRow,
   zeroCounts,
   type Finding,
@@ -98,7 +99,9 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
 
       const record = async (f: Finding) => {
         const opened = await openDiscrepancy(f);
-        if (opened.created) {
+        // One this run opened in an earlier attempt (the worker died before its result reached Temporal) is still
+        // this run's: counted as opened, so the run does not end `clean`.
+        if (opened.created || opened.record.run_id === input.runId) {
           result.opened[f.kind] += 1;
           if (result.sample.length < SAMPLE) result.sample.push({ id: opened.record._id, kind: f.kind, ourId: f.ourId, gatewayId: f.gatewayId });
         } else result.alreadyOpen += 1;
@@ -218,7 +221,14 @@ async function ownerOf(ledger: ReturnType<typeof ledgerData>, g: GatewayRow): Pr
       const voidOf = VOID_KEY.exec(g.idempotencyKey)?.[1];
       if (voidOf) {
         const intent = await ledger.intent(voidOf);
-        if (intent?.voided_charges?.some((v) => v.charge_id === g.chargeId && v.outcome === 'refunded')) return 'voided';
+        if (intent?.voided_charges?.some((v) => v.charge_id === g.chargeId && v.outcome === 'refunded')) {
+          // The intent took its void as done when the gateway accepted it (most answer `pending` first) and
+          // never asks again: the report is where a void refund that failed, or never settled, shows.
+          if (gatewayMoneyState(g.status) === 'succeeded') return 'voided';
+          return {
+            row: { object: 'refund', ourId: g.idempotencyKey, tenantId: intent.tenant_id, gatewayId: g.gatewayId, matchKey: g.idempotencyKey, amount: intent.amount, currency: intent.currency, status: 'success' },
+          };
+        }
       }
       const named = ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null;
       return named ? { tenantId: named.tenant_id } : null;

@@ -91,7 +91,10 @@ function side(r: { amount: number; currency: string; status: string }): Side {
 export function comparePair(ours: LedgerRow, gateway: GatewayRow): Finding[] {
   const base = { object: ours.object, ourId: ours.ourId, gatewayId: gateway.gatewayId, reference: gateway.reference, tenantId: ours.tenantId, ours: side(ours), gateway: side(gateway) };
   const found: Finding[] = [];
-  if (ours.amount !== gateway.amount || ours.currency !== gateway.currency) found.push({ kind: 'amount_mismatch', ...base });
+  // When neither side moved money the amounts say nothing: a transfer canceled by its key before the gateway saw
+  // it leaves the gateway a placeholder of 0 with no currency.
+  const nothingMoved = ledgerMoneyState(ours.status) === 'failed' && gatewayMoneyState(gateway.status) === 'failed';
+  if (!nothingMoved && (ours.amount !== gateway.amount || ours.currency !== gateway.currency)) found.push({ kind: 'amount_mismatch', ...base });
   if (ledgerMoneyState(ours.status) !== gatewayMoneyState(gateway.status)) found.push({ kind: 'status_mismatch', ...base });
   return found;
 }

@@ -30,7 +30,7 @@ export const checkoutIntentRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'Retrieve a checkout intent',
     tags,
-    params: z.object({ checkout_intent: z.uuid() }).strict(),
+    params: z.object({ checkout_intent: z.uuid().toLowerCase() }).strict(),
     responses: { 200: { description: 'The checkout intent', schema: checkoutIntentView }, 404: { description: 'Unknown' } },
     handler: async ({ params, auth, deps }) => ({ status: 200, body: await getCheckoutIntent(deps, auth.tenantId, params.checkout_intent) }),
   }),

@@ -39,7 +39,7 @@ export const gatewayNameSchema = z.string().min(1).max(64).meta({ description: "
 export const olderCreateBody = z
   .object({
     gateway: gatewayNameSchema,
-    checkout_intent: z.uuid().optional().meta({ description: 'The checkout intent this payment belongs to; amount, currency and the other fields then come from it' }),
+    checkout_intent: z.uuid().toLowerCase().optional().meta({ description: 'The checkout intent this payment belongs to; amount, currency and the other fields then come from it' }),
     amount: amountSchema.optional().meta({ description: 'Cents, >= 0; required without checkout_intent (with it, must equal its amount if given)' }),
     currency: currencySchema.optional(),
     checkout_intent_idempotency_key: idempotencyKeySchema.optional().meta({ description: 'A repeated create with this key answers the existing intent (resource_created false)' }),

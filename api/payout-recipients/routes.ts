@@ -45,7 +45,7 @@ export const payoutRecipientRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'Retrieve a payout recipient',
     tags,
-    params: z.object({ uuid: z.uuid() }).strict(),
+    params: z.object({ uuid: z.uuid().toLowerCase() }).strict(),
     responses: {
       200: { description: 'The recipient, or a null body when none of this tenant has this uuid', schema: recipientViewSchema.nullable() },
       400: { description: 'uuid is not a UUID' },

@@ -8,7 +8,7 @@ import { createPayout, getPayout, payoutGatewayStatus, withRecipients } from './
 // Payouts are unprefixed and version-neutral (the older interface), with the same secret keys and tenants.
 
 const tags = ['Payouts'];
-const uuidParams = z.object({ uuid: z.uuid() }).strict();
+const uuidParams = z.object({ uuid: z.uuid().toLowerCase() }).strict();
 
 export const payoutRoutes: RouteDef[] = [
   route({

@@ -12,7 +12,7 @@ export const payoutCreateBody = z
     amount: z.number().int('an integer in cents').min(1).max(MAX_AMOUNT),
     currency: currencySchema,
     gateway: gatewayName,
-    recipient_uuid: z.uuid().optional().meta({ description: 'An existing recipient; required when no complete inline recipient is given' }),
+    recipient_uuid: z.uuid().toLowerCase().optional().meta({ description: 'An existing recipient; required when no complete inline recipient is given' }),
     ...recipientFields,
     tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id or its integer tenant_id)" }),
     narration: z.string().trim().min(1).max(140).optional(),

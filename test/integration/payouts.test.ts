@@ -235,6 +235,10 @@ describe('reads: the status endpoint, null bodies and other tenants', () => {
     expect(s.status).toBe(200);
     expect(s.body).toEqual({ code: { type: 'succeeded', success: true, code: 200 }, response: expect.objectContaining({ id: done.body.gateway_payout_id, status: 'succeeded' }) });
     expect((await api.get(`/payouts/${done.body.payout_uuid}`, m.secretKey)).body).toEqual(before.body);
+    // A uuid is the same payout in capitals: the path is read case-insensitively, as RFC 9562 says of uuids.
+    const upper = String(done.body.payout_uuid).toUpperCase();
+    expect((await api.get(`/payouts/${upper}`, m.secretKey)).body).toEqual(before.body);
+    expect((await api.get(`/payouts/${upper}/status`, m.secretKey)).status).toBe(200);
 
     const open = await createPayout({ ...bank(ACCOUNTS.neverCompletes) });
     const pendingStatus = await api.get(`/payouts/${open.body.payout_uuid}/status`, m.secretKey);

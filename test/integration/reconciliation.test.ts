@@ -1,5 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
+import { createReconciliationActivities } from '../../activities/reconciliation';
+import { sandboxSettlementReport } from '../../gateways/sandbox-settlement';
+import { createLogger } from '../../platform/logger';
+import { connectMongo } from '../../platform/mongo';
 import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
 
 // Reconciliation end to end on the real stack: real captures, refunds and payouts through the API and the
@@ -160,6 +164,55 @@ test('each planted mismatch opens one discrepancy and one event; matching rows o
   expect(twice.body.error.code).toBe('discrepancy_already_resolved');
   expect((await listed(`tenant=${m.tenant}&status=open`)).map((d) => d.id)).not.toContain(amount.id);
   expect((await admin.get(`/admin/reconciliation/discrepancies/${amount.id}`)).body.status).toBe('resolved');
+});
+
+test('a void refund (of a capture its intent did not own) that has not settled at the gateway is a discrepancy; a settled one is not', async () => {
+  const own = await createPayoutMerchant();
+  const from = new Date(Date.now() - 60_000).toISOString();
+  // The first attempt's charge reaches the gateway late, after the customer paid with another card: the intent
+  // refunds that capture by its void key. The sandbox leaves a refund of an amount ending in 99 pending for good.
+  const voided = async (amount: number, settles: boolean) => {
+    const id = (await api.post('/v202607/payment-intents', { amount, currency: 'EUR' }, own.secretKey)).body.payment_intent as string;
+    expect((await pay(id, own.publishableKey, 'tok_late_arrival')).body.status).toBe('failed');
+    expect((await pay(id, own.publishableKey, 'tok_success')).body.status).toBe('success');
+    await eventually(async () => {
+      const r = await sandbox('GET', `/v1/effects?kind=refund&idempotency_key=${encodeURIComponent(`${id}:void:1`)}`);
+      return r.body.count === 1 && r.body.effects[0].status === (settles ? 'succeeded' : 'pending') ? true : undefined;
+    }, 40_000, `the void refund of ${id}`);
+    return id;
+  };
+  const [stuck, settled] = await Promise.all([voided(2599, false), voided(2500, true)]);
+  const started = await admin.post('/admin/reconciliation/runs', { from, to: new Date(Date.now() + 60_000).toISOString() });
+  const run = await finishedRun(started.body.run);
+  const found = await listed(`tenant=${own.tenant}&run=${run.run}`);
+  expect(found).toEqual([
+    expect.objectContaining({ object_type: 'refund', kind: 'status_mismatch', our_id: `${stuck}:void:1`, ours: expect.objectContaining({ amount: 2599, status: 'success' }), gateway_side: expect.objectContaining({ amount: 2599, status: 'pending' }) }),
+  ]);
+  expect(found.some((d) => String(d.our_id).startsWith(settled))).toBe(false);
+}, 120_000);
+
+test('an attempt of a run retried after it opened discrepancies (its result lost with the worker) still counts them as opened', async () => {
+  const from = new Date(Date.now() - 60_000).toISOString();
+  const paid = await paidOut(4321);
+  await plant(paid.gatewayId, { amount: 4000 });
+  const workerDb = await connectMongo(getStack().mongoUri);
+  try {
+    const activities = createReconciliationActivities({
+      mongo: workerDb,
+      logger: createLogger({ name: 'reconciliation-test', level: 'silent' }),
+      settlementReports: [sandboxSettlementReport({ baseUrl: getStack().sandboxUrl })],
+    });
+    const input = { runId: `rec_eu_${paid.id.replace(/-/g, '').slice(0, 16)}`, region: 'eu', from, to: new Date(Date.now() + 1_000).toISOString(), object: 'payout' as const, graceSeconds: 0 };
+    const first = await activities.reconcileObject(input);
+    expect(first.opened.amount_mismatch).toBeGreaterThanOrEqual(1);
+    // Temporal runs the activity again for the same run: what it opened the first time is still this run's finding.
+    const retried = await activities.reconcileObject(input);
+    expect(retried.opened).toEqual(first.opened);
+    expect(retried.alreadyOpen).toBe(first.alreadyOpen);
+    expect(retried.sample.map((d) => d.id).sort()).toEqual(first.sample.map((d) => d.id).sort());
+  } finally {
+    await workerDb.close();
+  }
 });
 
 test('a window that cannot be reconciled is refused, and an unknown run is a 404', async () => {

@@ -73,6 +73,12 @@ describe('comparePair', () => {
     const refund = capture({ object: 'refund', status: 'canceled' });
     expect(comparePair(refund, entry({ object: 'refund', status: 'rejected' }))).toEqual([]);
   });
+  it('compares no amounts when neither side moved money (the placeholder a cancel by key leaves: 0, no currency)', () => {
+    const payout = capture({ object: 'payout', status: 'canceled_timeout' });
+    expect(comparePair(payout, entry({ object: 'payout', status: 'canceled', amount: 0, currency: '' }))).toEqual([]);
+    // One side moved it: the amounts count again.
+    expect(comparePair(capture({ object: 'payout' }), entry({ object: 'payout', amount: 0 })).map((f) => f.kind)).toEqual(['amount_mismatch']);
+  });
 });
 
 describe('lone rows', () => {
