@@ -1,6 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { CartLineRecord, CartRecord, ProductRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
+import { oneSaveAtATime } from './versioned-writes';
 
 /** What a cart needs of a product: its live price, stock, currency, and what a cart line shows. */
 export type CartProduct = Pick<ProductRecord, '_id' | 'sku' | 'title' | 'price' | 'currency' | 'stock' | 'image_url'>;
@@ -10,6 +11,17 @@ const CART_PRODUCT_FIELDS = { _id: 1, sku: 1, title: 1, price: 1, currency: 1, s
 /** Carts, every query scoped by tenant. The API inserts them (the unique idempotency scope is the create's guard). */
 export function cartData(mongo: Mongo) {
   const c = mongo.c.carts;
+  /**
+   * Sets `fields` on the open cart only if its updated_at is still `readAt`, and moves updated_at strictly
+   * past it: the compare-and-set that orders a cart's edits and its checkout's claim. FerretDB evaluates the
+   * filter and writes apart, so this process's writes of one cart go one at a time (oneSaveAtATime).
+   */
+  const setIfUnchanged = (tenantId: string, id: string, readAt: Date, fields: Partial<CartRecord>): Promise<boolean> =>
+    oneSaveAtATime(c.collectionName, id, async () => {
+      const now = new Date(Math.max(Date.now(), readAt.getTime() + 1));
+      const r = await c.updateOne({ _id: id, tenant_id: tenantId, status: 'open', updated_at: readAt }, { $set: { ...fields, updated_at: now } });
+      return r.matchedCount === 1;
+    });
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
@@ -18,15 +30,19 @@ export function cartData(mongo: Mongo) {
     /** Takes back a create whose retention could not be started (its id was never answered). */
     takeBack: async (tenantId: string, id: string) => void (await c.deleteOne({ _id: id, tenant_id: tenantId, status: 'open' })),
     /**
-     * Replaces an open cart's contents; answers the cart as stored now, or null when no open cart of this
-     * tenant has this id (gone, or converted: the caller reads it again to say which).
+     * Replaces an open cart's contents if it is still as read (`readAt`, its updated_at then); answers the cart
+     * as stored now, or null when no open cart of this tenant has this id as read (changed since, gone, or
+     * converted: the caller reads it again to say which).
      */
-    replaceContents: async (tenantId: string, id: string, products: CartLineRecord[]): Promise<CartRecord | null> => {
-      const now = new Date();
-      const r = await c.updateOne({ _id: id, tenant_id: tenantId, status: 'open' }, { $set: { products, updated_at: now } });
-      if (r.matchedCount === 0) return null;
+    replaceContents: async (tenantId: string, id: string, products: CartLineRecord[], readAt: Date): Promise<CartRecord | null> => {
+      if (!(await setIfUnchanged(tenantId, id, readAt, { products }))) return null;
       return c.findOne({ _id: id, tenant_id: tenantId });
     },
+    /**
+     * A checkout's claim: marks the open cart as written now (so an edit read before it no longer applies),
+     * only if it is still as the checkout read it. False: it changed since (or is gone).
+     */
+    claimForCheckout: (tenantId: string, id: string, readAt: Date): Promise<boolean> => setIfUnchanged(tenantId, id, readAt, {}),
     /** A paid checkout's cart: it no longer changes, and is kept (retention deletes only carts never converted). */
     markConverted: async (tenantId: string, id: string) => void (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: { status: 'converted', updated_at: new Date() } })),
     /**

@@ -3,28 +3,51 @@ import type { CreditNoteRecord, CustomerBalanceRecord } from '../platform/billin
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 import { saveVersioned } from './versioned-writes';
 
-// Credit notes (written once by the API after the intent's workflow admitted their amount) and customers'
-// credit balances (written only by each balance's workflow, versioned).
+// Credit notes (written by the API: pending before the intent's workflow admits their amount, issued after)
+// and customers' credit balances (written only by each balance's workflow, versioned).
+
+/** A pending note is the API's claim on its key, not a credit note yet: no reader but the create sees it. */
+const ISSUED = { status: { $ne: 'pending' as const } };
 
 export function creditNoteData(mongo: Mongo) {
   const c = mongo.c.creditNotes;
   return {
-    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId, ...ISSUED }),
+    /** The note (pending or issued) that holds this idempotency scope. */
     byIdempotencyScope: (scope: string) => c.findOne({ idempotency_scope: scope }),
-    /** Inserting twice (a retry, or a concurrent request with the same idempotency key) keeps the first. */
-    insert: async (record: CreditNoteRecord): Promise<void> => {
+    /**
+     * Writes a pending note and answers the note that holds its scope: this one, or the one a concurrent
+     * request with the same idempotency key wrote first.
+     */
+    claim: async (pending: CreditNoteRecord): Promise<CreditNoteRecord> => {
       try {
-        await c.insertOne(record);
+        await c.insertOne(pending);
+        return pending;
       } catch (err) {
         if (!isDuplicateKeyError(err)) throw err;
       }
+      const first = await c.findOne({ idempotency_scope: pending.idempotency_scope });
+      if (!first) throw new Error(`credit note scope ${pending.idempotency_scope}: duplicate on insert, but no note holds it`);
+      return first;
+    },
+    /**
+     * A pending note's amount was admitted: it is issued (once; an issued note is left as it is). Answers the
+     * issued note, or null when it was given back meanwhile (a concurrent same request was refused).
+     */
+    issue: async (id: string, admitted: Pick<CreditNoteRecord, 'refund' | 'credit_to_balance'>): Promise<CreditNoteRecord | null> => {
+      await c.updateOne({ _id: id, status: 'pending' }, { $set: { ...admitted, status: 'issued' } });
+      return c.findOne({ _id: id, status: 'issued' });
+    },
+    /** A pending note whose amount was refused gives its key back. */
+    release: async (id: string): Promise<void> => {
+      await c.deleteOne({ _id: id, status: 'pending' });
     },
     list: (tenantId: string, filter: { invoice?: string; customer?: string }, page: PageQuery): Promise<Page<CreditNoteRecord>> =>
-      paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
+      paginate(c, { tenant_id: tenantId, ...definedOnly(filter), ...ISSUED }, page),
     /** Credit notes of an intent's invoice that went to the customer's balance (they hold part of its refundable balance). */
     creditedToBalanceOf: (tenantId: string, paymentIntent: string) =>
-      c.find({ tenant_id: tenantId, payment_intent: paymentIntent, refund: null }, { projection: { _id: 1, amount: 1 } }).toArray(),
-    ofInvoice: (tenantId: string, invoice: string) => c.find({ tenant_id: tenantId, invoice }).toArray(),
+      c.find({ tenant_id: tenantId, payment_intent: paymentIntent, refund: null, ...ISSUED }, { projection: { _id: 1, amount: 1 } }).toArray(),
+    ofInvoice: (tenantId: string, invoice: string) => c.find({ tenant_id: tenantId, invoice, ...ISSUED }).toArray(),
   };
 }
 

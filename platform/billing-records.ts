@@ -158,7 +158,14 @@ export interface CreditNoteRecord {
   /** The refund (`re_...`) that returned the money, or null when it went to the customer's credit balance. */
   refund: string | null;
   credit_to_balance: number;
-  status: 'issued';
+  /**
+   * `pending` from before its amount is asked of the intent's workflow until it is issued: it claims the
+   * idempotency key and keeps the request, so a retry is compared with it and finishes it. Never listed,
+   * never credited (`refund` null, `credit_to_balance` 0 until issued).
+   */
+  status: 'pending' | 'issued';
+  /** What was asked (`refund: true`); absent from notes written before it, where `refund` says it. */
+  refund_requested?: boolean;
   idempotency_scope: string;
   created_at: Date;
 }

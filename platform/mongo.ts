@@ -187,7 +187,7 @@ export const LIST_FILTERS = {
   promotionCodes: { always: [], optional: ['coupon', 'active', 'code_scope'] },
   subscriptions: { always: [], optional: ['customer', 'status'] },
   invoices: { always: [], optional: ['customer', 'subscription', 'status'] },
-  creditNotes: { always: [], optional: ['invoice', 'customer'] },
+  creditNotes: { always: ['status'], optional: ['invoice', 'customer'] },
   testClocks: { always: [], optional: [] },
 } as const satisfies Partial<Record<keyof Collections, { always: readonly string[]; optional: readonly string[] }>>;
 

@@ -25,7 +25,7 @@ export const cartRoutes: RouteDef[] = [
         schema: cartCreateResponse,
       },
       200: { description: 'The cart this idempotencyKey already made (concurrent creates with one key make one cart)', schema: cartCreateResponse },
-      400: { description: 'Invalid body' },
+      400: { description: 'Invalid body; `idempotency_key_in_use`: the idempotencyKey made a cart of another userId or currency' },
       503: { description: "The cart's retention could not be started; nothing was kept: retry (with the same idempotencyKey)" },
     },
     handler: async ({ body, auth, deps }) => createCart(deps, auth, body),
@@ -56,7 +56,10 @@ export const cartRoutes: RouteDef[] = [
       200: { description: "The cart with its new contents, each line at the product's live price, and its totals (`shipping` null)", schema: cartView },
       400: { description: productRefusals },
       404: { description: "No cart of this tenant has this id (another tenant's, or deleted at retention)" },
-      409: { description: '`cart_converted`: a checkout of this cart was paid; it can no longer change' },
+      409: {
+        description:
+          '`cart_converted`: a checkout of this cart was paid; it can no longer change. `checkout_in_progress`: a checkout of this cart is open (reserving or awaiting payment); the contents can change once it ends unpaid (its payment intent canceled or expired). `cart_changed`: other requests kept changing it; send the contents again',
+      },
     },
     handler: async ({ body, auth, deps }) => ({ status: 200, body: await setCartContents(deps, auth, body) }),
   }),

@@ -37,7 +37,7 @@ export type AddressView = z.infer<typeof addressView>;
 export const cartCreateBody = z
   .object({
     userId: userIdSchema,
-    idempotencyKey: idempotencyKeySchema.optional().meta({ description: 'A repeated create with this key answers the cart it made (200), whatever the rest of the body' }),
+    idempotencyKey: idempotencyKeySchema.optional().meta({ description: 'A repeated create with this key answers the cart it made (200) when `userId` and `currency` are the same; else 400 `idempotency_key_in_use`' }),
     currency: currencySchema.meta({ description: 'Every product of the cart must be priced in it' }),
   })
   .strict();

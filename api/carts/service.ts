@@ -4,6 +4,7 @@ import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { MAX_AMOUNT } from '../../domain/money';
 import { addressData } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
+import { checkoutData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { idempotencyScope } from '../../data/idempotency';
 import { newId } from '../../platform/ids';
@@ -88,13 +89,17 @@ export function newCartRecord(auth: AuthContext, userId: string, currency: strin
 
 /**
  * POST /commerce/cart: 201 with a new cart; 200 with the cart a repeated idempotencyKey made (its retention
- * started if its first creator died before starting it). The insert is the guard: concurrent creates with one
- * key make one cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
+ * started if its first creator died before starting it), 400 `idempotency_key_in_use` when that cart is
+ * another user's or in another currency. The insert is the guard: concurrent creates with one key make one
+ * cart. A cart whose retention cannot be started is taken back (503), so none lives forever.
  */
 export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCreateBody) {
   const carts = cartData(deps.mongo);
   const key = body.idempotencyKey ?? null;
   const repeated = async (cart: CartRecord) => {
+    // The answer lists the user's saved addresses: a key must not hand one user's cart to another.
+    if (cart.user_id !== body.userId || cart.currency !== body.currency)
+      throw invalidRequest('idempotency_key_in_use', 'This idempotencyKey was used for a cart of another user or currency', 'idempotencyKey');
     await ensureRetention(deps, cart);
     return createAnswer(deps, cart, 200);
   };
@@ -146,6 +151,23 @@ const convertedConflict = (cartId: string) =>
   conflict('cart_converted', `Cart '${cartId}' was converted into an order and can no longer change; create a new cart`);
 
 /**
+ * Refuses a change to a cart with an open checkout (`reserving` or `awaiting_payment`): the checkout was
+ * priced and held for these contents, and its payment must buy exactly them.
+ */
+async function refuseWhileCheckingOut(deps: AppDeps, cart: CartRecord): Promise<void> {
+  const open = await checkoutData(deps.mongo).openOfCart(cart.tenant_id, cart._id);
+  if (!open) return;
+  if (open.status === 'completed') throw convertedConflict(cart._id);
+  throw conflict(
+    'checkout_in_progress',
+    `Cart '${cart._id}' is being checked out (checkout '${open._id}'); its contents can change once that checkout ends unpaid (its payment intent canceled or expired), or never if it is paid`,
+  );
+}
+
+/** How many times POST /cart reads the cart again when another request changed it between its read and its write. */
+const EDIT_ATTEMPTS = 5;
+
+/**
  * The lines of POST /cart at live prices, or the 400 that names the first product refused (in the order
  * given): listed twice, unknown to this tenant, in another currency, quantity below 1 or above its stock.
  */
@@ -174,13 +196,15 @@ export function priceLines(requested: CartSetBody['products'], live: ReadonlyMap
 
 /**
  * POST /cart: replaces the contents whole, each line at the product's live price (kept on the line: a
- * checkout compares it with the price then). Refused (400) before anything is written; a converted cart is
- * a 409, another tenant's (or a deleted) cart a 404.
+ * checkout compares it with the price then). Refused (400) before anything is written; a converted cart, or
+ * one with an open checkout, is a 409, another tenant's (or a deleted) cart a 404. The write applies only
+ * to the cart as read, so a checkout that claims the cart in between makes it read again (and refuse).
  */
 export async function setCartContents(deps: AppDeps, auth: AuthContext, body: CartSetBody) {
   const carts = cartData(deps.mongo);
-  const cart = await cartOr404(deps, auth.tenantId, body.cartId);
+  let cart = await cartOr404(deps, auth.tenantId, body.cartId);
   if (cart.status !== 'open') throw convertedConflict(cart._id);
+  await refuseWhileCheckingOut(deps, cart);
   const [products, rates] = await Promise.all([
     cartProducts(deps.mongo, auth.tenantId, [...new Set(body.products.map((l) => l.id))]),
     commerceRates(deps, auth.tenantId),
@@ -194,13 +218,18 @@ export async function setCartContents(deps: AppDeps, auth: AuthContext, body: Ca
     total = Number.POSITIVE_INFINITY;
   }
   if (total > MAX_AMOUNT) throw invalidRequest('cart_total_too_large', `The cart's total would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'products');
-  const updated = await carts.replaceContents(auth.tenantId, cart._id, lines);
-  if (!updated) {
-    // Converted (or deleted by its retention) since it was read.
-    if (await carts.find(auth.tenantId, cart._id)) throw convertedConflict(cart._id);
-    throw notFound('cart', cart._id, 'cartId');
+  for (let attempt = 1; ; attempt++) {
+    const updated = await carts.replaceContents(auth.tenantId, cart._id, lines, cart.updated_at);
+    if (updated) return cartView(updated, live, rates);
+    // Changed since it was read: converted, deleted by its retention, claimed by a checkout, or set by
+    // another POST /cart (then this one replaces that, as it would have a moment later).
+    const now = await carts.find(auth.tenantId, cart._id);
+    if (!now) throw notFound('cart', cart._id, 'cartId');
+    if (now.status !== 'open') throw convertedConflict(cart._id);
+    await refuseWhileCheckingOut(deps, now);
+    if (attempt === EDIT_ATTEMPTS) throw conflict('cart_changed', `Cart '${cart._id}' kept changing under other requests; send its contents again`);
+    cart = now;
   }
-  return cartView(updated, live, rates);
 }
 
 /** POST /commerce/addresses: saves an address for the user; a later cart lists it in `customerAddresses`. */

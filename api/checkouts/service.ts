@@ -29,18 +29,31 @@ type Difference = { productId: string; quantityChange: number; newQuantity: numb
 
 const lineView = (l: CheckoutLineRecord) => ({ id: l.product_id, title: l.title, quantity: l.quantity, unitPrice: l.unit_price, lineTotal: l.unit_price * l.quantity });
 
+/** How many times POST /checkouts reads the cart again when it was edited between its read and its claim. */
+const CHECKOUT_ATTEMPTS = 2;
+const CART_CHANGED = Symbol('cart changed');
+
 /**
- * POST /checkouts. Everything that can refuse it is checked first (cart, address). Then its workflow is
- * started (it owns whatever stock gets held for it from then on), each line's units are held with the
- * product's stock owner, and live prices are compared: any change releases the holds and answers
+ * POST /checkouts. Everything that can refuse it is checked first (cart, total, address). Then its record
+ * claims the cart (its one open checkout, of the contents read: a cart edited since it was read is read again),
+ * its workflow is started (it owns whatever stock gets held for it from then on), each line's units are held
+ * with the product's stock owner, and live prices are compared: any change releases the holds and answers
  * `cartChanges` with a new cart; otherwise the payment intent is made and attached to the workflow.
  */
 export async function createCheckout(deps: AppDeps, auth: AuthContext, body: CheckoutCreateBody) {
+  for (let attempt = 1; ; attempt++) {
+    const made = await checkoutOnce(deps, auth, body);
+    if (made !== CART_CHANGED) return made;
+    if (attempt === CHECKOUT_ATTEMPTS) throw conflict('cart_changed', 'The cart kept changing while it was being checked out; check it out again');
+  }
+}
+
+/** One attempt of POST /checkouts; CART_CHANGED when the cart was edited since it was read (its record taken back, nothing held). */
+async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCreateBody) {
   const cart = await cartData(deps.mongo).find(auth.tenantId, body.cartId);
   if (!cart) throw notFound('cart', body.cartId, 'cartId');
   if (cart.status !== 'open') throw conflict('cart_converted', 'This cart was checked out and paid already');
   if (cart.products.length === 0) throw invalidRequest('cart_empty', 'The cart has no products: set them with POST /cart first', 'cartId');
-  const address = await shippingAddress(deps, auth, cart, body.shippingAddress);
 
   const [products, rates] = await Promise.all([cartProducts(deps.mongo, auth.tenantId, cart.products.map((l) => l.product_id)), commerceRates(deps, auth.tenantId)]);
   const live = new Map(products.map((p) => [p._id, p]));
@@ -51,6 +64,11 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
     title: live.get(l.product_id)?.title ?? { en: l.product_id, ar: l.product_id },
   }));
   const totals = linesTotals(lines, rates, true);
+  // No payment can take 0 (the gateways refuse it), so nothing would ever end such a checkout but the
+  // intent's expiry, its units held until then: refused before anything is held or saved.
+  if (totals.total <= 0)
+    throw invalidRequest('checkout_total_zero', 'This checkout would total 0 (free products, no tax or shipping) and a payment must be above 0; nothing was held', 'cartId');
+  const address = await shippingAddress(deps, auth, cart, body.shippingAddress);
   const id = newId('chk', auth.region);
   const now = new Date();
   const record: CheckoutRecord = {
@@ -75,7 +93,13 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
     await checkoutData(deps.mongo).insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    return openCheckoutAnswer(deps, auth, cart);
+    return openCheckoutAnswer(deps, auth, cart._id);
+  }
+  // With the record standing, POST /cart refuses; an edit that landed since the cart was read has made these
+  // lines stale: the record goes (no workflow owns it yet) and the new contents are checked out instead.
+  if (!(await cartData(deps.mongo).claimForCheckout(auth.tenantId, cart._id, cart.updated_at))) {
+    await checkoutData(deps.mongo).takeBack(id).catch(() => undefined);
+    return CART_CHANGED;
   }
   try {
     await startCheckoutWorkflow(deps, record, auth.region);
@@ -121,15 +145,29 @@ export async function createCheckout(deps: AppDeps, auth: AuthContext, body: Che
   };
 }
 
-/** A repeated POST /checkouts of a cart with an open checkout: that checkout, once it has its payment intent. */
-async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cart: CartRecord) {
-  const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cart._id);
+/**
+ * A repeated POST /checkouts of a cart with an open checkout: that checkout, once it has its payment intent,
+ * and only if it was made of the cart's contents as they are (POST /cart refuses while it is open, but a
+ * checkout made before that rule may be of older contents).
+ */
+async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string) {
+  const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId);
   if (open?.status === 'completed') throw conflict('cart_converted', 'This cart was checked out and paid already');
   if (!open?.payment_intent) throw conflict('checkout_in_progress', 'This cart is being checked out; retry in a moment');
+  // The cart as it is now: the one this request read may predate an edit the open checkout was made after.
+  const cart = await cartData(deps.mongo).find(auth.tenantId, cartId);
+  if (!cart) throw notFound('cart', cartId, 'cartId');
+  if (!sameContents(open.lines, cart.products))
+    throw conflict('checkout_in_progress', `This cart's open checkout '${open._id}' was made of other contents; it must be paid or end (its payment intent canceled or expired) first`);
   return {
     status: 200,
     body: { checkoutId: open._id, status: open.status, totals: open.totals, payment_intent: open.payment_intent, url: intentPageUrl(open.payment_intent, deps.config) },
   };
+}
+
+/** The same products in the same quantities, line for line (prices may differ: a checkout takes live ones). */
+function sameContents(checkout: readonly CheckoutLineRecord[], cart: CartRecord['products']): boolean {
+  return checkout.length === cart.length && checkout.every((l, i) => l.product_id === cart[i]!.product_id && l.quantity === cart[i]!.quantity);
 }
 
 /** `{id}` of the user's saved address, or a full one, saved for the user (the same fields are not saved twice). */

@@ -48,25 +48,49 @@ function amountOf(inv: InvoiceRecord, body: CreditNoteCreateBody): { amount: num
   return { amount, lines: body.lines.map((l) => ({ invoice_line: l.invoice_line, amount: l.amount })) };
 }
 
+/** Whether `body` asks for exactly what `note` was made from: a key names one credit note, with one amount and destination. */
+function sameRequest(note: CreditNoteRecord, body: CreditNoteCreateBody): boolean {
+  const lines = body.lines?.map((l) => ({ invoice_line: l.invoice_line, amount: l.amount })) ?? [];
+  const amount = body.lines ? lines.reduce((s, l) => s + l.amount, 0) : body.amount;
+  return (
+    note.invoice === body.invoice &&
+    note.amount === amount &&
+    (body.amount === undefined || body.amount === amount) &&
+    JSON.stringify(note.lines) === JSON.stringify(lines) &&
+    (note.refund_requested ?? note.refund !== null) === (body.refund ?? false) &&
+    note.reason === (body.reason ?? null) &&
+    note.memo === (body.memo ?? null)
+  );
+}
+
+const keyInUse = () =>
+  invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for a credit note with other parameters: use a new key for a new credit note', 'idempotency_key');
+
+/** An issued note asked for again: credited now if the first request could not (once per note, by its id). */
+async function answerIssued(deps: AppDeps, note: CreditNoteRecord) {
+  if (note.credit_to_balance > 0)
+    await addCustomerCredit(deps, { tenantId: note.tenant_id, customer: note.customer, currency: note.currency, key: note._id, amount: note.credit_to_balance });
+  return { status: 200, body: creditNoteView(note) };
+}
+
 /**
  * POST /v202607/credit-notes against a paid invoice. Its amount is admitted by the workflow of the invoice's
  * payment intent, from the one balance refunds draw on too: with `refund: true` the admission is a refund (the
  * refund workflow returns the money to the card); otherwise the amount is spent from that balance at once and
  * added to the customer's credit balance, which the next invoices use first.
+ *
+ * The note is written `pending` before its admission, holding the idempotency key and the request: a retry
+ * with the key finishes that note (its admission, keyed by the note's id, is answered again rather than made
+ * twice), and the key with other parameters is refused. Keyed by the note's id, an admission's key is no
+ * refund's: a merchant's refund key cannot be known before the note it would collide with exists.
  */
 export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: CreditNoteCreateBody): Promise<{ status: number; body: ReturnType<typeof creditNoteView> }> {
   const notes = creditNoteData(deps.mongo);
   const id = newId('cn', auth.region);
   const scope = idempotencyScope(auth.tenantId, body.idempotency_key, id);
-  if (body.idempotency_key) {
-    const existing = await notes.byIdempotencyScope(scope);
-    if (existing) {
-      // A retry after the balance could not be credited: credited now (once per credit note, by its key).
-      if (existing.credit_to_balance > 0)
-        await addCustomerCredit(deps, { tenantId: auth.tenantId, customer: existing.customer, currency: existing.currency, key: existing._id, amount: existing.credit_to_balance });
-      return { status: 200, body: creditNoteView(existing) };
-    }
-  }
+  const known = body.idempotency_key ? await notes.byIdempotencyScope(scope) : null;
+  if (known && !sameRequest(known, body)) throw keyInUse();
+  if (known?.status === 'issued') return answerIssued(deps, known);
   const inv = await invoiceData(deps.mongo).find(auth.tenantId, body.invoice);
   if (!inv) throw invalidRequest('resource_missing', `No such invoice: '${body.invoice}'`, 'invoice');
   if (inv.status !== 'paid') throw invalidRequest('invoice_not_paid', `This invoice is ${inv.status}: only a paid invoice can be credited`, 'invoice');
@@ -75,40 +99,48 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   const { amount, lines } = amountOf(inv, body);
   const intent = await getPaymentIntent(deps, auth.tenantId, inv.payment_intent);
   const refund = body.refund ?? false;
-  // One admission per credit note: keyed by the merchant's key when there is one, so a retry is admitted once.
-  const admissionKey = `credit_note:${body.idempotency_key ?? id}`;
+  const note =
+    known ??
+    (await notes.claim({
+      _id: id,
+      tenant_id: auth.tenantId,
+      invoice: inv._id,
+      payment_intent: inv.payment_intent,
+      customer: inv.customer,
+      subscription: inv.subscription,
+      currency: inv.snapshot.currency,
+      amount,
+      lines,
+      reason: body.reason ?? null,
+      memo: body.memo ?? null,
+      refund: null,
+      credit_to_balance: 0,
+      status: 'pending',
+      refund_requested: refund,
+      idempotency_scope: scope,
+      created_at: new Date(),
+    }));
+  if (note._id !== id && !known) {
+    // A concurrent request with the same key claimed it first: the same request joins its note.
+    if (!sameRequest(note, body)) throw keyInUse();
+    if (note.status === 'issued') return answerIssued(deps, note);
+  }
   const admission = await admitOnIntent(deps, intent, [
-    { amount, currency: inv.snapshot.currency, idempotencyKey: admissionKey, webhooks: [], slaSeconds: DEFAULT_REFUND_SLA_SECONDS, ...(refund ? {} : { creditNote: id }) },
+    { amount, currency: inv.snapshot.currency, idempotencyKey: `credit_note:${note._id}`, webhooks: [], slaSeconds: DEFAULT_REFUND_SLA_SECONDS, ...(refund ? {} : { creditNote: note._id }) },
   ]);
   if (!admission.ok) {
+    await notes.release(note._id);
     if (admission.code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT')
       throw invalidRequest('credit_note_amount_too_large', `${admission.message}: credit notes and refunds of an invoice draw on one balance`, 'amount');
     throw invalidRequest(admission.code, admission.message, 'invoice');
   }
-  // A repeated admission answers the first one's id: a refund's (re_) or the first credit note's (cn_).
-  const cnId = refund ? id : admission.refund;
-  const record: CreditNoteRecord = {
-    _id: cnId,
-    tenant_id: auth.tenantId,
-    invoice: inv._id,
-    payment_intent: inv.payment_intent,
-    customer: inv.customer,
-    subscription: inv.subscription,
-    currency: inv.snapshot.currency,
-    amount,
-    lines,
-    reason: body.reason ?? null,
-    memo: body.memo ?? null,
-    refund: refund ? admission.refund : null,
-    credit_to_balance: refund ? 0 : amount,
-    status: 'issued',
-    idempotency_scope: scope,
-    created_at: new Date(),
-  };
-  await notes.insert(record);
-  if (!refund) await addCustomerCredit(deps, { tenantId: auth.tenantId, customer: inv.customer, currency: inv.snapshot.currency, key: cnId, amount });
-  const stored = (await notes.byIdempotencyScope(scope)) ?? record;
-  return { status: admission.created ? 201 : 200, body: creditNoteView(stored) };
+  // The key is the note's own: answered again, it names this note's reservation (or, to the card, a refund).
+  if (refund ? !admission.refund.startsWith('re_') : admission.refund !== note._id)
+    throw new Error(`credit note ${note._id}: its admission answered ${admission.refund}`);
+  const issued = await notes.issue(note._id, { refund: refund ? admission.refund : null, credit_to_balance: refund ? 0 : amount });
+  if (!issued) throw new Error(`credit note ${note._id}: admitted, but given back by a concurrent request; nothing credited`);
+  if (!refund) await addCustomerCredit(deps, { tenantId: auth.tenantId, customer: inv.customer, currency: inv.snapshot.currency, key: note._id, amount });
+  return { status: admission.created ? 201 : 200, body: creditNoteView(issued) };
 }
 
 export async function getCreditNote(deps: AppDeps, tenantId: string, id: string): Promise<CreditNoteRecord> {

@@ -46,7 +46,7 @@ export const returnView = z.object({
   address: addressView,
   amount: z.number().int().meta({ description: 'What its refund gives back: the units at the price paid and their share of tax (not shipping)' }),
   currency: z.string(),
-  refund: z.string().nullable().meta({ description: 'The refund (`re_...`) made when it was received' }),
+  refund: z.string().nullable().meta({ description: 'The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once' }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

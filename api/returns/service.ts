@@ -101,9 +101,38 @@ async function returnOr404(deps: AppDeps, tenantId: string, id: string): Promise
 }
 
 /**
- * PUT /returns/{id}: the merchant's move. `received` also refunds it: the refund is admitted against the
- * order's payment intent (idempotency key `return:<id>`, so a repeated PUT makes one refund) and handed to
- * the return's workflow, which becomes `refunded` when the refund settles.
+ * The refund of a received return, as its workflow is told of it: admitted against the order's payment intent
+ * (idempotency key `return:<id>`, so a repeated PUT makes one refund), refused (`refusal`), or none at all
+ * when the return's amount is 0 (a free product: the refund check refuses a refund of 0).
+ */
+async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord): Promise<{ refund: string | null } | { refusal: string }> {
+  if (r.amount === 0) return { refund: null };
+  const order = await findOrder(deps, auth.tenantId, r.order_id);
+  const intent = await getPaymentIntent(deps, auth.tenantId, order.payment_intent);
+  try {
+    const admitted = await admitRefund(
+      deps,
+      intent,
+      {
+        amount: r.amount,
+        currency: r.currency,
+        idempotencyKey: `return:${r._id}`,
+        slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
+        webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
+      },
+      { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
+    );
+    return { refund: admitted.record._id };
+  } catch (err) {
+    // The payment can no longer cover it (refunded elsewhere): the return ends refund_failed, not stuck.
+    if (!(err instanceof DomainError && err.code.startsWith('REFUND_'))) throw err;
+    return { refusal: err.code };
+  }
+}
+
+/**
+ * PUT /returns/{id}: the merchant's move. `received` also refunds it (refundOfReturn), and hands the refund to
+ * the return's workflow, which becomes `refunded` when the refund settles (at once when there is none).
  */
 export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, body: ReturnMoveBody) {
   const r = await returnOr404(deps, auth.tenantId, id);
@@ -123,28 +152,7 @@ export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, b
     throw err;
   });
   if (progress.status === 'received' && progress.refund === null) {
-    const order = await findOrder(deps, auth.tenantId, r.order_id);
-    const intent = await getPaymentIntent(deps, auth.tenantId, order.payment_intent);
-    let outcome: { refund: string } | { refusal: string };
-    try {
-      const admitted = await admitRefund(
-        deps,
-        intent,
-        {
-          amount: r.amount,
-          currency: r.currency,
-          idempotencyKey: `return:${r._id}`,
-          slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
-          webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
-        },
-        { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
-      );
-      outcome = { refund: admitted.record._id };
-    } catch (err) {
-      // The payment can no longer cover it (refunded elsewhere): the return ends refund_failed, not stuck.
-      if (!(err instanceof DomainError && err.code.startsWith('REFUND_'))) throw err;
-      outcome = { refusal: err.code };
-    }
+    const outcome = await refundOfReturn(deps, auth, r);
     await runUpdate(
       deps,
       () => handle.executeUpdate(returnRefundStartedUpdate, { args: [outcome] }),

@@ -102,6 +102,28 @@ describe('create and read', () => {
     expect(other.body.cartId).not.toBe(first.body.cartId);
   });
 
+  test("a key reused for another user or currency is a 400 idempotency_key_in_use: no one gets another user's cart and addresses", async () => {
+    const key = `reused-${Date.now()}`;
+    const alice = `alice-${Date.now()}`;
+    expect((await api.post('/commerce/addresses', { userId: alice, phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' }, a.secretKey)).status).toBe(201);
+    const first = await newCart(a, { userId: alice, currency: 'EUR', idempotencyKey: key });
+    expect(first.status).toBe(201);
+    expect(first.body.customerAddresses).toHaveLength(1);
+
+    for (const other of [{ userId: `bob-${Date.now()}`, currency: 'USD' }, { userId: `bob-${Date.now()}`, currency: 'EUR' }, { userId: alice, currency: 'USD' }]) {
+      const r = await newCart(a, { ...other, idempotencyKey: key });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'idempotency_key_in_use', param: 'idempotencyKey' });
+      expect(r.body).not.toHaveProperty('cartId');
+      expect(r.body).not.toHaveProperty('customerAddresses');
+    }
+    // The same user and currency still repeat the create.
+    const again = await newCart(a, { userId: alice, currency: 'eur', idempotencyKey: key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await carts().countDocuments({ tenant_id: a.tenant, idempotency_key: key })).toBe(1);
+  });
+
   test('concurrent creates with one key make one cart (one 201, the rest 200) and one retention', async () => {
     const key = `race-${Date.now()}`;
     const replies = await Promise.all(Array.from({ length: 8 }, () => newCart(a, { idempotencyKey: key })));

@@ -111,6 +111,76 @@ describe('checkout', () => {
     expect(await stockOf(a)).toBe(3);
   });
 
+  test('a cart with an open checkout refuses changes (409 checkout_in_progress) and keeps its contents; once the checkout ends unpaid it changes and checks out anew', async () => {
+    const a = await product(1000, 10);
+    const b = await product(5000, 10);
+    const cartId = await cart([{ id: a, quantity: 1 }]);
+    const first = await checkout(cartId);
+    expect(first.status).toBe(201);
+
+    const edit = await api.post('/cart', { cartId, products: [{ id: a, quantity: 1 }, { id: b, quantity: 2 }] }, m.secretKey);
+    expect(edit.status).toBe(409);
+    expect(edit.body.error).toMatchObject({ type: 'invalid_request_error', code: 'checkout_in_progress' });
+    expect(edit.body.error.message).toContain(first.body.checkoutId);
+    expect((await api.get(`/cart/${cartId}`, m.secretKey)).body.products).toEqual([expect.objectContaining({ id: a, quantity: 1 })]);
+    // Checking it out again answers the one open checkout, which is of what the cart holds.
+    const again = await checkout(cartId);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ checkoutId: first.body.checkoutId, payment_intent: first.body.payment_intent });
+
+    expect((await api.post(`/v202607/payment-intents/${first.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
+    await eventually(async () => ((await api.get(`/checkouts/${first.body.checkoutId}`, m.secretKey)).body.status === 'canceled' ? true : undefined), 15_000, 'the checkout canceled');
+    expect((await api.post('/cart', { cartId, products: [{ id: a, quantity: 1 }, { id: b, quantity: 2 }] }, m.secretKey)).status).toBe(200);
+    const next = await checkout(cartId);
+    expect(next.status).toBe(201);
+    expect(next.body.checkoutId).not.toBe(first.body.checkoutId);
+    expect(next.body.payment_intent).not.toBe(first.body.payment_intent);
+    expect(next.body.totals).toMatchObject({ subtotal: 11_000 });
+  });
+
+  test('checking out again answers the open checkout only when it was made of what the cart holds now', async () => {
+    const a = await product(1000, 10);
+    const b = await product(5000, 10);
+    const cartId = await cart([{ id: a, quantity: 1 }]);
+    const first = await checkout(cartId);
+    expect(first.status).toBe(201);
+    // As a cart edited while its checkout was open before such edits were refused.
+    const db = await mongo();
+    try {
+      const products = [
+        { product_id: a, quantity: 1, unit_price: 1000 },
+        { product_id: b, quantity: 2, unit_price: 5000 },
+      ];
+      await db.db().collection('carts').updateOne({ _id: cartId as never }, { $set: { products } });
+    } finally {
+      await db.close();
+    }
+    const again = await checkout(cartId);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('checkout_in_progress');
+    expect(again.body.error.message).toContain(first.body.checkoutId);
+    expect(again.body).not.toHaveProperty('payment_intent');
+  });
+
+  test('a cart edited and checked out at the same moment: a checkout that answers 201 is always of what the cart holds', async () => {
+    const a = await product(1000, 100);
+    const b = await product(5000, 100);
+    const carts = await Promise.all(Array.from({ length: 8 }, () => cart([{ id: a, quantity: 1 }])));
+    await Promise.all(
+      carts.map(async (cartId) => {
+        const [made, edit] = await Promise.all([checkout(cartId), api.post('/cart', { cartId, products: [{ id: b, quantity: 2 }] }, m.secretKey)]);
+        expect([200, 409]).toContain(edit.status);
+        expect([201, 409]).toContain(made.status);
+        const held = (await api.get(`/cart/${cartId}`, m.secretKey)).body.products.map((l: { id: string; quantity: number }) => [l.id, l.quantity]);
+        expect(held).toEqual(edit.status === 200 ? [[b, 2]] : [[a, 1]]);
+        if (made.status === 201) {
+          const c = await api.get(`/checkouts/${made.body.checkoutId}`, m.secretKey);
+          expect(c.body.products.map((l: { id: string; quantity: number }) => [l.id, l.quantity])).toEqual(held);
+        }
+      }),
+    );
+  });
+
   test('a full address is saved for the user and listed on their next cart; a saved one is used by id', async () => {
     const a = await product(500, 10);
     const userId = `addr-user-${Date.now()}`;
@@ -207,6 +277,29 @@ describe('refused checkouts', () => {
     expect(bad.status).toBe(400);
     expect(bad.body.error.param).toBe('shippingAddress.id');
   });
+
+  test('a checkout that would total 0 is a 400 checkout_total_zero: nothing held, saved or made; with shipping to pay, it checks out', async () => {
+    const free = await createMerchant(); // never set its commerce settings: no tax, no shipping
+    const gift = await product(0, 5, free);
+    const userId = `free-user-${Date.now()}`;
+    const cartId = await cart([{ id: gift, quantity: 2 }], free, userId);
+    const r = await checkout(cartId, free);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ type: 'invalid_request_error', code: 'checkout_total_zero', param: 'cartId' });
+    expect(await stockOf(gift)).toBe(5);
+    const db = await mongo();
+    try {
+      expect(await db.db().collection('checkouts').countDocuments({ cart_id: cartId })).toBe(0);
+    } finally {
+      await db.close();
+    }
+    expect((await api.post('/commerce/cart', { userId, currency: 'EUR' }, free.secretKey)).body.customerAddresses).toEqual([]);
+
+    const shipped = await product(0, 5); // this tenant charges 700 for shipping
+    const paid = await checkout(await cart([{ id: shipped, quantity: 1 }]));
+    expect(paid.status).toBe(201);
+    expect(paid.body.totals).toEqual({ subtotal: 0, tax: 0, shipping: 700, total: 700 });
+  });
 });
 
 describe('returns', () => {
@@ -283,6 +376,26 @@ describe('returns', () => {
     const byUser = await api.get(`/returns?filter.userId=$eq:${encodeURIComponent(user)}&filter.amount=$gte:1000`, m.secretKey);
     expect(byUser.body.returns.every((r: { userId: string; amount: number }) => r.userId === user && r.amount >= 1000)).toBe(true);
     expect((await api.get('/returns?perPage=101', m.secretKey)).status).toBe(400);
+  });
+
+  test('a return of a free item (amount 0) is refunded at once without a refund, instead of staying received', async () => {
+    const freeItem = await product(0, 5);
+    const r = await checkout(await cart([{ id: productId, quantity: 1 }, { id: freeItem, quantity: 1 }]));
+    const order = await paidOrder(r.body.checkoutId, r.body.payment_intent);
+    const ret = await api.post('/returns', { orderId: order, idempotencyKey: `free-${Date.now()}`, productId: freeItem, quantity: 1, reasonCode: 'damaged', address: ADDRESS }, m.secretKey);
+    expect(ret.status).toBe(200);
+    expect((await put(ret.body.id, { status: 'approved' })).status).toBe(200);
+    // Before: 400 parameter_invalid on `amount` (a refund of 0), on every retry, and the return stayed received.
+    const received = await put(ret.body.id, { status: 'received' });
+    expect([received.status, received.body]).toEqual([200, expect.objectContaining({ status: 'refunded', refund: null, amount: 0 })]);
+    expect((await put(ret.body.id, { status: 'received' })).body).toMatchObject({ status: 'refunded', refund: null });
+    const refunds = await api.get(`/v202607/refunds?payment_intent=${r.body.payment_intent}`, m.secretKey);
+    expect(refunds.body.data).toEqual([]);
+    const statuses = await eventually(async () => {
+      const mine = hooks.received.filter((h) => h.body.id === ret.body.id).map((h) => h.body.status);
+      return mine.length >= 4 ? mine.sort() : undefined;
+    }, 15_000, 'four return webhooks');
+    expect(statuses).toEqual(['approved', 'received', 'refunded', 'requested']);
   });
 
   test("another tenant cannot read the order or ask for a return of it", async () => {

@@ -1,12 +1,25 @@
-import { api, createMerchant, eventually, type Merchant } from './harness';
+import type { Client } from '@temporalio/client';
+import type { AppDeps, AuthContext } from '../../api/deps';
+import { createCreditNote } from '../../api/credit-notes/service';
+import { notAnswered } from '../../api/http/workflow-calls';
+import { connectMongo, type Mongo } from '../../platform/mongo';
+import { api, apiDeps, createMerchant, eventually, getStack, temporalClient, type Merchant } from './harness';
 
 // Credit notes on the real stack: against a paid invoice, refunded to the card through the refund workflow
 // or credited to the customer's balance, drawing with the invoice intent's refunds on one balance; the
-// balance is used first by the customer's next invoice.
+// balance is used first by the customer's next invoice. An idempotency key names one credit note.
 
 let m: Merchant;
+let db: Mongo;
+let temporal: Client;
 beforeAll(async () => {
   m = await createMerchant();
+  db = await connectMongo(getStack().mongoUri);
+  temporal = await temporalClient();
+});
+afterAll(async () => {
+  await db?.close();
+  await temporal?.connection.close();
 });
 
 const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
@@ -86,4 +99,58 @@ test('refusals: an invoice not paid, another tenant', async () => {
   expect([open.status, open.body.error]).toEqual([400, expect.objectContaining({ code: 'invoice_not_paid', param: 'invoice' })]);
   const none = await post('/credit-notes', { invoice: invoice.invoice });
   expect(none.body.error).toMatchObject({ code: 'parameter_missing', param: 'amount' });
+}, 120_000);
+
+test("a refund's idempotency_key cannot name a credit note: `credit_note:<k>` on a refund, then <k> on a credit note, draws afresh", async () => {
+  const { customer, invoice } = await paidInvoice();
+  const k = `cn-key-${Date.now()}`;
+  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 100, currency: 'EUR', idempotency_key: `credit_note:${k}` })).status).toBe(201);
+  // Before: the refund's id was answered for the credit note's admission, and 1000 was credited with 100 held.
+  const tooMuch = await post('/credit-notes', { invoice: invoice.invoice, amount: 1000, idempotency_key: k });
+  expect([tooMuch.status, tooMuch.body.error]).toEqual([400, expect.objectContaining({ code: 'credit_note_amount_too_large', param: 'amount' })]);
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([]);
+  // A refused request gives its key back: the same key for what is left makes a credit note of its own.
+  const cn = await post('/credit-notes', { invoice: invoice.invoice, amount: 900, idempotency_key: k });
+  expect([cn.status, cn.body]).toEqual([201, expect.objectContaining({ credit_note: expect.stringMatching(/^cn_eu_/), amount: 900, credit_to_balance: 900 })]);
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 900 }]);
+  const more = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 1, currency: 'EUR' });
+  expect(more.body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
+}, 120_000);
+
+/** The API's deps, but an Update the intent's workflow applies is answered as not in time: a 503 after the deadline. */
+function answerLost(deps: AppDeps): AppDeps {
+  const workflow = deps.temporal.workflow;
+  const getHandle = (id: string) => {
+    const handle = workflow.getHandle(id);
+    return Object.assign(Object.create(handle) as typeof handle, {
+      executeUpdate: async (...args: Parameters<typeof handle.executeUpdate>) => {
+        await handle.executeUpdate(...args);
+        throw notAnswered();
+      },
+    });
+  };
+  const lossy = Object.assign(Object.create(workflow) as typeof workflow, { getHandle });
+  return { ...deps, temporal: Object.assign(Object.create(deps.temporal) as Client, { workflow: lossy }) };
+}
+
+test('a credit note admitted but never answered: its retry finishes it, and its key with another amount or destination is refused', async () => {
+  const { customer, invoice } = await paidInvoice();
+  const body = { invoice: invoice.invoice, amount: 300, idempotency_key: `cn-lost-${Date.now()}` };
+  const auth: AuthContext = { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] };
+  await expect(createCreditNote(answerLost(apiDeps(db, temporal)), auth, body)).rejects.toMatchObject({ code: 'service_unavailable' });
+  // Before: each was answered with the first admission's id, and its own amount credited with 300 held.
+  for (const other of [{ ...body, amount: 1000 }, { ...body, refund: true }]) {
+    const r = await post('/credit-notes', other);
+    expect([r.status, r.body.error]).toEqual([400, expect.objectContaining({ code: 'idempotency_key_in_use', param: 'idempotency_key' })]);
+  }
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([]);
+  expect((await get(`/credit-notes?invoice=${invoice.invoice}`)).body.data).toEqual([]);
+  const again = await post('/credit-notes', body);
+  expect([again.status, again.body]).toEqual([200, expect.objectContaining({ amount: 300, refund: null, credit_to_balance: 300 })]);
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 300 }]);
+  // Held once: 700 is left to refund.
+  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 701, currency: 'EUR' })).body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
+  // Once issued, the key still answers only this note.
+  expect((await post('/credit-notes', { ...body, amount: 299 })).body.error.code).toBe('idempotency_key_in_use');
+  expect((await post('/credit-notes', body)).body).toMatchObject({ credit_note: again.body.credit_note, amount: 300 });
 }, 120_000);

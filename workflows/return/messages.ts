@@ -40,6 +40,7 @@ export const moveReturnUpdate = defineUpdate<ReturnProgress, [{ move: ReturnMove
 /**
  * The refund of a received return was admitted (by the API, against the order's payment intent), or refused
  * (`refusal`: the payment's refundable balance no longer covers it): the return is then `refund_failed`.
+ * `refund: null`: the return's amount is 0 (a free product), so there is nothing to refund: it is `refunded`.
  */
-export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [{ refund: string } | { refusal: string }]>('returnRefundStarted');
+export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [{ refund: string | null } | { refusal: string }]>('returnRefundStarted');
 export const returnProgressQuery = defineQuery<ReturnProgress>('returnProgress');

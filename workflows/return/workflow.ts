@@ -74,6 +74,10 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
         log.warn('the refund of a received return was refused', { refusal: req.refusal });
         status = 'refund_failed';
         await changed();
+      } else if (req.refund === null) {
+        // Nothing was paid for it (a free product): no refund to wait for, it ends as any refunded return.
+        status = 'refunded';
+        await changed();
       } else {
         refund = req.refund;
         await writer.write({ id: input.id, status, refund });
@@ -81,8 +85,10 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
       return progress();
     },
     {
-      validator: (_req) => {
+      validator: (req) => {
         if (status !== 'received' && refund === null) throw ApplicationFailure.nonRetryable(`A return that is ${status} is not refunded`, 'return_transition_invalid');
+        if ('refund' in req && req.refund === null && input.amount > 0)
+          throw ApplicationFailure.nonRetryable(`A return of ${input.amount} cannot be refunded without a refund`, 'return_transition_invalid');
       },
     },
   );

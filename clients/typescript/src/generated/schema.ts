@@ -8328,7 +8328,7 @@ export interface paths {
                     "application/json": {
                         /** @description The merchant's unique id of its customer */
                         userId: string;
-                        /** @description A repeated create with this key answers the cart it made (200), whatever the rest of the body */
+                        /** @description A repeated create with this key answers the cart it made (200) when `userId` and `currency` are the same; else 400 `idempotency_key_in_use` */
                         idempotencyKey?: string;
                         /**
                          * @description Every product of the cart must be priced in it
@@ -8385,7 +8385,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid body */
+                /** @description Invalid body; `idempotency_key_in_use`: the idempotencyKey made a cart of another userId or currency */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8663,7 +8663,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `cart_converted`: a checkout of this cart was paid; it can no longer change */
+                /** @description `cart_converted`: a checkout of this cart was paid; it can no longer change. `checkout_in_progress`: a checkout of this cart is open (reserving or awaiting payment); the contents can change once it ends unpaid (its payment intent canceled or expired). `cart_changed`: other requests kept changing it; send the contents again */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -8935,7 +8935,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid request */
+                /** @description Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -8986,7 +8986,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The cart was checked out and paid already */
+                /** @description `cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -9404,7 +9404,7 @@ export interface paths {
                                 /** @description What its refund gives back: the units at the price paid and their share of tax (not shipping) */
                                 amount: number;
                                 currency: string;
-                                /** @description The refund (`re_...`) made when it was received */
+                                /** @description The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once */
                                 refund: string | null;
                                 createdAt: string;
                                 updatedAt: string;
@@ -9660,7 +9660,7 @@ export interface paths {
                             /** @description What its refund gives back: the units at the price paid and their share of tax (not shipping) */
                             amount: number;
                             currency: string;
-                            /** @description The refund (`re_...`) made when it was received */
+                            /** @description The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once */
                             refund: string | null;
                             createdAt: string;
                             updatedAt: string;
@@ -13055,7 +13055,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreditNote"];
                     };
                 };
-                /** @description `invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes), unknown invoice or line */
+                /** @description `invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes), unknown invoice or line, `idempotency_key_in_use` (the key was used for a credit note with other parameters) */
                 400: {
                     headers: {
                         [name: string]: unknown;
