@@ -183,8 +183,11 @@ export const configSchema = z
     WORKFLOW_UPDATE_DEADLINE_MS: z.coerce.number().int().min(1000).max(120_000).default(45_000),
     /** How long POST /v202607/test-clocks/{id}/advance waits for the subscriptions on the clock before answering `advancing`. */
     TEST_CLOCK_ADVANCE_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(30_000),
-    /** How long after its creation a cart never converted into an order is deleted (180 days; seconds in tests). */
-    CART_RETENTION_SECONDS: z.coerce.number().int().min(1).max(10 * 365 * 86_400).default(180 * 86_400),
+    /**
+     * How long after its creation a cart never converted into an order is deleted, in seconds (tests). Unset, as
+     * the spec says: 6 calendar months (the same day and time of the month, or the month's last day).
+     */
+    CART_RETENTION_SECONDS: z.coerce.number().int().min(1).max(10 * 365 * 86_400).optional(),
     /**
      * When the reconciliation Schedule (`reconciliation-daily`, created at worker start) runs: a 5-field cron
      * in UTC, or `off` (the worker then deletes the Schedule). Each run covers the RECONCILIATION_WINDOW_SECONDS

@@ -11,7 +11,7 @@ import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CartLineRecord, CartRecord } from '../../platform/records';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
-import { CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
+import { CART_RETENTION_MONTHS, CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
 import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workflow';
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
@@ -28,7 +28,8 @@ export async function commerceRates(deps: AppDeps, tenantId: string): Promise<Co
 }
 
 function retentionInput(deps: AppDeps, cart: CartRecord): CartRetentionInput {
-  return { cartId: cart._id, tenantId: cart.tenant_id, createdAt: cart.created_at.toISOString(), retentionSeconds: deps.config.CART_RETENTION_SECONDS };
+  const seconds = deps.config.CART_RETENTION_SECONDS;
+  return { cartId: cart._id, tenantId: cart.tenant_id, createdAt: cart.created_at.toISOString(), ...(seconds !== undefined ? { retentionSeconds: seconds } : { retentionMonths: CART_RETENTION_MONTHS }) };
 }
 
 /**

@@ -1,13 +1,11 @@
 import { Worker } from '@temporalio/worker';
-import { CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, type CartRetentionInput, type CartRetentionResult } from '../../workflows/cart-retention/messages';
+import { CART_RETENTION_MONTHS, CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput, type CartRetentionResult } from '../../workflows/cart-retention/messages';
 import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
 
-// A cart's retention in virtual time: 180 days pass in a second. An open cart is deleted at its due time, to
+// A cart's retention in virtual time: 6 months pass in a second. An open cart is deleted at its due time, to
 // the second; a converted one is kept. The store is a fake holding carts by id, as the activity sees them.
 
 const testEnv = useWorkflowTestEnv();
-
-const RETENTION_SECONDS = 180 * 86_400;
 
 function fakeStore(carts: Map<string, 'open' | 'converted'>) {
   const calls: { cartId: string; at: number }[] = [];
@@ -38,7 +36,7 @@ async function run(
     cartId,
     tenantId: 'ten_eu_t',
     createdAt: new Date((await testEnv().currentTimeMs()) - (opts.createdAgoMs ?? 0)).toISOString(),
-    retentionSeconds: RETENTION_SECONDS,
+    retentionMonths: CART_RETENTION_MONTHS,
   };
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities: store.activities });
   const result = await worker.runUntil(async () => {
@@ -51,9 +49,9 @@ async function run(
   return { input, result, calls: store.calls };
 }
 
-const dueAt = (input: CartRetentionInput) => Date.parse(input.createdAt) + input.retentionSeconds * 1000;
+const dueAt = (input: CartRetentionInput) => retentionDueMs(input);
 
-test('an open cart is deleted 180 days after its creation, to the second', async () => {
+test('an open cart is deleted 6 calendar months after its creation, to the second', async () => {
   const carts = new Map([['cart_eu_open0001', 'open' as const]]);
   const { input, result, calls } = await run(carts, 'cart_eu_open0001', { recordAs: 'cart-retention-open-deleted' });
   expect(result.outcome).toBe('deleted');
@@ -97,7 +95,7 @@ test('a cart already gone (deleted, or its create taken back) ends the retention
 
 test('overdue at start: it acts at once, with no timer', async () => {
   const carts = new Map([['cart_eu_over0001', 'open' as const]]);
-  const { result, calls } = await run(carts, 'cart_eu_over0001', { createdAgoMs: (RETENTION_SECONDS + 60) * 1000 });
+  const { result, calls } = await run(carts, 'cart_eu_over0001', { createdAgoMs: 190 * 86_400_000 });
   expect(result.outcome).toBe('deleted');
   expect(calls).toHaveLength(1);
   // Not a wall-clock bound (the test server's clock runs on while activities run under load): the history

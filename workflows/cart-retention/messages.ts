@@ -1,6 +1,8 @@
 // Messages of the cart retention workflow: its name, id and input. The API and tests import this module; it
 // pulls in no Node or I/O module.
 
+import { addMonths } from '../../domain/billing/periods';
+
 export const CART_RETENTION_WORKFLOW = 'cartRetentionWorkflow';
 
 /** One retention per cart: a repeated create (same idempotency key) finds it instead of starting another. */
@@ -9,10 +11,12 @@ export const cartRetentionWorkflowId = (cartId: string): string => `retention:${
 export interface CartRetentionInput {
   cartId: string;
   tenantId: string;
-  /** The cart's creation (ISO 8601): the deletion is due `retentionSeconds` after it, however late the start. */
+  /** The cart's creation (ISO 8601): the deletion is due `retentionMonths` (or `retentionSeconds`) after it, however late the start. */
   createdAt: string;
-  /** CART_RETENTION_SECONDS of the API that created the cart (180 days by default). */
-  retentionSeconds: number;
+  /** Calendar months (6, the spec's retention); carts created before it was given have `retentionSeconds` only. */
+  retentionMonths?: number;
+  /** CART_RETENTION_SECONDS of the API that created the cart, when set (tests); used when there are no months. */
+  retentionSeconds?: number;
 }
 
 export interface CartRetentionResult {
@@ -22,6 +26,14 @@ export interface CartRetentionResult {
   at: string;
 }
 
+/** The spec's retention: "deleted automatically 6 months after creation". */
+export const CART_RETENTION_MONTHS = 6;
+/** Seconds that older inputs without either field mean (the 180 days they were started with). */
+const OLDER_DEFAULT_SECONDS = 180 * 86_400;
+
 /** When the cart is due for deletion (ms since the epoch). */
-export const retentionDueMs = (input: Pick<CartRetentionInput, 'createdAt' | 'retentionSeconds'>): number =>
-  Date.parse(input.createdAt) + input.retentionSeconds * 1000;
+export function retentionDueMs(input: Pick<CartRetentionInput, 'createdAt' | 'retentionMonths' | 'retentionSeconds'>): number {
+  const created = Date.parse(input.createdAt);
+  if (input.retentionMonths !== undefined) return addMonths(created, input.retentionMonths);
+  return created + (input.retentionSeconds ?? OLDER_DEFAULT_SECONDS) * 1000;
+}
