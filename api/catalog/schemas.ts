@@ -85,10 +85,24 @@ export type ProductCreateBody = z.infer<typeof productCreateBody>;
 export const productUpdateBody = z
   .object({
     price: amountSchema.optional().meta({ description: 'New price in minor units: visible at once (carts and checkouts read it live)' }),
-    stock: stockSchema.optional().meta({ description: "New units for sale: set by the product's stock owner, visible at once" }),
+    stock: stockSchema
+      .optional()
+      .meta({
+        description:
+          "Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold. Set by the product's stock owner, visible at once",
+      }),
+    stockChange: z
+      .number()
+      .int('an integer')
+      .min(-MAX_STOCK)
+      .max(MAX_STOCK)
+      .refine((n) => n !== 0, 'not 0')
+      .optional()
+      .meta({ description: 'Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0' }),
   })
   .strict()
-  .refine((b) => b.price !== undefined || b.stock !== undefined, 'give price, stock or both');
+  .refine((b) => b.price !== undefined || b.stock !== undefined || b.stockChange !== undefined, 'give price, stock or stockChange')
+  .refine((b) => b.stock === undefined || b.stockChange === undefined, { message: 'give stock (a count) or stockChange (a delivery or a loss), not both', path: ['stockChange'] });
 export type ProductUpdateBody = z.infer<typeof productUpdateBody>;
 
 const tag = text(50).refine((t) => !t.includes(','), 'a tag has no comma (filter.tags=$in:[a,b] separates tags by commas)');

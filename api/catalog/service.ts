@@ -5,7 +5,7 @@ import type { Mongo } from '../../platform/mongo';
 import type { CatalogRecord, CategoryAttributeRecord, CategoryRecord, ProductRecord } from '../../platform/records';
 import { catalogData, categoryData, productData } from '../../data/catalog';
 import type { AppDeps } from '../deps';
-import { setProductPrice, setProductStock } from '../commerce/stock';
+import { adjustProductStock, setProductPrice, setProductStock } from '../commerce/stock';
 import type { BrowseQuery } from './query';
 import type { CatalogCreateBody, CategoryCreateBody, ProductCreateBody, ProductUpdateBody } from './schemas';
 import { catalogView, categoryView, pagination, productView, type CategoryView, type ProductView } from './views';
@@ -111,6 +111,10 @@ export async function updateProduct(deps: AppDeps, tenantId: string, productId: 
   if (!(await products.find(tenantId, productId))) throw notFound('product', productId, 'id');
   // The stock first: its owner is the one that may refuse, and then nothing is written.
   if (body.stock !== undefined) await setProductStock(deps, tenantId, productId, body.stock);
+  if (body.stockChange !== undefined) {
+    const adjusted = await adjustProductStock(deps, tenantId, productId, body.stockChange);
+    if (!adjusted.ok) throw invalidRequest('stock_change_too_large', `Only ${adjusted.onHand} units are on hand: a change of ${body.stockChange} would leave fewer than 0`, 'stockChange');
+  }
   if (body.price !== undefined) await setProductPrice(deps, tenantId, productId, body.price);
   const now = await products.find(tenantId, productId);
   if (!now) throw notFound('product', productId, 'id');

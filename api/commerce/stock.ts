@@ -3,6 +3,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { notFound } from '../../domain/errors';
 import { productStockData } from '../../data/product-stock';
 import {
+  adjustStockUpdate,
   PRODUCT_STOCK_WORKFLOW,
   reserveStockUpdate,
   setPriceUpdate,
@@ -10,6 +11,7 @@ import {
   stockWorkflowId,
   type ProductStockInput,
   type ReserveResult,
+  type StockAdjustment,
   type StockLevel,
 } from '../../workflows/product-stock/messages';
 import type { AppDeps } from '../deps';
@@ -42,6 +44,11 @@ async function onOwner<R, A extends unknown[]>(deps: AppDeps, tenantId: string, 
 /** Sets a product's units on hand (admin PATCH); the owner has written the record when this returns. */
 export async function setProductStock(deps: AppDeps, tenantId: string, productId: string, stock: number): Promise<StockLevel> {
   return onOwner(deps, tenantId, productId, setStockUpdate, [{ stock }]);
+}
+
+/** Adds units to (or takes them from) those on hand, through the owner: a delivery needs no read first. */
+export async function adjustProductStock(deps: AppDeps, tenantId: string, productId: string, change: number): Promise<StockAdjustment> {
+  return onOwner(deps, tenantId, productId, adjustStockUpdate, [{ change }]);
 }
 
 /** Sets a product's price through its owner, the one writer of the product record once it runs. */

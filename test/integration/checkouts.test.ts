@@ -218,6 +218,30 @@ describe('checkout', () => {
   });
 });
 
+describe("the merchant's stock: a count or a change", () => {
+  test('a count is of units on hand (an open checkout’s hold counts against it); a delivery adds to them without a read, and a loss below 0 is refused', async () => {
+    const a = await product(900, 10);
+    const r = await checkout(await cart([{ id: a, quantity: 2 }]));
+    expect(r.status).toBe(201);
+    expect(await stockOf(a)).toBe(8);
+    // The shelf holds 10, 2 of them promised to the open checkout: 8 for sale.
+    expect((await patch(a, { stock: 10 })).body.stock).toBe(8);
+    // A delivery of 5, however many are on hand by then: 15 on hand, 13 for sale (a count of 13 would have lost 2).
+    const delivered = await patch(a, { stockChange: 5 });
+    expect(delivered.status).toBe(200);
+    expect(delivered.body.stock).toBe(13);
+    expect((await patch(a, { stockChange: -15 })).body.stock).toBe(0);
+    const refused = await patch(a, { stockChange: -1 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'stock_change_too_large', param: 'stockChange' });
+    expect((await patch(a, { stock: 1, stockChange: 1 })).status).toBe(400);
+    // 3 more arrive: 3 on hand, 1 for sale while the checkout holds 2; it ends unpaid, and its 2 go back on sale.
+    expect((await patch(a, { stockChange: 3 })).body.stock).toBe(1);
+    expect((await api.post(`/v202607/payment-intents/${r.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
+    await eventually(async () => ((await stockOf(a)) === 3 ? true : undefined), 15_000, 'the hold released');
+  });
+});
+
 describe('cartChanges', () => {
   test('prices: a price changed since the cart was set; continuing with newCart checks out at the new price', async () => {
     const a = await product(2000, 5);

@@ -45,6 +45,9 @@ export interface StockLevel {
 
 export const reserveStockUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('reserve');
 export const setStockUpdate = defineUpdate<StockLevel, [{ stock: number }]>('setStock');
+/** Units added to (a delivery) or taken from (damage, a loss) those on hand, whatever they are when it lands. */
+export type StockAdjustment = { ok: true; level: StockLevel } | { ok: false; onHand: number };
+export const adjustStockUpdate = defineUpdate<StockAdjustment, [{ change: number }]>('adjustStock');
 /**
  * The merchant's new price. It goes through the owner too: every write of the product record after its
  * creation is then one writer's, in order (FerretDB rewrites a whole document per update, so two writers

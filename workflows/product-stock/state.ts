@@ -74,6 +74,13 @@ export class StockState {
     this.onHand = stock;
   }
 
+  /** Units added or taken away, relative to what is on hand now (no read-then-write on the caller's side); never below 0. */
+  adjust(change: number): boolean {
+    if (!Number.isInteger(change) || this.onHand + change < 0) return false;
+    this.onHand += change;
+    return true;
+  }
+
   carry(version: number): StockCarried {
     return { onHand: this.onHand, holds: [...this.holds], version, price: this.price, settled: [...this.settled] };
   }

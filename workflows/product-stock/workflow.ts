@@ -3,6 +3,7 @@ import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
 import { serialWriter } from '../serial-writer';
 import {
+  adjustStockUpdate,
   commitStockSignal,
   releaseStockSignal,
   reserveStockUpdate,
@@ -45,6 +46,19 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
       return s.level();
     },
     { validator: ({ stock }) => wholeAmount(stock, 'stock') },
+  );
+  setHandler(
+    adjustStockUpdate,
+    async ({ change }) => {
+      if (!s.adjust(change)) return { ok: false as const, onHand: s.onHand };
+      await persisted();
+      return { ok: true as const, level: s.level() };
+    },
+    {
+      validator: ({ change }) => {
+        if (!Number.isInteger(change)) throw new Error('change must be a whole number');
+      },
+    },
   );
   setHandler(
     setPriceUpdate,

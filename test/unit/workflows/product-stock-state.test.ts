@@ -294,3 +294,15 @@ describe('carry and restore across continue-as-new', () => {
     expect(carried.holds).toEqual([['chk_a', 1]]);
   });
 });
+
+test('a change adds to or takes from the units on hand as they are, never below 0', () => {
+  const s = new StockState(10);
+  expect(s.reserve({ holder: 'chk_1', quantity: 4 })).toMatchObject({ ok: true });
+  expect(s.adjust(5)).toBe(true);
+  expect(s.level()).toEqual({ onHand: 15, available: 11, held: 4 });
+  expect(s.adjust(-16)).toBe(false);
+  expect(s.adjust(1.5)).toBe(false);
+  expect(s.level()).toEqual({ onHand: 15, available: 11, held: 4 });
+  expect(s.adjust(-15)).toBe(true);
+  expect(s.level()).toEqual({ onHand: 0, available: 0, held: 4 });
+});

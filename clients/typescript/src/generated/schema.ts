@@ -6533,8 +6533,10 @@ export interface paths {
                     "application/json": {
                         /** @description New price in minor units: visible at once (carts and checkouts read it live) */
                         price?: number;
-                        /** @description New units for sale: set by the product's stock owner, visible at once */
+                        /** @description Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold. Set by the product's stock owner, visible at once */
                         stock?: number;
+                        /** @description Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0 */
+                        stockChange?: number;
                     };
                 };
             };
