@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import type { ReturnStatus } from '../domain/returns';
-import type { AddressSnapshot, CheckoutRecord, CommerceTotals } from '../platform/records';
+import type { AddressSnapshot, CheckoutRecord, CommerceTotals, RefundRecord } from '../platform/records';
 import { cartData } from '../data/carts';
 import { productStockData } from '../data/product-stock';
 import { checkoutData, orderData, returnData } from '../data/checkouts';
@@ -110,7 +110,16 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
 
     /** How a refund stands, from its record (its own workflow writes it). */
     async refundState(q: { tenantId: string; refund: string }): Promise<'pending' | 'success' | 'canceled' | 'unknown'> {
-      return (await refundData(mongo).find(q.tenantId, q.refund))?.status ?? 'unknown';
+      return refundEnd(await refundData(mongo).find(q.tenantId, q.refund));
     },
   };
+}
+
+/**
+ * How a refund has ended, as one waiting on it (a return) reads its record: a refund canceled at its SLA whose
+ * cancel the gateway has not confirmed is still `pending` (the gateway may execute it yet).
+ */
+export function refundEnd(r: Pick<RefundRecord, 'status' | 'cancel_unconfirmed'> | null): 'pending' | 'success' | 'canceled' | 'unknown' {
+  if (!r) return 'unknown';
+  return r.status === 'canceled' && r.cancel_unconfirmed === true ? 'pending' : r.status;
 }

@@ -47,6 +47,8 @@ export interface RefundPatch {
   late_outcome: { status: string; at: string; gateway_transaction_id?: string } | null;
   /** The older interface's sub-status (domain/older-refund-views.ts); absent from runs of older code. */
   sub_status?: string;
+  /** Canceled at its SLA while the gateway has not confirmed the cancel; absent from runs of older code. */
+  cancel_unconfirmed?: boolean;
   updated_at: string;
 }
 
@@ -191,6 +193,7 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
         failure_code: p.failure_code,
         late_outcome: p.late_outcome ? { ...p.late_outcome, at: new Date(p.late_outcome.at) } : null,
         ...(p.sub_status !== undefined ? { sub_status: p.sub_status } : {}),
+        ...(p.cancel_unconfirmed !== undefined ? { cancel_unconfirmed: p.cancel_unconfirmed } : {}),
         updated_at: new Date(p.updated_at),
       });
     },

@@ -243,6 +243,11 @@ export interface RefundRecord {
   failure_code: string | null;
   /** An outcome the gateway reported after the refund was already final, kept for operators. */
   late_outcome: { status: string; at: Date; gateway_transaction_id?: string } | null;
+  /**
+   * True while it reads `canceled` at its SLA but the gateway has not confirmed the cancel (its amount still
+   * reserved; it may yet turn `success`); false once settled. Absent from records of older code.
+   */
+  cancel_unconfirmed?: boolean;
   created_at: Date;
   updated_at: Date;
   version: number;

@@ -229,6 +229,10 @@ test('while the gateway does not answer the cancel, the refund reads canceled bu
   expect(settled).toEqual(['canceled']);
   expect(history).toBeLessThan(2_100);
   expect(rec.events.map((e) => e.type)).toEqual(['refund.canceled']);
+  // The record says the cancel is unconfirmed while it is (a return waiting on it keeps waiting), then settled.
+  const canceled = rec.patches.filter((p) => p.status === 'canceled');
+  expect(canceled[0]).toMatchObject({ cancel_unconfirmed: true });
+  expect(canceled.at(-1)).toMatchObject({ cancel_unconfirmed: false });
 });
 
 test('gateway errors while polling never fail the workflow: it retries, then takes the SLA path', async () => {

@@ -184,6 +184,9 @@ export class RefundLifecycle {
       gateway_transaction_id: this.gatewayTransactionId,
       failure_code: this.failureCode,
       late_outcome: this.lateOutcome,
+      // Canceled at its SLA, the gateway not yet confirming the cancel: its amount stays reserved and it may
+      // still turn success, so whoever waits on its record (a return) must not take `canceled` as its end.
+      cancel_unconfirmed: this.phase === 'canceling',
       updated_at: now,
     };
   }
