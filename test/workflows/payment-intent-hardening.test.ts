@@ -257,3 +257,34 @@ test('a refund after the 180-day window reopens the payment from its stored bala
     await testEnv().client.workflow.getHandle(inp.id).terminate('test done');
   });
 }, 120_000);
+
+test('two refund requests with one key, the first refused at its record (another payment took the key): both are answered, the second afresh', async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
+  let inserts = 0;
+  Object.assign(activities, {
+    // Another payment's refund took the key between the API's check and this insert (activities/store.ts).
+    createRefundRecord: async (r: { idempotencyKey: string | null }) => {
+      if (r.idempotencyKey !== 'K') return;
+      inserts += 1;
+      await new Promise((done) => setTimeout(done, 300));
+      throw ApplicationFailure.nonRetryable("idempotency_key 'K' is already used by refund re_other", 'idempotency_key_in_use');
+    },
+  });
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+    const [first, second] = await Promise.all([
+      handle.executeUpdate(admitRefundUpdate, { args: [refund(100, 'K')] }),
+      handle.executeUpdate(admitRefundUpdate, { args: [refund(100, 'K')] }),
+    ]);
+    // Before, the second waited for a refund that was never going to start: never answered, and the run
+    // could never hand over or close.
+    expect(first).toMatchObject({ ok: false, code: 'idempotency_key_in_use' });
+    expect(second).toMatchObject({ ok: false, code: 'idempotency_key_in_use' });
+    expect(inserts).toBe(2);
+    // Nothing stays reserved: the whole amount is still refundable.
+    expect(await handle.executeUpdate(admitRefundUpdate, { args: [refund(inp.amount, 'K2')] })).toMatchObject({ ok: true, created: true, refundable_amount_left: 0 });
+    await handle.terminate('test done');
+  });
+});

@@ -12,6 +12,8 @@ const WAITS_FOR_CHARGE_MS = 20_000;
 
 /** Marks runs whose refunds wait for a charge being decided; older histories answered at once. */
 const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
+/** A repeated refund request whose first one gave its key back (its record refused) is admitted afresh. */
+const REFUND_REPEAT_AFTER_UNDO_PATCH = 'refund-repeat-after-undo';
 
 /** Waits, boundedly, until a charge on the wire (or one being reconciled) has decided, or the intent is no longer pending. */
 function chargeDecided(run: IntentRun): Promise<boolean> {
@@ -158,7 +160,13 @@ export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): 
   // no other refund can be admitted against the same balance in between.
   const known = s.knownRefund(req.idempotencyKey);
   if (known !== undefined) {
-    await condition(() => s.startedRefunds.has(known));
+    // The first request with this key either starts its refund or, its record refused, gives the key back.
+    await condition(() => s.startedRefunds.has(known) || s.knownRefund(req.idempotencyKey) !== known);
+    if (!s.startedRefunds.has(known)) {
+      // Runs of older code waited here for good (the Update never answered, and the run could never hand over).
+      if (patched(REFUND_REPEAT_AFTER_UNDO_PATCH)) return onAdmitRefund(run, req);
+      await condition(() => s.startedRefunds.has(known));
+    }
     return { ok: true, refund: known, created: false, refundable_amount_left: s.refundableLeft() };
   }
   if (req.creditNote) return onAdmitCredit(run, req, req.creditNote);
