@@ -2,7 +2,7 @@ import { conflict, DomainError, forbidden, invalidRequest, notFound } from '../.
 import { unixSeconds } from '../../domain/billing/snapshots';
 import type { InvoiceView, SubscriptionView } from '../../domain/billing/snapshots';
 import { minorUnitDigits } from '../../domain/money';
-import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { newId } from '../../platform/ids';
 import type { InvoiceRecord, PlanRecord, PortalSessionRecord, SubscriptionRecord } from '../../platform/billing-records';
 import type { PaymentIntentRecord, SavedPaymentMethodRecord } from '../../platform/records';
@@ -275,7 +275,7 @@ export async function finishCardUpdate(deps: AppDeps, s: PortalSessionRecord, in
     {
       amount: intent.amount,
       currency: intent.currency,
-      idempotencyKey: `billing_portal:${s._id}:${intent._id}:card_check`,
+      idempotencyKey: serviceRefundKey.ofCardCheck(s._id, intent._id),
       slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
       webhooks: () => ({ endpoints: [], secrets: null }),
     },

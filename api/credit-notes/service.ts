@@ -6,7 +6,7 @@ import { idempotencyScope } from '../../data/idempotency';
 import { creditNoteData, customerBalanceData } from '../../data/credit-notes';
 import { invoiceData } from '../../data/subscriptions';
 import { admitOnIntent } from '../refunds/service';
-import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { getPaymentIntent } from '../payment-intents/service';
 import type { AppDeps, AuthContext } from '../deps';
 import { addCustomerCredit } from './balance';
@@ -126,7 +126,7 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
     if (note.status === 'issued') return answerIssued(deps, note);
   }
   const admission = await admitOnIntent(deps, intent, [
-    { amount, currency: inv.snapshot.currency, idempotencyKey: `credit_note:${note._id}`, webhooks: [], slaSeconds: DEFAULT_REFUND_SLA_SECONDS, ...(refund ? {} : { creditNote: note._id }) },
+    { amount, currency: inv.snapshot.currency, idempotencyKey: serviceRefundKey.ofCreditNote(note._id), webhooks: [], slaSeconds: DEFAULT_REFUND_SLA_SECONDS, ...(refund ? {} : { creditNote: note._id }) },
   ]);
   if (!admission.ok) {
     await notes.release(note._id);

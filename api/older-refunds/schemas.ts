@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_REFUND_SLA_SECONDS, MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { olderRefundRow } from '../../domain/older-refund-views';
-import { currencySchema, idempotencyKeySchema, sharedSecretWebhookFields } from '../http/common-schemas';
+import { currencySchema, sharedSecretWebhookFields } from '../http/common-schemas';
+import { merchantRefundKeySchema } from '../refunds/schemas';
 
 // The older interface's refunds (unprefixed `/refunds`): a payment named by its integer transaction_id,
 // webhook_urls sharing one webhook_secret, integer refund ids, page-numbered lists.
@@ -27,7 +28,7 @@ export const olderRefundCreateBody = z
       .max(MAX_REFUND_SLA_SECONDS)
       .optional()
       .meta({ description: `Seconds the gateway has to execute the refund before it is canceled (canceled_timeout_*). Default ${DEFAULT_REFUND_SLA_SECONDS} (3 days)` }),
-    checkout_intent_idempotency_key: idempotencyKeySchema
+    checkout_intent_idempotency_key: merchantRefundKeySchema
       .optional()
       .meta({ description: "Prevents duplicates: a known key answers its refund (200, resource_created false). Keys are the tenant's, shared with v202607 refunds' idempotency_key" }),
   })

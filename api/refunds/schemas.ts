@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { refundView } from '../../domain/views';
 import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
+
+/** A merchant's refund key: any but the shapes of the service's own (a return's, a credit note's, a card check's). */
+export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), 'keys starting with return:, credit_note: or billing_portal: are the service’s own');
 
 export const refundCreateBody = z
   .object({
@@ -18,7 +21,7 @@ export const refundCreateBody = z
         "Endpoints for this refund's events (`refund.success`, `refund.canceled`). Refund events go only here: the payment intent's `webhooks` never receive them, even when they list refund event types.",
       ),
     refund_sla_timeout: z.number().int().min(1).max(MAX_REFUND_SLA_SECONDS).optional(),
-    idempotency_key: idempotencyKeySchema.optional(),
+    idempotency_key: merchantRefundKeySchema.optional(),
   })
   .strict();
 export type RefundCreateBody = z.infer<typeof refundCreateBody>;

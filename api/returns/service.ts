@@ -1,5 +1,5 @@
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
-import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { pageList } from '../../data/page-list';
 import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
@@ -116,7 +116,7 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
       {
         amount: r.amount,
         currency: r.currency,
-        idempotencyKey: `return:${r._id}`,
+        idempotencyKey: serviceRefundKey.ofReturn(r._id),
         slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
         webhooks: () => planWebhookEndpoints(auth.tenantId, auth.region, [], deps.config),
       },

@@ -68,6 +68,20 @@ test('idempotency_key returns the existing refund with 200', async () => {
   expect(b.body).toMatchObject({ refund: a.body.refund, resource_created: false, refundable_amount_left: 900 });
 });
 
+test("a key shaped like the service's own (a return's, a credit note's, a card check's) is refused: it would be answered as that refund", async () => {
+  const pi = await paidIntent(1000);
+  for (const key of ['return:ret_eu_0123456789abcdef', 'credit_note:cn_eu_0123456789abcdef', 'billing_portal:bps_eu_1:pi_eu_1:card_check']) {
+    const r = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: key });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'idempotency_key' });
+  }
+  const older = await api.post('/refunds', { transaction_id: 1, amount: 100, currency: 'EUR', checkout_intent_idempotency_key: 'return:ret_eu_0123456789abcdef' }, m.secretKey);
+  expect(older.status).toBe(400);
+  expect(older.body.error).toMatchObject({ param: 'checkout_intent_idempotency_key' });
+  // Nothing was held: the whole amount is still refundable.
+  expect((await refund({ payment_intent: pi, amount: 1000, currency: 'EUR', idempotency_key: 'returned-goods' })).body).toMatchObject({ refundable_amount_left: 0 });
+});
+
 test('currency mismatch, unpaid and canceled intents are refused with the spec codes', async () => {
   const pi = await paidIntent(1000);
   const ccy = await refund({ payment_intent: pi, amount: 100, currency: 'USD' });

@@ -170,9 +170,18 @@ describe('views', () => {
       gateway_transaction_id: 'rf_1',
       failure_code: 'sla_timeout',
       late_outcome: { status: 'succeeded', at: new Date(NOW).toISOString(), gateway_transaction_id: 'rf_1' },
+      cancel_unconfirmed: false,
       updated_at: '2026-11-23T12:00:00.000Z',
     });
     expect(r.snapshot().late_outcome).toBe('succeeded');
+  });
+
+  test('canceled at its SLA, the record says the cancel is unconfirmed until the gateway answers it', () => {
+    const r = new RefundLifecycle(input());
+    r.slaPassed();
+    expect(r.record('2026-11-23T12:00:00.000Z')).toMatchObject({ cancel_unconfirmed: true });
+    r.release('refund_canceled');
+    expect(r.record('2026-11-23T12:00:01.000Z')).toMatchObject({ status: 'canceled', cancel_unconfirmed: false });
   });
 
   test('the summary says what operators need: amount, status, SLA, and a cancel still being asked for', () => {
