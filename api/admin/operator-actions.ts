@@ -54,18 +54,32 @@ export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: Ope
   return { tenantId, result: { ...result } };
 };
 
-/** An operator Update of the workflow that owns `req.target`; `closed` says what a closed workflow means here. */
+/**
+ * An operator Update of the workflow that owns `req.target`; `closed` says what a closed (or never started)
+ * workflow means here, given the tenant.
+ */
 async function updateOwner<R extends object>(
   deps: AppDeps,
   req: OperatorRequest,
   owner: { what: string; tenantOf: (id: string) => Promise<string | null> },
   update: UpdateDefinition<R, [OperatorUpdateInput]>,
-  closed: () => DomainError,
+  closed: (tenantId: string) => DomainError | Promise<never>,
 ): ReturnType<OperatorHandler> {
   const tenantId = await tenantOr404(owner.what, req.target, owner.tenantOf);
-  const answer: object = await runUpdate(deps, () => deps.temporal.workflow.getHandle(req.target).executeUpdate(update, { args: [stampOf(req)] }), closed);
+  const answer: object = await runUpdate(deps, () => deps.temporal.workflow.getHandle(req.target).executeUpdate(update, { args: [stampOf(req)] }), () => closed(tenantId));
   return { tenantId, result: { ...answer } };
 }
+
+/**
+ * A payout whose workflow will not take the Update: final, or, its record still at version 0, never started (its
+ * create answered an error and was not sent again), which the stranded-records sweep takes back.
+ */
+const payoutRefusal = (deps: AppDeps, req: OperatorRequest, nothingTo: string) => async (tenantId: string): Promise<never> => {
+  const payout = await payoutData(deps.mongo).find(tenantId, req.target);
+  if (payout && payout.version === 0)
+    throw conflict('payout_not_started', `This payout's workflow never started (its create answered an error): nothing to ${nothingTo}; the stranded-records sweep takes it back`);
+  throw conflict('payout_final', `This payout is final: nothing to ${nothingTo}`);
+};
 
 const intentOwner = (deps: AppDeps) => ({ what: 'payment intent', tenantOf: paymentIntentData(deps.mongo).tenantOf });
 const payoutOwner = (deps: AppDeps) => ({ what: 'payout', tenantOf: payoutData(deps.mongo).tenantOf });
@@ -79,9 +93,9 @@ export const retryRefund: OperatorHandler = (deps, req) =>
   );
 
 export const retryPayout: OperatorHandler = (deps, req) =>
-  updateOwner(deps, req, payoutOwner(deps), retryPayoutStepUpdate, () => conflict('payout_final', 'This payout is final: nothing to retry'));
+  updateOwner(deps, req, payoutOwner(deps), retryPayoutStepUpdate, payoutRefusal(deps, req, 'retry'));
 
 export const confirmPayout: OperatorHandler = async (deps, req) => {
   if (!req.evidence) throw new DomainError('invalid_request', 'parameter_missing', 'Marking a payout confirmed needs evidence', 'evidence');
-  return updateOwner(deps, req, payoutOwner(deps), confirmPayoutUpdate, () => conflict('payout_final', 'This payout is final: nothing to confirm'));
+  return updateOwner(deps, req, payoutOwner(deps), confirmPayoutUpdate, payoutRefusal(deps, req, 'confirm'));
 };

@@ -124,4 +124,10 @@ export const ERRORS: ErrorCatalogEntry[] = [
     meaning: 'An operator action named a payout that is final (success or one of the canceled statuses).',
     action: 'Nothing to retry or confirm: retrieve the payout; a final payout changes only if the gateway says it executed after all.',
   },
+  {
+    code: 'payout_not_started',
+    statuses: [409],
+    meaning: 'An operator action named a payout whose workflow never started: its create answered an error and was not sent again, so its record stays at version 0 (pending_created).',
+    action: 'Nothing to retry or confirm: the merchant sending the create again with its idempotency key starts it; otherwise the stranded-records sweep deletes it within minutes (docs/runbook.md).',
+  },
 ];

@@ -159,6 +159,15 @@ test('a payout left at version 0 without a workflow is taken back with its webho
     webhook_secret_ref: secretRef,
   } as never);
   expect((await api.get(`/payouts/${uuid}`, m.secretKey)).body.sub_status).toBe('pending_created');
+  // An operator is told why nothing can be retried or confirmed: never started, not final.
+  const operate = (action: string, target: string, extra: Record<string, unknown> = {}) =>
+    admin.post(`/admin/operations/${action}`, { operator: 'stranded-test', reason: 'INC-1', target, ...extra });
+  for (const [action, extra] of [['retry_payout', {}], ['confirm_payout', { evidence: 'bank statement line 4' }]] as const) {
+    const refused = await operate(action, uuid, extra);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('payout_not_started');
+  }
+  expect((await operate('retry_payout', r.body.payout_uuid as string)).body.error.code).toBe('payout_final');
 
   const outcome = await sweep(60);
   expect(outcome.payout.takenBack).toBeGreaterThanOrEqual(1);
