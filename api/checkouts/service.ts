@@ -110,7 +110,9 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
     throw err;
   }
 
-  const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })));
+  // The workflow stops waiting ATTACH_WITHIN_MS after it starts, which is after the record's creation.
+  const holdableUntil = record.created_at.getTime() + ATTACH_WITHIN_MS;
+  const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })), holdableUntil);
   const differences = cart.products.flatMap((l): Difference[] => {
     const product = live.get(l.product_id);
     const hold = held.get(l.product_id);

@@ -59,12 +59,19 @@ export async function setProductPrice(deps: AppDeps, tenantId: string, productId
 /**
  * Holds each line's units for `holder` (a checkout), all of a line or none of it. Lines are asked in product
  * order, one at a time; the answers say what was held and, for a line that could not be, how many units are
- * for sale now.
+ * for sale now. `holdableUntil`: when the holder stops waiting for its holds; an owner refuses a reserve that
+ * lands later (the holder's release may have found no owner to tell).
  */
-export async function holdLines(deps: AppDeps, tenantId: string, holder: string, lines: { productId: string; quantity: number }[]): Promise<Map<string, ReserveResult>> {
+export async function holdLines(
+  deps: AppDeps,
+  tenantId: string,
+  holder: string,
+  lines: { productId: string; quantity: number }[],
+  holdableUntil: number,
+): Promise<Map<string, ReserveResult>> {
   const results = new Map<string, ReserveResult>();
   for (const line of [...lines].sort((a, b) => a.productId.localeCompare(b.productId))) {
-    results.set(line.productId, await onOwner(deps, tenantId, line.productId, reserveStockUpdate, [{ holder, quantity: line.quantity }]));
+    results.set(line.productId, await onOwner(deps, tenantId, line.productId, reserveStockUpdate, [{ holder, quantity: line.quantity, holdableUntil }]));
   }
   return results;
 }

@@ -31,6 +31,11 @@ export interface ReserveRequest {
   /** Who holds the units: a checkout id. Reserving again for the same holder answers its hold. */
   holder: string;
   quantity: number;
+  /**
+   * When the holder stops waiting for its holds (ms since the epoch): a reserve that lands later is refused, since
+   * the holder may already have let its lines go, and its release to an owner not yet started was lost.
+   */
+  holdableUntil?: number;
 }
 
 export type ReserveResult = { ok: true; quantity: number; available: number } | { ok: false; available: number };

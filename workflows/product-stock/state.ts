@@ -39,10 +39,15 @@ export class StockState {
   }
 
   /** All the units asked for, or none: a checkout line is either held in full or reported short. */
-  reserve(req: ReserveRequest): ReserveResult {
+  reserve(req: ReserveRequest, now: number): ReserveResult {
     const existing = this.holds.get(req.holder);
     if (existing !== undefined) return { ok: true, quantity: existing, available: this.available() };
     if (this.settled.has(req.holder)) return { ok: false, available: this.available() };
+    if (req.holdableUntil !== undefined && now >= req.holdableUntil) {
+      // Too late: nobody would release it. Settled, so a retry of this reserve is refused too.
+      this.settle(req.holder);
+      return { ok: false, available: this.available() };
+    }
     if (!Number.isInteger(req.quantity) || req.quantity < 1 || req.quantity > this.available()) return { ok: false, available: this.available() };
     this.holds.set(req.holder, req.quantity);
     return { ok: true, quantity: req.quantity, available: this.available() };

@@ -34,7 +34,7 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
 
   setHandler(reserveStockUpdate, async (req) => {
     const held = s.holds.has(req.holder);
-    const result = s.reserve(req);
+    const result = s.reserve(req, Date.now());
     if (result.ok && !held) await persisted(); // the same holder again changes nothing
     return result;
   });
