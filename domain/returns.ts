@@ -44,7 +44,18 @@ export function nextReturnStatus(current: ReturnStatus, move: ReturnMove, reason
  * together, so a whole order returned gives back exactly the tax paid and split returns never more. Shipping
  * is not refunded.
  */
-export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number, returnedNetBefore = 0): number {
+export function returnAmount(unitPrice: number, quantity: number, taxRateBasisPoints: number, returnedNetBefore = 0, taxRefundedBefore?: number): number {
   const net = unitPrice * quantity;
-  return net + taxOn(returnedNetBefore + net, taxRateBasisPoints) - taxOn(returnedNetBefore, taxRateBasisPoints);
+  return net + returnTaxShare(net, taxRateBasisPoints, returnedNetBefore, taxRefundedBefore);
+}
+
+/**
+ * A return's share of the order's tax: what brings the tax given back by the returns not rejected up to the
+ * order's tax on everything they return. `taxRefundedBefore` is their shares as admitted; without it, the tax
+ * on what they returned (the same when none was rejected). With it, a rejected return's rounding, counted in
+ * the shares admitted after it, is not given back twice: never below 0.
+ */
+export function returnTaxShare(net: number, taxRateBasisPoints: number, returnedNetBefore: number, taxRefundedBefore?: number): number {
+  const before = taxRefundedBefore ?? taxOn(returnedNetBefore, taxRateBasisPoints);
+  return Math.max(0, taxOn(returnedNetBefore + net, taxRateBasisPoints) - before);
 }

@@ -50,6 +50,8 @@ export interface CarriedReturn {
   quantity: number;
   /** A rejected return gives its quantity back. */
   rejected: boolean;
+  /** Its share of the order's tax, as admitted; absent from returns admitted by older code. */
+  taxShare?: number;
 }
 
 /** The record's statuses (platform/records.ts CheckoutRecord says what each means). */

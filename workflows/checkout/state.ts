@@ -1,4 +1,4 @@
-import { returnAmount } from '../../domain/returns';
+import { returnTaxShare } from '../../domain/returns';
 import type { CarriedReturn, CheckoutCarried, CheckoutInput, CheckoutState, CheckoutStatus, ReturnAdmission, ReturnRequest } from './messages';
 
 // A checkout's state and rules as plain code: its status, and once paid, what of its order can still be
@@ -48,8 +48,21 @@ export class CheckoutRules {
     if (!Number.isInteger(req.quantity) || req.quantity < 1 || req.quantity > left)
       return { ok: false, code: 'return_quantity_exceeded', message: `At most ${left} of product ${req.productId} can still be returned (open returns count)` };
     const returnedNetBefore = this.returnedNet();
-    this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false });
-    return { ok: true, amount: returnAmount(line.unitPrice, req.quantity, this.input.taxRateBasisPoints, returnedNetBefore) };
+    const net = line.unitPrice * req.quantity;
+    const taxShare = returnTaxShare(net, this.input.taxRateBasisPoints, returnedNetBefore, this.taxRefunded());
+    this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false, taxShare });
+    return { ok: true, amount: net + taxShare };
+  }
+
+  /** The tax shares of the returns not rejected, as admitted; undefined when one was admitted by older code (it has none). */
+  private taxRefunded(): number | undefined {
+    let tax = 0;
+    for (const r of this.returnsByKey.values()) {
+      if (r.rejected) continue;
+      if (r.taxShare === undefined) return undefined;
+      tax += r.taxShare;
+    }
+    return tax;
   }
 
   /** The price of everything returned so far (returns not rejected), across the order's products. */

@@ -211,7 +211,7 @@ describe('idempotency keys', () => {
   test('an admitted return is kept under its key with its id, product and quantity', () => {
     const s = paid();
     s.admitReturn(req('prd_a', 2, 'key-1'), 'ret_1', NOW);
-    expect([...s.returnsByKey.entries()]).toEqual([['key-1', { id: 'ret_1', idempotencyKey: 'key-1', productId: 'prd_a', quantity: 2, rejected: false }]]);
+    expect([...s.returnsByKey.entries()]).toEqual([['key-1', { id: 'ret_1', idempotencyKey: 'key-1', productId: 'prd_a', quantity: 2, rejected: false, taxShare: 300 }]]);
   });
 
   test('undoReturn gives the key and the units back (a return that could not be started)', () => {
@@ -246,8 +246,8 @@ describe('idempotency keys', () => {
       orderId: 'ord_eu_1',
       paidAt: new Date(PAID_AT).toISOString(),
       returns: [
-        { id: 'ret_1', idempotencyKey: 'k1', productId: 'prd_a', quantity: 2, rejected: true },
-        { id: 'ret_2', idempotencyKey: 'k2', productId: 'prd_b', quantity: 1, rejected: false },
+        { id: 'ret_1', idempotencyKey: 'k1', productId: 'prd_a', quantity: 2, rejected: true, taxShare: 300 },
+        { id: 'ret_2', idempotencyKey: 'k2', productId: 'prd_b', quantity: 1, rejected: false, taxShare: 38 },
       ],
       version: 9,
     });
@@ -266,5 +266,29 @@ describe('idempotency keys', () => {
     s.paymentIntent = 'pi_eu_2';
     expect(s.carry(2)).toEqual({ status: 'awaiting_payment', paymentIntent: 'pi_eu_2', orderId: null, paidAt: null, returns: [], version: 2 });
     expect(new CheckoutRules(input({ carried: s.carry(2) })).paidAt).toBeNull();
+  });
+});
+
+describe('tax given back across returns', () => {
+  test('a rejected return between partial returns: the returns refunded never give back more tax than was paid', () => {
+    // 3 units at 3 with 10% tax: the order paid 9 + 1 tax (0.9 rounded half up).
+    const s = paid({ lines: [{ productId: 'prd_c', quantity: 3, unitPrice: 3, title: { en: 'C', ar: 'ج' } }], taxRateBasisPoints: 1000 });
+    const amount = (key: string, id: string) => {
+      const r = s.admitReturn(req('prd_c', 1, key), id, NOW);
+      if (!r.ok) throw new Error(r.message);
+      return r.amount;
+    };
+    expect(amount('a', 'ret_a')).toBe(3); // tax on 3: 0
+    expect(amount('b', 'ret_b')).toBe(4); // tax on 6: 1
+    s.returnEnded('ret_a', true);
+    // Before, C and D were priced as if A's rounding were still given back: 4 + 4 + 3 = 11 for 10 paid.
+    const refunded = 4 + amount('c', 'ret_c') + amount('d', 'ret_d');
+    expect(refunded).toBe(10);
+  });
+
+  test('a return admitted by older code (no tax share kept) is priced as before', () => {
+    const s = paid({ lines: [{ productId: 'prd_c', quantity: 3, unitPrice: 3, title: { en: 'C', ar: 'ج' } }], taxRateBasisPoints: 1000 });
+    s.returnsByKey.set('old', { id: 'ret_old', idempotencyKey: 'old', productId: 'prd_c', quantity: 1, rejected: false });
+    expect(s.admitReturn(req('prd_c', 1, 'new'), 'ret_new', NOW)).toEqual({ ok: true, amount: 4 });
   });
 });
