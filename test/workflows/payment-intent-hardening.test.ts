@@ -288,3 +288,44 @@ test('two refund requests with one key, the first refused at its record (another
     await handle.terminate('test done');
   });
 });
+
+describe('a superseded charge captured while an intent stays pending for days', () => {
+  const challengeThenDecline = (): ChargeOutcome[] => [
+    { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
+    { status: 'declined', chargeId: 'ch_2', failureCode: 'card_declined', failureMessage: 'declined' },
+  ];
+
+  test('is refunded when the intent expires, though it was let go more than a day before', async () => {
+    const outcomes = challengeThenDecline();
+    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
+    const inp = await input(3 * 24 * 3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
+      // The customer finishes the first, superseded challenge in another tab: the gateway captures it.
+      gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
+      await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
+      expect((await handle.result()).status).toBe('canceled'); // expired after 3 days of virtual time
+    });
+    // Before, the watch ended a day after the attempt was let go, two days before the intent ended: kept.
+    expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);
+  });
+
+  test('is refunded after the customer pays again on day 2: one capture stays', async () => {
+    const outcomes: ChargeOutcome[] = [...challengeThenDecline(), { status: 'succeeded', chargeId: 'ch_3' }];
+    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
+    const inp = await input(3 * 24 * 3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
+      gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
+      await testEnv().sleep('36h');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+      await testEnv().sleep('2h'); // the watch of the let-go attempts asks the gateway again meanwhile
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);
+  });
+});

@@ -201,8 +201,17 @@ async function tellOwner(run: IntentRun, owner: string, status: 'success' | 'can
   }
 }
 
+/** Runs with this patch watch the attempts they let go for the grace period from the intent's end (state.watchLateFromEnd). */
+const LATE_WATCH_FROM_END_PATCH = 'late-watch-from-end';
+
+/** The intent ended: the attempts it let go are watched from now (asked only when there are any). */
+function watchLateFromEnd(run: IntentRun): void {
+  if (run.s.lateAttempts.size > 0 && patched(LATE_WATCH_FROM_END_PATCH)) run.s.watchLateFromEnd(Date.now());
+}
+
 export async function cancelIntent(run: IntentRun, reason: CancellationReason): Promise<void> {
   run.s.cancel(reason, Date.now());
+  watchLateFromEnd(run);
   await apply(run, { type: reason === 'expired' ? 'expired' : 'cancel_requested' });
 }
 
@@ -274,6 +283,7 @@ async function succeed(run: IntentRun, a: Attempt, paid: { chargeId: string; car
   // The saved card's id is drawn first so the success event names it (the same draw as when it came after).
   const pmId = a.saveMethod ? typedIdFromUuid('pm', input.region, uuid4()) : null;
   s.succeed(a, paid.chargeId, Date.now(), pmId);
+  watchLateFromEnd(run);
   upsertSearchAttributes([{ key: SA.Connector, value: a.connector }]);
   // The status flips before the first await below, so no cancel can slip in between capture and success.
   const applied = apply(run, { type: 'payment_succeeded' });

@@ -556,6 +556,16 @@ export class PaymentIntentState {
 
   // ---- late attempts ----------------------------------------------------------------------------------
 
+  /**
+   * The intent has ended: attempts let go while it was pending are watched for a grace period from now. Only
+   * the open attempt is asked about while it is pending, so a superseded charge captured then (its 3DS finished
+   * in another tab, a failover's first request arriving late) is found and refunded only after the end; counted
+   * from its letting go, the watch of an intent pending more than a day was over by then.
+   */
+  watchLateFromEnd(now: number): void {
+    if (this.lateAttempts.size > 0) this.lateWatchUntil = Math.max(this.lateWatchUntil, now + LATE_OUTCOME_GRACE_MS);
+  }
+
   /** Attempts let go are watched while any is left and the grace period lasts. */
   watchingLate(now: number): boolean {
     return this.lateAttempts.size > 0 && now < this.lateWatchUntil;
