@@ -13,6 +13,9 @@ import type { EventRecord, ParkedDeliveryRecord, WebhookEndpointRecord } from '.
 export const WEBHOOK_ENDPOINT_DISABLED = 'webhook_endpoint.disabled';
 
 /** `whe_<hex>`: one id per tenant and URL, the same in every process. */
+/** The span in which an endpoint failing for its disable period must have failed at least once, all through it. */
+const FAILING_DAY_MS = 24 * 60 * 60 * 1000;
+
 export function endpointId(tenantId: string, url: string): string {
   return `whe_${createHash('sha256').update(`${tenantId}\n${url}`).digest('hex').slice(0, 32)}`;
 }
@@ -71,6 +74,20 @@ export function webhookEndpointData(mongo: Mongo) {
     return { lastSuccessAt, failingSince: failure?.attempted_at ?? null };
   };
 
+  /**
+   * Whether failed attempts were made all through the period, one at least in each day of it: an endpoint that
+   * failed once, then had nothing to receive for days, then failed once more has not been failing for the
+   * period (Stripe and Svix disable after continuous failure), and a low-volume merchant's endpoint stays on.
+   */
+  const failingThroughout = async (e: WebhookEndpointRecord, now: Date, periodMs: number): Promise<boolean> => {
+    const scope = { tenant_id: e.tenant_id, endpoint_url: e.url, outcome: { $ne: 'delivered' as const } };
+    for (let end = now.getTime(); end > now.getTime() - periodMs; end -= FAILING_DAY_MS) {
+      const start = Math.max(end - FAILING_DAY_MS, now.getTime() - periodMs);
+      if (!(await attempts.findOne({ ...scope, attempted_at: { $gte: new Date(start), $lte: new Date(end) } }, { projection: { _id: 1 } }))) return false;
+    }
+    return true;
+  };
+
   return {
     ensure,
     health,
@@ -98,6 +115,7 @@ export function webhookEndpointData(mongo: Mongo) {
       if (e.state === 'disabled') return true;
       const h = await health(e);
       if (!h.failingSince || now.getTime() - h.failingSince.getTime() < disableAfterMs) return false;
+      if (!(await failingThroughout(e, now, disableAfterMs))) return false;
       const count = e.disable_count + 1;
       const region = parseId(tenantId)?.region ?? 'eu';
       const eventId = `evt_${region}_${createHash('sha256').update(`${e._id}:disable:${count}`).digest('hex').slice(0, 32)}`;

@@ -15,6 +15,8 @@ export const SIGNING_SECRET_BYTES = 32;
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 /** Concurrent rotations of one tenant are retried this many times before giving up. */
 const ROTATE_TRIES = 5;
+/** A rotation's claim on a version still not written after this long was left by a rotation that died. */
+const STALE_CLAIM_MS = 60_000;
 
 export function generateSigningSecret(): string {
   return `${SIGNING_SECRET_PREFIX}${randomBytes(SIGNING_SECRET_BYTES).toString('base64')}`;
@@ -89,11 +91,18 @@ export function webhookSigningSecretData(mongo: Mongo) {
         };
         if (next.previous.length > MAX_PREVIOUS) throw new SigningSecretRotationConflict(tenantId);
         // One rotation per version: a unique insert claims it (FerretDB's conditional update alone is not atomic).
+        const claim = `${tenantId}:${next.version}`;
         try {
-          await mongo.c.webhookSigningRotations.insertOne({ _id: `${tenantId}:${next.version}`, tenant_id: tenantId, created_at: now });
+          await mongo.c.webhookSigningRotations.insertOne({ _id: claim, tenant_id: tenantId, created_at: now });
         } catch (err) {
-          if (isDuplicateKeyError(err)) continue;
-          throw err;
+          if (!isDuplicateKeyError(err)) throw err;
+          // Claimed by a concurrent rotation, which lands in milliseconds, or by one that died before its write
+          // (its version never landed): such a claim, old enough, is let go, or the tenant could never rotate again.
+          const held = await mongo.c.webhookSigningRotations.findOne({ _id: claim });
+          const landed = (await find(tenantId))?.version !== current.version;
+          if (held && !landed && now.getTime() - held.created_at.getTime() >= STALE_CLAIM_MS)
+            await mongo.c.webhookSigningRotations.deleteOne({ _id: claim, created_at: held.created_at });
+          continue;
         }
         const { _id: _ignored, ...fields } = next;
         const r = await c.updateOne({ _id: tenantId, tenant_id: tenantId, version: current.version }, { $set: fields });

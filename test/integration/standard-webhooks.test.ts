@@ -164,4 +164,22 @@ describe('rotation', () => {
     expect(new Webhook(after).verify(later.raw, headersOf(later))).toEqual(first.body);
     expect(() => new Webhook(before).verify(later.raw, headersOf(later))).toThrow('No matching signature found');
   });
+
+  test('a rotation that died between claiming its version and writing it blocks the next one only briefly, not for good', async () => {
+    const shop = await createMerchant('Rotation that died');
+    const before = (await signingSecretOf(shop.tenant)).secret;
+    const client = await mongo();
+    try {
+      const stored = () => client.db().collection('webhook_signing_secrets').findOne({ _id: shop.tenant as never });
+      const version = (await stored())!.version as number;
+      // As a rotation leaves it when its process dies after the claim: the next version claimed, never written.
+      await client.db().collection('webhook_signing_rotations').insertOne({ _id: `${shop.tenant}:${version + 1}` as never, tenant_id: shop.tenant, created_at: new Date(Date.now() - 3_600_000) });
+      const rotated = await admin.post(`/admin/tenants/${shop.tenant}/webhook-signing-secret/rotate`, {});
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).not.toBe(before);
+      expect((await stored())!.version).toBe(version + 1);
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhooks';
 import { redeliverWebhook } from '../../api/admin/webhook-endpoints';
-import { endpointId, sendSlots } from '../../data/webhook-endpoints';
+import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
 import { createLogger } from '../../platform/logger';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { startReceiver, type Receiver } from '../unit/webhooks/receiver';
@@ -142,6 +142,39 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   expect((await api.post('/v202607/events/replay', { url, since: Math.floor(Date.now() / 1000) - 31 * 86400 }, m.secretKey)).status).toBe(400);
   expect((await api.post('/v202607/events/replay', { url, since: 'yesterday' }, m.secretKey)).status).toBe(400);
 }, 120_000);
+
+test('an endpoint is disabled only after failing all through the period, not after two failures days apart with nothing between', async () => {
+  const DAY = 24 * 3600_000;
+  const now = new Date();
+  const endpoints = webhookEndpointData(db);
+  const failedAt = async (url: string, hoursAgo: number) =>
+    db.c.deliveryAttempts.insertOne({
+      _id: `del_sparse_${url.length}_${Math.random().toString(36).slice(2)}:1`,
+      tenant_id: m.tenant,
+      event_id: 'evt_eu_sparse',
+      delivery_id: 'del_sparse',
+      endpoint_url: url,
+      attempt: 1,
+      attempted_at: new Date(now.getTime() - hoursAgo * 3600_000),
+      status_code: 500,
+      latency_ms: 3,
+      error: null,
+      outcome: 'failed',
+    } as never);
+  const enabledLongAgo = async (url: string) => expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY, new Date(now.getTime() - 5 * DAY))).toBe(false);
+
+  // A low-volume shop: one failure, four quiet days, one more failure.
+  const sparse = 'https://sparse.example/hook';
+  await enabledLongAgo(sparse);
+  await failedAt(sparse, 96);
+  await failedAt(sparse, 0);
+  expect(await endpoints.disableIfFailing(m.tenant, sparse, 3 * DAY, now)).toBe(false);
+  // A dead endpoint retried through the period (one event's schedule: a failure in each day of it).
+  const dead = 'https://dead.example/hook';
+  await enabledLongAgo(dead);
+  for (const hoursAgo of [72, 51, 31, 17, 0]) await failedAt(dead, hoursAgo);
+  expect(await endpoints.disableIfFailing(m.tenant, dead, 3 * DAY, now)).toBe(true);
+});
 
 test('the in-flight cap holds in the database: a second attempt to a busy endpoint is put off, not sent', async () => {
   const status = { code: 200, delayMs: 1500 };
