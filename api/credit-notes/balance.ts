@@ -39,12 +39,16 @@ export async function addCustomerCredit(deps: BalanceDeps, req: { tenantId: stri
   return r.credit;
 }
 
-/** Takes up to `max` for invoice `key`; with no credit on record, answers 0 without starting anything. */
+/**
+ * Takes up to `max` for invoice `key`; a customer who never had a balance answers 0 without starting anything.
+ * One whose record reads 0 is still asked: a retried draw whose first try emptied the balance (its answer lost
+ * with a worker, or past its timeout) must get what that try took, which the balance's workflow remembers by key.
+ */
 export async function drawCustomerCredit(deps: BalanceDeps, req: { tenantId: string; customer: string; currency: string; key: string; max: number }): Promise<number> {
   const { key, max, ...who } = req;
   if (max <= 0) return 0;
   const record = await customerBalanceData(deps.mongo).find(who.tenantId, who.customer, who.currency);
-  if (!record || record.credit <= 0) return 0;
+  if (!record) return 0;
   const r = await retryingUntaken(() => deps.temporal.workflow.executeUpdateWithStart(drawCreditUpdate, { args: [{ key, max }], startWorkflowOperation: balanceStart(deps, who, record) }));
   return r.drawn;
 }

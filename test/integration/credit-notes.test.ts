@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { AppDeps, AuthContext } from '../../api/deps';
+import { addCustomerCredit, drawCustomerCredit } from '../../api/credit-notes/balance';
 import { createCreditNote } from '../../api/credit-notes/service';
 import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo, type Mongo } from '../../platform/mongo';
@@ -101,11 +102,15 @@ test('refusals: an invoice not paid, another tenant', async () => {
   expect(none.body.error).toMatchObject({ code: 'parameter_missing', param: 'amount' });
 }, 120_000);
 
-test("a refund's idempotency_key cannot name a credit note: `credit_note:<k>` on a refund, then <k> on a credit note, draws afresh", async () => {
+test("a refund's idempotency_key cannot name a credit note: `credit_note:<k>` is refused on a refund, and <k> on both draws afresh", async () => {
   const { customer, invoice } = await paidInvoice();
   const k = `cn-key-${Date.now()}`;
-  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 100, currency: 'EUR', idempotency_key: `credit_note:${k}` })).status).toBe(201);
-  // Before: the refund's id was answered for the credit note's admission, and 1000 was credited with 100 held.
+  // The shape of the service's own keys is refused on a refund; before, its id was answered for a later credit
+  // note's admission with key k, and 1000 was credited with 100 held.
+  const shaped = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 100, currency: 'EUR', idempotency_key: `credit_note:${k}` });
+  expect([shaped.status, shaped.body.error?.param]).toEqual([400, 'idempotency_key']);
+  // The merchant's own key k on a refund, then on a credit note: two things, each drawing on the balance.
+  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 100, currency: 'EUR', idempotency_key: k })).status).toBe(201);
   const tooMuch = await post('/credit-notes', { invoice: invoice.invoice, amount: 1000, idempotency_key: k });
   expect([tooMuch.status, tooMuch.body.error]).toEqual([400, expect.objectContaining({ code: 'credit_note_amount_too_large', param: 'amount' })]);
   expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([]);
@@ -154,3 +159,17 @@ test('a credit note admitted but never answered: its retry finishes it, and its 
   expect((await post('/credit-notes', { ...body, amount: 299 })).body.error.code).toBe('idempotency_key_in_use');
   expect((await post('/credit-notes', body)).body).toMatchObject({ credit_note: again.body.credit_note, amount: 300 });
 }, 120_000);
+
+test("a credit draw retried after its first try emptied the balance gets what that try took: the customer's credit is not lost", async () => {
+  const deps = apiDeps(db, temporal);
+  const who = { tenantId: m.tenant, customer: `cus_eu_draw${Date.now()}`, currency: 'EUR' };
+  expect(await addCustomerCredit(deps, { ...who, key: 'cn_eu_drawtest', amount: 500 })).toBe(500);
+  await eventually(async () => ((await db.c.customerBalances.findOne({ tenant_id: who.tenantId, customer: who.customer } as never))?.credit === 500 ? true : undefined), 10_000, 'the balance written');
+  const draw = { ...who, key: 'in_eu_drawtest', max: 2000 };
+  expect(await drawCustomerCredit(deps, draw)).toBe(500);
+  await eventually(async () => ((await db.c.customerBalances.findOne({ tenant_id: who.tenantId, customer: who.customer } as never))?.credit === 0 ? true : undefined), 10_000, 'the draw written');
+  // The invoice's activity retried (the first answer lost): the record reads 0, the balance's workflow remembers 500.
+  expect(await drawCustomerCredit(deps, draw)).toBe(500);
+  // A new invoice finds nothing left.
+  expect(await drawCustomerCredit(deps, { ...draw, key: 'in_eu_drawtest2' })).toBe(0);
+});
