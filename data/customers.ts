@@ -8,6 +8,11 @@ export function customerData(mongo: Mongo) {
   const c = mongo.c.customers;
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId, deleted_at: null }),
+    /** The tenant's customer, deleted or not: a repeated delete finishes what the first began. */
+    findAny: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** Whether this customer was deleted: its cards are charged no more. */
+    isDeleted: async (tenantId: string, id: string) =>
+      Boolean((await c.findOne({ _id: id, tenant_id: tenantId }, { projection: { deleted_at: 1 } }))?.deleted_at),
     byReference: (tenantId: string, reference: string) => c.findOne({ reference_scope: referenceScope(tenantId, reference, '') }),
     /** Whether a customer other than `exceptId` holds this reference. */
     referenceTaken: async (tenantId: string, reference: string, exceptId: string) =>

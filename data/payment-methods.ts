@@ -16,5 +16,8 @@ export function paymentMethodData(mongo: Mongo) {
     /** Detaches the customer's card; false when it is not one of theirs (or was detached already). */
     detach: async (tenantId: string, customer: string, id: string, at: Date) =>
       (await c.updateOne({ _id: id, tenant_id: tenantId, customer, detached_at: null }, { $set: { detached_at: at } })).matchedCount > 0,
+    /** Detaches every card of the customer still attached (a deleted customer's); repeated, it finds none left. */
+    detachAllOf: async (tenantId: string, customer: string, at: Date) =>
+      void (await c.updateMany({ tenant_id: tenantId, customer, detached_at: null }, { $set: { detached_at: at } })),
   };
 }

@@ -1,6 +1,7 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
+import { customerData } from '../../data/customers';
 import { agreementData, agreementIdFor, agreementScope } from '../../data/agreements';
 import type { AgreementType, PaymentIntentRecord, SavedPaymentMethodRecord, TransactionRecord } from '../../platform/records';
 import type { Mongo } from '../../platform/mongo';
@@ -55,8 +56,8 @@ export function assertChargeable(card: SavedPaymentMethodRecord, param: string):
 
 /**
  * What the intent's workflow needs to charge `card` under the merchant's agreement, or the refusal: a detached
- * card, a card without a reusable token (NO_GATEWAY_TOKENS), an agreement of another type. POST /cards/mit and
- * the subscriptions' renewals (activities/billing.ts) charge through this one check.
+ * card (or a deleted customer's), a card without a reusable token (NO_GATEWAY_TOKENS), an agreement of another
+ * type. POST /cards/mit and the subscriptions' renewals (activities/billing.ts) charge through this one check.
  */
 export async function mitChargeInputFor(
   mongo: Mongo,
@@ -68,6 +69,9 @@ export async function mitChargeInputFor(
   paymentsQueue: string,
 ): Promise<MitChargeInput> {
   assertChargeable(card, 'payment_method_uuid');
+  // Deleting a customer detaches its cards; one deleted before that was so is refused here all the same.
+  if (card.customer && (await customerData(mongo).isDeleted(tenantId, card.customer)))
+    throw invalidRequest('payment_method_detached', "This card's customer was deleted; the card can no longer be charged", 'payment_method_uuid');
   const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
   if (agreement && agreement.agreement_type !== agreementType)
     throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { customerBody, customerView as customerViewSchema } from './schemas';
-import { customerView, deleteCustomer, findCustomer, updateCustomer, upsertCustomer } from './service';
+import { customerView, findCustomer, updateCustomer, upsertCustomer } from './service';
+import { deleteCustomer } from './delete';
 import { notFound } from '../../domain/errors';
 import { listQuerySchema } from '../http/pagination';
 import { customerData } from '../../data/customers';
@@ -83,12 +84,15 @@ export const customerRoutes: RouteDef[] = [
     path: '/customers/:customer',
     versions,
     auth: 'secret',
-    summary: 'Delete a customer; intents and refunds made before keep their reference',
+    summary: 'Delete a customer: its saved cards are detached and its subscriptions canceled now; intents and refunds made before keep their reference',
     tags,
     params,
-    responses: { 200: { description: 'Deleted', schema: z.object({ customer: z.string(), deleted: z.literal(true) }) }, 404: { description: 'Unknown' } },
+    responses: {
+      200: { description: 'Deleted; a repeated delete answers the same (and finishes one that failed part-way)', schema: z.object({ customer: z.string(), deleted: z.literal(true) }) },
+      404: { description: 'Unknown' },
+    },
     handler: async ({ params: p, auth, deps }) => {
-      await deleteCustomer(deps.mongo, auth.tenantId, p.customer);
+      await deleteCustomer(deps, auth, p.customer);
       return { status: 200, body: { customer: p.customer, deleted: true } };
     },
   }),

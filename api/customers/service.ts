@@ -140,8 +140,3 @@ async function applyUpdate(mongo: Mongo, tenantId: string, id: string, input: Cu
   const undo = () => customerData(mongo).restoreIfUnchanged(id, set.updated_at!, previous);
   return { record: { ...current, ...set } as CustomerRecord, undo };
 }
-
-/** Deleting detaches the record: its reference is freed; intents and refunds made before keep their id. */
-export async function deleteCustomer(mongo: Mongo, tenantId: string, id: string): Promise<void> {
-  if (!(await customerData(mongo).remove(tenantId, id))) throw notFound('customer', id, 'customer');
-}

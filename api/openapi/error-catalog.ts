@@ -89,7 +89,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
 
   // Saved cards -------------------------------------------------------------------------------------------
   { code: 'NO_GATEWAY_TOKENS', statuses: [400], meaning: 'The card has no gateway token from a successful customer-present payment, so it cannot be charged with the customer absent.', action: 'Have the customer pay once on the hosted page with `setup_future_usage: off_session`.' },
-  { code: 'payment_method_detached', statuses: [400], meaning: 'The saved card was detached from its customer.', action: 'Ask the customer for a new card.' },
+  { code: 'payment_method_detached', statuses: [400], meaning: 'The saved card was detached from its customer, or its customer was deleted (which detaches every card of theirs).', action: 'Ask the customer for a new card.' },
   { code: 'payment_method_customer_mismatch', statuses: [400], meaning: 'The card is saved to another customer than the payment intent\'s.', action: 'Charge a card of the intent\'s customer.' },
   { code: 'agreement_type_mismatch', statuses: [400], meaning: 'The agreement was first used with another `agreement_type`.', action: 'Send the agreement\'s original type, or a new `agreement_id`.' },
   { code: 'card_declined', statuses: [402], meaning: 'The issuer declined the charge; `decline_code` says why (`insufficient_funds`, `expired_card`, `do_not_honor`, ...). The payment intent stays pending.', action: 'Ask the customer to pay with another card on the hosted page; do not retry a declined card automatically.' },

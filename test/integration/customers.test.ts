@@ -33,7 +33,8 @@ test('retrieve, update, list, delete', async () => {
   expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
   expect((await api.get(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
   expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.customer).toBe(c.customer);
-  expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(404);
+  // Repeated, the same answer (a repeat finishes a delete that failed part-way).
+  expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
 });
 
 test('inline customer on intent create is reconciled by reference', async () => {

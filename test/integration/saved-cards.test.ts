@@ -1,4 +1,4 @@
-import { admin, api, createMerchant, eventually, getStack, type Merchant } from './harness';
+import { admin, api, createMerchant, eventually, getStack, mongo, type Merchant } from './harness';
 
 // Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
 // customer-present payment, the claim, tenant and customer scope, the charge-once rule, 3DS recovery,
@@ -186,6 +186,31 @@ describe('refused charges', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
     expect((await charge(paidBefore, pm, 'before-detach')).body).toEqual(first.body);
+  });
+
+  test("a deleted customer's card is refused as a detached one; the charge it already made answers the same", async () => {
+    const { pm, customer } = await saveCard();
+    const paidBefore = await intentFor(customer);
+    const first = await charge(paidBefore, pm, 'before-delete');
+    expect((await api.del(`/v202607/customers/${customer}`, m.secretKey)).status).toBe(200);
+    const r = await charge(await intentFor(null), pm);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
+    expect((await charge(paidBefore, pm, 'before-delete')).body).toEqual(first.body);
+  });
+
+  test('a card of a customer deleted before its cards were detached with it is refused too', async () => {
+    const { pm, customer } = await saveCard();
+    const db = await mongo();
+    try {
+      // Deleted as a DELETE did before it detached the cards: the customer marked, its card left attached.
+      await db.db().collection('customers').updateOne({ _id: customer as never }, { $set: { deleted_at: new Date(), reference_scope: customer } });
+    } finally {
+      await db.close();
+    }
+    const r = await charge(await intentFor(null), pm);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
   });
 
   test('an intent that is not pending is a 409', async () => {

@@ -1,4 +1,4 @@
-import { api, createMerchant, eventually, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { api, createMerchant, eventually, mongo, startHookReceiver, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -251,5 +251,57 @@ describe('refusals', () => {
     const [x, y] = await Promise.all([post('/subscriptions', k), post('/subscriptions', k)]);
     expect(x.body.subscription).toBe(y.body.subscription);
     expect([x.status, y.status].sort()).toEqual([200, 201]);
+  }, 120_000);
+});
+
+describe('deleting the customer', () => {
+  /** The customer as a DELETE leaves it when it dies right after marking it (and as one before the fix did). */
+  async function markDeletedOnly(customer: string): Promise<void> {
+    const db = await mongo();
+    try {
+      await db.db().collection('customers').updateOne({ _id: customer as never }, { $set: { deleted_at: new Date(), reference_scope: customer } });
+    } finally {
+      await db.close();
+    }
+  }
+
+  test('cancels its subscriptions now: nothing renews or is charged after', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const live = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    const ended = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    expect((await post(`/subscriptions/${ended.subscription}/cancel`, {})).body.status).toBe('canceled');
+
+    const r = await api.del(`/v202607/customers/${customer}`, m.secretKey);
+    expect([r.status, r.body]).toEqual([200, { customer, deleted: true }]);
+    expect((await get(`/subscriptions/${live.subscription}`)).body).toMatchObject({ status: 'canceled', canceled_at: at('2026-05-01T00:00:00Z') });
+    await advance(clock, '2026-06-01T00:00:01Z');
+    expect(await invoicesOf(live.subscription)).toHaveLength(1); // the first one, paid at create
+  }, 120_000);
+
+  test('a DELETE repeated after one that died part-way cancels them, and answers the same', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    await markDeletedOnly(customer);
+    expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('active');
+
+    for (let i = 0; i < 2; i++) {
+      const r = await api.del(`/v202607/customers/${customer}`, m.secretKey);
+      expect([r.status, r.body]).toEqual([200, { customer, deleted: true }]);
+    }
+    expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('canceled');
+  }, 120_000);
+
+  test("a renewal never charges a deleted customer's card, even one deleted without its subscriptions", async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
+    await markDeletedOnly(customer);
+
+    await advance(clock, '2026-06-01T00:00:01Z');
+    const renewal = (await invoicesOf(s.subscription))[1];
+    expect(renewal).toMatchObject({ status: 'open', amount_paid: 0, last_payment_error: { code: 'payment_method_detached' } });
+    expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('past_due');
   }, 120_000);
 });

@@ -2341,7 +2341,7 @@ export interface paths {
                 };
             };
         };
-        /** Delete a customer; intents and refunds made before keep their reference */
+        /** Delete a customer: its saved cards are detached and its subscriptions canceled now; intents and refunds made before keep their reference */
         delete: {
             parameters: {
                 query?: never;
@@ -2353,7 +2353,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Deleted */
+                /** @description Deleted; a repeated delete answers the same (and finishes one that failed part-way) */
                 200: {
                     headers: {
                         [name: string]: unknown;

@@ -1,0 +1,49 @@
+import { DomainError, notFound } from '../../domain/errors';
+import { customerData } from '../../data/customers';
+import { paymentMethodData } from '../../data/payment-methods';
+import { subscriptionData } from '../../data/subscriptions';
+import type { SubscriptionStatus } from '../../platform/billing-records';
+import { cancelSubscription } from '../subscriptions/service';
+import type { AppDeps, AuthContext } from '../deps';
+
+/** Statuses whose workflow has closed: nothing left to cancel. */
+const ENDED: ReadonlySet<SubscriptionStatus> = new Set(['canceled', 'incomplete_expired']);
+
+/**
+ * DELETE /v202607/customers/{id}. Deleting detaches the record (its reference is freed; intents and refunds
+ * made before keep their id), detaches its cards and cancels now each of its subscriptions not yet ended, as
+ * Stripe's does. The record is marked first, so no subscription can start for it after; every step is safe
+ * to repeat, so a DELETE repeated after one that failed part-way (or of a customer deleted before this was
+ * so) finishes the job and answers the same.
+ */
+export async function deleteCustomer(deps: AppDeps, auth: AuthContext, id: string): Promise<void> {
+  const customers = customerData(deps.mongo);
+  const customer = await customers.findAny(auth.tenantId, id);
+  if (!customer) throw notFound('customer', id, 'customer');
+  if (!customer.deleted_at) await customers.remove(auth.tenantId, id);
+  await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
+  await cancelSubscriptionsOf(deps, auth, id);
+}
+
+/** Each of the customer's subscriptions not yet ended, canceled through the cancel endpoint's own path. */
+async function cancelSubscriptionsOf(deps: AppDeps, auth: AuthContext, customer: string): Promise<void> {
+  const open: string[] = [];
+  for (let after: string | undefined; ; ) {
+    const page = await subscriptionData(deps.mongo).list(auth.tenantId, { customer }, { limit: 100, starting_after: after });
+    open.push(...page.data.filter((s) => !ENDED.has(s.status)).map((s) => s._id));
+    if (!page.has_more) break;
+    after = page.data[page.data.length - 1]!._id;
+  }
+  // One that fails does not stop the others; the first failure is the answer, and a retry does the rest.
+  let failed: unknown = null;
+  for (const id of open) {
+    try {
+      await cancelSubscription(deps, auth, id);
+    } catch (err) {
+      // It ended on its own meanwhile (expired, or canceled by dunning): nothing to stop.
+      if (err instanceof DomainError && err.code === 'subscription_ended') continue;
+      failed ??= err;
+    }
+  }
+  if (failed) throw failed;
+}
