@@ -623,6 +623,57 @@ test('cancel at period end: still active until then, canceled at the period end 
   });
 });
 
+test('cancel at period end with prorations pending: they are billed on a final invoice at the period end (an upgrade charged, a downgrade credited), then canceled', async () => {
+  // As the billing portal does: a plan switch with create_prorations on 11 April (20 of 30 days left), then
+  // cancel at period end. Stripe: pending prorations "are also left in place and collected at the end of the period".
+  const T0 = at(4, 1, 0);
+  const change = at(4, 11, 0);
+  const end = at(5, 1, 0);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const credits: { key: string; amount: number }[] = [];
+  const withCredit = { ...activities, creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }) };
+  const basic = { ...BASIC, periodAmount: 1000 };
+  const pro = { item: BASIC.item, plan: 'plan_eu_pro', quantity: 1, periodAmount: 2500, description: '1 × Pro (monthly)' };
+  await withWorker(withCredit, async (taskQueue) => {
+    const up = await start(taskQueue, input(`sub_eu_upcancel${++n}`, T0, { items: [basic] }));
+    const down = await start(taskQueue, input(`sub_eu_downcancel${++n}`, T0, { items: [pro] }));
+    await up.executeUpdate(startedUpdate);
+    await down.executeUpdate(startedUpdate);
+    await skipTo(change);
+    for (const [h, to] of [[up, pro], [down, basic]] as const) {
+      await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [to], prorationBehavior: 'create_prorations', prorationDate: change }] });
+      await h.executeUpdate(changeSubscriptionUpdate, { args: [{ cancelAtPeriodEnd: true }] });
+    }
+    expect(await up.result()).toBe('canceled');
+    expect(await down.result()).toBe('canceled');
+
+    // The upgrade: −667 + 1667 = 1000 owed, charged at the period end exactly.
+    expect(invoicesOf(rec, up.workflowId).map((i) => [i.billingReason, i.total])).toEqual([
+      ['subscription_create', 1000],
+      ['subscription_cycle', 1000],
+    ]);
+    const [, upFinal] = invoicesOf(rec, up.workflowId);
+    expect(upFinal!.lines.map((l) => [l.amount, l.proration])).toEqual([[-667, true], [1667, true]]);
+    expect(upFinal).toMatchObject({ billingReason: 'subscription_cycle', total: 1000, amountPaid: 1000, status: 'paid', periodStart: T0, periodEnd: end, created: end });
+    const upCharges = chargesOf(rec, up.workflowId);
+    expect(upCharges).toHaveLength(2);
+    expect([upCharges[1]!.req.invoice, upCharges[1]!.req.amount, sec(upCharges[1]!.at)]).toEqual([upFinal!.id, 1000, iso(end)]);
+    // The downgrade: −1667 + 667 = 1000 credit, nothing charged, the credit on the customer's balance.
+    const [, downFinal] = invoicesOf(rec, down.workflowId);
+    expect(downFinal).toMatchObject({ total: -1000, amountDue: 0, status: 'paid' });
+    expect(chargesOf(rec, down.workflowId)).toHaveLength(1);
+    expect(credits).toEqual([{ key: downFinal!.id, amount: 1000 }]);
+
+    for (const h of [up, down]) {
+      expect(lastSub(rec, h.workflowId)).toMatchObject({ status: 'canceled', endedAt: end });
+      expect(invoicesOf(rec, h.workflowId)).toHaveLength(2); // no renewal: only the prorations
+      expect(eventsOf(rec, h.workflowId).at(-1)).toBe('subscription.canceled');
+    }
+    await keep('cancel-at-period-end-with-prorations', up);
+  });
+});
+
 test('pause (void) with a resume date, and pause resumed by hand: no invoices while paused, renewals again after', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);

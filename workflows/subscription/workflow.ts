@@ -5,6 +5,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -38,6 +39,8 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
 // A charge is an intent's merchant-initiated charge: its Update waits for the gateway (two tries and a
 // status question at most), so a minute; retried on infrastructure errors only (a decline is an answer).
 const charging = proxyActivities<Activities>({ startToCloseTimeout: '90s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+
+const FINAL_PRORATIONS_PATCH = 'final-invoice-pending-prorations';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -251,6 +254,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       }
       case 'period_end': {
         if (s.cancelAtPeriodEnd) {
+          await invoicePendingAtEnd(due.at);
+          if (b.ended()) return; // its final invoice's dunning ran out at once (no retry days): canceled already
           b.cancel(due.at);
           await subscriptionChanged('subscription.canceled');
           return;
@@ -278,6 +283,19 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         await subscriptionChanged();
         return;
     }
+  }
+
+  /**
+   * Ending at its period's end, it still bills the prorations held for a renewal that will not come (Stripe: "left
+   * in place and collected at the end of the period"): a final invoice of them alone, charged like a renewal, a
+   * net credit going to the balance. Paused, nothing is invoiced, as at a renewal. A cancel now drops them (as
+   * Stripe's without `invoice_now`). Asked only when some are pending: older runs ended without this invoice.
+   */
+  async function invoicePendingAtEnd(at: number): Promise<void> {
+    const s = b.sub;
+    if (!b.pendingProrations.length || s.pauseCollection || !patched(FINAL_PRORATIONS_PATCH)) return;
+    const inv = await makeInvoice('subscription_cycle', [], { start: s.currentPeriodStart, end: s.currentPeriodEnd }, at);
+    await issue(inv, at);
   }
 
   // ---- messages ----------------------------------------------------------------------------------------
