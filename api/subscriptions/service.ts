@@ -4,7 +4,7 @@ import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
 import { priceOf } from '../../domain/billing/pricing';
 import { subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
-import { formatMoney } from '../../domain/money';
+import { formatMoney, MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { PlanRecord, SubscriptionRecord } from '../../platform/billing-records';
@@ -48,6 +48,18 @@ export function itemDescription(plan: PlanRecord, quantity: number): string {
   return `${quantity} × ${name} (every ${every})`;
 }
 
+/** One item's price for a period, or the 400 naming its quantity when it is past what a payment can take. */
+function periodAmountOf(plan: PlanRecord, quantity: number, param: string): number {
+  let amount = Number.POSITIVE_INFINITY;
+  try {
+    amount = priceOf(plan, quantity);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err; // past 2^53: far past the largest amount
+  }
+  if (amount > MAX_AMOUNT) throw invalidRequest('subscription_total_too_large', `This quantity of plan '${plan._id}' would cost more than ${MAX_AMOUNT} a period, the largest amount a payment can take`, param);
+  return amount;
+}
+
 /** The plans of `items`, all the tenant's, active, of one currency and one interval; each item priced. */
 export async function priceItems(
   deps: AppDeps,
@@ -61,8 +73,12 @@ export async function priceItems(
     const plan = byId.get(i.plan);
     if (!plan) throw invalidRequest('resource_missing', `No such plan: '${i.plan}'`, `${param}[${n}][plan]`);
     if (!plan.active) throw invalidRequest('plan_inactive', `Plan '${i.plan}' is archived and takes no new subscriptions`, `${param}[${n}][plan]`);
-    return { item: i.item ?? '', plan: plan._id, quantity: i.quantity, periodAmount: priceOf(plan, i.quantity), description: itemDescription(plan, i.quantity) };
+    return { item: i.item ?? '', plan: plan._id, quantity: i.quantity, periodAmount: periodAmountOf(plan, i.quantity, `${param}[${n}][quantity]`), description: itemDescription(plan, i.quantity) };
   });
+  // The invoice of a period adds every item up (tax on top): past the largest amount a payment takes, nothing
+  // could ever pay it, and the workflow's arithmetic would refuse it after the create had answered.
+  if (priced.reduce((n, i) => n + i.periodAmount, 0) > MAX_AMOUNT)
+    throw invalidRequest('subscription_total_too_large', `The items of a period would add up to more than ${MAX_AMOUNT}, the largest amount a payment can take`, param);
   const first = byId.get(items[0]!.plan)!;
   items.forEach((i, n) => {
     const p = byId.get(i.plan)!;

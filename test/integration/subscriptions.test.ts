@@ -229,11 +229,18 @@ describe('refusals', () => {
     const b = await customerWithCard(clock);
     const monthly = await plan();
     const yearly = await plan({ interval: 'year' });
+    const priciest = await plan({ amount: 99_999_999_999 });
+    const pricey = await plan({ amount: 60_000_000_000 });
     const base = { customer: a.customer, default_payment_method: a.pm };
     const refusals = [
       [{ ...base, items: [{ plan: 'plan_eu_00000000000000000000' }] }, { code: 'resource_missing', param: 'items[0][plan]' }],
       [{ ...base, items: [{ plan: monthly }, { plan: yearly }] }, { code: 'plans_mismatch', param: 'items[1][plan]' }],
       [{ ...base, default_payment_method: b.pm, items: [{ plan: monthly }] }, { code: 'payment_method_customer_mismatch', param: 'default_payment_method' }],
+      // A rate listed twice was charged twice (and previewed once).
+      [{ ...base, items: [{ plan: monthly }], default_tax_rates: ['txr_eu_00000000000000000001', 'txr_eu_00000000000000000001'] }, { code: 'parameter_invalid', param: 'default_tax_rates' }],
+      // Past the largest amount a payment takes: a 500 before, or a workflow that could never invoice.
+      [{ ...base, items: [{ plan: priciest, quantity: 100_000 }] }, { code: 'subscription_total_too_large', param: 'items[0][quantity]' }],
+      [{ ...base, items: [{ plan: pricey }, { plan: pricey }] }, { code: 'subscription_total_too_large', param: 'items' }],
     ] as const;
     for (const [body, error] of refusals) {
       const r = await post('/subscriptions', body);

@@ -12121,7 +12121,7 @@ export interface paths {
                         coupon?: string;
                         /** @description A promotion code (`promo_...`) whose coupon applies */
                         promotion_code?: string;
-                        /** @description Tax rates of every line */
+                        /** @description Tax rates of every line, each listed once */
                         default_tax_rates?: string[];
                         /** @description Days of free trial; default the first plan's `trial_period_days` */
                         trial_period_days?: number;
