@@ -286,11 +286,17 @@ describe('deleting the customer', () => {
     expect(await invoicesOf(live.subscription)).toHaveLength(1); // the first one, paid at create
   }, 120_000);
 
-  test('a DELETE repeated after one that died part-way cancels them, and answers the same', async () => {
+  /** A customer on a clock at 1 May with an active monthly subscription, then marked deleted only. */
+  async function subscribedThenMarkedDeleted() {
     const clock = await clockAt('2026-05-01T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock);
     const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
     await markDeletedOnly(customer);
+    return { clock, customer, s };
+  }
+
+  test('a DELETE repeated after one that died part-way cancels them, and answers the same', async () => {
+    const { customer, s } = await subscribedThenMarkedDeleted();
     expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('active');
 
     for (let i = 0; i < 2; i++) {
@@ -301,10 +307,7 @@ describe('deleting the customer', () => {
   }, 120_000);
 
   test("a renewal never charges a deleted customer's card, even one deleted without its subscriptions", async () => {
-    const clock = await clockAt('2026-05-01T00:00:00Z');
-    const { customer, pm } = await customerWithCard(clock);
-    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
-    await markDeletedOnly(customer);
+    const { clock, s } = await subscribedThenMarkedDeleted();
 
     await advance(clock, '2026-06-01T00:00:01Z');
     const renewal = (await invoicesOf(s.subscription))[1];

@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
@@ -295,16 +295,26 @@ describe('a superseded charge captured while an intent stays pending for days', 
     { status: 'declined', chargeId: 'ch_2', failureCode: 'card_declined', failureMessage: 'declined' },
   ];
 
-  test('is refunded when the intent expires, though it was let go more than a day before', async () => {
-    const outcomes = challengeThenDecline();
+  /**
+   * A 3-day intent whose first attempt (a 3DS challenge) is superseded by a declined one; the customer then
+   * finishes the first challenge in another tab, and the gateway captures it. `more`: the charges after those two.
+   */
+  async function supersededThenCaptured(more: ChargeOutcome[], during: (handle: WorkflowHandle) => Promise<void>) {
+    const outcomes = [...challengeThenDecline(), ...more];
     const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
     const inp = await input(3 * 24 * 3600);
     await withWorker(activities, async (taskQueue) => {
       const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
-      // The customer finishes the first, superseded challenge in another tab: the gateway captures it.
       gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
+      await during(handle);
+    });
+    return { rec, inp };
+  }
+
+  test('is refunded when the intent expires, though it was let go more than a day before', async () => {
+    const { rec, inp } = await supersededThenCaptured([], async (handle) => {
       await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
       expect((await handle.result()).status).toBe('canceled'); // expired after 3 days of virtual time
     });
@@ -313,14 +323,7 @@ describe('a superseded charge captured while an intent stays pending for days', 
   });
 
   test('is refunded after the customer pays again on day 2: one capture stays', async () => {
-    const outcomes: ChargeOutcome[] = [...challengeThenDecline(), { status: 'succeeded', chargeId: 'ch_3' }];
-    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
-    const inp = await input(3 * 24 * 3600);
-    await withWorker(activities, async (taskQueue) => {
-      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
-      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
-      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
-      gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
+    const { rec, inp } = await supersededThenCaptured([{ status: 'succeeded', chargeId: 'ch_3' }], async (handle) => {
       await testEnv().sleep('36h');
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
       await testEnv().sleep('2h'); // the watch of the let-go attempts asks the gateway again meanwhile
