@@ -66,6 +66,20 @@ const replayResponse = z.object({
   next_since: z.string().nullable(),
 });
 
+/**
+ * One call's page of a replay: at most `max` events, and where the next call starts (`since` = next_since, an
+ * instant, so every event at it is sent again then). Events made together share their instant (one workflow
+ * activation), so a page that would end inside such a group ends before it: the next page sends the group
+ * whole, and none of it twice. Only a page whose events all share one instant is cut inside it.
+ */
+export function replayPage<E extends { created_at: Date }>(found: readonly E[], max: number): { events: E[]; hasMore: boolean; nextSince: Date | null } {
+  if (found.length <= max) return { events: [...found], hasMore: false, nextSince: null };
+  const next = found[max]!.created_at.getTime();
+  let end = max;
+  while (end > 0 && found[end - 1]!.created_at.getTime() === next) end -= 1;
+  return { events: found.slice(0, end === 0 ? max : end), hasMore: true, nextSince: new Date(next) };
+}
+
 function replaySince(raw: number | string, now: Date): Date {
   const at = typeof raw === 'number' ? new Date(raw * 1000) : (parseIsoInstant(raw)?.at ?? null);
   if (!at || Number.isNaN(at.getTime())) throw invalidRequest('parameter_invalid', 'since must be Unix seconds or an ISO 8601 instant', 'since');
@@ -183,7 +197,7 @@ export const eventRoutes: RouteDef[] = [
       if (endpoint?.state === 'disabled')
         throw conflict('webhook_endpoint_disabled', `The endpoint ${body.url} is disabled: deliveries to it are parked until an admin re-enables it`);
       const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1);
-      const events = found.slice(0, REPLAY_MAX_EVENTS);
+      const { events, hasMore, nextSince } = replayPage(found, REPLAY_MAX_EVENTS);
       const key = idKey(auth.tenantId, body.url, since.toISOString());
       const inputs = events.flatMap((e) => deliveryTemplates(e, body.url));
       const started = await inBatches(inputs, 16, (input) => startKeyedRedelivery(deps, input, 'replay', key));
@@ -194,8 +208,8 @@ export const eventRoutes: RouteDef[] = [
           since: since.toISOString(),
           deliveries: started.map((s) => s.delivery),
           already_started: started.filter((s) => !s.started).length,
-          has_more: found.length > REPLAY_MAX_EVENTS,
-          next_since: found.length > REPLAY_MAX_EVENTS ? found[REPLAY_MAX_EVENTS]!.created_at.toISOString() : null,
+          has_more: hasMore,
+          next_since: nextSince?.toISOString() ?? null,
         },
       };
     },
