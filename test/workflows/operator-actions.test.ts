@@ -213,6 +213,46 @@ describe('payout confirmation racing a status write', () => {
   });
 });
 
+describe('a gateway contradicting a payout an operator confirmed', () => {
+  test('an ask in flight when the confirmation lands answers failed: the payout stays success, the word is kept on its record', async () => {
+    let answer!: (word: { status: string; failureCode?: string; failureMessage?: string }) => void;
+    const rec = { patches: [] as PayoutPatch[], events: [] as string[], asks: 0 };
+    const activities = {
+      initiatePayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
+      findPayout: async () => {
+        rec.asks += 1;
+        return new Promise((r) => (answer = r)); // the ask waits at the gateway
+      },
+      cancelPayout: async () => ({ status: 'canceled' }),
+      savePayout: async (p: PayoutPatch) => {
+        rec.patches.push(p);
+        return 'applied';
+      },
+      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
+    };
+    const taskQueue = `ops-po-contrary-${Date.now()}`;
+    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    await worker.runUntil(async () => {
+      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      try {
+        await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
+        const retrying = handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] }); // asks the gateway now
+        await waitUntil(async () => answer !== undefined);
+        expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270001' })] })).toMatchObject({ status: 'success' });
+        answer({ status: 'failed', failureCode: 'account_closed', failureMessage: 'the account is closed' });
+        expect(await retrying).toMatchObject({ status: 'success' });
+        expect((await handle.result()).status).toBe('success');
+      } finally {
+        answer?.({ status: 'pending' });
+      }
+    });
+    // Success was announced once; the contrary word is on the record for operators, not a webhook.
+    expect(rec.events).toEqual(['payout.pending_created', 'payout.pending_promise', 'payout.success']);
+    expect(rec.patches.at(-1)).toMatchObject({ sub_status: 'success', late_outcome: { status: 'failed' }, operator_confirmation: { evidence: 'Bank statement line FT2611270001' } });
+  });
+});
+
 describe('refund', () => {
   test('a pending refund: a retry asks the gateway now, and the answer it gets settles the refund', async () => {
     let settled = false;

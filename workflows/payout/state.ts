@@ -155,6 +155,18 @@ export class PayoutLifecycle {
     return changed;
   }
 
+  /** Whether the gateway's word says no money left (rejected, failed, canceled). */
+  contradicts(word: PayoutOutcome): boolean {
+    return word.status === 'rejected' || word.status === 'failed' || word.status === 'canceled';
+  }
+
+  /** Keeps a contrary word on a final payout as its late outcome; answers whether it is new (once per status). */
+  noteContrary(word: PayoutOutcome, now: number): boolean {
+    if (this.lateOutcome?.status === word.status) return false;
+    this.lateOutcome = { status: word.status, at: new Date(now).toISOString() };
+    return true;
+  }
+
   /** The window has closed with the transfer not complete: from now on, ask the gateway to cancel it. */
   windowClosed(): void {
     if (!this.final) {

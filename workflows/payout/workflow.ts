@@ -5,6 +5,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -53,6 +54,9 @@ const MAX_INITIATION_WAIT_MS = 30_000;
  * the window closes first, it asks the gateway to cancel the transfer and says `canceled_timeout` only once
  * the gateway confirms that no money will move.
  */
+/** Runs with this patch keep a gateway's contrary word on a payout an operator confirmed (see take). */
+const CONTRARY_AFTER_CONFIRMATION_PATCH = 'payout-contrary-after-confirmation';
+
 export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot> {
   const p = new PayoutLifecycle(input);
   let hinted = false;
@@ -123,6 +127,16 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
     await announce(body);
   };
   const take = async (word: PayoutOutcome) => {
+    // An operator confirmed it on evidence, and the gateway now says no money left (an ask or a cancel in
+    // flight when the confirmation landed): the payout stays success (its webhook is out), but the contrary word
+    // is kept on the record and logged for operators, where it used to be dropped without a trace.
+    if (p.final && p.operatorConfirmation && p.contradicts(word) && patched(CONTRARY_AFTER_CONFIRMATION_PATCH)) {
+      if (!p.noteContrary(word, Date.now())) return;
+      log.error('the gateway contradicts an operator-confirmed payout; operator action needed', { payout: input.id, gateway: word.status, operator: p.operatorConfirmation.operator });
+      describe();
+      await writer.write(p.record());
+      return;
+    }
     if (p.apply(word, Date.now())) await publish();
   };
 
