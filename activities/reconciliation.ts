@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { captureRow, discrepancyData, discrepancyJson, eventIdOf, ledgerData, payoutRow, refundRow, type LedgerCursor } from '../data/discrepancies';
+import { captureRow, discrepancyData, discrepancyJson, eventIdOf, ledgerData, payoutRow, refundRow, voidRefundRow, type LedgerCursor } from '../data/discrepancies';
 import { workflowRecordData } from '../data/workflow-records';
 import {
   comparePair,
@@ -225,9 +225,7 @@ async function ownerOf(ledger: ReturnType<typeof ledgerData>, g: GatewayRow): Pr
           // The intent took its void as done when the gateway accepted it (most answer `pending` first) and
           // never asks again: the report is where a void refund that failed, or never settled, shows.
           if (gatewayMoneyState(g.status) === 'succeeded') return 'voided';
-          return {
-            row: { object: 'refund', ourId: g.idempotencyKey, tenantId: intent.tenant_id, gatewayId: g.gatewayId, matchKey: g.idempotencyKey, amount: intent.amount, currency: intent.currency, status: 'success' },
-          };
+          return { row: voidRefundRow(intent, g.idempotencyKey, g.gatewayId) };
         }
       }
       const named = ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null;

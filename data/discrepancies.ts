@@ -132,6 +132,14 @@ export function refundRow(r: Pick<RefundRecord, '_id' | 'tenant_id' | 'status' |
   return { object: 'refund', ourId: r._id, tenantId: r.tenant_id, gatewayId: r.gateway_transaction_id, matchKey: r._id, amount: r.amount, currency: r.currency, status: r.status };
 }
 
+/**
+ * The refund an intent made of a capture it did not own (its void, under key `<pi>:void:<n>`), as our side has it:
+ * done (`success`) since the gateway accepted it. Only the report can say it failed or never settled.
+ */
+export function voidRefundRow(intent: Pick<PaymentIntentRecord, 'tenant_id' | 'amount' | 'currency'>, voidKey: string, gatewayId: string): LedgerRow {
+  return { object: 'refund', ourId: voidKey, tenantId: intent.tenant_id, gatewayId, matchKey: voidKey, amount: intent.amount, currency: intent.currency, status: 'success' };
+}
+
 export function payoutRow(r: Pick<PayoutRecord, '_id' | 'tenant_id' | 'status' | 'amount' | 'currency' | 'gateway_payout_id'>): LedgerRow {
   return { object: 'payout', ourId: r._id, tenantId: r.tenant_id, gatewayId: r.gateway_payout_id, matchKey: r._id, amount: r.amount, currency: r.currency, status: r.status };
 }

@@ -17,13 +17,13 @@ export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
  * shaped like one of these would be answered as (or answer) the return's, credit note's or card check's refund.
  * The refund endpoints refuse merchant keys with these prefixes.
  */
+const SERVICE_REFUND_KEY_PREFIX = { return: 'return:', creditNote: 'credit_note:', cardCheck: 'billing_portal:' } as const;
 export const serviceRefundKey = {
-  ofReturn: (returnId: string) => `return:${returnId}`,
-  ofCreditNote: (creditNoteId: string) => `credit_note:${creditNoteId}`,
-  ofCardCheck: (billingSession: string, paymentIntent: string) => `billing_portal:${billingSession}:${paymentIntent}:card_check`,
+  ofReturn: (returnId: string) => `${SERVICE_REFUND_KEY_PREFIX.return}${returnId}`,
+  ofCreditNote: (creditNoteId: string) => `${SERVICE_REFUND_KEY_PREFIX.creditNote}${creditNoteId}`,
+  ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,
 };
-const SERVICE_REFUND_KEY_PREFIXES = ['return:', 'credit_note:', 'billing_portal:'];
-export const isServiceRefundKey = (key: string): boolean => SERVICE_REFUND_KEY_PREFIXES.some((p) => key.startsWith(p));
+export const isServiceRefundKey = (key: string): boolean => Object.values(SERVICE_REFUND_KEY_PREFIX).some((p) => key.startsWith(p));
 /** A year: longer than any gateway's settlement, bounded so a typo does not park a refund for decades. */
 export const MAX_REFUND_SLA_SECONDS = 365 * 24 * 3600;
 /**

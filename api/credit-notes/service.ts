@@ -88,9 +88,14 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   const notes = creditNoteData(deps.mongo);
   const id = newId('cn', auth.region);
   const scope = idempotencyScope(auth.tenantId, body.idempotency_key, id);
+  /** A note this key made already (before, or by a concurrent request): the same request joins it, an issued one is answered. */
+  const joined = async (note: CreditNoteRecord) => {
+    if (!sameRequest(note, body)) throw keyInUse();
+    return note.status === 'issued' ? answerIssued(deps, note) : null;
+  };
   const known = body.idempotency_key ? await notes.byIdempotencyScope(scope) : null;
-  if (known && !sameRequest(known, body)) throw keyInUse();
-  if (known?.status === 'issued') return answerIssued(deps, known);
+  const answered = known && (await joined(known));
+  if (answered) return answered;
   const inv = await invoiceData(deps.mongo).find(auth.tenantId, body.invoice);
   if (!inv) throw invalidRequest('resource_missing', `No such invoice: '${body.invoice}'`, 'invoice');
   if (inv.status !== 'paid') throw invalidRequest('invoice_not_paid', `This invoice is ${inv.status}: only a paid invoice can be credited`, 'invoice');
@@ -120,11 +125,9 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
       idempotency_scope: scope,
       created_at: new Date(),
     }));
-  if (note._id !== id && !known) {
-    // A concurrent request with the same key claimed it first: the same request joins its note.
-    if (!sameRequest(note, body)) throw keyInUse();
-    if (note.status === 'issued') return answerIssued(deps, note);
-  }
+  // A concurrent request with the same key claimed it first.
+  const concurrent = note !== known && note._id !== id && (await joined(note));
+  if (concurrent) return concurrent;
   const admission = await admitOnIntent(deps, intent, [
     { amount, currency: inv.snapshot.currency, idempotencyKey: serviceRefundKey.ofCreditNote(note._id), webhooks: [], slaSeconds: DEFAULT_REFUND_SLA_SECONDS, ...(refund ? {} : { creditNote: note._id }) },
   ]);

@@ -2,12 +2,9 @@ import { DomainError, notFound } from '../../domain/errors';
 import { customerData } from '../../data/customers';
 import { paymentMethodData } from '../../data/payment-methods';
 import { subscriptionData } from '../../data/subscriptions';
-import type { SubscriptionStatus } from '../../platform/billing-records';
+import { isEndedSubscription } from '../../domain/billing/snapshots';
 import { cancelSubscription } from '../subscriptions/service';
 import type { AppDeps, AuthContext } from '../deps';
-
-/** Statuses whose workflow has closed: nothing left to cancel. */
-const ENDED: ReadonlySet<SubscriptionStatus> = new Set(['canceled', 'incomplete_expired']);
 
 /**
  * DELETE /v202607/customers/{id}. Deleting detaches the record (its reference is freed; intents and refunds
@@ -30,7 +27,7 @@ async function cancelSubscriptionsOf(deps: AppDeps, auth: AuthContext, customer:
   const open: string[] = [];
   for (let after: string | undefined; ; ) {
     const page = await subscriptionData(deps.mongo).list(auth.tenantId, { customer }, { limit: 100, starting_after: after });
-    open.push(...page.data.filter((s) => !ENDED.has(s.status)).map((s) => s._id));
+    open.push(...page.data.filter((s) => !isEndedSubscription(s.status)).map((s) => s._id));
     if (!page.has_more) break;
     after = page.data[page.data.length - 1]!._id;
   }

@@ -76,6 +76,9 @@ export interface SubscriptionSnapshot {
 }
 
 /** An instant (a Date, or Unix ms) in Unix seconds: how every billing object shows its times. */
+/** Whether a subscription has ended for good (its workflow has closed): canceled, or never paid in time. */
+export const isEndedSubscription = (status: SubscriptionStatus): boolean => status === 'canceled' || status === 'incomplete_expired';
+
 export const unixSeconds = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / 1000);
 const sec = unixSeconds;
 const secOrNull = (ms: number | null): number | null => (ms === null ? null : sec(ms));

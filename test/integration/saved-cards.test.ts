@@ -177,26 +177,27 @@ describe('refused charges', () => {
     expect((await retrieve(intent)).body.status).toBe('pending');
   });
 
-  test('a detached card cannot be charged, but the charge it already made answers the same', async () => {
+  /**
+   * A card charged once, then gone (`goAway`): a new charge is refused as detached (of an intent of `nextFor`:
+   * the customer, or none once deleted), while the charge it made before answers the same again.
+   */
+  async function refusedOnceGone(goAway: (customer: string, pm: string) => Promise<{ status: number }>, nextFor: (customer: string) => string | null) {
     const { pm, customer } = await saveCard();
     const paidBefore = await intentFor(customer);
-    const first = await charge(paidBefore, pm, 'before-detach');
-    expect((await api.del(`/v202608/customers/${customer}/payment-methods/${pm}`, m.secretKey)).status).toBe(200);
-    const r = await charge(await intentFor(customer), pm);
+    const first = await charge(paidBefore, pm, 'before-gone');
+    expect((await goAway(customer, pm)).status).toBe(200);
+    const r = await charge(await intentFor(nextFor(customer)), pm);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
-    expect((await charge(paidBefore, pm, 'before-detach')).body).toEqual(first.body);
+    expect((await charge(paidBefore, pm, 'before-gone')).body).toEqual(first.body);
+  }
+
+  test('a detached card cannot be charged, but the charge it already made answers the same', async () => {
+    await refusedOnceGone((customer, pm) => api.del(`/v202608/customers/${customer}/payment-methods/${pm}`, m.secretKey), (customer) => customer);
   });
 
   test("a deleted customer's card is refused as a detached one; the charge it already made answers the same", async () => {
-    const { pm, customer } = await saveCard();
-    const paidBefore = await intentFor(customer);
-    const first = await charge(paidBefore, pm, 'before-delete');
-    expect((await api.del(`/v202607/customers/${customer}`, m.secretKey)).status).toBe(200);
-    const r = await charge(await intentFor(null), pm);
-    expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });
-    expect((await charge(paidBefore, pm, 'before-delete')).body).toEqual(first.body);
+    await refusedOnceGone((customer) => api.del(`/v202607/customers/${customer}`, m.secretKey), () => null);
   });
 
   test('a card of a customer deleted before its cards were detached with it is refused too', async () => {

@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { PayoutOutcome } from '../../gateways/types';
@@ -22,6 +22,14 @@ import { payoutInput } from './payout-fixtures';
 // acts through the loops that own the asking, and is refused where it does not apply.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
+
+/** A 3-day payout run on a worker of its own with `activities`; `during` drives it through its handle. */
+async function withPayout(tag: string, activities: object, during: (handle: WorkflowHandle) => Promise<void>): Promise<void> {
+  const taskQueue = `${tag}-${Date.now()}`;
+  const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
+  const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+  await worker.runUntil(async () => during(await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] })));
+}
 const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
 
 const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
@@ -150,11 +158,7 @@ describe('payout', () => {
 
   test('pending_promise: a retry asks the gateway now; a confirmation with evidence makes it success, kept on the record', async () => {
     const { rec, activities } = payoutFakes();
-    const taskQueue = `ops-po-${Date.now()}`;
-    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
-    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
-    await worker.runUntil(async () => {
-      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await withPayout('ops-po', activities, async (handle) => {
       await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
       const before = rec.finds;
       expect(await handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'pending_promise' });
@@ -192,11 +196,7 @@ describe('payout confirmation racing a status write', () => {
       },
       recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
     };
-    const taskQueue = `ops-po-race-${Date.now()}`;
-    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
-    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
-    await worker.runUntil(async () => {
-      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await withPayout('ops-po-race', activities, async (handle) => {
       try {
         await waitUntil(async () => rec.promiseWrites > 0);
         const confirming = handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611240007' })] });
@@ -230,11 +230,7 @@ describe('a gateway contradicting a payout an operator confirmed', () => {
       },
       recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
     };
-    const taskQueue = `ops-po-contrary-${Date.now()}`;
-    const inp = payoutInput(259_200, new Date(await testEnv().currentTimeMs()));
-    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
-    await worker.runUntil(async () => {
-      const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await withPayout('ops-po-contrary', activities, async (handle) => {
       try {
         await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
         const retrying = handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] }); // asks the gateway now

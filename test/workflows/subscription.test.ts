@@ -52,6 +52,8 @@ const sec = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString()
 
 const TENANT = 'ten_eu_t';
 const BASIC = { item: 'si_eu_basic', plan: 'plan_eu_basic', quantity: 1, periodAmount: 2000, description: '1 × Basic (monthly)' };
+/** The plan switch of the proration tests: Basic at 10.00 to Pro at 25.00 a month, on the same item. */
+const SWITCH = { basic: { ...BASIC, periodAmount: 1000 }, pro: { item: BASIC.item, plan: 'plan_eu_pro', quantity: 1, periodAmount: 2500, description: '1 × Pro (monthly)' } };
 
 // ---- the fakes ---------------------------------------------------------------------------------------------
 
@@ -438,8 +440,7 @@ test('an upgrade 10 days into a 30-day period: always_invoice charges the exact 
   const change = at(4, 11, 0);
   await skipTo(T0);
   const { rec, activities } = fakes();
-  const basic = { ...BASIC, periodAmount: 1000 };
-  const pro = { item: BASIC.item, plan: 'plan_eu_pro', quantity: 1, periodAmount: 2500, description: '1 × Pro (monthly)' };
+  const { basic, pro } = SWITCH;
   const d = `${BASE_YEAR}-04-11`;
   // Unused time: −round(1000 × 20/30) = −667; remaining time: round(2500 × 20/30) = 1667.
   const prorations = [
@@ -633,8 +634,7 @@ test('cancel at period end with prorations pending: they are billed on a final i
   const { rec, activities } = fakes();
   const credits: { key: string; amount: number }[] = [];
   const withCredit = { ...activities, creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }) };
-  const basic = { ...BASIC, periodAmount: 1000 };
-  const pro = { item: BASIC.item, plan: 'plan_eu_pro', quantity: 1, periodAmount: 2500, description: '1 × Pro (monthly)' };
+  const { basic, pro } = SWITCH;
   await withWorker(withCredit, async (taskQueue) => {
     const up = await start(taskQueue, input(`sub_eu_upcancel${++n}`, T0, { items: [basic] }));
     const down = await start(taskQueue, input(`sub_eu_downcancel${++n}`, T0, { items: [pro] }));

@@ -1,7 +1,7 @@
 import { addIntervals, periodContaining, DAY_MS } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines, type PricedItem } from '../../domain/billing/proration';
-import type { InvoiceSnapshot, LineSnapshot, SubscriptionSnapshot } from '../../domain/billing/snapshots';
+import { isEndedSubscription, type InvoiceSnapshot, type LineSnapshot, type SubscriptionSnapshot } from '../../domain/billing/snapshots';
 import { formatMoney } from '../../domain/money';
 import type { BilledDiscount, OpenInvoice, SubscriptionChange, SubscriptionInput } from './messages';
 import { INCOMPLETE_WINDOW_MS, startingSubscription } from './messages';
@@ -19,8 +19,6 @@ export type Due =
 
 /** Makes the ids of new invoices and lines: the workflow's seeded uuid4. */
 export type IdMaker = (prefix: 'in' | 'il') => string;
-
-const ENDED = new Set(['canceled', 'incomplete_expired']);
 
 export class SubscriptionBook {
   sub: SubscriptionSnapshot;
@@ -49,7 +47,7 @@ export class SubscriptionBook {
   }
 
   ended(): boolean {
-    return ENDED.has(this.sub.status);
+    return isEndedSubscription(this.sub.status);
   }
 
   /** The earliest thing due, or null when nothing is (ended). */
