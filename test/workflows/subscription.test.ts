@@ -74,7 +74,10 @@ interface Recorder {
 
 const succeedAll: Script = () => 'succeeded';
 
-function fakes(script: Script = succeedAll, onClock: string[] = []) {
+/** How an invoice's intent stands when the workflow lets it go (the real one asks the intent's workflow). */
+type CancelAnswer = (paymentIntent: string) => 'canceled' | 'success' | 'pending';
+
+function fakes(script: Script = succeedAll, onClock: string[] = [], cancelAnswer: CancelAnswer = () => 'canceled') {
   const rec: Recorder = { subs: [], invoices: [], charges: [], events: [], canceledIntents: [], clockWrites: [], log: [] };
   const activities = {
     saveSubscription: async (p: { id: string; version: number; snapshot: SubscriptionSnapshot }) => {
@@ -99,6 +102,7 @@ function fakes(script: Script = succeedAll, onClock: string[] = []) {
     },
     cancelInvoiceIntent: async (p: { tenantId: string; paymentIntent: string }) => {
       rec.canceledIntents.push(p.paymentIntent);
+      return cancelAnswer(p.paymentIntent);
     },
     // No customer credit in these cases (credit notes and the balance: test/workflows/customer-balance.test.ts, integration).
     drawCustomerCredit: async () => 0,
@@ -380,6 +384,50 @@ test('dunning with whenExhausted unpaid: unpaid after the fourth failure, the in
     expect([next.status, iso(next.periodStart), sec(rec.charges.at(-1)!.at)]).toEqual(['paid', iso(at(3, 31)), iso(at(3, 31))]);
     expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'unpaid', 'active']);
     await h.terminate('test done');
+  });
+});
+
+// The last attempt answers requires_action while the customer, who got the earlier attempts' 3DS links, finishes
+// one in another tab: the intent is paid by the time the workflow lets it go.
+test('the last dunning attempt loses while a 3DS challenge pays the intent: the invoice is paid and the subscription stays active', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals(() => 'requires_action'), [], () => 'success');
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_lastpaid${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 8));
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    await waitFor(() => lastInvoice(rec, renewal.id).status !== 'open');
+    expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'paid', attemptCount: 4, amountPaid: 2000, amountRemaining: 0 });
+    expect(rec.canceledIntents).toEqual([renewal.paymentIntent]);
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'active']);
+    expect(eventsOf(rec, renewal.id).at(-1)).toBe('invoice.paid');
+    expect(eventsOf(rec, inp.id)).not.toContain('subscription.canceled');
+    expect((await stateOf(h)).subscription.status).toBe('active');
+    await keep('last-attempt-paid-meanwhile', h);
+    await h.terminate('test done');
+  });
+});
+
+test('the last dunning attempt loses while a charge of its intent is still being decided: the subscription waits for the intent, then ends as it says', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals(() => 'requires_action'), [], () => 'pending');
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_lastpending${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 8));
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    const lastTried = async () => (await stateOf(h)).open.find((o) => o.invoice.id === renewal.id && o.invoice.attemptCount === 4);
+    await waitFor(async () => (await lastTried()) !== undefined && lastInvoice(rec, renewal.id).attemptCount === 4);
+    expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'open', nextPaymentAttempt: null, lastFailure: null });
+    expect((await stateOf(h)).subscription.status).toBe('past_due');
+    // Its charge is declined in the end: the intent says canceled, and only now is the subscription canceled.
+    await h.signal(intentOutcomeSignal, { paymentIntent: renewal.paymentIntent!, status: 'canceled' });
+    expect(await h.result()).toBe('canceled');
+    expect(lastInvoice(rec, renewal.id).status).toBe('uncollectible');
+    expect(eventsOf(rec, inp.id).at(-1)).toBe('subscription.canceled');
   });
 });
 

@@ -41,6 +41,7 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
 const charging = proxyActivities<Activities>({ startToCloseTimeout: '90s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
 const FINAL_PRORATIONS_PATCH = 'final-invoice-pending-prorations';
+const LAST_ATTEMPT_INTENT_PATCH = 'last-attempt-asks-intent';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -178,6 +179,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         inv.nextPaymentAttempt = null;
       } else {
         const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
+        if (exhausted && input.dunning.whenExhausted === 'cancel' && inv.paymentIntent && patched(LAST_ATTEMPT_INTENT_PATCH)) {
+          await lastAttemptLost(o, at, statusBefore);
+          return;
+        }
         const became = exhausted ? b.exhausted(o, at) : null;
         // Uncollectible: its intent is let go, so no later payment lands on it.
         if (became === 'canceled' && inv.paymentIntent) await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent });
@@ -193,6 +198,34 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       }
     }
     await invoiceMoved(inv, statusBefore, true);
+  }
+
+  /**
+   * The last attempt failed and the policy cancels: the invoice's intent is let go first, and how it stands
+   * decides. Paid meanwhile (the customer finished a 3DS challenge in another tab while the attempt ran): the
+   * invoice is paid and the subscription stays. A charge still being decided: its intent says how it ends
+   * (intentOutcomeSignal), as for a charge answered `processing`. Canceled: uncollectible, the subscription
+   * canceled. Before this, the subscription was canceled first and a payment landing meanwhile was kept.
+   */
+  async function lastAttemptLost(o: OpenInvoice, at: number, statusBefore: string): Promise<void> {
+    const inv = o.invoice;
+    const intent = await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent! });
+    if (intent === 'success') {
+      b.paid(o, at);
+      await invoiceMoved(inv, statusBefore, true);
+      return;
+    }
+    if (intent === 'pending') {
+      inv.lastFailure = null;
+      await saveInvoice(inv);
+      if (b.sub.status !== statusBefore) await subscriptionChanged();
+      else await saveSub();
+      return;
+    }
+    b.exhausted(o, at);
+    await saveInvoice(inv);
+    await invoiceEvent('invoice.payment_failed', inv);
+    await subscriptionChanged('subscription.canceled');
   }
 
   /**
