@@ -166,6 +166,8 @@ export function webhookEndpointData(mongo: Mongo) {
         if (!isDuplicateKeyError(err)) throw err;
       }
     },
+    /** Takes back a park no replay has claimed yet; answers whether it did. */
+    unpark: async (deliveryId: string): Promise<boolean> => (await mongo.c.parkedDeliveries.deleteOne({ _id: deliveryId, replayed_by: null })).deletedCount === 1,
     /** Parked deliveries of an endpoint not yet replayed, oldest first (at most `limit`). */
     parked: (id: string, limit: number) =>
       mongo.c.parkedDeliveries.find({ endpoint_id: id, replayed_by: null }).sort({ parked_at: 1, _id: 1 }).limit(limit).toArray(),

@@ -215,8 +215,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       }
     },
 
-    /** A delivery whose endpoint is disabled, kept for the replay of a re-enable. Idempotent (`_id` is the delivery). */
-    async parkDelivery(p: ParkDeliveryInput): Promise<void> {
+    /**
+     * A delivery whose endpoint is disabled, kept for the replay of a re-enable. Idempotent (`_id` is the delivery).
+     * `resumed`: the endpoint is enabled again (since the send read it disabled) and the park was taken back
+     * before a re-enable's replay claimed it, so the delivery goes on. A replay claiming it at the same instant may
+     * send the event too: at least once, never lost.
+     */
+    async parkDelivery(p: ParkDeliveryInput): Promise<{ resumed: boolean }> {
       await endpoints.park({
         _id: p.deliveryId,
         tenant_id: p.tenantId,
@@ -226,8 +231,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         url: p.url,
         parked_at: new Date(),
       });
+      if ((await endpoints.ensure(p.tenantId, p.url)).state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
+        logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery not parked: its endpoint was enabled again');
+        return { resumed: true };
+      }
       metrics.deliveries.inc({ outcome: 'parked' });
       logger.warn({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery parked: endpoint disabled');
+      return { resumed: false };
     },
   };
 

@@ -78,8 +78,8 @@ async function enableEndpoint(
 ): Promise<{ endpoint: z.infer<typeof endpointView>; replayed: string[] }> {
   const data = webhookEndpointData(deps.mongo);
   const enabled = await data.enable(e, { operator: stamp.operator, reason: stamp.reason });
-  // Already enabled is refused unless deliveries are still parked (more than one replay's worth, a replay cut
-  // short by a crash, or one parked by a worker that read the endpoint just before it was enabled).
+  // Already enabled is refused unless deliveries are still parked (more than one replay's worth, or a replay cut
+  // short by a crash). A delivery parked just after this enable takes its park back and goes on by itself.
   const parked = replayMissed ? await data.parked(e._id, REENABLE_REPLAY_MAX) : [];
   if (!enabled && parked.length === 0) throw conflict('webhook_endpoint_not_disabled', `The endpoint ${e._id} is not disabled`);
   const replayed: string[] = [];

@@ -143,6 +143,23 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   expect((await api.post('/v202607/events/replay', { url, since: 'yesterday' }, m.secretKey)).status).toBe(400);
 }, 120_000);
 
+test('a park whose endpoint was enabled again after the send read it disabled is taken back; one a replay claimed stays', async () => {
+  const url = 'https://reenabled.example/hook';
+  const e = await webhookEndpointData(db).ensure(m.tenant, url);
+  const park = (n: number) => activities.parkDelivery({ deliveryId: `evt_eu_reen${n}-0`, tenantId: m.tenant, eventId: `evt_eu_reen${n}`, endpointIndex: 0, url });
+  // Disabled: parked, and listed for the re-enable's replay.
+  await db.c.webhookEndpoints.updateOne({ _id: e._id }, { $set: { state: 'disabled' } });
+  expect(await park(1)).toEqual({ resumed: false });
+  expect((await webhookEndpointData(db).parked(e._id, 10)).map((p) => p._id)).toEqual(['evt_eu_reen1-0']);
+  // Enabled again (its replay read the list before this park): taken back, the delivery goes on.
+  await db.c.webhookEndpoints.updateOne({ _id: e._id }, { $set: { state: 'enabled' } });
+  expect(await park(2)).toEqual({ resumed: true });
+  expect((await webhookEndpointData(db).parked(e._id, 10)).map((p) => p._id)).toEqual(['evt_eu_reen1-0']);
+  // A park a replay already claimed is the replay's: it stays parked (replayed), the delivery ends.
+  await webhookEndpointData(db).markReplayed('evt_eu_reen1-0', 'evt_eu_reen1-0-replay-x');
+  expect(await park(1)).toEqual({ resumed: false });
+});
+
 test('an endpoint is disabled only after failing all through the period, not after two failures days apart with nothing between', async () => {
   const DAY = 24 * 3600_000;
   const now = new Date();

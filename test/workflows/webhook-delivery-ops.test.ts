@@ -15,7 +15,7 @@ let n = 0;
 
 type Answer = Partial<SendWebhookResult>;
 
-function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterRecord?: number } = {}) {
+function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterRecord?: number; enabledAgainAtPark?: boolean } = {}) {
   const sends: SendWebhookInput[] = [];
   const records: DeliveryAttemptInput[] = [];
   const parked: ParkDeliveryInput[] = [];
@@ -32,6 +32,8 @@ function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterReco
     },
     parkDelivery: async (p: ParkDeliveryInput) => {
       parked.push(p);
+      // The endpoint enabled again between the send's read and this park: the first park is taken back.
+      return { resumed: opts.enabledAgainAtPark === true && parked.length === 1 };
     },
   };
   const taskQueue = `webhook-ops-${++n}`;
@@ -143,6 +145,23 @@ test('a disabled endpoint parks the delivery: nothing recorded as an attempt, st
   });
   expect(h.records).toEqual([]);
   expect(h.parked).toEqual([{ deliveryId: `${h.input.eventId}-0`, tenantId: 'ten_eu_test', eventId: h.input.eventId, endpointIndex: 0, url: h.input.url }]);
+});
+
+test('an endpoint enabled again between the send and the park: the park is taken back and the event is sent at once', async () => {
+  const h = harness([{ parked: true, permanent: true, error: 'endpoint_disabled', statusCode: null }, { outcome: 'delivered', statusCode: 200, error: null }], { enabledAgainAtPark: true });
+  await h.run(async (handle) => {
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 1 });
+  });
+  expect(h.sends.map((x) => x.attempt)).toEqual([1, 1]);
+  expect(h.records.map((r) => [r.attempt, r.outcome])).toEqual([[1, 'delivered']]);
+});
+
+test('an endpoint enabled again as soon as a failed attempt disabled it: the delivery goes on with its retries', async () => {
+  const h = harness([{}, { outcome: 'delivered', statusCode: 200, error: null }], { disableAfterRecord: 1, enabledAgainAtPark: true, waitsMs: [1000] });
+  await h.run(async (handle) => {
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 2 });
+  });
+  expect(h.parked).toHaveLength(1);
 });
 
 test('the failed attempt that disables the endpoint stops the retries and parks the delivery', async () => {

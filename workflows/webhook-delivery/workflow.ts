@@ -123,6 +123,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     },
   );
 
+  /**
+   * Parks the delivery for a re-enable's replay. False when the endpoint was enabled again meanwhile: the park is
+   * taken back (a re-enable that read the parked list before it would never replay it) and the delivery goes on.
+   * An activity on older code answers nothing: parked, as before.
+   */
+  const parked = async (): Promise<boolean> =>
+    !(await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url }))?.resumed;
+
   const send = async (attempt: number): Promise<SendWebhookResult> => {
     const req: SendWebhookInput = {
       deliveryId,
@@ -165,6 +173,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         attempting = true;
         r = await send(attempt);
         attempting = false;
+        // Enabled again between the send's read and the park: nothing was sent, so the attempt goes now (a
+        // put-off without a wait, so an endpoint flipping on and off cannot hold the delivery here for good).
+        if (r.parked && !(await parked()) && --putOffsLeft >= 0) continue;
         if (!r.busy) break;
         // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
         ++putOffs;
@@ -176,10 +187,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         describe(`attempt ${attempt} put off: the endpoint has its most attempts in flight; again in ${formatDuration(wait)}`);
         await pause(wait);
       }
-      if (r.parked) {
-        await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url });
-        return end('parked', 'parked: the endpoint is disabled; nothing sent (replayed when an admin re-enables it with replay_missed)');
-      }
+      if (r.parked) return end('parked', 'parked: the endpoint is disabled; nothing sent (replayed when an admin re-enables it with replay_missed)');
       lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error, outcome: r.outcome });
 
       const wait =
@@ -203,8 +211,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
 
       // Every attempt to this endpoint failed for WEBHOOK_DISABLE_AFTER: it is disabled, this delivery stops.
       // (Histories from before the disable answer nothing here.)
-      if (r.outcome === 'failed' && recorded?.endpointDisabled) {
-        await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url });
+      // Enabled again as soon as it was disabled, the delivery goes on with its schedule.
+      if (r.outcome === 'failed' && recorded?.endpointDisabled && (await parked())) {
         return end('parked', `parked: the endpoint was disabled after attempt ${attempt} (every attempt failed for the disable period)`);
       }
       if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
