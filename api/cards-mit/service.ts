@@ -11,6 +11,7 @@ import type { RouteResult } from '../http/route';
 import { runUpdate } from '../http/workflow-calls';
 import type { MitChargeBody, TransactionView } from './schemas';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
+import { checkoutStillOpen } from '../older-payment-intents/service';
 
 /** The claim a secret key needs to charge saved cards. */
 export const MIT_CLAIM = 'cards.mit';
@@ -36,6 +37,8 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   if (paid) return answer({ code: 'ok', transaction_uuid: paid.transaction });
   if (intent.customer && card.customer !== intent.customer)
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
+  // Another intent of its checkout intent has paid: charging this one would capture, then void, the card.
+  await checkoutStillOpen(deps, intent);
   const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   const result = await runUpdate(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, forbidden, invalidRequest, unauthenticated } from '../../domain/errors';
+import { DomainError, forbidden, invalidRequest, notFound, unauthenticated } from '../../domain/errors';
 import { bearerToken, verifyApiKey } from '../http/auth';
 import { currencySchema, typedId } from '../http/common-schemas';
 import type { AppDeps } from '../deps';
@@ -159,7 +159,9 @@ export const paymentIntentRoutes: RouteDef[] = [
     },
     handler: async ({ params, body, deps, ctx }) => {
       const tenantId = await authenticateAttempt(ctx, deps, params.payment_intent);
-      const record = await getPaymentIntent(deps, tenantId, params.payment_intent);
+      // By `pi_...` or UUID only: these credentials live in web pages, and the older integer can be guessed.
+      const record = await paymentIntentData(deps.mongo).findByUnguessableRef(params.payment_intent);
+      if (!record || record.tenant_id !== tenantId) throw notFound('payment_intent', params.payment_intent, 'payment_intent');
       if (body.save_payment_method && !record.customer)
         throw invalidRequest('customer_required', 'A card is saved to a customer: this payment intent has none', 'save_payment_method');
       await checkoutStillOpen(deps, record);

@@ -170,6 +170,15 @@ describe('GET /payment-intents/{payment_intent} is safe for front-end code', () 
     expect((await retrieve(secret, m.secretKey)).status).toBe(200);
   });
 
+  test('nor can a publishable key submit an attempt by the integer: 404, and the intent is untouched', async () => {
+    const fresh = (await create({})).body.payment_intent;
+    const secret = (await retrieve(fresh)).body.payment_intent_secret;
+    const r = await api.post(`/v202607/payment-intents/${secret}/attempts`, { token: 'tok_nope' }, m.publishableKey);
+    expect(r.status).toBe(404);
+    expect(JSON.stringify(r.body)).not.toContain('pi_');
+    expect((await retrieve(fresh)).body.sub_status).toBe('pending_created');
+  });
+
   test("another tenant's publishable key and no credential at all read nothing", async () => {
     expect((await retrieve(uuid, other.publishableKey)).status).toBe(404);
     const none = await api.get(`/payment-intents/${uuid}`);

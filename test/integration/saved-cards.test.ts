@@ -223,6 +223,19 @@ describe('refused charges', () => {
     expect(r.body.error.code).toBe('payment_intent_unexpected_state');
   });
 
+  test('an intent whose checkout intent another intent has paid is a 409 checkout_intent_completed, and the card is not charged', async () => {
+    const { pm } = await saveCard();
+    const co = await api.post('/checkout-intents', { amount: 3000, currency: 'EUR' }, m.secretKey);
+    expect(co.status).toBe(201);
+    const [a, b] = await Promise.all([1, 2].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co.body.checkout_intent }, m.secretKey)).body.payment_intent as string));
+    expect((await charge(a!, pm)).body.code).toBe('ok');
+    const r = await charge(b!, pm);
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('checkout_intent_completed');
+    const bPi = (await api.get(`/payment-intents/${b}`, m.secretKey)).body.initial_data.payment_intent_id as string;
+    expect(await chargesOfAttempt(bPi, 1)).toBe(0);
+  });
+
   test('a malformed body is a 400 naming the parameter', async () => {
     const { pm, customer } = await saveCard();
     const intent = await intentFor(customer);
