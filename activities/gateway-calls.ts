@@ -4,12 +4,16 @@ import type { ChargeAgreement, ChargeOutcome, GatewayAdapter, RefundOutcome } fr
 import type { GatewayRegistry } from '../gateways/registry';
 import { callbackUrl } from '../gateways/callback-url';
 import { connectorData } from '../data/connectors';
+import { customerData } from '../data/customers';
 import { paymentMethodData } from '../data/payment-methods';
 import { GATEWAY_UNREACHABLE } from '../gateways/sandbox-adapter';
 
 // Activities that reach a payment gateway through its adapter. The connector (tenant-owned) names the
 // gateway; a connector that vanished or belongs to another tenant is a non-retryable failure. The callback
 // URL of each effect is built here, from the connector's gateway and the effect's reference.
+
+/** The charge's refusal of a saved card detached after the API checked it: the attempt's failure code too. */
+export const PAYMENT_METHOD_DETACHED = 'payment_method_detached';
 
 interface ConnectorRef {
   tenantId: string;
@@ -46,6 +50,10 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
       if (savedCard) {
         const card = await paymentMethodData(mongo).findAny(req.tenantId, savedCard);
         if (!card?.gateway_token) throw ApplicationFailure.nonRetryable(`saved card ${savedCard} has no gateway token`, 'NoGatewayToken');
+        // Detached (or its customer deleted) after the API checked it, while the charge waited for the worker: not
+        // charged. Only on the first try: a retry's first try may have reached the gateway, and its key finds it.
+        if (Context.current().info.attempt === 1 && (card.detached_at || (card.customer && (await customerData(mongo).isDeleted(req.tenantId, card.customer)))))
+          throw ApplicationFailure.nonRetryable(`saved card ${savedCard} was detached before it was charged`, PAYMENT_METHOD_DETACHED);
         charge.token = card.gateway_token;
       }
       try {

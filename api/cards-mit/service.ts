@@ -110,6 +110,8 @@ const NOT_THE_CARD: Record<string, () => DomainError> = {
   payment_intent_canceled: () => conflict('payment_intent_unexpected_state', 'The payment intent was canceled while the card was being charged'),
   superseded: () => conflict('attempt_in_progress', 'Another payment attempt replaced this charge'),
   connector_unavailable: () => new DomainError('unavailable', 'connector_unavailable', "The card's connector is unavailable; retry later", undefined, 5),
+  // Detached while the charge waited for the worker: refused as the API's own check refuses it.
+  payment_method_detached: () => invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid'),
 };
 
 function answer(result: MitChargeResult): RouteResult {

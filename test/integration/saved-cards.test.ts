@@ -1,3 +1,7 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createGatewayActivities } from '../../activities/gateway-calls';
+import { createGatewayRegistry } from '../../gateways/registry';
+import { connectMongo } from '../../platform/mongo';
 import { admin, api, createMerchant, eventually, getStack, mongo, type Merchant } from './harness';
 
 // Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
@@ -198,6 +202,26 @@ describe('refused charges', () => {
 
   test("a deleted customer's card is refused as a detached one; the charge it already made answers the same", async () => {
     await refusedOnceGone((customer) => api.del(`/v202607/customers/${customer}`, m.secretKey), () => null);
+  });
+
+  test('a card detached while its charge waited for the worker is not charged: the charge step refuses it on its first try, and only then', async () => {
+    const { pm, customer } = await saveCard();
+    expect((await api.del(`/v202608/customers/${customer}/payment-methods/${pm}`, m.secretKey)).status).toBe(200);
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      const gateways = createGatewayRegistry({ sandboxUrl: getStack().sandboxUrl, sandboxCallbackSecret: 'unused', timeoutMs: 5000 });
+      const activities = createGatewayActivities({ mongo: db, gateways, callbackBaseUrl: 'http://127.0.0.1:9' });
+      const key = `detached-in-flight-${Date.now()}`;
+      const req = { tenantId: m.tenant, connectorId: m.connector, token: '', amount: 1000, currency: 'EUR', idempotencyKey: key, returnUrl: 'https://shop.example/back', reference: 'pi_eu_detachedinflight', savedCard: pm, merchantInitiated: true };
+      await expect(new MockActivityEnvironment({ attempt: 1 }).run(activities.charge, req)).rejects.toMatchObject({ type: 'payment_method_detached', nonRetryable: true });
+      const charged = async () => (await sandbox(`/v1/effects?kind=charge&idempotency_key=${encodeURIComponent(key)}`)).count as number;
+      expect(await charged()).toBe(0);
+      // A retry: its first try may have reached the gateway, so it goes through with the same key.
+      expect(((await new MockActivityEnvironment({ attempt: 2 }).run(activities.charge, req)) as { status: string }).status).toBe('succeeded');
+      expect(await charged()).toBe(1);
+    } finally {
+      await db.close();
+    }
   });
 
   test('a card of a customer deleted before its cards were detached with it is refused too', async () => {

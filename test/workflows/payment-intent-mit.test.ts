@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
-import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
+import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
 import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
@@ -134,6 +134,20 @@ test('a 3DS demand answers REQUIRES_ACTION; a repeat while it waits answers the 
     await handle.terminate('test done');
   });
   expect(rec.charges).toBe(1);
+});
+
+test('a card the charge step finds detached (after the API checked it) fails the charge as payment_method_detached; the intent stays pending', async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'unused' }));
+  const inp = await input(1800);
+  const detached = async () => {
+    throw ApplicationFailure.nonRetryable('saved card pm_eu_card1 was detached before it was charged', 'payment_method_detached');
+  };
+  await withWorker({ ...activities, charge: detached }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toMatchObject({ code: 'declined', failure_code: 'payment_method_detached' });
+    expect((await handle.query(intentStateQuery)).status).toBe('pending');
+    await handle.terminate('test done');
+  });
 });
 
 describe('failover', () => {

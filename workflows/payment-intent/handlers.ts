@@ -78,9 +78,11 @@ async function tryAttempt(run: IntentRun, a: Attempt, token: string): Promise<Tr
       word = { status: 'declined', failureCode: 'connector_unavailable', failureMessage: String(err) };
       unavailable = true;
     } else if (refusedOutright(err)) {
-      // The gateway refused the request itself (4xx, unknown connector): no charge can exist.
+      // The gateway refused the request itself (4xx, unknown connector), or the saved card was detached before
+      // it was sent: no charge can exist.
       log.warn('the gateway refused the charge request', { error: String(err) });
-      word = { status: 'declined', failureCode: 'processing_error', failureMessage: String(err) };
+      const detached = (causeOf(err) as ApplicationFailure).type === 'payment_method_detached';
+      word = { status: 'declined', failureCode: detached ? 'payment_method_detached' : 'processing_error', failureMessage: String(err) };
     } else {
       // No answer is not a decline: the charge may exist. Ask by its key once now (the customer waits);
       // if that is not conclusive either, the attempt is `unknown` and the main loop asks until it knows.
