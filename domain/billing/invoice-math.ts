@@ -86,12 +86,27 @@ export function allocateLargestRemainder(total: bigint, weights: bigint[]): bigi
   return shares;
 }
 
-function taxOn(taxable: bigint, rate: TaxRateInput): bigint {
+function scaledPercentage(rate: TaxRateInput): bigint {
   const p = scaledInteger(rate.percentage, TAX_DECIMALS, `tax rate ${rate.id} percentage`);
   if (p < 0n || p > HUNDRED_PERCENT_TAX) throw new RangeError(`tax rate ${rate.id} percentage must be between 0 and 100, got ${rate.percentage}`);
-  if (!rate.inclusive) return divRoundHalfUpBig(taxable * p, HUNDRED_PERCENT_TAX);
-  // The tax inside an inclusive amount is what is left once the net (amount × 100 / (100 + p)) is taken out.
-  return taxable - divRoundHalfUpBig(taxable * HUNDRED_PERCENT_TAX, HUNDRED_PERCENT_TAX + p);
+  return p;
+}
+
+/**
+ * Each tax of a line on `taxable`, in the order of `rates`. Exclusive: taxable × p / 100. Inclusive: the net is
+ * taken out once, with all the inclusive rates together (taxable × 100 / (100 + Σp)), and the tax inside the
+ * amount (taxable − net) is split over them in proportion to their percentages, largest remainder first; each
+ * taken out on its own would imply a different net (two 10 % rates in 12,000: 1,091 each, not 1,000).
+ */
+function taxesOn(taxable: bigint, rates: TaxRateInput[]): bigint[] {
+  const ps = rates.map(scaledPercentage);
+  const inclusive = ps.filter((_, i) => rates[i]!.inclusive);
+  const inclusiveSum = inclusive.reduce((a, p) => a + p, 0n);
+  const inside = taxable - divRoundHalfUpBig(taxable * HUNDRED_PERCENT_TAX, HUNDRED_PERCENT_TAX + inclusiveSum);
+  // Split by magnitude: a credit line's taxes are the negatives of a charge's.
+  const split = allocateLargestRemainder(inside < 0n ? -inside : inside, inclusive).map((t) => (inside < 0n ? -t : t));
+  let next = 0;
+  return rates.map((rate, i) => (rate.inclusive ? split[next++]! : divRoundHalfUpBig(taxable * ps[i]!, HUNDRED_PERCENT_TAX)));
 }
 
 /**
@@ -101,8 +116,9 @@ function taxOn(taxable: bigint, rate: TaxRateInput): bigint {
  *   discountable lines with amount > 0 in proportion to their amounts by the largest-remainder method (ties: the
  *   earlier line), so Σ line discounts = discount and no line's discount exceeds its amount.
  * - tax per line and rate on taxable = amount − discountAmount: exclusive: round half away from zero of taxable × p / 100;
- *   inclusive: taxable − round half away from zero of taxable × 100 / (100 + p) (the part of the amount that is tax). With
- *   several rates on one line each is computed on the same taxable amount (no compounding). Use exact integer arithmetic
+ *   inclusive: taxable − round half away from zero of taxable × 100 / (100 + Σp of the line's inclusive rates) (the part
+ *   of the amount that is tax), split over those rates in proportion to p by the largest-remainder method. With several
+ *   rates on one line each is computed on the same taxable amount (no compounding). Use exact integer arithmetic
  *   (percentages scaled to integers, BigInt).
  */
 export function computeInvoice(lines: DraftLine[], discount: DiscountInput | null, creditAvailable: number): ComputedInvoice {
@@ -127,8 +143,9 @@ export function computeInvoice(lines: DraftLine[], discount: DiscountInput | nul
     const amount = BigInt(line.amount);
     const discountAmount = eligible[i] ? shares[next++] : 0n;
     const taxable = amount - discountAmount;
-    const taxAmounts = line.taxRates.map((rate) => {
-      const t = taxOn(taxable, rate);
+    const taxes = taxesOn(taxable, line.taxRates);
+    const taxAmounts = line.taxRates.map((rate, k) => {
+      const t = taxes[k]!;
       tax += t;
       if (!rate.inclusive) exclusiveTax += t;
       return { taxRate: rate.id, amount: toSafeNumber(t), inclusive: rate.inclusive };

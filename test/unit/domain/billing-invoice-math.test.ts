@@ -124,6 +124,17 @@ describe('taxes', () => {
     expect(inv).toMatchObject({ tax: 1388, total: 11_388 });
   });
 
+  test('two inclusive rates take the net out once: two 10% in 12 000 are 1 000 each (net 10 000), not 1 091 each', () => {
+    const ten = (id: string): TaxRateInput => ({ id, percentage: 10, inclusive: true });
+    const inv = computeInvoice([line('a', 12_000, [ten('a'), ten('b')])], null, 0);
+    expect(inv.lines[0].taxAmounts.map((t) => t.amount)).toEqual([1000, 1000]);
+    expect(inv).toMatchObject({ tax: 2000, total: 12_000 });
+    // Unequal rates, a share with a remainder, and a credit line: the split adds up to the tax inside exactly.
+    const mixed = computeInvoice([line('a', 1001, [{ id: 'x', percentage: 7, inclusive: true }, { id: 'y', percentage: 13, inclusive: true }])], null, 0);
+    expect(mixed.lines[0].taxAmounts.map((t) => t.amount)).toEqual([58, 109]); // net 834.17 -> 834; 167 split 7:13 = 58.45 / 108.55
+    expect(computeInvoice([line('a', -12_000, [ten('a'), ten('b')])], null, 0).lines[0].taxAmounts.map((t) => t.amount)).toEqual([-1000, -1000]);
+  });
+
   test('inclusive and exclusive together: both count as tax, only the exclusive one adds to the total', () => {
     const inv = computeInvoice([line('a', 1200, [vat20, five])], null, 0);
     expect(inv.lines[0].taxAmounts).toEqual([
