@@ -17,8 +17,10 @@ export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
  * shaped like one of these would be answered as (or answer) the return's, credit note's or card check's refund.
  * The refund endpoints refuse merchant keys with these prefixes.
  */
-const SERVICE_REFUND_KEY_PREFIX = { return: 'return:', creditNote: 'credit_note:', cardCheck: 'billing_portal:' } as const;
+const SERVICE_REFUND_KEY_PREFIX = { return: 'return:', creditNote: 'credit_note:', cardCheck: 'billing_portal:', checkoutSession: 'checkout_session:' } as const;
 export const serviceRefundKey = {
+  /** A checkout session's card check refunded at completion, or its payment given back when it could not complete. */
+  ofCheckoutSession: (session: string, why: 'card_check' | 'refund') => `${SERVICE_REFUND_KEY_PREFIX.checkoutSession}${session}:${why}`,
   ofReturn: (returnId: string) => `${SERVICE_REFUND_KEY_PREFIX.return}${returnId}`,
   ofCreditNote: (creditNoteId: string) => `${SERVICE_REFUND_KEY_PREFIX.creditNote}${creditNoteId}`,
   ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,

@@ -21,7 +21,7 @@ export const checkoutSessionRoutes: RouteDef[] = [
     responses: {
       201: { description: 'Created', schema: checkoutSessionViewSchema },
       200: { description: 'The session of this idempotency_key, as it stands', schema: checkoutSessionViewSchema },
-      400: { description: 'Invalid: unknown customer, unknown or archived plan, plans that do not bill together, an inactive tax rate, a refused coupon or promotion code' },
+      400: { description: 'Invalid: unknown customer, unknown or archived plan, plans that do not bill together, an inactive tax rate or one listed twice, a refused coupon or promotion code, an idempotency_key used with other parameters (`idempotency_key_in_use`)' },
     },
     handler: async ({ body, auth, deps }) => createCheckoutSession(deps, auth, body),
   }),

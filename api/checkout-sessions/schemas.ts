@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { LANGUAGES } from '../hosted/locale';
 import { MAX_TRIAL_PERIOD_DAYS } from '../plans/schemas';
+import { defaultTaxRatesSchema } from '../subscriptions/schemas';
 
 // Checkout sessions (v202607), as Stripe Checkout has them in `mode: "subscription"`: a hosted page where the
 // customer enters a card, pays the first invoice and is subscribed.
@@ -25,7 +26,7 @@ export const checkoutSessionCreateBody = z
     subscription_data: z
       .object({
         trial_period_days: z.number().int().min(0).max(MAX_TRIAL_PERIOD_DAYS).optional().describe("Days of free trial; default the first plan's `trial_period_days`"),
-        default_tax_rates: z.array(typedId('txr')).max(5).optional().describe('Tax rates of every line'),
+        default_tax_rates: defaultTaxRatesSchema.optional().describe('Tax rates of every line, each listed once'),
         metadata: metadataSchema.optional().describe("The subscription's metadata"),
         webhooks: webhooksSchema.optional().describe("Endpoints for the subscription's `subscription.*` and `invoice.*` events"),
       })

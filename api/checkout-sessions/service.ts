@@ -1,7 +1,7 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { unixSeconds } from '../../domain/billing/snapshots';
 import { MAX_AMOUNT } from '../../domain/money';
-import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing-records';
@@ -108,6 +108,21 @@ async function checkDiscount(deps: AppDeps, tenantId: string, body: Pick<Checkou
   return coupon;
 }
 
+/** Whether a create repeats the one that made `s` (what decides who pays what, and where the customer goes). */
+function sameSession(s: CheckoutSessionRecord, body: CheckoutSessionCreateBody): boolean {
+  const data = body.subscription_data ?? {};
+  return (
+    s.customer === body.customer &&
+    JSON.stringify(s.items) === JSON.stringify(body.line_items.map((i) => ({ plan: i.plan, quantity: i.quantity }))) &&
+    s.coupon === (body.coupon ?? null) &&
+    s.promotion_code === (body.promotion_code ?? null) &&
+    JSON.stringify(s.default_tax_rates) === JSON.stringify(data.default_tax_rates ?? []) &&
+    (data.trial_period_days === undefined || s.trial_period_days === data.trial_period_days) &&
+    s.success_url === body.success_url &&
+    s.cancel_url === body.cancel_url
+  );
+}
+
 /**
  * POST /v202607/checkout-sessions. Reads decide everything that can refuse it; the insert is the idempotency
  * guard; then the webhook secrets and the intent the page pays. A session whose intent cannot be made is taken
@@ -115,9 +130,15 @@ async function checkDiscount(deps: AppDeps, tenantId: string, body: Pick<Checkou
  */
 export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, body: CheckoutSessionCreateBody): Promise<{ status: number; body: CheckoutSessionView }> {
   const sessions = checkoutSessionData(deps.mongo);
+  const repeated = async (existing: CheckoutSessionRecord) => {
+    // The session's page saves a card to its customer and subscribes them: a key must not hand it to another.
+    if (!sameSession(existing, body))
+      throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for a checkout session with other parameters: use a new key for a new session', 'idempotency_key');
+    return { status: 200, body: checkoutSessionView(await ensureSessionIntent(deps, existing), deps) };
+  };
   if (body.idempotency_key) {
     const existing = await sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key);
-    if (existing) return { status: 200, body: checkoutSessionView(await ensureSessionIntent(deps, existing), deps) };
+    if (existing) return repeated(existing);
   }
   const customer = await findCustomer(deps.mongo, auth.tenantId, body.customer);
   if (!customer) throw invalidRequest('resource_missing', `No such customer: '${body.customer}'`, 'customer');
@@ -191,7 +212,7 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
     if (!isDuplicateKeyError(err)) throw err;
     const winner = await sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
     if (!winner) throw err;
-    return { status: 200, body: checkoutSessionView(await ensureSessionIntent(deps, winner), deps) };
+    return repeated(winner);
   }
   // The guard is won: this request alone writes the secrets and makes the intent.
   try {
@@ -300,7 +321,7 @@ async function complete(deps: AppDeps, s: CheckoutSessionRecord, intent: Payment
     subscription = winner;
   }
   // A card check is given back in full once it has done its job.
-  const refund = verification ? await refundIntent(deps, intent, `checkout_session:${s._id}:card_check`) : null;
+  const refund = verification ? await refundIntent(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'card_check')) : null;
   const at = new Date();
   await sessions.complete(s._id, subscription, refund, at);
   return { ...s, status: 'complete', subscription, refund, completed_at: at, completion_error: null };
@@ -350,7 +371,7 @@ async function findWinner(deps: AppDeps, tenantId: string, key: string): Promise
 /** Paid, but the subscription is refused for good: the payment goes back, and the session ends saying why. */
 async function failPaid(deps: AppDeps, s: CheckoutSessionRecord, intent: PaymentIntentRecord, error: { code: string; message: string }): Promise<CheckoutSessionRecord> {
   deps.logger.warn({ checkout_session: s._id, payment_intent: intent._id, error }, 'a paid checkout session could not start its subscription: its payment is refunded');
-  const refund = await refundIntent(deps, intent, `checkout_session:${s._id}:refund`);
+  const refund = await refundIntent(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'refund'));
   await checkoutSessionData(deps.mongo).fail(s._id, error, refund);
   return { ...s, status: 'expired', completion_error: error, refund };
 }

@@ -22,6 +22,12 @@ const dunningInput = z
   })
   .strict();
 
+/** A subscription's tax rates (and a checkout session's for its subscription): at most 5, each once, since each is applied once per listing. */
+export const defaultTaxRatesSchema = z
+  .array(typedId('txr'))
+  .max(5)
+  .refine((ids) => new Set(ids).size === ids.length, 'a tax rate is listed once');
+
 export const subscriptionCreateBody = z
   .object({
     customer: typedId('cus').describe('The customer (`cus_...`); on a test clock when the customer was created with one'),
@@ -29,12 +35,7 @@ export const subscriptionCreateBody = z
     default_payment_method: typedId('pm').describe("A card saved to the customer (`pm_...`): every invoice is charged to it off-session (agreement type RECURRING)"),
     coupon: typedId('coupon').optional().describe('A coupon to apply (give this or `promotion_code`)'),
     promotion_code: typedId('promo').optional().describe('A promotion code (`promo_...`) whose coupon applies'),
-    default_tax_rates: z
-      .array(typedId('txr'))
-      .max(5)
-      .refine((ids) => new Set(ids).size === ids.length, 'a tax rate is listed once')
-      .optional()
-      .describe('Tax rates of every line, each listed once'),
+    default_tax_rates: defaultTaxRatesSchema.optional().describe('Tax rates of every line, each listed once'),
     trial_period_days: z.number().int().min(0).max(MAX_TRIAL_PERIOD_DAYS).optional().describe("Days of free trial; default the first plan's `trial_period_days`"),
     cancel_at_period_end: z.boolean().optional(),
     dunning: dunningInput.optional(),

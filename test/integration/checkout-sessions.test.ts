@@ -94,6 +94,8 @@ test('refusals name the parameter and write nothing', async () => {
     [sessionBody(cus, archived), 400, 'plan_inactive', 'line_items[0][plan]'],
     [sessionBody(cus, box, { line_items: [{ plan: box }, { plan: yearly }] }), 400, 'plans_mismatch', 'line_items[1][plan]'],
     [sessionBody(cus, box, { subscription_data: { default_tax_rates: ['txr_eu_0000000000000000000000'] } }), 400, 'resource_missing', 'subscription_data[default_tax_rates][0]'],
+    // Listed twice, a rate would be charged twice on every invoice.
+    [sessionBody(cus, box, { subscription_data: { default_tax_rates: ['txr_eu_0000000000000000000000', 'txr_eu_0000000000000000000000'] } }), 400, 'parameter_invalid', 'subscription_data[default_tax_rates]'],
     [sessionBody(cus, box, { coupon: 'coupon_eu_0000000000000000000000' }), 400, 'resource_missing', 'coupon'],
     [sessionBody(cus, box, { mode: 'payment' }), 400, 'parameter_invalid', 'mode'],
     [{ mode: 'subscription', customer: cus, line_items: [{ plan: box }], success_url: 'javascript:alert(1)', cancel_url: urls.cancel_url }, 400, 'parameter_invalid', 'success_url'],
@@ -120,6 +122,11 @@ test('the same idempotency_key makes one session and one intent, also when sent 
   const again = await post('/checkout-sessions', body);
   expect(again.status).toBe(200);
   expect(again.body.checkout_session).toBe(answers[0]!.body.checkout_session);
+  // The key with another customer (or plan) would hand that customer the first one's page: refused.
+  const otherCustomer = await post('/checkout-sessions', { ...body, customer: await customer() });
+  expect(otherCustomer.status).toBe(400);
+  expect(otherCustomer.body.error).toMatchObject({ code: 'idempotency_key_in_use', param: 'idempotency_key' });
+  expect((await post('/checkout-sessions', { ...body, line_items: [{ plan: await plan(), quantity: 1 }] })).body.error?.code).toBe('idempotency_key_in_use');
 });
 
 test('paid, the session completes once, whoever completes it and however many at once: one subscription, its first invoice paid by the session intent', async () => {

@@ -68,9 +68,9 @@ test('idempotency_key returns the existing refund with 200', async () => {
   expect(b.body).toMatchObject({ refund: a.body.refund, resource_created: false, refundable_amount_left: 900 });
 });
 
-test("a key shaped like the service's own (a return's, a credit note's, a card check's) is refused: it would be answered as that refund", async () => {
+test("a key shaped like the service's own (a return's, a credit note's, a card check's, a checkout session's) is refused: it would be answered as that refund", async () => {
   const pi = await paidIntent(1000);
-  for (const key of ['return:ret_eu_0123456789abcdef', 'credit_note:cn_eu_0123456789abcdef', 'billing_portal:bps_eu_1:pi_eu_1:card_check']) {
+  for (const key of ['return:ret_eu_0123456789abcdef', 'credit_note:cn_eu_0123456789abcdef', 'billing_portal:bps_eu_1:pi_eu_1:card_check', 'checkout_session:cs_eu_1:card_check']) {
     const r = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: key });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'idempotency_key' });

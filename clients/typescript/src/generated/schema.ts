@@ -13304,7 +13304,7 @@ export interface paths {
                         subscription_data?: {
                             /** @description Days of free trial; default the first plan's `trial_period_days` */
                             trial_period_days?: number;
-                            /** @description Tax rates of every line */
+                            /** @description Tax rates of every line, each listed once */
                             default_tax_rates?: string[];
                             /** @description The subscription's metadata */
                             metadata?: {
@@ -13355,7 +13355,7 @@ export interface paths {
                         "application/json": components["schemas"]["CheckoutSession"];
                     };
                 };
-                /** @description Invalid: unknown customer, unknown or archived plan, plans that do not bill together, an inactive tax rate, a refused coupon or promotion code */
+                /** @description Invalid: unknown customer, unknown or archived plan, plans that do not bill together, an inactive tax rate or one listed twice, a refused coupon or promotion code, an idempotency_key used with other parameters (`idempotency_key_in_use`) */
                 400: {
                     headers: {
                         [name: string]: unknown;
