@@ -48,8 +48,11 @@ export function createApp(
   );
 
   app.use(async (ctx: Context, next: Next) => {
-    const region = regionOfHost(ctx.host, deps.config);
-    if (!region) throw new DomainError('not_found', 'unknown_region', `No region is served at host '${ctx.host}'`);
+    // The Host header, never X-Forwarded-Host (which Koa's proxy mode would read): a client could name another
+    // region's host in it and have a key of that region accepted here. The proxy in front passes Host on.
+    const host = ctx.get('host');
+    const region = regionOfHost(host, deps.config);
+    if (!region) throw new DomainError('not_found', 'unknown_region', `No region is served at host '${host}'`);
     ctx.state.region = region;
     await next();
   });

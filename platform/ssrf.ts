@@ -127,7 +127,9 @@ export function guardedLookup(opts: SsrfOptions, resolve: typeof dnsLookup = dns
       }
       for (const a of addresses) {
         const c = checkAddress(a.address, opts);
-        if (!c.ok) return callback(new SsrfRefusedError(`${hostname} resolves to ${c.reason.replace(/^\S+ is /, `${a.address}, `)}`), options.all ? [] : '');
+        // The kind of address, not the address: the reason reaches the merchant (the events API), and would
+        // otherwise map internal names to addresses for whoever can register a webhook URL.
+        if (!c.ok) return callback(new SsrfRefusedError(`${hostname} resolves to ${c.reason.replace(/^\S+ is /, '')}`), options.all ? [] : '');
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0]!;

@@ -48,8 +48,9 @@ export function isDependencyDown(err: unknown, depth = 0): boolean {
   if (isTransientServerError(err)) return true;
   if (err instanceof ServiceError) {
     const code = (err.cause as { code?: number } | undefined)?.code;
-    // gRPC UNAVAILABLE (14) and DEADLINE_EXCEEDED (4)
-    return code === 14 || code === 4 || /UNAVAILABLE|DEADLINE_EXCEEDED|connect/i.test(err.message);
+    // gRPC UNAVAILABLE (14), DEADLINE_EXCEEDED (4) and RESOURCE_EXHAUSTED (8: the namespace's rate limit, or the
+    // server's own; the client retried it for a while before it gave up)
+    return code === 14 || code === 4 || code === 8 || /UNAVAILABLE|DEADLINE_EXCEEDED|RESOURCE_EXHAUSTED|connect/i.test(err.message);
   }
   return (err as { code?: unknown })?.code === 14;
 }

@@ -244,7 +244,9 @@ export async function payoutGatewayStatus(deps: AppDeps, auth: AuthContext, uuid
   try {
     described = await adapter.describePayout(p._id);
   } catch (err) {
-    throw new DomainError('unavailable', 'gateway_unavailable', `The gateway did not answer: ${(err as Error).message}`, undefined, 5);
+    // The adapter's message names the gateway's address and carries its reply: logged, never answered.
+    deps.logger.warn({ err: String(err), payout: p._id }, 'the payout status question got no answer from the gateway');
+    throw new DomainError('unavailable', 'gateway_unavailable', 'The gateway did not answer the status question; retry the request', undefined, 5);
   }
   if (!described) return { code: statusCodeOf('not_found'), error_message: 'The gateway has no transfer for this payout (it was never initiated, or was refused before it existed)' };
   const { outcome, raw } = described;

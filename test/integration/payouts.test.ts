@@ -1,4 +1,9 @@
-import { admin, api, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, type Merchant, type Delivery } from './harness';
+import { payoutGatewayStatus } from '../../api/payouts/service';
+import { DomainError } from '../../domain/errors';
+import { createGatewayRegistry } from '../../gateways/registry';
+import { createLogger } from '../../platform/logger';
+import { connectMongo } from '../../platform/mongo';
+import { admin, api, apiDeps, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, temporalClient, type Merchant, type Delivery } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
 // workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
@@ -247,6 +252,23 @@ describe('reads: the status endpoint, null bodies and other tenants', () => {
     const rejected = await createPayout({ ...bank(ACCOUNTS.rejected) });
     const rejectedStatus = await api.get(`/payouts/${rejected.body.payout_uuid}/status`, m.secretKey);
     expect(rejectedStatus.body).toMatchObject({ code: { type: 'rejected', success: false, code: 422 }, error_message: expect.stringMatching(/^invalid_account/) });
+  });
+
+  test("a gateway that does not answer the status question is a 503 gateway_unavailable that names none of the gateway's internals", async () => {
+    const done = await createPayout({ ...bank(ACCOUNTS.ordinary) });
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      const down = createGatewayRegistry({ sandboxUrl: 'http://127.0.0.1:9', sandboxCallbackSecret: 'unused', timeoutMs: 2000 });
+      const deps = { ...apiDeps(db, temporal), gateways: down, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+      const refused = await payoutGatewayStatus(deps, { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] }, done.body.payout_uuid).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect(refused).toMatchObject({ kind: 'unavailable', code: 'gateway_unavailable' });
+      expect((refused as Error).message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|sandbox/);
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   });
 
   test('malformed uuids are 400; unknown ones read as a null body, or 404 on the status endpoint', async () => {

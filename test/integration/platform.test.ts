@@ -38,6 +38,9 @@ describe('authentication', () => {
     const r = await api.get('/v202607/payment-intents', us.body.secret_key);
     expectError(r, 401, 'wrong_region');
     expect(r.body.error.message).toMatch(/region 'us'/);
+    // Naming the other region's host in X-Forwarded-Host changes nothing: the region is the Host's.
+    const forwarded = await call('GET', '/v202607/payment-intents', { key: us.body.secret_key, headers: { 'x-forwarded-host': 'api-us.pay.example' } });
+    expectError(forwarded, 401, 'wrong_region');
   });
   test('a publishable key can do nothing but submit attempts', async () => {
     expectError(await api.get('/v202607/payment-intents', m.publishableKey), 403, 'secret_key_required');

@@ -1,3 +1,4 @@
+import { ServiceError } from '@temporalio/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -89,6 +90,12 @@ test('MongoDB errors that mean "not now" (a primary stepping down, a retryable w
   expect(isDependencyDown(server({ code: 11000, codeName: 'DuplicateKey', errmsg: 'E11000 duplicate key error' }))).toBe(false);
   expect(isDependencyDown(server({ code: 1, codeName: 'InternalError', errmsg: 'unexpected value' }))).toBe(false);
   expect(isDependencyDown(new Error('database is locked'))).toBe(false); // the text alone, outside a server error, is not enough
+});
+
+test("Temporal's gRPC UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED (a namespace's rate limit) are 503s; INVALID_ARGUMENT is not", () => {
+  const grpc = (code: number) => new ServiceError('Failed to start Workflow', { cause: Object.assign(new Error(`${code}`), { code }) });
+  expect([14, 4, 8].map((c) => isDependencyDown(grpc(c)))).toEqual([true, true, true]);
+  expect(isDependencyDown(grpc(3))).toBe(false);
 });
 
 test('past its cap of requests in flight a process answers 503 overloaded at once, probes still pass, and it serves again when one ends', async () => {

@@ -21,7 +21,7 @@ describe('SSRF guard on a real socket', () => {
     const r = await receiver();
     const res = await send(r.url('/hook', 'localhost'), false);
     expect(res).toMatchObject({ statusCode: null, failure: 'ssrf_refused' });
-    expect(res.detail).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    expect(res.detail).toBe('localhost resolves to a loopback address');
     expect(r.received).toHaveLength(0);
   });
 
