@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { notFound, unauthenticated } from '../../domain/errors';
 import { chargeOutcomeSignal } from '../../workflows/payment-intent/messages';
@@ -42,6 +43,9 @@ export const callbackRoutes: RouteDef[] = [
         else if (callback.kind === 'refund' && callback.reference.startsWith('re_')) await handle.signal(refundOutcomeSignal, { outcome: callback.outcome });
         else if (callback.kind === 'payout' && UUID.test(callback.reference)) await handle.signal(payoutOutcomeSignal, { outcome: callback.outcome });
       } catch (err) {
+        // Anything else (Temporal down or busy) is a 503, so the gateway sends the callback again: a 200 here
+        // would lose a 3DS completion that came just before the intent's deadline.
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
         // The workflow has ended: nothing waits for this word any more. Acknowledge so the gateway stops.
         ctx.state.logger?.info({ err: String(err), reference: callback.reference }, 'callback for a closed workflow');
       }

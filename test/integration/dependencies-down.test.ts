@@ -4,6 +4,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { call as harnessCall, createMerchant as harnessCreateMerchant, eventually as harnessEventually, type Merchant } from './harness';
 import { startStack, type Proc, type Stack } from '../../scripts/stack';
+import { signatureHeader } from '../../sandbox/callbacks';
 
 // With MongoDB (FerretDB) or Temporal down, the API answers 503 in the one error shape, with no database
 // text, readiness says which dependency is down, nothing half-made is left behind, and everything works
@@ -153,6 +154,16 @@ test('Temporal down: create is 503 (not 500) and leaves no record; /readyz says 
     expect(await mongo.db().collection('webhook_secrets').countDocuments({ tenant_id: m.tenant })).toBe(0);
     // reads that need only MongoDB keep working
     expect((await call('GET', '/v202607/payment-intents', m.secretKey)).status).toBe(200);
+    // A gateway's callback meanwhile (a 3DS just completed) is a 503, so the gateway sends it again: a 200
+    // would drop it, and the intent might expire with the customer's payment made in time.
+    const raw = JSON.stringify({ event_id: 'evt_cb_down', kind: 'charge', created_at: new Date().toISOString(), data: { object: 'charge', id: 'ch_cb_down', status: 'succeeded', reference: 'pi_eu_cbdown' } });
+    const secret = stack.env.SANDBOX_CALLBACK_SECRET ?? 'sandbox-dev-callback-secret';
+    const callback = await harnessCall('POST', '/callbacks/sandbox/pi_eu_cbdown', {
+      baseUrl: stack.apiUrl,
+      rawBody: raw,
+      headers: { 'content-type': 'application/json', 'sandbox-signature': signatureHeader(secret, raw, Math.floor(Date.now() / 1000)) },
+    });
+    expect(callback.status).toBe(503);
 
     const t = Date.now();
     await stack.restartTemporal();

@@ -147,6 +147,23 @@ test('a 3DS challenge completed after the deadline: the intent is canceled and t
   expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
 });
 
+test('a 3DS challenge completed before the deadline whose callback was lost: the gateway is asked once at the deadline, and the intent is paid, not expired', async () => {
+  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds_intime', challengeUrl: 'http://sandbox/3ds/ch_3ds_intime' }));
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+    // Past the last status question before the deadline (about 15 min), the customer completes the challenge.
+    await testEnv().sleep('20 minutes');
+    gateway.set('ch_3ds_intime', { status: 'succeeded', chargeId: 'ch_3ds_intime' });
+    await testEnv().sleep('11 minutes');
+    expect((await handle.query(intentStateQuery)).status).toBe('success');
+    await handle.terminate('test done');
+  });
+  expect(rec.voids).toEqual([]);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+});
+
 /** The timer fires at the deadline; what it writes carries the time of that workflow task, a few ms on. */
 function expectToTheSecond(actual: string, deadline: string) {
   const lateBy = new Date(actual).getTime() - new Date(deadline).getTime();

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, log, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, patched, setHandler } from '@temporalio/workflow';
 import { historyIsLong } from '../history';
 import {
   admitRefundUpdate,
@@ -21,6 +21,9 @@ import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRef
 // Determinism: handlers and effects keep the await points they always had, and the main loop stays inline,
 // because one await more or less on a path can reorder the commands of a workflow task; the histories in
 // test/workflows/histories must keep replaying.
+
+/** Marks runs that ask the gateway about an open attempt once at the deadline; older runs expired without asking. */
+const ASK_AT_DEADLINE_PATCH = 'ask-open-attempt-at-deadline';
 
 /**
  * One workflow per payment intent; its id is the `pi_` id. It owns the intent's state machine (state.ts),
@@ -69,7 +72,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       // backoff clock, in case the callback is lost. Only the gateway's answer moves money.
       await condition(() => !pending() || current() !== open || charging(open) || s.isHinted(open), Math.min(remaining, s.pollDelay(open)));
       if (!pending() || current() !== open || charging(open)) continue;
-      if (Date.now() >= s.expiresAt && !s.isHinted(open)) continue;
+      // At the deadline, an attempt at the gateway is asked once more before the intent expires: a 3DS the
+      // customer completed in time, whose callback was lost, pays it rather than being refunded as late.
+      if (Date.now() >= s.expiresAt && !s.isHinted(open) && !patched(ASK_AT_DEADLINE_PATCH)) continue;
       await check(run, open);
     }
   }
