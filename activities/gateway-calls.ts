@@ -3,6 +3,7 @@ import type { Mongo } from '../platform/mongo';
 import type { ChargeAgreement, ChargeOutcome, GatewayAdapter, RefundOutcome } from '../gateways/types';
 import type { GatewayRegistry } from '../gateways/registry';
 import { callbackUrl } from '../gateways/callback-url';
+import { chargeTokenData } from '../data/charge-tokens';
 import { connectorData } from '../data/connectors';
 import { customerData } from '../data/customers';
 import { paymentMethodData } from '../data/payment-methods';
@@ -28,6 +29,8 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
     return { adapter: gateways.get(connector.gateway, { sandboxBehavior: connector.sandbox_behavior ?? null }), gateway: connector.gateway };
   };
   const adapterFor = async (ref: ConnectorRef): Promise<GatewayAdapter> => (await gatewayOf(ref)).adapter;
+  // Every charge answer returned from here enters a workflow's history: a saving charge's token is kept aside.
+  const tokens = chargeTokenData(mongo);
 
   return {
     async charge(
@@ -57,7 +60,7 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
         charge.token = card.gateway_token;
       }
       try {
-        return await adapter.charge({ ...charge, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
+        return await tokens.withoutToken(gateway, await adapter.charge({ ...charge, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) }), !savedCard);
       } catch (err) {
         // A refused connection on the first try means no request ever reached the gateway: the workflow may
         // try another connector at once. On a retry it proves nothing (the first try may have arrived).
@@ -68,12 +71,15 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
     },
 
     async chargeStatus(req: ConnectorRef & { chargeId: string }): Promise<ChargeOutcome> {
-      return (await adapterFor(req)).chargeStatus(req.chargeId);
+      const { adapter, gateway } = await gatewayOf(req);
+      return tokens.withoutToken(gateway, await adapter.chargeStatus(req.chargeId));
     },
 
     /** The gateway's word on a charge by our idempotency key; `not_found` when it has no such charge. */
     async findCharge(req: ConnectorRef & { idempotencyKey: string }): Promise<ChargeOutcome | { status: 'not_found' }> {
-      return (await (await adapterFor(req)).findCharge(req.idempotencyKey)) ?? { status: 'not_found' };
+      const { adapter, gateway } = await gatewayOf(req);
+      const found = await adapter.findCharge(req.idempotencyKey);
+      return found ? tokens.withoutToken(gateway, found) : { status: 'not_found' };
     },
 
     async findRefund(req: ConnectorRef & { idempotencyKey: string }): Promise<RefundOutcome | { status: 'not_found' }> {

@@ -3,6 +3,7 @@ import type { Mongo } from '../platform/mongo';
 import type { ChargedCard } from '../gateways/types';
 import type { TransactionRecord } from '../platform/records';
 import { connectorData } from '../data/connectors';
+import { chargeTokenData } from '../data/charge-tokens';
 import { olderRefundFactsOf, olderRefundFields, refundData } from '../data/refunds';
 import type { OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from '../data/idempotency';
@@ -86,6 +87,7 @@ const asDate = (s: string | null) => (s ? new Date(s) : null);
 export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gateways: GatewayRegistry }) {
   const records = workflowRecordData(mongo);
   const connectors = connectorData(mongo);
+  const chargeTokens = chargeTokenData(mongo);
   /** The card of a charge, as its gateway describes it now (undefined when it does not say). */
   // Best effort: a gateway that cannot say leaves the card without details (and without a token) rather than
   // failing a paid intent's save.
@@ -225,14 +227,18 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
     }): Promise<void> {
       const connector = await connectors.find(pm.tenantId, pm.connectorId);
       const card = pm.card ?? (await cardOfCharge(pm.tenantId, pm.connectorId, pm.chargeId));
+      const gateway = connector?.gateway ?? 'unknown';
+      // The token was kept aside when the answer was read (data/charge-tokens.ts); a history recorded before
+      // that carries it in `card`.
+      const token = card?.reusableToken ?? (await chargeTokens.token(gateway, pm.chargeId));
       await records.insertSavedPaymentMethod({
         _id: pm.id,
         tenant_id: pm.tenantId,
         customer: pm.customer,
         payment_intent: pm.paymentIntent,
         connector: pm.connectorId,
-        gateway: connector?.gateway ?? 'unknown',
-        gateway_token: card?.reusableToken ?? null,
+        gateway,
+        gateway_token: token,
         brand: card?.brand ?? null,
         last4: card?.last4 ?? null,
         exp_month: card?.expMonth ?? null,
@@ -240,6 +246,7 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
         created_at: new Date(pm.createdAt),
         detached_at: null,
       });
+      await chargeTokens.drop(gateway, pm.chargeId);
     },
 
     /** The agreement's first successful charge: later charges under it send its network transaction id. */

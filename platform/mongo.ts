@@ -63,6 +63,8 @@ export interface Collections {
   parkedDeliveries: Collection<ParkedDeliveryRecord>;
   webhookSendSlots: Collection<WebhookSendSlotRecord>;
   savedPaymentMethods: Collection<SavedPaymentMethodRecord>;
+  /** A saving charge's reusable token between its answer and the card's save (data/charge-tokens.ts). */
+  chargeTokens: Collection<{ _id: string; token: string; created_at: Date }>;
   webhookSecrets: Collection<WebhookSecretsRecord>;
   /** One per tenant, `_id` = tenant id (no other index needed). */
   webhookSigningSecrets: Collection<WebhookSigningSecretRecord>;
@@ -132,6 +134,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     parkedDeliveries: db.collection('parked_deliveries'),
     webhookSendSlots: db.collection('webhook_send_slots'),
     savedPaymentMethods: db.collection('saved_payment_methods'),
+    chargeTokens: db.collection('charge_tokens'),
     webhookSecrets: db.collection('webhook_secrets'),
     webhookSigningSecrets: db.collection('webhook_signing_secrets'),
     webhookSigningRotations: db.collection('webhook_signing_rotations'),

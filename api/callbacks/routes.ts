@@ -5,6 +5,7 @@ import { chargeOutcomeSignal } from '../../workflows/payment-intent/messages';
 import { refundOutcomeSignal } from '../../workflows/refund/messages';
 import { payoutOutcomeSignal } from '../../workflows/payout/messages';
 import { route, type RouteDef } from '../http/route';
+import { chargeTokenData } from '../../data/charge-tokens';
 
 /**
  * Gateway callback ingress: a gateway posts an asynchronous outcome (3DS completed, async charge settled,
@@ -38,7 +39,8 @@ export const callbackRoutes: RouteDef[] = [
           await handle.signal(chargeOutcomeSignal, {
             chargeId: callback.chargeId,
             ...(callback.idempotencyKey ? { idempotencyKey: callback.idempotencyKey } : {}),
-            outcome: callback.outcome,
+            // A saving charge's token is kept aside, never carried into the intent's history.
+            outcome: await chargeTokenData(deps.mongo).withoutToken(params.gateway, callback.outcome),
           });
         else if (callback.kind === 'refund' && callback.reference.startsWith('re_')) await handle.signal(refundOutcomeSignal, { outcome: callback.outcome });
         else if (callback.kind === 'payout' && UUID.test(callback.reference)) await handle.signal(payoutOutcomeSignal, { outcome: callback.outcome });

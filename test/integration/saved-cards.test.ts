@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGatewayActivities } from '../../activities/gateway-calls';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { connectMongo } from '../../platform/mongo';
-import { admin, api, createMerchant, eventually, getStack, mongo, type Merchant } from './harness';
+import { admin, api, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
 // Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
 // customer-present payment, the claim, tenant and customer scope, the charge-once rule, 3DS recovery,
@@ -93,6 +93,33 @@ describe('a saved card', () => {
       return events.body.data.find((e: { data: { payment_intent: string } }) => e.data.payment_intent === intent);
     });
     expect(event.data.payment_method).toBe(pm);
+  });
+
+  test("its reusable gateway token is stored on the card and nowhere in the saving intent's workflow history", async () => {
+    const { pm, intent } = await saveCard();
+    const db = await mongo();
+    const temporal = await temporalClient();
+    try {
+      const card = await db.db().collection('saved_payment_methods').findOne({ _id: pm as never });
+      const token = card?.gateway_token as string;
+      expect(token).toEqual(expect.any(String));
+      // Every payload of the history (activity results, signals, inputs) as text: the stack runs no payload codec.
+      const texts: string[] = [];
+      const walk = (x: unknown): void => {
+        if (x instanceof Uint8Array) texts.push(Buffer.from(x).toString('utf8'));
+        else if (x && typeof x === 'object') for (const v of Object.values(x)) walk(v);
+      };
+      walk(await temporal.workflow.getHandle(intent).fetchHistory());
+      expect(texts.join('\n')).toContain(pm); // the walk reads payloads: the card's id is in them
+      expect(texts.join('\n')).not.toContain(token);
+      // Kept aside only until the card was saved.
+      expect(await db.db().collection('charge_tokens').countDocuments({ token })).toBe(0);
+      // And the card charges off-session with it.
+      expect((await charge(await intentFor(card!.customer as string), pm)).body.code).toBe('ok');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   });
 
   test('the older integer payment_intent_secret names the intent too', async () => {
