@@ -1,4 +1,3 @@
-import type { ChargeOutcome } from '../gateways/types';
 import type { Mongo } from '../platform/mongo';
 import { insertOnce } from './versioned-writes';
 
@@ -8,6 +7,13 @@ import { insertOnce } from './versioned-writes';
  * history (or the Temporal UI, or a codec server's view): savePaymentMethod reads it back by the charge.
  * Keyed by gateway and charge id, which the gateway makes unique.
  */
+/** A gateway's charge answer as far as its token goes (gateways/types.ts ChargeOutcome). */
+interface ChargeAnswer {
+  status: string;
+  chargeId?: string;
+  card?: { reusableToken: string | null };
+}
+
 export function chargeTokenData(mongo: Mongo) {
   const c = mongo.c.chargeTokens;
   const id = (gateway: string, chargeId: string) => `${gateway}:${chargeId}`;
@@ -16,8 +22,8 @@ export function chargeTokenData(mongo: Mongo) {
      * The answer as it may enter a history: its card's token kept here (unless `keep` is false: a charge of a
      * card saved already, whose token the gateway echoes), the card's other fields left.
      */
-    async withoutToken(gateway: string, outcome: ChargeOutcome, keep = true): Promise<ChargeOutcome> {
-      if (outcome.status !== 'succeeded' || !outcome.card?.reusableToken) return outcome;
+    async withoutToken<O extends ChargeAnswer>(gateway: string, outcome: O, keep = true): Promise<O> {
+      if (outcome.status !== 'succeeded' || !outcome.card?.reusableToken || !outcome.chargeId) return outcome;
       if (keep) await insertOnce(c, { _id: id(gateway, outcome.chargeId), token: outcome.card.reusableToken, created_at: new Date() });
       return { ...outcome, card: { ...outcome.card, reusableToken: null } };
     },
