@@ -30,6 +30,8 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   if (!intent) throw notFound('payment_intent', body.payment_intent_secret, 'payment_intent_secret');
   const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);
   if (!card) throw notFound('payment_method', body.payment_method_uuid, 'payment_method_uuid');
+  // An agreement keeps its type, a repeat of the charge that made it included.
+  sameAgreementType(await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id), body.agreement_id, body.agreement_type);
   // The same charge repeated after it paid the intent answers its first result, whatever became of the card.
   const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
   const agreementRef = agreementIdFor(auth.region, scope);
@@ -76,8 +78,7 @@ export async function mitChargeInputFor(
   if (card.customer && (await customerData(mongo).isDeleted(tenantId, card.customer)))
     throw invalidRequest('payment_method_detached', "This card's customer was deleted; the card can no longer be charged", 'payment_method_uuid');
   const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
-  if (agreement && agreement.agreement_type !== agreementType)
-    throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');
+  sameAgreementType(agreement, agreementId, agreementType);
   return {
     paymentMethod: card._id,
     connector: card.connector,
@@ -89,6 +90,12 @@ export async function mitChargeInputFor(
       networkTransactionId: agreement?.network_transaction_id ?? null,
     },
   };
+}
+
+/** Refuses an agreement's charge under another type than its first charge's. */
+function sameAgreementType(agreement: { agreement_type: AgreementType } | null, agreementId: string, agreementType: AgreementType): void {
+  if (agreement && agreement.agreement_type !== agreementType)
+    throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');
 }
 
 /** The intent's workflow has closed: the same charge that paid it is answered again; anything else is a 409. */

@@ -360,12 +360,16 @@ describe('agreements', () => {
     expect(c2.agreement).toMatchObject({ reference: c1.agreement.reference, network_transaction_id: c1.network_transaction_id });
   });
 
-  test('an agreement keeps its type', async () => {
+  test('an agreement keeps its type, on a repeat of the charge that made it too', async () => {
     const { pm, customer } = await saveCard();
-    expect((await charge(await intentFor(customer), pm, 'plan-8', 'RECURRING')).body.code).toBe('ok');
+    const first = await intentFor(customer);
+    expect((await charge(first, pm, 'plan-8', 'RECURRING')).body.code).toBe('ok');
     const r = await charge(await intentFor(customer), pm, 'plan-8', 'UNSCHEDULED');
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'agreement_type_mismatch', param: 'agreement_type' });
+    const repeated = await charge(first, pm, 'plan-8', 'INSTALLMENT');
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.error).toMatchObject({ code: 'agreement_type_mismatch', param: 'agreement_type' });
   });
 });
 

@@ -101,7 +101,8 @@ export interface CarriedState {
   /** Refunds canceled at their SLA that the gateway executed after all (taken back out of the balance). */
   lateRefunds?: string[];
   /** Charges no longer waited on whose late capture must still be refunded (older runs: no key). */
-  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string; taskQueue?: string }[];
+  /** `mit`: a merchant-initiated attempt's card and agreement (a late capture still gives the agreement its network id). */
+  lateCharges?: { chargeId: string | null; connector: string; number: number; idempotencyKey?: string; taskQueue?: string; mit?: MitAttempt }[];
   /** While pending: the open attempt, the attempts made, the last failure and unanswered callback hints. */
   pending?: { attempt: CarriedAttempt | null; attemptsMade: number; lastFailureCode: string | null; hints: [string, string][] };
   /** Until when the attempts in lateCharges are watched. */

@@ -136,7 +136,17 @@ export class PaymentIntentState {
         const key = l.idempotencyKey ?? `${input.id}:attempt:${l.number}`;
         return [
           key,
-          { number: l.number, phase: 'awaiting_callback', connector: l.connector, chargeId: l.chargeId, idempotencyKey: key, saveMethod: false, checks: 0, ...(l.taskQueue ? { taskQueue: l.taskQueue } : {}) },
+          {
+            number: l.number,
+            phase: 'awaiting_callback',
+            connector: l.connector,
+            chargeId: l.chargeId,
+            idempotencyKey: key,
+            saveMethod: false,
+            checks: 0,
+            ...(l.taskQueue ? { taskQueue: l.taskQueue } : {}),
+            ...(l.mit ? { mit: l.mit } : {}),
+          },
         ];
       }),
     );
@@ -265,6 +275,7 @@ export class PaymentIntentState {
         number: a.number,
         idempotencyKey: a.idempotencyKey,
         ...(a.taskQueue ? { taskQueue: a.taskQueue } : {}),
+        ...(a.mit ? { mit: a.mit } : {}),
       })),
       ...(this.status === 'pending'
         ? { pending: { attempt: this.attempt, attemptsMade: this.attemptsMade, lastFailureCode: this.lastFailureCode, hints: [...this.hints] } }

@@ -69,6 +69,19 @@ test('refund keys that are property names are keys like any other, and survive c
   expect(again.admitRefund('re_x', { amount: 701, currency: 'EUR', idempotencyKey: null })).toMatchObject({ ok: false, code: 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT' });
 });
 
+test("a merchant-initiated attempt let go keeps its card and agreement across continue-as-new, so its late capture still gives the agreement its network id", () => {
+  const s = new PaymentIntentState(input(), NOW);
+  const mit = { paymentMethod: 'pm_eu_1', connector: 'con_eu_a', agreement: { id: 'agr_eu_1', agreementId: 'sub-1', type: 'RECURRING' as const, networkTransactionId: null } };
+  const a = s.startMitAttempt(mit, 'ti_eu_1', NOW);
+  s.resolve(a, { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'https://sandbox/3ds' }, NOW);
+  s.cancel('requested', NOW);
+  s.status = 'canceled';
+  const next = new PaymentIntentState(input({ carried: s.carry(3) }), NOW + 1000);
+  const late = [...next.lateAttempts.values()][0]!;
+  expect(late.mit).toEqual([...s.lateAttempts.values()][0]!.mit);
+  expect(late.mit?.agreement.id).toBe('agr_eu_1');
+});
+
 test('forged callback hints stay bounded', () => {
   const s = new PaymentIntentState(input(), NOW);
   for (let i = 0; i < 500; i++) s.hint(`ch_${i}`, undefined, 'succeeded');
