@@ -106,6 +106,25 @@ test('a later charge under an agreement sends its network transaction id; a decl
   ]);
 });
 
+test('a charge whose connector refused the connection is not answered again: the next call, after Retry-After, charges anew', async () => {
+  let n = 0;
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+  const charge = async () => {
+    n += 1;
+    if (n === 1) throw ApplicationFailure.nonRetryable('sandbox POST /v1/charges failed: connection refused (ECONNREFUSED)', 'GatewayUnreachable');
+    return { status: 'succeeded', chargeId: 'ch_ok' };
+  };
+  const inp = await input(1800);
+  await withWorker({ ...activities, charge }, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toMatchObject({ code: 'declined', failure_code: 'connector_unavailable' });
+    await testEnv().sleep(5_000);
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toEqual({ code: 'ok', transaction_uuid: expect.any(String) });
+    await handle.terminate('test done');
+  });
+  expect(n).toBe(2);
+});
+
 test("a capture refunded because the intent moved on still gives the agreement its network id", async () => {
   const { activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_sca', challengeUrl: 'http://sandbox/3ds/ch_sca' }));
   const agreements: { networkTransactionId: string }[] = [];

@@ -12,6 +12,8 @@ const WAITS_FOR_CHARGE_MS = 20_000;
 
 /** Marks runs whose refunds wait for a charge being decided; older histories answered at once. */
 const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
+/** A merchant-initiated charge that failed for a reason not the card's is charged again on the next call. */
+const MIT_RETRY_NOT_THE_CARD_PATCH = 'mit-retry-not-the-card';
 /** A repeated refund request whose first one gave its key back (its record refused) is admitted afresh. */
 const REFUND_REPEAT_AFTER_UNDO_PATCH = 'refund-repeat-after-undo';
 
@@ -119,7 +121,8 @@ export function validateMitCharge(run: IntentRun, req: MitChargeInput): void {
 export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<MitChargeResult> {
   const { s, input } = run;
   // The same charge already decided (it paid the intent, or was declined moments ago) is answered again.
-  const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now());
+  // A failure that was not the card's is tried again (a run before the patch answered it again for a minute).
+  const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now(), () => patched(MIT_RETRY_NOT_THE_CARD_PATCH));
   if (decided) return s.mitResult(decided.transaction);
   const open = s.attempt;
   if (s.isSameMit(open, req)) {

@@ -31,6 +31,8 @@ export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_ATTEMPTS = 20;
 /** How long a declined merchant-initiated charge answers an identical call instead of a new charge. */
 export const MIT_DECLINE_ANSWERED_MS = 60_000;
+/** A merchant-initiated charge's failures that were not the card's: api/cards-mit answers them 409 or 503. */
+const NOT_THE_CARDS = new Set(['connector_unavailable', 'superseded', 'payment_intent_canceled']);
 /** How often, at most, a charge we no longer wait on is asked about within the grace period. */
 export const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
 /** A flood of forged callbacks stays bounded. */
@@ -382,9 +384,13 @@ export class PaymentIntentState {
    * The same charge declined moments ago (within MIT_DECLINE_ANSWERED_MS): a burst of identical calls that
    * arrives after the decline is answered with it instead of charging the card again and again.
    */
-  recentMitDecline(req: MitChargeInput, now: number): TransactionRecord | undefined {
+  recentMitDecline(req: MitChargeInput, now: number, cardsOnly: () => boolean): TransactionRecord | undefined {
     const last = [...this.transactions.values()].reverse().find((t) => t.payment_method === req.paymentMethod && t.agreement === req.agreement.id);
-    return last?.status === 'failed' && now - Date.parse(last.updated_at) < MIT_DECLINE_ANSWERED_MS ? last : undefined;
+    if (last?.status !== 'failed' || now - Date.parse(last.updated_at) >= MIT_DECLINE_ANSWERED_MS) return undefined;
+    // A failure that was not the card's (its connector down, replaced by another attempt, the intent canceled
+    // under it) is not answered again: a call after Retry-After tries again.
+    if (NOT_THE_CARDS.has(last.failure_code ?? '') && cardsOnly()) return undefined;
+    return last;
   }
 
   /** The transaction that paid this intent when it was this same charge: it is answered again. */
@@ -399,7 +405,7 @@ export class PaymentIntentState {
    */
   mitRefusal(req: MitChargeInput, now: number): Refusal | null {
     if (this.paidByMit(req)) return null;
-    if (this.status === 'pending' && this.recentMitDecline(req, now)) return null;
+    if (this.status === 'pending' && this.recentMitDecline(req, now, () => true)) return null;
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
