@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Mongo } from '../platform/mongo';
 import type { PaymentIntentRecord } from '../platform/records';
-import type { PageListSpec, PageQuery } from '../domain/page-query';
+import type { FilterClause, PageListSpec, PageQuery } from '../domain/page-query';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery as CursorQuery } from './list';
 import { pageList } from './page-list';
@@ -25,6 +25,16 @@ function intentRefFilter(ref: string): Record<string, unknown> | null {
   if (UUID_RE.test(ref)) return { uuid: ref.toLowerCase() };
   if (/^[1-9]\d{0,14}$/.test(ref)) return { payment_intent_secret: Number(ref) };
   return null;
+}
+
+/**
+ * `payment_intent` names an intent by its UUID (any case, as retrieve takes it) or by the `pi_` id a v202606
+ * create answers: a clause whose values are all `pi_` ids matches on those; otherwise UUIDs, lowercased.
+ */
+function byEitherIntentId(c: FilterClause): FilterClause {
+  if (c.property !== 'payment_intent' || !['$eq', '$in'].includes(c.op)) return c;
+  if (c.values.every((v) => typeof v === 'string' && v.startsWith('pi_'))) return { ...c, column: '_id' };
+  return { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) };
 }
 
 /** What `GET /payment-intents` (older interface) filters and sorts by: public name -> stored field and type. */
@@ -86,7 +96,7 @@ export function paymentIntentData(mongo: Mongo) {
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     /** The older interface's page-numbered list. */
-    listOlder: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, OLDER_INTENT_LIST),
+    listOlder: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, { ...q, filters: q.filters.map(byEitherIntentId) }, path, OLDER_INTENT_LIST),
   };
 }
 

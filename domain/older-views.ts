@@ -42,7 +42,7 @@ export const olderIntentView = z.object({
     redirect_to: z.string().nullable().meta({ description: 'Where the customer goes to pay: the hosted page (`target_url`)' }),
   }),
   lg: z.string().nullable(),
-  x_token_id: z.string().nullable().meta({ description: 'The gateway token of the attempt that paid the intent; null before' }),
+  x_token_id: z.string().nullable().meta({ description: 'Always null: the intent keeps no card token (a one-time token is spent by its charge; a saved card is named by the v202608 `payment_method`). Kept for clients that read the field' }),
   step_number: z.number().int(),
   last_reason: z.string().nullable(),
   transaction_id: z.number().int().nullable().meta({ description: 'The integer id of the successful payment (POST /refunds takes it); null until paid' }),

@@ -329,6 +329,11 @@ describe('POST /v202606/payment-intents', () => {
     const v = (await retrieve(a.body.payment_intent)).body;
     expect(v).toMatchObject({ gateway: null, amount: 1500, tenant_initial_user_data: { email: 'ada@example.com', phone_number: '+2348012345678' } });
     expect((await api.get(`/payment-intents?filter.payment_intent=$eq:${v.payment_intent}`, m.secretKey)).body.data[0].phone_number).toBe('+2348012345678');
+    // The list filter takes the `pi_` id this create answered too, and the UUID in capitals, as retrieve does.
+    for (const ref of [a.body.payment_intent, String(v.payment_intent).toUpperCase()]) {
+      const rows = (await api.get(`/payment-intents?filter.payment_intent=$eq:${ref}`, m.secretKey)).body.data;
+      expect(rows.map((r: { payment_intent: string }) => r.payment_intent)).toEqual([v.payment_intent]);
+    }
     expect((await put(`/payment-intents/${a.body.payment_intent}/cancel`, m.secretKey)).body.status).toBe('canceled');
     // The versioned interface sees the same intent.
     expect((await api.get(`/v202607/payment-intents/${a.body.payment_intent}`, m.secretKey)).body.customer).toBe(a.body.customer.customer);

@@ -4903,7 +4903,7 @@ export interface paths {
                                     redirect_to: string | null;
                                 };
                                 lg: string | null;
-                                /** @description The gateway token of the attempt that paid the intent; null before */
+                                /** @description Always null: the intent keeps no card token (a one-time token is spent by its charge; a saved card is named by the v202608 `payment_method`). Kept for clients that read the field */
                                 x_token_id: string | null;
                                 step_number: number;
                                 last_reason: string | null;
@@ -5316,7 +5316,7 @@ export interface paths {
                                 redirect_to: string | null;
                             };
                             lg: string | null;
-                            /** @description The gateway token of the attempt that paid the intent; null before */
+                            /** @description Always null: the intent keeps no card token (a one-time token is spent by its charge; a saved card is named by the v202608 `payment_method`). Kept for clients that read the field */
                             x_token_id: string | null;
                             step_number: number;
                             last_reason: string | null;
@@ -5460,7 +5460,7 @@ export interface paths {
                                 redirect_to: string | null;
                             };
                             lg: string | null;
-                            /** @description The gateway token of the attempt that paid the intent; null before */
+                            /** @description Always null: the intent keeps no card token (a one-time token is spent by its charge; a saved card is named by the v202608 `payment_method`). Kept for clients that read the field */
                             x_token_id: string | null;
                             step_number: number;
                             last_reason: string | null;
