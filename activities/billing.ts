@@ -20,6 +20,11 @@ export interface InvoiceChargePort {
   addCredit(temporal: Client, req: CreditDraw & { amount: number }): Promise<void>;
 }
 
+/** A billing page's paid intent finished on the session's side (api/checkout-sessions/payment-completions.ts). */
+export interface SessionPaymentPort {
+  paid(temporal: Client, req: { tenantId: string; owner: string; paymentIntent: string }): Promise<'finished' | 'gone'>;
+}
+
 export interface CreditDraw {
   tenantId: string;
   customer: string;
@@ -29,7 +34,7 @@ export interface CreditDraw {
   max: number;
 }
 
-export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: InvoiceChargePort }) {
+export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: InvoiceChargePort; sessionPayments?: SessionPaymentPort }) {
   const records = subscriptionRecords(deps.mongo);
   const port = (): InvoiceChargePort => {
     if (!deps.invoiceCharges) throw ApplicationFailure.nonRetryable('this worker was built without invoice charges', 'misconfigured');
@@ -46,6 +51,12 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
     },
 
     chargeInvoice: (req: InvoiceCharge): Promise<InvoiceChargeResult> => port().charge(Context.current().client, req),
+
+    /** A checkout session's or portal card check's intent succeeded: the session's side is finished (idempotent). */
+    completeSessionPayment: (req: { tenantId: string; owner: string; paymentIntent: string }): Promise<'finished' | 'gone'> => {
+      if (!deps.sessionPayments) throw ApplicationFailure.nonRetryable('this worker was built without session payments', 'misconfigured');
+      return deps.sessionPayments.paid(Context.current().client, req);
+    },
 
     /** An invoice's intent canceled (the invoice is voided, or its subscription ended): how the intent stands. */
     cancelInvoiceIntent: (p: { tenantId: string; paymentIntent: string }): Promise<'canceled' | 'success' | 'pending'> =>

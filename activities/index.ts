@@ -7,7 +7,7 @@ import { createCommerceActivities } from './commerce';
 import { createCartActivities } from './carts';
 import { createCouponRedemptionActivities } from './coupon-redemptions';
 import { createTestClockActivities } from './test-clocks';
-import { createBillingActivities, type InvoiceChargePort } from './billing';
+import { createBillingActivities, type InvoiceChargePort, type SessionPaymentPort } from './billing';
 import type { GatewayRegistry } from '../gateways/registry';
 import type { Registry } from 'prom-client';
 import { createWebhookActivities, type WebhookActivityConfig } from './webhooks';
@@ -25,6 +25,8 @@ export interface ActivityDeps {
   registry: Registry;
   /** An invoice's charge, made by the API's intent and charge code (api/subscriptions/invoice-charges.ts). */
   invoiceCharges?: InvoiceChargePort;
+  /** A billing page's paid intent finished on the session's side, by the API's code (api/checkout-sessions/payment-completions.ts). */
+  sessionPayments?: SessionPaymentPort;
   /** A stranded subscription's coupon redemption given back, by the API's code (api/coupons/redeem.ts). */
   redemptionGiveBack?: RedemptionGiveBackPort;
   /** Settlement reports reconciliation reads (default: the sandbox's, at SANDBOX_URL). */

@@ -11,6 +11,7 @@ import { createGatewayRegistry } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
 import { describePlan, planWorkers, WorkerConfigError, type QueueWorker } from './worker-options';
 import { stopWhenLauncherGone } from '../platform/launcher';
+import { createSessionPaymentCompletions } from '../api/checkout-sessions/payment-completions';
 import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
 import { redemptionGiveBack } from '../api/coupons/redeem';
 import { createApiMetrics } from '../api/http/metrics';
@@ -55,6 +56,7 @@ async function main() {
     registry,
     gateways,
     invoiceCharges: createInvoiceCharges(apiCode),
+    sessionPayments: createSessionPaymentCompletions(apiCode),
     redemptionGiveBack: redemptionGiveBack(apiCode),
     callbackBaseUrl: gatewayCallbackBaseUrl(config),
     settlementReports: [sandboxSettlementReport({ baseUrl: config.SANDBOX_URL, timeoutMs: 30_000 })],

@@ -234,6 +234,8 @@ export async function startCardUpdate(deps: AppDeps, s: PortalSessionRecord): Pr
     idempotency_key: null,
     api_version: 'v202607',
     setup_future_usage: 'off_session',
+    // Once paid, the worker sets the card and refunds the check, whether or not the customer comes back.
+    owner: s._id,
   });
   // Once paid, its page (where a 3-D Secure challenge returns) sends the customer on to finish the update.
   record.return_url = portalPageUrl(s._id, deps.config, `/card/done?payment_intent=${record._id}`);

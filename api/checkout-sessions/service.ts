@@ -252,6 +252,8 @@ export async function ensureSessionIntent(deps: AppDeps, s: CheckoutSessionRecor
       idempotency_key: key,
       api_version: 'v202607',
       setup_future_usage: 'off_session',
+      // Once paid, the worker completes the session, whether or not the customer comes back to the page.
+      owner: s._id,
     });
     intent = (await insertAndStart(deps, auth, record, { webhooks: [], customer: null })).record;
   }

@@ -1,4 +1,4 @@
-import { api, createMerchant, mongo, type Merchant } from './harness';
+import { api, createMerchant, eventually, mongo, type Merchant } from './harness';
 
 // Billing-portal sessions through the API and the page's own requests, on the real stack: create and its
 // refusals, the page (only the session's customer's subscriptions, an unknown or expired session), and the
@@ -177,4 +177,28 @@ test('a plan switch is applied only as its confirm step showed it: that plan, at
   expect((await get(`/subscriptions/${sub.subscription}`)).body.items).toEqual([{ item: sub.items[0]!.item, plan: gold, quantity: 1 }]);
   const next = (await post('/invoices/create-preview', { subscription: sub.subscription })).body;
   expect(next.lines.map((l: { amount: number }) => l.amount)).toEqual(preview.lines.map((l: { amount: number }) => l.amount));
+});
+
+test('a card update paid but never finished on the page (the portal session expired first): the new card is set and the check refunded all the same', async () => {
+  const alice = await customer();
+  const sub = await subscribe(alice, await plan());
+  const session = (await post('/billing-portal/sessions', { customer: alice })).body;
+  const { csrf } = await open(session.url);
+  const started = await submit(`${session.url}/card`, { csrf_token: csrf });
+  const intent = /payment_intent=(pi_[A-Za-z0-9_]+)/.exec(started.body.redirect)![1]!;
+  // The session expires before the customer pays; they pay anyway, and never reach /card/done.
+  const db = await mongo();
+  try {
+    await db.db().collection('portal_sessions').updateOne({ _id: session.billing_portal_session }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    const paid = await api.post(`/v202607/payment-intents/${intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+    expect(paid.body.status).toBe('success');
+    const refunds = await eventually(async () => {
+      const data = (await get(`/refunds?payment_intent=${intent}`)).body.data;
+      return data.length ? data : undefined;
+    }, 30_000, 'the card check refunded without the page');
+    expect(refunds).toEqual([expect.objectContaining({ amount: 100 })]);
+    expect((await get(`/subscriptions/${sub.subscription}`)).body.default_payment_method).toBe(paid.body.payment_method_uuid);
+  } finally {
+    await db.close();
+  }
 });

@@ -161,6 +161,26 @@ test('paid, the session completes once, whoever completes it and however many at
   expect((await fetch(complete, { redirect: 'manual' })).headers.get('location')).toBe(`${urls.success_url}?session_id=${s.checkout_session}`);
 });
 
+test('paid, and nobody comes back (the tab closed after paying, no retrieve): the session completes by itself, its subscription made', async () => {
+  const cus = await customer();
+  const box = await plan({ amount: 1800 });
+  const s = (await post('/checkout-sessions', sessionBody(cus, box))).body;
+  await pay(s.payment_intent);
+  // The subscriptions list does not complete sessions: only the worker, told by the paid intent, can have.
+  const subs = await eventually(async () => {
+    const data = (await get(`/subscriptions?customer=${cus}`)).body.data;
+    return data.length && data[0].status === 'active' ? data : undefined;
+  }, 30_000, 'the subscription made without the page, its first invoice paid');
+  expect(subs).toHaveLength(1);
+  const db = await mongo();
+  try {
+    const stored = await db.db().collection('checkout_sessions').findOne({ _id: s.checkout_session as never });
+    expect(stored).toMatchObject({ status: 'complete', subscription: subs[0].subscription });
+  } finally {
+    await db.close();
+  }
+});
+
 test('a coupon that may be redeemed once: completions racing each other still make one subscription with it, and refund nothing', async () => {
   const cus = await customer();
   const box = await plan({ amount: 4000 });

@@ -25,13 +25,15 @@ import type { RefundInput } from '../refund/messages';
 import { SA } from '../search-attributes';
 import { recordWrites } from '../record-writes';
 import { serialWriter } from '../serial-writer';
-import type { AttemptResult, CancellationReason, MitAttempt, PaymentIntentInput } from './messages';
+import { isBillingSessionOwner, type AttemptResult, type CancellationReason, type MitAttempt, type PaymentIntentInput } from './messages';
 import type { ChargedCard } from '../../gateways/types';
 import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord } from './state';
 
 // The effects the state's decisions name: activities, events, search attributes, child workflows. Each is a
 // plain function of the run, with the await points the workflow always had (workflow.ts keeps the loop).
 
+// A billing session's side of its paid intent: the API's code, which waits on Temporal and MongoDB; retried a while.
+const sessions = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 30 } });
 const store = proxyActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
@@ -190,8 +192,22 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
   return true;
 }
 
-/** The workflow that made this intent (a checkout) learns its end; one that has ended already cannot. */
+/**
+ * The workflow that made this intent (a checkout, a subscription) learns its end; one that has ended already
+ * cannot. A billing session's paid intent has the session's side finished (a subscription made, a card check
+ * refunded) beside the answer, which does not wait for it.
+ */
 async function tellOwner(run: IntentRun, owner: string, status: 'success' | 'canceled'): Promise<void> {
+  if (isBillingSessionOwner(owner)) {
+    if (status === 'success')
+      run.deliveryStarts.push(
+        sessions
+          .completeSessionPayment({ tenantId: run.input.tenantId, owner, paymentIntent: run.input.id })
+          .then(() => undefined)
+          .catch((err: unknown) => log.error('the paid billing session could not be finished (its page or a retrieve still can)', { owner, error: String(err) })),
+      );
+    return;
+  }
   try {
     await getExternalWorkflowHandle(owner).signal(intentOutcomeSignal, { paymentIntent: run.input.id, status });
   } catch (err) {

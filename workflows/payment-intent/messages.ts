@@ -38,9 +38,16 @@ export interface PaymentIntentInput {
   carried?: CarriedState;
   /** An intent of the older interface with webhook_urls, or under a checkout intent (api/older-payment-intents). */
   older?: OlderIntentInput;
-  /** The workflow that made this intent for itself (a commerce checkout): told when the intent succeeds or is canceled. */
+  /**
+   * What made this intent for itself. A workflow (a commerce checkout, a subscription) is told when the intent
+   * succeeds or is canceled; a billing session (`cs_`, `bps_`: isBillingSessionOwner) has its side finished by
+   * an activity when it succeeds.
+   */
   owner?: string;
 }
+
+/** A checkout session's or billing-portal session's intent: its success is finished by completeSessionPayment. */
+export const isBillingSessionOwner = (owner: string): boolean => /^(cs|bps)_/.test(owner);
 
 /** What the older interface adds to an intent's run: its webhook body's fixed part, its endpoints, its checkout intent. */
 export interface OlderIntentInput {
