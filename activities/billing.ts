@@ -66,8 +66,15 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
     drawCustomerCredit: (req: CreditDraw): Promise<number> => port().drawCredit(Context.current().client, req),
     creditCustomer: (req: CreditDraw & { amount: number }): Promise<void> => port().addCredit(Context.current().client, req),
 
-    async saveCustomerBalance(p: { tenantId: string; customer: string; currency: string; credit: number; version: number }): Promise<void> {
-      await customerBalanceData(deps.mongo).save({ _id: balanceId(p.customer, p.currency), tenant_id: p.tenantId, customer: p.customer, currency: p.currency, credit: p.credit, version: p.version });
+    /** The balance's figures, and the change that made them kept by its key first (a run after an idle close reads it). */
+    async saveCustomerBalance(p: { tenantId: string; customer: string; currency: string; credit: number; version: number; change?: { key: string; amount: number } }): Promise<void> {
+      const balances = customerBalanceData(deps.mongo);
+      if (p.change) await balances.keepChange(p.tenantId, p.customer, p.currency, p.change.key, p.change.amount);
+      await balances.save({ _id: balanceId(p.customer, p.currency), tenant_id: p.tenantId, customer: p.customer, currency: p.currency, credit: p.credit, version: p.version });
     },
+
+    /** What a change with this key did to the balance, when it was applied (by any run); null when never. */
+    customerBalanceChange: (p: { tenantId: string; customer: string; currency: string; key: string }): Promise<number | null> =>
+      customerBalanceData(deps.mongo).change(p.tenantId, p.customer, p.currency, p.key),
   };
 }

@@ -1,7 +1,7 @@
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { CreditNoteRecord, CustomerBalanceRecord } from '../platform/billing-records';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
-import { saveVersioned } from './versioned-writes';
+import { insertOnce, saveVersioned } from './versioned-writes';
 
 // Credit notes (written by the API: pending before the intent's workflow admits their amount, issued after)
 // and customers' credit balances (written only by each balance's workflow, versioned).
@@ -55,7 +55,15 @@ export const balanceId = (customer: string, currency: string) => `${customer}:${
 
 export function customerBalanceData(mongo: Mongo) {
   const c = mongo.c.customerBalances;
+  const changes = mongo.c.balanceChanges;
+  const changeId = (customer: string, currency: string, key: string) => `${balanceId(customer, currency)}:${key}`;
   return {
+    /** What a change with this key added or drew, when the balance applied it; null when it never did. */
+    change: async (tenantId: string, customer: string, currency: string, key: string): Promise<number | null> =>
+      (await changes.findOne({ _id: changeId(customer, currency, key), tenant_id: tenantId }))?.amount ?? null,
+    /** A change applied, kept by its key (a repeated write changes nothing). */
+    keepChange: (tenantId: string, customer: string, currency: string, key: string, amount: number): Promise<void> =>
+      insertOnce(changes, { _id: changeId(customer, currency, key), tenant_id: tenantId, amount, at: new Date() }),
     find: (tenantId: string, customer: string, currency: string) => c.findOne({ _id: balanceId(customer, currency), tenant_id: tenantId }),
     ofCustomer: (tenantId: string, customer: string) => c.find({ tenant_id: tenantId, customer }).sort({ currency: 1 }).toArray(),
     /** The balance workflow's write: inserted at its first, then applied only over an older version. */

@@ -95,6 +95,8 @@ export interface Collections {
   invoices: Collection<InvoiceRecord>;
   creditNotes: Collection<CreditNoteRecord>;
   customerBalances: Collection<CustomerBalanceRecord>;
+  /** Each change a balance applied, by its key (`_id` = balance id and key): a run after an idle close knows it. */
+  balanceChanges: Collection<{ _id: string; tenant_id: string; amount: number; at: Date }>;
   testClocks: Collection<TestClockRecord>;
   checkoutSessions: Collection<CheckoutSessionRecord>;
   portalSessions: Collection<PortalSessionRecord>;
@@ -162,6 +164,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     invoices: db.collection('invoices'),
     creditNotes: db.collection('credit_notes'),
     customerBalances: db.collection('customer_balances'),
+    balanceChanges: db.collection('balance_changes'),
     testClocks: db.collection('test_clocks'),
     checkoutSessions: db.collection('checkout_sessions'),
     portalSessions: db.collection('portal_sessions'),

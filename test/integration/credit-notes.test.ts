@@ -173,3 +173,16 @@ test("a credit draw retried after its first try emptied the balance gets what th
   // A new invoice finds nothing left.
   expect(await drawCustomerCredit(deps, { ...draw, key: 'in_eu_drawtest2' })).toBe(0);
 });
+
+test('a credit or draw sent again after its balance run ended (idle for an hour) applies nothing twice: the record keeps every change by key', async () => {
+  const deps = apiDeps(db, temporal);
+  const who = { tenantId: m.tenant, customer: `cus_eu_idle${Date.now()}`, currency: 'EUR' };
+  expect(await addCustomerCredit(deps, { ...who, key: 'cn_eu_idletest', amount: 400 })).toBe(400);
+  expect(await drawCustomerCredit(deps, { ...who, key: 'in_eu_idletest', max: 150 })).toBe(150);
+  // The run ends as an idle one does (its writes are done before each answer); the next change starts a new run.
+  const handle = temporal.workflow.getHandle(`customer-balance:${who.customer}:EUR`);
+  await handle.terminate('idle close, for the test');
+  expect(await addCustomerCredit(deps, { ...who, key: 'cn_eu_idletest', amount: 400 })).toBe(250);
+  expect(await drawCustomerCredit(deps, { ...who, key: 'in_eu_idletest', max: 150 })).toBe(150);
+  expect((await db.c.customerBalances.findOne({ tenant_id: who.tenantId, customer: who.customer } as never))?.credit).toBe(250);
+});

@@ -9,6 +9,8 @@ import { expectRising, getWorkflowBundle, keepHistory, useWorkflowTestEnv } from
 
 const testEnv = useWorkflowTestEnv();
 let n = 0;
+/** The changes each balance record keeps by key (data/credit-notes.ts balance_changes), across runs. */
+const changesOnRecord = new Map<string, number>();
 
 /** A balance workflow started (lazily, by the first call) from a record at `credit` and `version`. */
 async function withBalance(
@@ -21,7 +23,13 @@ async function withBalance(
     connection: testEnv().nativeConnection,
     taskQueue,
     workflowBundle: getWorkflowBundle(),
-    activities: { saveCustomerBalance: async (p: { credit: number; version: number }) => void writes.push({ credit: p.credit, version: p.version }) },
+    activities: {
+      saveCustomerBalance: async (p: { customer: string; credit: number; version: number; change?: { key: string; amount: number } }) => {
+        if (p.change && !changesOnRecord.has(`${p.customer}:${p.change.key}`)) changesOnRecord.set(`${p.customer}:${p.change.key}`, p.change.amount);
+        writes.push({ credit: p.credit, version: p.version });
+      },
+      customerBalanceChange: async (p: { customer: string; key: string }) => changesOnRecord.get(`${p.customer}:${p.key}`) ?? null,
+    },
   });
   const input: CustomerBalanceInput = { tenantId: 'ten_eu_t', customer: onRecord.customer ?? `cus_eu_test${n}`, currency: 'EUR', creditOnRecord: onRecord.credit, versionOnRecord: onRecord.version ?? 4 };
   const id = balanceWorkflowId(input.customer, input.currency);
@@ -49,6 +57,14 @@ test('credits add once per key, draws take at most what there is, once per invoi
   });
 });
 
+test('the same new credit sent five times at once is added once', async () => {
+  await withBalance({ credit: 0 }, async ({ call, writes }) => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => call<{ credit: number }>(addCreditUpdate, { key: 'cn_burst', amount: 250 })));
+    expect(answers).toEqual(Array.from({ length: 5 }, () => ({ credit: 250 })));
+    expect(writes.map((w) => w.credit)).toEqual([250]);
+  });
+});
+
 test('twenty concurrent draws of 100 against 550 of credit take exactly 550', async () => {
   await withBalance({ credit: 550 }, async ({ call, id }) => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call<{ drawn: number }>(drawCreditUpdate, { key: `in_${i}`, max: 100 })));
@@ -59,7 +75,7 @@ test('twenty concurrent draws of 100 against 550 of credit take exactly 550', as
   });
 });
 
-test('an idle balance closes after an hour with its figures written, and starts again from the record', async () => {
+test('an idle balance closes after an hour with its figures written, and starts again from the record, where every change is kept by its key', async () => {
   let closed!: { customer: string; id: string; credit: number; version: number };
   await withBalance({ credit: 0 }, async ({ call, writes, id, input }) => {
     await call(addCreditUpdate, { key: 'cn_1', amount: 700 });
@@ -72,6 +88,9 @@ test('an idle balance closes after an hour with its figures written, and starts 
   // The same customer's next run begins from what the record says, and writes above its version.
   await withBalance({ credit: closed.credit, version: closed.version, customer: closed.customer }, async ({ call, writes, id }) => {
     expect(id).toBe(closed.id);
+    // The credit note's request sent again (its answer lost): the new run finds its key on the record.
+    expect(await call(addCreditUpdate, { key: 'cn_1', amount: 700 })).toEqual({ credit: 700 });
+    expect(await call(drawCreditUpdate, { key: 'in_9', max: 1000 })).toEqual({ drawn: 700, credit: 0 });
     expect(await call(drawCreditUpdate, { key: 'in_9', max: 1000 })).toEqual({ drawn: 700, credit: 0 });
     expect(writes).toEqual([{ credit: 0, version: expect.any(Number) }]);
     expectRising(writes.map((w) => w.version), closed.version);
