@@ -358,6 +358,8 @@ export interface TransactionRecord {
   next_action: { type: 'redirect_to_url'; url: string } | null;
   created_at: string; // ISO
   updated_at: string; // ISO
+  /** The caller's name for this charge (MitChargeInput.chargeKey): repeated, it is answered with this transaction. */
+  charge_key?: string;
 }
 
 /** Webhook secrets of one request (an intent's or a refund's `webhooks`), by endpoint index. */

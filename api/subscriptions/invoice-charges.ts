@@ -56,10 +56,14 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
         const id = await invoiceIntent(deps, req, card.connector);
         intent = await intents.find(req.tenantId, id);
         if (!intent) throw new Error(`the intent ${id} of invoice ${req.invoice} is not readable`);
+        // Found by its key: a retry whose first try paid it (and the card may be gone since) answers that payment.
+        if (intent.status === 'success') return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
       }
       let result: MitChargeResult;
       try {
-        const input = await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE);
+        // Named by the invoice's attempt: a retry of this activity, however late, is answered with the first
+        // charge's result instead of charging the card again.
+        const input = { ...(await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE)), chargeKey: `billing:${req.invoice}:${req.attempt}` };
         // Sent again if the server answers UnprocessedUpdate (nothing applied), as the API does: not a failed charge.
         const handle = temporal.workflow.getHandle(intent._id);
         result = await retryingUntaken(() => handle.executeUpdate(mitChargeUpdate, { args: [input] }));

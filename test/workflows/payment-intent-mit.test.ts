@@ -125,6 +125,29 @@ test('a charge whose connector refused the connection is not answered again: the
   expect(n).toBe(2);
 });
 
+test("a charge named by its caller (an invoice's attempt) sent again long after its decline is answered with that decline; another name charges anew", async () => {
+  let n = 0;
+  const { activities } = recorders(async () => {
+    n += 1;
+    return n === 1 ? { status: 'declined', chargeId: 'ch_d', failureCode: 'insufficient_funds', failureMessage: 'no funds' } : { status: 'succeeded', chargeId: 'ch_ok' };
+  });
+  const inp = await input(30 * 86_400);
+  const attempt1 = { ...mitCall, chargeKey: 'billing:in_eu_1:1' };
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const declined = await handle.executeUpdate(mitChargeUpdate, { args: [attempt1] });
+    expect(declined).toMatchObject({ code: 'declined', failure_code: 'insufficient_funds' });
+    // The invoice's activity retried after its worker died (90 s later): the same answer, no second charge.
+    await testEnv().sleep(90_000);
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [attempt1] })).toEqual(declined);
+    expect(n).toBe(1);
+    // The next dunning attempt is another charge.
+    expect(await handle.executeUpdate(mitChargeUpdate, { args: [{ ...mitCall, chargeKey: 'billing:in_eu_1:2' }] })).toMatchObject({ code: 'ok' });
+    await handle.terminate('test done');
+  });
+  expect(n).toBe(2);
+});
+
 test("a capture refunded because the intent moved on still gives the agreement its network id", async () => {
   const { activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_sca', challengeUrl: 'http://sandbox/3ds/ch_sca' }));
   const agreements: { networkTransactionId: string }[] = [];

@@ -124,7 +124,11 @@ export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<
   // A failure that was not the card's is tried again (a run before the patch answered it again for a minute).
   const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now(), () => patched(MIT_RETRY_NOT_THE_CARD_PATCH));
   if (decided) return s.mitResult(decided.transaction);
+  // The caller's charge made already (an invoice's attempt sent again after its answer was lost): its answer,
+  // once decided (the open attempt's is joined below).
+  const named = s.byChargeKey(req);
   const open = s.attempt;
+  if (named && open?.mit?.transaction !== named.transaction) return s.mitResult(named.transaction);
   if (s.isSameMit(open, req)) {
     const deciding = () => s.claiming || (s.attempt === open && (open.phase === 'charging' || open.phase === 'unknown'));
     if (deciding()) await condition(() => !deciding(), MIT_JOIN_WAITS_MS);

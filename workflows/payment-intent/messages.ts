@@ -215,6 +215,11 @@ export interface MitChargeInput {
   agreement: MitAgreement;
   /** The task queue of the connector's gateway (workflows/task-queues.ts); absent from older API processes. */
   gatewayQueue?: string;
+  /**
+   * Names this charge for a caller that may send it again long after (an invoice's attempt, `billing:<in>:<n>`):
+   * the same key is answered with its transaction, however late, and never charges the card again.
+   */
+  chargeKey?: string;
 }
 
 /** The charge's answer: the transaction (`ti_...`) and how it stands. */

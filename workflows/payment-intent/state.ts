@@ -404,7 +404,7 @@ export class PaymentIntentState {
    * that the same charge already made (paid, or still deciding) is answered instead of refused.
    */
   mitRefusal(req: MitChargeInput, now: number): Refusal | null {
-    if (this.paidByMit(req)) return null;
+    if (this.paidByMit(req) || this.byChargeKey(req)) return null;
     if (this.status === 'pending' && this.recentMitDecline(req, now, () => true)) return null;
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
@@ -431,8 +431,15 @@ export class PaymentIntentState {
       next_action: null,
       created_at: at,
       updated_at: at,
+      ...(req.chargeKey ? { charge_key: req.chargeKey } : {}),
     });
     return a;
+  }
+
+  /** The transaction a charge with this key made, if one did. */
+  byChargeKey(req: MitChargeInput): TransactionRecord | undefined {
+    if (!req.chargeKey) return undefined;
+    return [...this.transactions.values()].find((t) => t.charge_key === req.chargeKey);
   }
 
   /** A merchant-initiated attempt's transaction follows the attempt. */
