@@ -95,6 +95,8 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
       req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; reference: string },
     ): Promise<RefundOutcome> {
       const { adapter, gateway } = await gatewayOf(req);
+      // A saving charge given back (a late capture, a lost checkout claim) is never saved: its token's copy goes.
+      await tokens.drop(gateway, req.chargeId, false);
       return adapter.refund({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
     },
 

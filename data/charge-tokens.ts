@@ -28,7 +28,12 @@ export function chargeTokenData(mongo: Mongo) {
       return { ...outcome, card: { ...outcome.card, reusableToken: null } };
     },
     token: async (gateway: string, chargeId: string): Promise<string | null> => (await c.findOne({ _id: id(gateway, chargeId) }))?.token ?? null,
-    /** Once the card is saved: the token lives on in the saved payment method only. */
-    drop: async (gateway: string, chargeId: string): Promise<void> => void (await c.deleteOne({ _id: id(gateway, chargeId) })),
+    /**
+     * Once the card is saved, or the charge is refunded (a capture given back is never saved): the copy is
+     * emptied and left as a marker, so an answer read again later (a callback the gateway sends again) does not
+     * keep the token a second time.
+     */
+    drop: async (gateway: string, chargeId: string, marker = true): Promise<void> =>
+      void (await c.updateOne({ _id: id(gateway, chargeId) }, { $set: { token: null, dropped_at: new Date() } }, { upsert: marker })),
   };
 }

@@ -64,7 +64,7 @@ export interface Collections {
   webhookSendSlots: Collection<WebhookSendSlotRecord>;
   savedPaymentMethods: Collection<SavedPaymentMethodRecord>;
   /** A saving charge's reusable token between its answer and the card's save (data/charge-tokens.ts). */
-  chargeTokens: Collection<{ _id: string; token: string; created_at: Date }>;
+  chargeTokens: Collection<{ _id: string; token: string | null; created_at?: Date; dropped_at?: Date }>;
   webhookSecrets: Collection<WebhookSecretsRecord>;
   /** One per tenant, `_id` = tenant id (no other index needed). */
   webhookSigningSecrets: Collection<WebhookSigningSecretRecord>;

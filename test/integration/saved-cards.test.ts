@@ -2,7 +2,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGatewayActivities } from '../../activities/gateway-calls';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { connectMongo } from '../../platform/mongo';
-import { admin, api, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { signatureHeader } from '../../sandbox/callbacks';
+import { admin, api, call, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
 
 // Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
 // customer-present payment, the claim, tenant and customer scope, the charge-once rule, 3DS recovery,
@@ -112,7 +113,13 @@ describe('a saved card', () => {
       walk(await temporal.workflow.getHandle(intent).fetchHistory());
       expect(texts.join('\n')).toContain(pm); // the walk reads payloads: the card's id is in them
       expect(texts.join('\n')).not.toContain(token);
-      // Kept aside only until the card was saved.
+      // Kept aside only until the card was saved; the gateway's callback sent again later keeps no copy either.
+      expect(await db.db().collection('charge_tokens').countDocuments({ token })).toBe(0);
+      const paying = await db.db().collection('payment_intents').findOne({ _id: intent as never });
+      const raw = JSON.stringify({ event_id: `evt_again_${Date.now()}`, kind: 'charge', created_at: new Date().toISOString(), data: { object: 'charge', id: paying?.gateway_charge_id, status: 'succeeded', reference: intent, setup_future_usage: true, card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2034 }, payment_method_token: token } });
+      const secret = getStack().env.SANDBOX_CALLBACK_SECRET ?? 'sandbox-dev-callback-secret';
+      const again = await call('POST', '/callbacks/sandbox/' + intent, { rawBody: raw, headers: { 'content-type': 'application/json', 'sandbox-signature': signatureHeader(secret, raw, Math.floor(Date.now() / 1000)) } });
+      expect(again.status).toBe(200);
       expect(await db.db().collection('charge_tokens').countDocuments({ token })).toBe(0);
       // And the card charges off-session with it.
       expect((await charge(await intentFor(card!.customer as string), pm)).body.code).toBe('ok');
