@@ -26,6 +26,9 @@ export const serviceRefundKey = {
   ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,
 };
 export const isServiceRefundKey = (key: string): boolean => Object.values(SERVICE_REFUND_KEY_PREFIX).some((p) => key.startsWith(p));
+/** What a merchant's refund key may not start with, as the refusal says it. */
+export const SERVICE_REFUND_KEY_PREFIXES = Object.values(SERVICE_REFUND_KEY_PREFIX).join(', ');
+
 /** A year: longer than any gateway's settlement, bounded so a typo does not park a refund for decades. */
 export const MAX_REFUND_SLA_SECONDS = 365 * 24 * 3600;
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { lineItemSchema } from '../../domain/older-views';
-import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
+import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
 
 // The older interface's request shapes: the unprefixed create (bound to a gateway), the v202606 create, and
 // the fields they share with checkout intents.
@@ -42,7 +42,7 @@ export const olderCreateBody = z
     checkout_intent: z.uuid().toLowerCase().optional().meta({ description: 'The checkout intent this payment belongs to; amount, currency and the other fields then come from it' }),
     amount: amountSchema.optional().meta({ description: 'Cents, >= 0; required without checkout_intent (with it, must equal its amount if given)' }),
     currency: currencySchema.optional(),
-    checkout_intent_idempotency_key: idempotencyKeySchema.optional().meta({ description: 'A repeated create with this key answers the existing intent (resource_created false)' }),
+    checkout_intent_idempotency_key: merchantIntentKeySchema.optional().meta({ description: 'A repeated create with this key answers the existing intent (resource_created false)' }),
     feature_flag: z.string().min(1).max(100).optional(),
     tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id)" }),
     ...olderPresentationFields,
@@ -75,7 +75,7 @@ export const createBodyV202606 = z
   .object({
     amount: amountSchema,
     currency: currencySchema,
-    idempotency_key: idempotencyKeySchema.optional(),
+    idempotency_key: merchantIntentKeySchema.optional(),
     customer: z.union([typedId('cus'), customerV202606]).optional(),
     metadata: metadataSchema.optional(),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),

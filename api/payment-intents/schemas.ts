@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
-import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
+import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
 import { paymentIntentView } from '../../domain/views';
 
@@ -13,7 +13,7 @@ const CURRENCY_CASE = 'A 3-letter ISO 4217 code, accepted in any case and answer
 const base = {
   amount: amountSchema,
   currency: currencySchema.describe(CURRENCY_CASE),
-  idempotency_key: idempotencyKeySchema
+  idempotency_key: merchantIntentKeySchema
     .optional()
     .describe('A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one.'),
   metadata: metadataSchema.optional(),

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS, SERVICE_REFUND_KEY_PREFIXES } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { refundView } from '../../domain/views';
 import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
 
 /** A merchant's refund key: any but the shapes of the service's own (a return's, a credit note's, a card check's). */
-export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), 'keys starting with return:, credit_note: or billing_portal: are the service’s own');
+export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), `keys starting with ${SERVICE_REFUND_KEY_PREFIXES} are the service’s own`);
 
 export const refundCreateBody = z
   .object({
