@@ -40,6 +40,10 @@ const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: {
 // status question at most), so a minute; retried on infrastructure errors only (a decline is an answer).
 const charging = proxyActivities<Activities>({ startToCloseTimeout: '90s', retry: { initialInterval: '1s', maximumInterval: '30s' } });
 
+// Letting an invoice's intent go: its cancel waits up to 20 s for a charge on the wire (and the API's resend of
+// an unprocessed Update), so a minute, not the records' 10 s, which timed out and queued cancels meanwhile.
+const intents = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '30s' } });
+
 const FINAL_PRORATIONS_PATCH = 'final-invoice-pending-prorations';
 const LAST_ATTEMPT_INTENT_PATCH = 'last-attempt-asks-intent';
 
@@ -185,7 +189,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         }
         const became = exhausted ? b.exhausted(o, at) : null;
         // Uncollectible: its intent is let go, so no later payment lands on it.
-        if (became === 'canceled' && inv.paymentIntent) await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent });
+        if (became === 'canceled' && inv.paymentIntent) await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent });
         await saveInvoice(inv);
         await invoiceEvent('invoice.payment_failed', inv);
         if (became) {
@@ -209,7 +213,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
    */
   async function lastAttemptLost(o: OpenInvoice, at: number, statusBefore: string): Promise<void> {
     const inv = o.invoice;
-    const intent = await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent! });
+    const intent = await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent! });
     if (intent === 'success') {
       b.paid(o, at);
       await invoiceMoved(inv, statusBefore, true);
@@ -425,7 +429,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
         const statusBefore = b.sub.status;
         // Its intent first: one being charged is not let go, and one paid meanwhile pays the invoice.
-        const intent = o.invoice.paymentIntent ? await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
+        const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
         if (intent === 'pending') throw ApplicationFailure.nonRetryable('A charge of this invoice is in progress: retry when it has been decided', 'invoice_payment_in_progress');
         if (intent === 'success') b.paid(o, now());
         else {
@@ -450,7 +454,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
    */
   async function settleOpenAtEnd(at: number): Promise<void> {
     for (const o of b.openAtEnd()) {
-      const intent = o.invoice.paymentIntent ? await store.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
+      const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
       if (intent === 'success') b.paid(o, at);
       else {
         if (intent === 'pending') log.warn('an ended subscription voids an invoice whose charge is still being decided', { invoice: o.invoice.id });
