@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Mongo } from '../platform/mongo';
 import type { ChargedCard } from '../gateways/types';
 import type { TransactionRecord } from '../platform/records';
@@ -9,6 +9,7 @@ import type { OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from '../data/idempotency';
 import { workflowRecordData } from '../data/workflow-records';
 import { claimCheckoutIntent } from '../data/checkout-intents';
+import { paymentIntentData } from '../data/payment-intents';
 import { agreementData, agreementScope } from '../data/agreements';
 import type { AgreementType } from '../platform/records';
 import type { GatewayRegistry } from '../gateways/registry';
@@ -99,6 +100,23 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       return outcome.status === 'succeeded' ? outcome.card : undefined;
     } catch {
       return undefined;
+    }
+  };
+  /**
+   * The claim won: the checkout intent's other pending intents can never be paid, so each is canceled now, as
+   * `checkout_completed`, rather than expiring later with a canceled_timeout webhook after the checkout's
+   * success. Not awaited (the customer's payment does not wait); one with a charge on the wire refuses, and its
+   * capture then loses the claim and cancels it the same way; one missed expires as before.
+   */
+  // workflows/payment-intent/messages.ts checkoutCompletedUpdate (activities import no workflow code).
+  const CHECKOUT_COMPLETED_UPDATE = 'cancelCheckoutCompleted';
+  const cancelSiblings = async (c: { checkoutIntent: string; tenantId: string; paymentIntent: string }): Promise<void> => {
+    const { client, log } = Context.current();
+    try {
+      const siblings = await paymentIntentData(mongo).pendingSiblings(c.tenantId, c.checkoutIntent, c.paymentIntent);
+      await Promise.all(siblings.map((s) => client.workflow.getHandle(s._id).executeUpdate(CHECKOUT_COMPLETED_UPDATE).catch((err: unknown) => log.info('a sibling of a paid checkout intent was not canceled', { payment_intent: s._id, error: String(err) }))));
+    } catch (err) {
+      log.warn('the siblings of a paid checkout intent could not be listed', { checkout_intent: c.checkoutIntent, error: String(err) });
     }
   };
   const savePaymentIntent = async (p: PaymentIntentPatch): Promise<'applied' | 'stale'> => {
@@ -272,7 +290,9 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
 
     /** Whether this payment intent holds its checkout intent's one claim of success (data/checkout-intents.ts). */
     async claimCheckoutIntent(c: { checkoutIntent: string; tenantId: string; paymentIntent: string }): Promise<boolean> {
-      return claimCheckoutIntent(mongo, c);
+      const won = await claimCheckoutIntent(mongo, c);
+      if (won) void cancelSiblings(c);
+      return won;
     },
 
     /** Kept on the intent for operators: a late capture we refunded, or failed to. */

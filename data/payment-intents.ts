@@ -96,6 +96,9 @@ export function paymentIntentData(mongo: Mongo) {
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     /** The older interface's page-numbered list. */
+    /** The other intents of a checkout intent still pending (at most 100: a checkout has a handful). */
+    pendingSiblings: (tenantId: string, checkoutIntent: string, except: string) =>
+      c.find({ tenant_id: tenantId, checkout_intent: checkoutIntent, status: 'pending', _id: { $ne: except } }, { projection: { _id: 1 } }).limit(100).toArray(),
     listOlder: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, { ...q, filters: q.filters.map(byEitherIntentId) }, path, OLDER_INTENT_LIST),
   };
 }

@@ -447,6 +447,17 @@ describe('checkout intents', () => {
     expect(fresh.status).toBe(409);
     expect(fresh.body.error.code).toBe('checkout_intent_completed');
   });
+
+  test('once paid, the other pending intents of the checkout intent are canceled at once as canceled_checkout_completed, not left to time out', async () => {
+    const co = (await createCheckout()).body.checkout_intent;
+    const [a, b, c] = await Promise.all([1, 2, 3].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey)).body.payment_intent as string));
+    expect((await pay(await piOf(a!), m.publishableKey)).body.status).toBe('success');
+    for (const sibling of [b!, c!]) {
+      const v = await olderSettled(sibling, 'canceled_checkout_completed');
+      expect(v.status).toBe('canceled');
+    }
+    expect((await retrieve(a!)).body.status).toBe('success');
+  });
 });
 
 test('the OpenAPI document lists the older routes', async () => {

@@ -144,13 +144,13 @@ export function validateCancel(run: IntentRun): void {
   refuse(run.s.mutableRefusal());
 }
 
-export async function onCancel(run: IntentRun): Promise<IntentView> {
+export async function onCancel(run: IntentRun, reason: 'requested' | 'checkout_completed' = 'requested'): Promise<IntentView> {
   const { s } = run;
   // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.
   if (s.chargeDeciding()) await chargeDecided(run);
   refuse(s.cancelRefusal());
   // An attempt still unknown is let go: if the gateway captured it, the capture is refunded.
-  await cancelIntent(run, 'requested');
+  await cancelIntent(run, reason);
   return s.view();
 }
 

@@ -231,6 +231,8 @@ export type MitChargeResult =
   | { code: 'declined'; transaction_uuid: string; failure_code: string };
 
 export const cancelUpdate = defineUpdate<IntentView, []>('cancel');
+/** Cancel a pending intent because another intent of its checkout intent was paid (sent by the winner's claim). */
+export const checkoutCompletedUpdate = defineUpdate<IntentView, []>('cancelCheckoutCompleted');
 
 export const mitChargeUpdate = defineUpdate<MitChargeResult, [MitChargeInput]>('chargeSavedCard');
 

@@ -5,6 +5,7 @@ import {
   attemptUpdate,
   cancelUpdate,
   chargeOutcomeSignal,
+  checkoutCompletedUpdate,
   forceCancelUpdate,
   intentStateQuery,
   recheckAttemptUpdate,
@@ -37,6 +38,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   setHandler(attemptUpdate, (req) => onAttempt(run, req), { validator: (req) => validateAttempt(run, req) });
   setHandler(mitChargeUpdate, (req) => onMitCharge(run, req), { validator: (req) => validateMitCharge(run, req) });
   setHandler(cancelUpdate, () => onCancel(run), { validator: () => validateCancel(run) });
+  setHandler(checkoutCompletedUpdate, () => onCancel(run, 'checkout_completed'), { validator: () => validateCancel(run) });
   setHandler(admitRefundUpdate, (req) => onAdmitRefund(run, req), { validator: validateAdmitRefund });
   setHandler(refundSettledSignal, (settled) => onRefundSettled(run, settled));
   setHandler(intentStateQuery, () => s.snapshot(writer.version()));
