@@ -199,7 +199,12 @@ describe('checkout', () => {
     expect(await stockOf(a)).toBe(1);
     expect((await api.post(`/v202607/payment-intents/${r.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
     await eventually(async () => ((await stockOf(a)) === 4 ? true : undefined), 15_000, 'the stock released');
-    expect((await api.get(`/checkouts/${r.body.checkoutId}`, m.secretKey)).body).toMatchObject({ status: 'canceled', orderId: null });
+    // The checkout tells the stock before it writes its record: the record may follow a moment later.
+    const ended = await eventually(async () => {
+      const c = (await api.get(`/checkouts/${r.body.checkoutId}`, m.secretKey)).body;
+      return c.status === 'canceled' ? c : undefined;
+    }, 15_000, 'the checkout canceled');
+    expect(ended).toMatchObject({ status: 'canceled', orderId: null });
   });
 
   test('10 concurrent checkouts of the last unit: exactly one holds it, the others get cartChanges with newQuantity 0', async () => {
