@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -328,3 +329,28 @@ async function waitFor(check: () => boolean, timeoutMs = 20_000) {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test('a payout still in flight keeps its polling backoff across continue-as-new', async () => {
+  const { rec, activities } = fakes({ initiation: pending, status: () => pending, cancel: () => ({ status: 'canceled', payoutId: 'po_1' }) });
+  const asked: number[] = [];
+  const acts = {
+    ...activities,
+    findPayout: async (req: { idempotencyKey: string }) => {
+      asked.push(Number(Context.current().info.currentAttemptScheduledTimestampMs));
+      return activities.findPayout(req);
+    },
+  };
+  // A 60-day window: the poll cap is 14.4 h; a run reaches the bound after ~200 polls.
+  const { runs } = await run(60 * 86_400, acts, async (h) => {
+    // Callbacks (each makes the workflow ask once) grow the history to the bound.
+    for (let i = 0; i < 400 && (await h.describe()).runId === h.firstExecutionRunId; i++) {
+      const before = rec.finds;
+      await h.signal(payoutOutcomeSignal, { outcome: pending });
+      for (let t = 0; rec.finds === before && t < 200; t++) await new Promise((r) => setTimeout(r, 5));
+    }
+  });
+  const gaps = asked.slice(1).map((t, i) => Math.round((t - asked[i]!) / 60_000));
+  const shortAfterCap = gaps.map((g, i) => [g, i] as const).filter(([g, i]) => i > 30 && g >= 1 && g <= 2);
+  expect(runs.length).toBeGreaterThan(1); // it did continue as new
+  expect(shortAfterCap).toEqual([]);
+}, 240_000);

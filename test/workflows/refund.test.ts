@@ -322,3 +322,78 @@ describe('a refund of the older interface (webhook_urls)', () => {
     expect(olderBodies(rec).map((b) => b.event)).toEqual(['refund.pending_created', 'refund.pending_promise', 'refund.canceled_timeout_e2e_manual']);
   });
 });
+
+test("a signed callback naming another refund of the gateway does not settle this one: the refund's gateway id comes from the gateway only", async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const asked: string[] = [];
+  const acts = {
+    ...activities,
+    // The gateway does not answer the submission (it times out) until the SLA.
+    refundCharge: async () => {
+      throw ApplicationFailure.retryable('timed out', 'GatewayUnavailable');
+    },
+    // By our key: the gateway has nothing yet. By id: rf_other is another refund, executed long ago.
+    findRefund: async () => ({ status: 'not_found' }),
+    refundStatus: async (r: { refundId: string }) => {
+      asked.push(r.refundId);
+      return r.refundId === 'rf_other' ? { status: 'succeeded', refundId: 'rf_other' } : { status: 'pending', refundId: r.refundId };
+    },
+    savePaymentIntent: async () => 'applied',
+  };
+  const { result } = await run(7_200, acts, async (h) => {
+    await h.signal(refundOutcomeSignal, { outcome: { status: 'succeeded', refundId: 'rf_other' } });
+  });
+  // Asked by our key only: the callback's id named nothing this refund's gateway answers gave.
+  expect(asked).not.toContain('rf_other');
+  expect(result.status).toBe('canceled');
+  expect(rec.patches.some((p) => p.status === 'success')).toBe(false);
+});
+
+function gate() {
+  let open!: () => void;
+  const p = new Promise<void>((r) => (open = r));
+  return { p, open };
+}
+
+test('a refund the gateway refused outright while the workflow was asking, at a continue-as-new, is released at once: the answer is acted on before the run continues', async () => {
+  const { rec, activities } = recorders(pending, () => pending);
+  const submit = gate();
+  const ask = gate();
+  let finds = 0;
+  let holdNext = false;
+  const acts = {
+    ...activities,
+    refundCharge: async () => {
+      await submit.p;
+      throw ApplicationFailure.nonRetryable('400 invalid refund', 'GatewayRejected');
+    },
+    findRefund: async () => {
+      finds += 1;
+      if (holdNext) await ask.p;
+      return { status: 'not_found' };
+    },
+    savePaymentIntent: async () => 'applied',
+  };
+  const { runs } = await run(365 * 86_400, acts, async (h) => {
+    const len = async () => Number((await h.describe()).historyLength);
+    await new Promise((r) => setTimeout(r, 3000));
+    // Callback hints (each makes the workflow ask the gateway once) until the history is near the bound.
+    for (let i = 1; (await len()) < 1950; i++) {
+      await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+      const want = finds + 1;
+      for (let t = 0; finds < want && t < 400; t++) await new Promise((r) => setTimeout(r, 10));
+    }
+    holdNext = true;
+    const before = finds;
+    await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+    while (finds === before) await new Promise((r) => setTimeout(r, 10));
+    // While it asks: the gateway refuses the submission outright, and more signals take the history past the bound.
+    submit.open();
+    await new Promise((r) => setTimeout(r, 300));
+    while (!process.env.NO_PUMP && (await len()) <= 2010) await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+    ask.open();
+  });
+  // The refusal is acted on before the history's bound makes the run continue: one run, released at once.
+  expect(runs).toHaveLength(1);
+  expect(rec.patches.at(-1)).toMatchObject({ status: 'canceled', failure_code: 'gateway_rejected' });
+}, 180_000);

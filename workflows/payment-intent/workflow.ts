@@ -23,6 +23,10 @@ import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRef
 // because one await more or less on a path can reorder the commands of a workflow task; the histories in
 // test/workflows/histories must keep replaying.
 
+/** Runs that let a late capture's check (and its refund) finish before continuing as new; older runs did not wait. */
+const CONTINUE_AFTER_CHECKS_PATCH = 'continue-after-late-checks';
+/** Runs that look again after settling, before continuing as new, for an attempt accepted meanwhile. */
+const RECHECK_AFTER_SETTLE_PATCH = 'continue-recheck-after-settle';
 /** Marks runs that ask the gateway about an open attempt once at the deadline; older runs expired without asking. */
 const ASK_AT_DEADLINE_PATCH = 'ask-open-attempt-at-deadline';
 
@@ -93,8 +97,12 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       if (left > 0) await condition(() => historyIsLong() || done(), left);
       else await condition(() => historyIsLong() || done());
       if (historyIsLong()) {
-        await condition(allHandlersFinished);
+        // A late capture being asked about or given back (the watcher's check, through its refund) finishes
+        // first: the next run carries neither the attempt nor the refund in flight.
+        const afterChecks = run.checking.count > 0 && patched(CONTINUE_AFTER_CHECKS_PATCH);
+        await condition(() => allHandlersFinished() && (!afterChecks || run.checking.count === 0));
         await settled(run);
+        if (afterChecks && run.checking.count > 0) continue;
         await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: s.carry(writer.version()) });
       }
     }
@@ -108,8 +116,13 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
 /** Continues as new when the history is long and nothing is mid-flight (no Update, no charge on the wire). */
 async function continueIfLong(run: IntentRun): Promise<void> {
   const { input, s, writer } = run;
-  if (!historyIsLong() || !allHandlersFinished() || s.attempt?.phase === 'charging') return;
+  // A function, read afresh after each await (the compiler would narrow a plain expression).
+  const midFlight = (): boolean => !allHandlersFinished() || s.attempt?.phase === 'charging';
+  if (!historyIsLong() || midFlight()) return;
   await settled(run);
+  // An attempt accepted while the writes settled (a slow write, the task heartbeating) goes first: carried as
+  // `charging`, it would hold the next run for good.
+  if (midFlight() && patched(RECHECK_AFTER_SETTLE_PATCH)) return;
   await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: s.carry(writer.version()) });
 }
 

@@ -56,6 +56,8 @@ const MAX_INITIATION_WAIT_MS = 30_000;
  */
 /** Runs with this patch keep a gateway's contrary word on a payout an operator confirmed (see take). */
 const CONTRARY_AFTER_CONFIRMATION_PATCH = 'payout-contrary-after-confirmation';
+/** Runs continued in flight that keep their carried polling count; older ones started it again. */
+const CHECKS_CARRIED_PATCH = 'payout-checks-carried';
 
 export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot> {
   const p = new PayoutLifecycle(input);
@@ -197,6 +199,9 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   // gateway: ask it by key (at once, then 1 s doubling to a minute); when it has none, ask for the transfer
   // again under the same key, which the gateway applies at most once.
   let mustSubmit = true;
+  // A run continued as new while in flight goes on with its carried count of questions: its polling backoff
+  // does not start again at a minute (asked only for such a run).
+  const continuedInFlight = input.carried !== undefined && phase() === 'waiting';
   while (phase() === 'initiating' && untilDeadline() > 0) {
     await continueIfLong();
     let word: PayoutOutcome | 'not_found' | null = null;
@@ -234,7 +239,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
   }
 
   // 2. In flight: wait for a callback (a hint) or the polling clock, and ask the gateway.
-  p.checks = 0;
+  if (!(continuedInFlight && patched(CHECKS_CARRIED_PATCH))) p.checks = 0;
   while (phase() === 'waiting' && untilDeadline() > 0) {
     await continueIfLong();
     const woke = await condition(wasHinted, Math.max(0, Math.min(openPollDelayMs(p.checks, p.windowMs), untilDeadline())));

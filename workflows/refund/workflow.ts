@@ -38,6 +38,10 @@ const gatewayCheckOptions = { startToCloseTimeout: '15s', retry: { initialInterv
  * (pending_created -> pending_promise) to the record; runs recorded before it replay without that write.
  */
 const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
+/** Runs that take the gateway's refund id only from the gateway; older ones took it from a callback too. */
+const GATEWAY_ID_FROM_GATEWAY_PATCH = 'refund-id-from-gateway-only';
+/** Runs that act on an answer or a hint before continuing as new; older ones continued and lost them. */
+const CONTINUE_AFTER_WORD_PATCH = 'refund-continue-after-word';
 
 /** How long an operator's retry waits for the gateway's answer before answering with the state as it is. */
 const OPERATOR_WAITS_MS = 20_000;
@@ -61,7 +65,9 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
 
   setHandler(refundOutcomeSignal, ({ outcome }) => {
     hinted = true;
-    if (!r.gatewayRefundId && 'refundId' in outcome && outcome.refundId) r.gatewayRefundId = outcome.refundId;
+    // The refund's id at the gateway comes from the gateway's own answers (the submission's, or a search by our
+    // key), never from a callback: a signed callback naming another refund would settle this one on its status.
+    if (!r.gatewayRefundId && 'refundId' in outcome && outcome.refundId && !patched(GATEWAY_ID_FROM_GATEWAY_PATCH)) r.gatewayRefundId = outcome.refundId;
     log.info('gateway callback received; confirming with the gateway', { refund: input.id, claimed: outcome.status });
   });
   setHandler(refundStateQuery, () => r.snapshot());
@@ -188,6 +194,8 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
 
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
+    // The submission's answer, or a callback's hint, not yet acted on is acted on first: neither is carried.
+    if ((answer !== null || hinted) && patched(CONTINUE_AFTER_WORD_PATCH)) return;
     await writer.flushed();
     await continueAsNew<typeof refundWorkflow>({ ...input, carried: r.carry(writer.version()) });
   };
