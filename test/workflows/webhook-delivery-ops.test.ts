@@ -15,7 +15,7 @@ let n = 0;
 
 type Answer = Partial<SendWebhookResult>;
 
-function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterRecord?: number; enabledAgainAtPark?: boolean } = {}) {
+function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterRecord?: number; enabledAgainAtPark?: boolean; parkHeld?: Promise<void> } = {}) {
   const sends: SendWebhookInput[] = [];
   const records: DeliveryAttemptInput[] = [];
   const parked: ParkDeliveryInput[] = [];
@@ -32,6 +32,7 @@ function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterReco
     },
     parkDelivery: async (p: ParkDeliveryInput) => {
       parked.push(p);
+      await opts.parkHeld;
       // The endpoint enabled again between the send's read and this park: the first park is taken back.
       return { resumed: opts.enabledAgainAtPark === true && parked.length === 1 };
     },
@@ -154,6 +155,26 @@ test('an endpoint enabled again between the send and the park: the park is taken
   });
   expect(h.sends.map((x) => x.attempt)).toEqual([1, 1]);
   expect(h.records.map((r) => [r.attempt, r.outcome])).toEqual([[1, 'delivered']]);
+});
+
+test("an operator's redeliverNow that lands while a park is being taken back is spent on that attempt: the next retry still waits its hour", async () => {
+  let release!: () => void;
+  const parkHeld = new Promise<void>((r) => (release = r));
+  const h = harness([{ parked: true, permanent: true, error: 'endpoint_disabled', statusCode: null }, {}, { outcome: 'delivered', statusCode: 200, error: null }], {
+    enabledAgainAtPark: true,
+    parkHeld,
+    waitsMs: [3_600_000, 3_600_000],
+  });
+  await h.run(async (handle) => {
+    await waitUntil(async () => h.parked.length === 1);
+    const answer = handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'endpoint fixed', actionId: 'opa_eu_wake' }], updateId: 'opa_eu_wake' });
+    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
+    release();
+    expect(await answer).toMatchObject({ outcome: 'attempted', attempt: 1 });
+    expect(await handle.result()).toEqual({ status: 'delivered', attempts: 2 });
+  });
+  const [first, second] = h.records.map((r) => new Date(r.attemptedAt).getTime());
+  expect(second! - first!).toBeGreaterThanOrEqual(3_600_000);
 });
 
 test('an endpoint enabled again as soon as a failed attempt disabled it: the delivery goes on with its retries', async () => {

@@ -39,6 +39,8 @@ const localStore = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s'
  * recorded before the patch replay with the activity they scheduled.
  */
 const LOCAL_ATTEMPT_RECORDS_PATCH = 'local-delivery-attempt-records';
+/** Runs that spend an operator's wake on the attempt it led to; older ones kept it for the next wait. */
+const WAKE_SPENT_PATCH = 'delivery-wake-spent';
 
 /** How long an operator's redeliverNow waits for the attempt before answering `pending` (the attempt still comes). */
 const REDELIVER_NOW_WAITS_MS = 30_000;
@@ -171,6 +173,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       for (let putOffs = 0; ; ) {
         describe(`attempt ${attempt} in progress`);
         attempting = true;
+        // An operator's "now" that came while no wait was running (a park being taken back) is this attempt:
+        // left set, it would cut the next retry's wait short too.
+        if (wake && patched(WAKE_SPENT_PATCH)) wake = false;
         r = await send(attempt);
         attempting = false;
         // Enabled again between the send's read and the park: nothing was sent, so the attempt goes now (a
