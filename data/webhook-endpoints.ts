@@ -179,8 +179,17 @@ export function webhookEndpointData(mongo: Mongo) {
     /** An event whatever its tenant (operators name a delivery, not a tenant). */
     eventById: (id: string) => mongo.c.events.findOne({ _id: id }),
     /** A tenant's events sent to `url` created at or after `since`, oldest first (at most `limit`). */
-    eventsSince: (tenantId: string, url: string, since: Date, limit: number) =>
-      mongo.c.events.find({ tenant_id: tenantId, 'endpoints.url': url, created_at: { $gte: since } }).sort({ created_at: 1, _id: 1 }).limit(limit).toArray(),
+    /** Events sent to `url` from `since` on, oldest first (ties by id); with `after`, those at `since` after that id. */
+    eventsSince: (tenantId: string, url: string, since: Date, limit: number, after?: string) =>
+      mongo.c.events
+        .find({
+          tenant_id: tenantId,
+          'endpoints.url': url,
+          ...(after ? { $or: [{ created_at: { $gt: since } }, { created_at: since, _id: { $gt: after } }] } : { created_at: { $gte: since } }),
+        })
+        .sort({ created_at: 1, _id: 1 })
+        .limit(limit)
+        .toArray(),
   };
 }
 

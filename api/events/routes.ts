@@ -55,6 +55,11 @@ const replayBody = z
     since: z
       .union([z.number().int().min(0), z.string().min(1).max(40)])
       .describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
+    starting_after: z
+      .string()
+      .regex(/^evt_[a-z]{2,8}_[0-9A-Za-z]{8,64}$/, 'an evt_... id')
+      .optional()
+      .describe('With `since`, from a previous answer\'s `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends)'),
   })
   .strict();
 const replayResponse = z.object({
@@ -62,22 +67,30 @@ const replayResponse = z.object({
   since: z.string().describe('The instant replayed from (ISO 8601)'),
   deliveries: z.array(z.string()).describe('One new delivery workflow per event and endpoint, `<event>-<index>-replay-<key>`'),
   already_started: z.number().int().describe('Deliveries this same request (url and since) had started before: not started again'),
-  has_more: z.boolean().describe(`More than ${REPLAY_MAX_EVENTS} events matched: replay again with since = next_since`),
+  has_more: z.boolean().describe(`More than ${REPLAY_MAX_EVENTS} events matched: replay again with since = next_since (and starting_after = next_starting_after when it is not null)`),
   next_since: z.string().nullable(),
+  next_starting_after: z.string().nullable().describe('Set when the page ended inside events made at one instant: send it as starting_after with since = next_since'),
 });
 
 /**
  * One call's page of a replay: at most `max` events, and where the next call starts (`since` = next_since, an
  * instant, so every event at it is sent again then). Events made together share their instant (one workflow
  * activation), so a page that would end inside such a group ends before it: the next page sends the group
- * whole, and none of it twice. Only a page whose events all share one instant is cut inside it.
+ * whole, and none of it twice. A page whose events all share one instant is cut inside it, and the next call
+ * goes on after its last event (`next_starting_after`), at that instant.
  */
-export function replayPage<E extends { created_at: Date }>(found: readonly E[], max: number): { events: E[]; hasMore: boolean; nextSince: Date | null } {
-  if (found.length <= max) return { events: [...found], hasMore: false, nextSince: null };
+export function replayPage<E extends { _id: string; created_at: Date }>(
+  found: readonly E[],
+  max: number,
+): { events: E[]; hasMore: boolean; nextSince: Date | null; nextAfter: string | null } {
+  if (found.length <= max) return { events: [...found], hasMore: false, nextSince: null, nextAfter: null };
   const next = found[max]!.created_at.getTime();
   let end = max;
   while (end > 0 && found[end - 1]!.created_at.getTime() === next) end -= 1;
-  return { events: found.slice(0, end === 0 ? max : end), hasMore: true, nextSince: new Date(next) };
+  if (end > 0) return { events: found.slice(0, end), hasMore: true, nextSince: new Date(next), nextAfter: null };
+  // Every event of the page shares one instant: the next page goes on after the last one sent, at that instant.
+  const page = found.slice(0, max);
+  return { events: page, hasMore: true, nextSince: new Date(next), nextAfter: page.at(-1)!._id };
 }
 
 function replaySince(raw: number | string, now: Date): Date {
@@ -196,9 +209,9 @@ export const eventRoutes: RouteDef[] = [
       const endpoint = await endpoints.byUrl(auth.tenantId, body.url);
       if (endpoint?.state === 'disabled')
         throw conflict('webhook_endpoint_disabled', `The endpoint ${body.url} is disabled: deliveries to it are parked until an admin re-enables it`);
-      const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1);
-      const { events, hasMore, nextSince } = replayPage(found, REPLAY_MAX_EVENTS);
-      const key = idKey(auth.tenantId, body.url, since.toISOString());
+      const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1, body.starting_after);
+      const { events, hasMore, nextSince, nextAfter } = replayPage(found, REPLAY_MAX_EVENTS);
+      const key = idKey(auth.tenantId, body.url, since.toISOString(), ...(body.starting_after ? [body.starting_after] : []));
       const inputs = events.flatMap((e) => deliveryTemplates(e, body.url));
       const started = await inBatches(inputs, 16, (input) => startKeyedRedelivery(deps, input, 'replay', key));
       return {
@@ -210,6 +223,7 @@ export const eventRoutes: RouteDef[] = [
           already_started: started.filter((s) => !s.started).length,
           has_more: hasMore,
           next_since: nextSince?.toISOString() ?? null,
+          next_starting_after: nextAfter,
         },
       };
     },

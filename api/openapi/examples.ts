@@ -971,6 +971,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
         already_started: 0,
         has_more: false,
         next_since: null,
+        next_starting_after: null,
       },
     },
     more: [

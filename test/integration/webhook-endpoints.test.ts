@@ -236,3 +236,23 @@ test("an operator's redelivery of a closed delivery starts a new one carrying th
   expect((await redeliverWebhook(deps, req)).result).toMatchObject({ started: false, delivery: out.result.delivery });
   await expect(redeliverWebhook(deps, { ...req, target: 'evt_eu_nopenopenope-0', actionId: 'opa_eu_x' })).rejects.toMatchObject({ code: 'resource_missing' });
 });
+
+test('replay pages through events made at one instant by (since, starting_after) on FerretDB: each once, in id order', async () => {
+  const url = `https://burst-${Date.now()}.example/hook`;
+  const instant = new Date(Date.now() - 60_000);
+  const ids = ['a', 'b', 'c', 'd', 'e'].map((x) => `evt_eu_burst${Date.now()}${x}`);
+  await db.c.events.insertMany(
+    ids.map((id) => ({ _id: id, tenant_id: m.tenant, type: 'payment.success', created_at: instant, data: {}, object_id: 'pi_eu_burst', body: '{}', format: 'envelope' as const, source: { kind: 'payment_intent' as const, id: 'pi_eu_burst' }, endpoints: [{ url, has_secret: false, index: 0 }] })),
+  );
+  const endpoints = webhookEndpointData(db);
+  const seen: string[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const found = await endpoints.eventsSince(m.tenant, url, instant, 3, after);
+    if (!found.length) break;
+    seen.push(...found.slice(0, 2).map((e) => e._id));
+    if (found.length < 3) break;
+    after = found[1]!._id;
+  }
+  expect(seen).toEqual(ids);
+});

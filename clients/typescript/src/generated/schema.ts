@@ -3855,6 +3855,8 @@ export interface paths {
                         url: string;
                         /** @description Replay events created at or after this instant: Unix seconds or ISO 8601, at most 30 days ago */
                         since: number | string;
+                        /** @description With `since`, from a previous answer's `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends) */
+                        starting_after?: string;
                     };
                 };
             };
@@ -3873,9 +3875,11 @@ export interface paths {
                             deliveries: string[];
                             /** @description Deliveries this same request (url and since) had started before: not started again */
                             already_started: number;
-                            /** @description More than 500 events matched: replay again with since = next_since */
+                            /** @description More than 500 events matched: replay again with since = next_since (and starting_after = next_starting_after when it is not null) */
                             has_more: boolean;
                             next_since: string | null;
+                            /** @description Set when the page ended inside events made at one instant: send it as starting_after with since = next_since */
+                            next_starting_after: string | null;
                         };
                     };
                 };
