@@ -35,9 +35,10 @@ export function createCouponRedemptionActivities({ mongo }: { mongo: Mongo }) {
   const releases = couponReleaseData(mongo);
   return {
     async saveCouponRedemptions(w: CouponOwnerWrite): Promise<'applied' | 'stale'> {
-      // The mark first: a retry after a crash between the two does both again (each is idempotent).
-      if (w.givenBack !== undefined) await releases.mark(w.tenantId, w.couponId, w.givenBack);
-      if (w.counted !== undefined) await releases.unmark(w.couponId, w.counted);
+      // The mark first: a retry after a crash between the two does both again (each is idempotent), and each
+      // carries the write's version, so a late attempt of an older write does not undo a newer one.
+      if (w.givenBack !== undefined) await releases.set(w.tenantId, w.couponId, w.givenBack, true, w.version);
+      if (w.counted !== undefined) await releases.set(w.tenantId, w.couponId, w.counted, false, w.version);
       return coupons.saveOwned(w.couponId, w.version, { times_redeemed: w.timesRedeemed, ...(w.deletedAt !== null ? { deleted_at: new Date(w.deletedAt) } : {}) });
     },
     async savePromotionCodeRedemptions(w: PromotionCodeOwnerWrite): Promise<'applied' | 'stale'> {

@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
-import type { Mongo } from '../platform/mongo';
 import type { CouponRecord, PromotionCodeRecord } from '../platform/billing-records';
-import { insertOnce, saveVersioned } from './versioned-writes';
+import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import { saveVersioned } from './versioned-writes';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 /**
@@ -53,10 +53,28 @@ export function couponReleaseData(mongo: Mongo) {
   const idOf = (couponId: string, subscription: string) => `${couponId}:${subscription}`;
   return {
     /** Whether the coupon's owner gave back the subscription's redemption (and it was not counted again since). */
-    has: async (tenantId: string, couponId: string, subscription: string): Promise<boolean> => (await c.findOne({ _id: idOf(couponId, subscription), tenant_id: tenantId })) !== null,
-    /** A repeated mark changes nothing. */
-    mark: (tenantId: string, couponId: string, subscription: string): Promise<void> => insertOnce(c, { _id: idOf(couponId, subscription), tenant_id: tenantId, released_at: new Date() }),
-    unmark: async (couponId: string, subscription: string): Promise<void> => void (await c.deleteOne({ _id: idOf(couponId, subscription) })),
+    has: async (tenantId: string, couponId: string, subscription: string): Promise<boolean> =>
+      (await c.findOne({ _id: idOf(couponId, subscription), tenant_id: tenantId, given_back: { $ne: false } })) !== null,
+    /**
+     * Given back (`true`) or counted again (`false`), as the owner's write `version` says: applied only over an
+     * older write, so an attempt of an older write that lands late (a timed-out activity still running) does not
+     * undo a newer one. A repeated write changes nothing.
+     */
+    set: async (tenantId: string, couponId: string, subscription: string, givenBack: boolean, version: number): Promise<void> => {
+      const _id = idOf(couponId, subscription);
+      try {
+        await c.updateOne(
+          { _id, $or: [{ version: { $lt: version } }, { version: { $exists: false } }] },
+          { $set: { tenant_id: tenantId, released_at: new Date(), given_back: givenBack, version } },
+          // Counted again without a give-back before it: nothing to record (the write before it has landed,
+          // since an owner's writes run one after another, so a give-back it made is already here).
+          { upsert: givenBack },
+        );
+      } catch (err) {
+        // The record stands at this version or a newer one: the upsert's insert found its _id.
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
   };
 }
 

@@ -58,6 +58,10 @@ export interface CouponReleaseRecord {
   _id: string; // `${coupon}:${subscription}`
   tenant_id: string;
   released_at: Date;
+  /** False once the subscription was counted again; absent on marks written before it was kept (given back). */
+  given_back?: boolean;
+  /** The owner's write that set it: a later write of an older one (a late activity attempt) changes nothing. */
+  version?: number;
 }
 
 export interface CouponRecord {
