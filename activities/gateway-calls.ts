@@ -13,6 +13,25 @@ import { GATEWAY_UNREACHABLE } from '../gateways/sandbox-adapter';
 // gateway; a connector that vanished or belongs to another tenant is a non-retryable failure. The callback
 // URL of each effect is built here, from the connector's gateway and the effect's reference.
 
+/**
+ * An effect made under our idempotency key (a charge, a refund, a transfer). On a retry, a refusal proves nothing:
+ * the first try may have made the effect before its answer was lost, and a gateway may refuse the same key again
+ * (a 409 "in progress", a validation of the repeat) rather than replay it. So a refused retry asks by the key,
+ * and answers what it finds; only when the gateway has nothing is the refusal passed on (the workflow then
+ * takes it as "no effect"). The first try's refusal is the gateway's word on a request it never executed.
+ */
+export async function keyedEffect<T>(make: () => Promise<T>, findByKey: () => Promise<T | null | undefined>): Promise<T> {
+  try {
+    return await make();
+  } catch (err) {
+    if (Context.current().info.attempt > 1 && err instanceof ApplicationFailure && err.nonRetryable) {
+      const found = await findByKey();
+      if (found) return found;
+    }
+    throw err;
+  }
+}
+
 /** The charge's refusal of a saved card detached after the API checked it: the attempt's failure code too. */
 export const PAYMENT_METHOD_DETACHED = 'payment_method_detached';
 
@@ -60,7 +79,11 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
         charge.token = card.gateway_token;
       }
       try {
-        return await tokens.withoutToken(gateway, await adapter.charge({ ...charge, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) }), !savedCard);
+        const made = await keyedEffect(
+          () => adapter.charge({ ...charge, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) }),
+          () => adapter.findCharge(req.idempotencyKey),
+        );
+        return await tokens.withoutToken(gateway, made, !savedCard);
       } catch (err) {
         // A refused connection on the first try means no request ever reached the gateway: the workflow may
         // try another connector at once. On a retry it proves nothing (the first try may have arrived).
@@ -97,7 +120,10 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
       const { adapter, gateway } = await gatewayOf(req);
       // A saving charge given back (a late capture, a lost checkout claim) is never saved: its token's copy goes.
       await tokens.drop(gateway, req.chargeId, false);
-      return adapter.refund({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) });
+      return keyedEffect(
+        () => adapter.refund({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) }),
+        () => adapter.findRefund(req.idempotencyKey),
+      );
     },
 
     async refundStatus(req: ConnectorRef & { refundId: string }): Promise<RefundOutcome> {

@@ -5,6 +5,7 @@ import type { PayoutOutcome } from '../gateways/types';
 import { callbackUrl } from '../gateways/callback-url';
 import { connectorData } from '../data/connectors';
 import { payoutData } from '../data/payouts';
+import { keyedEffect } from './gateway-calls';
 import type { PayoutPatch } from '../platform/records';
 
 export type { PayoutPatch } from '../platform/records';
@@ -41,15 +42,20 @@ export function createPayoutActivities({ mongo, gateways, callbackBaseUrl }: { m
     /** Asks for the transfer; the gateway applies one transfer per idempotency key, however often asked. */
     async initiatePayout(req: InitiatePayoutInput): Promise<PayoutOutcome> {
       const { adapter, gateway } = await gatewayOf(req);
-      return adapter.payout({
-        idempotencyKey: req.idempotencyKey,
-        reference: req.reference,
-        amount: req.amount,
-        currency: req.currency,
-        gatewayRecipientId: req.gatewayRecipientId,
-        ...(req.narration ? { narration: req.narration } : {}),
-        callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference),
-      });
+      // A refused retry asks by the key first: its first try may have made the transfer (keyedEffect).
+      return keyedEffect(
+        () =>
+          adapter.payout({
+            idempotencyKey: req.idempotencyKey,
+            reference: req.reference,
+            amount: req.amount,
+            currency: req.currency,
+            gatewayRecipientId: req.gatewayRecipientId,
+            ...(req.narration ? { narration: req.narration } : {}),
+            callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference),
+          }),
+        () => adapter.findPayout(req.idempotencyKey),
+      );
     },
 
     /** The gateway's word on the transfer made under our key; `not_found` when it has none. */
