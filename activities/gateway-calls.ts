@@ -115,13 +115,23 @@ export function createGatewayActivities({ mongo, gateways, callbackBaseUrl }: { 
 
     /** Refunds (part of) a captured charge: merchant refunds, and voids of a charge that came too late. */
     async refundCharge(
-      req: ConnectorRef & { chargeId: string; amount: number; currency: string; idempotencyKey: string; reference: string },
+      req: ConnectorRef & {
+        chargeId: string;
+        amount: number;
+        currency: string;
+        idempotencyKey: string;
+        reference: string;
+        /** A capture given back because nothing owns it (a late capture, a lost checkout claim): never saved as a card. */
+        voidsCapture?: boolean;
+      },
     ): Promise<RefundOutcome> {
-      const { adapter, gateway } = await gatewayOf(req);
-      // A saving charge given back (a late capture, a lost checkout claim) is never saved: its token's copy goes.
-      await tokens.drop(gateway, req.chargeId, false);
+      const { voidsCapture, ...refund } = req;
+      const { adapter, gateway } = await gatewayOf(refund);
+      // Its token's copy goes with it (a merchant's refund of a saving payment leaves it: the card may still be
+      // being saved from it).
+      if (voidsCapture) await tokens.drop(gateway, refund.chargeId, false);
       return keyedEffect(
-        () => adapter.refund({ ...req, callbackUrl: callbackUrl(callbackBaseUrl, gateway, req.reference) }),
+        () => adapter.refund({ ...refund, callbackUrl: callbackUrl(callbackBaseUrl, gateway, refund.reference) }),
         () => adapter.findRefund(req.idempotencyKey),
       );
     },

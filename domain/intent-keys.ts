@@ -1,8 +1,9 @@
 /**
- * The payment-intent keys the service makes for itself (an invoice's intent, `billing:<in>:<n>`; a checkout
- * session's, `checkout_session:<cs>`): a merchant's intent under one of them would be taken as the invoice's, and
- * charged for it. The create endpoints refuse them.
+ * The payment-intent keys the service makes for itself: an invoice's intent (`billing:<in_ id>:<attempt>`) and a
+ * checkout session's (`checkout_session:<cs_ id>`). A merchant's intent under one of them would be taken as the
+ * invoice's, and charged for it, so the create endpoints refuse keys of exactly these shapes; any other key,
+ * `billing:order-42` included, is the merchant's.
  */
-const SERVICE_INTENT_KEY_PREFIXES = ['billing:', 'checkout_session:'] as const;
-export const isServiceIntentKey = (key: string): boolean => SERVICE_INTENT_KEY_PREFIXES.some((p) => key.startsWith(p));
-export const SERVICE_INTENT_KEY_PREFIX_LIST = SERVICE_INTENT_KEY_PREFIXES.join(', ');
+const SERVICE_INTENT_KEYS = [/^billing:in_[a-z]{2,8}_[0-9A-Za-z]{8,64}:\d+$/, /^checkout_session:cs_[a-z]{2,8}_[0-9A-Za-z]{8,64}$/];
+export const isServiceIntentKey = (key: string): boolean => SERVICE_INTENT_KEYS.some((shape) => shape.test(key));
+export const SERVICE_INTENT_KEY_SHAPES = '`billing:<in_ id>:<n>` and `checkout_session:<cs_ id>`';

@@ -77,6 +77,8 @@ export interface SendWebhookResult {
 }
 
 export interface ParkDeliveryInput {
+  /** False: park it even if the endpoint was enabled again meanwhile (the delivery cannot go on). */
+  mayResume?: boolean;
   deliveryId: string;
   tenantId: string;
   eventId: string;
@@ -231,7 +233,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         url: p.url,
         parked_at: new Date(),
       });
-      if ((await endpoints.ensure(p.tenantId, p.url)).state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
+      if (p.mayResume !== false && (await endpoints.ensure(p.tenantId, p.url)).state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
         logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery not parked: its endpoint was enabled again');
         return { resumed: true };
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ISO_4217, MAX_AMOUNT } from '../../domain/money';
-import { isServiceIntentKey, SERVICE_INTENT_KEY_PREFIX_LIST } from '../../domain/intent-keys';
+import { isServiceIntentKey, SERVICE_INTENT_KEY_SHAPES } from '../../domain/intent-keys';
 
 // Field schemas shared by several resources.
 
@@ -104,7 +104,7 @@ export const webhooksSchema = z.array(webhookEndpointSchema).max(10);
 
 export const idempotencyKeySchema = z.string().min(1).max(255);
 /** A merchant's payment-intent key: not one of the keys the service gives its own intents. */
-export const merchantIntentKeySchema = idempotencyKeySchema.refine((k) => !isServiceIntentKey(k), `keys starting with ${SERVICE_INTENT_KEY_PREFIX_LIST} are the service’s own`);
+export const merchantIntentKeySchema = idempotencyKeySchema.refine((k) => !isServiceIntentKey(k), `keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service’s own`);
 
 export const typedId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `a ${prefix}_... id`);

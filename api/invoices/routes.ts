@@ -32,7 +32,7 @@ export const invoiceRoutes: RouteDef[] = [
     auth: 'secret',
     summary: "Preview a subscription's next invoice, with the prorations a proposed items change would add",
     description:
-      'Nothing is written. Taxes are computed per line and rate, rounded half away from zero: exclusive = amount × rate / 100; inclusive = amount − amount × 100 / (100 + rate). A discount is spread over the lines in proportion to their amounts (largest remainder) before tax.',
+      'Nothing is written. Taxes are computed per line and rate, rounded half away from zero: exclusive = amount × rate / 100; inclusive = amount − amount × 100 / (100 + all the inclusive rates of the line), split over those rates in proportion (largest remainder). A discount is spread over the lines in proportion to their amounts (largest remainder) before tax.',
     tags,
     body: invoicePreviewBody,
     responses: { 200: { description: 'The invoice as it would be (`status` draft)', schema: invoiceViewSchema }, 404: { description: 'Unknown subscription' }, 409: { description: '`subscription_ended`' } },

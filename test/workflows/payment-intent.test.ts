@@ -224,3 +224,29 @@ test('a callback that overtakes the charge call makes the workflow ask the gatew
   expect(rec.polls).toBe(1); // asked once, on the hint, not on the one-minute clock
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
 });
+
+test("a billing session's paid intent has the session finished only once the card its payment saved exists", async () => {
+  const card = { brand: 'visa', last4: '4242', expMonth: 1, expYear: 2030, reusableToken: null };
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_session', card }));
+  let saved = false;
+  const savedWhenCompleted: boolean[] = [];
+  const acts = {
+    ...activities,
+    savePaymentMethod: async () => {
+      await new Promise((r) => setTimeout(r, 1500));
+      saved = true;
+    },
+    completeSessionPayment: async () => {
+      savedWhenCompleted.push(saved);
+      return 'finished';
+    },
+  };
+  const inp = await input(1800, { owner: 'cs_eu_sessionrace1', customer: 'cus_eu_sessionrace' });
+  await withWorker(acts, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success', save_payment_method: true }] });
+    await waitUntil(async () => savedWhenCompleted.length > 0);
+    await handle.terminate('test done');
+  });
+  expect(savedWhenCompleted).toEqual([true]);
+});

@@ -34,7 +34,7 @@ function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterReco
       parked.push(p);
       await opts.parkHeld;
       // The endpoint enabled again between the send's read and this park: the first park is taken back.
-      return { resumed: opts.enabledAgainAtPark === true && parked.length === 1 };
+      return { resumed: opts.enabledAgainAtPark === true && parked.length === 1 && p.mayResume !== false };
     },
   };
   const taskQueue = `webhook-ops-${++n}`;

@@ -194,20 +194,11 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
 
 /**
  * The workflow that made this intent (a checkout, a subscription) learns its end; one that has ended already
- * cannot. A billing session's paid intent has the session's side finished (a subscription made, a card check
- * refunded) beside the answer, which does not wait for it.
+ * cannot. A billing session is no workflow: its side of a paid intent is finished by succeed(), once the card
+ * the payment saved exists.
  */
 async function tellOwner(run: IntentRun, owner: string, status: 'success' | 'canceled'): Promise<void> {
-  if (isBillingSessionOwner(owner)) {
-    if (status === 'success')
-      run.deliveryStarts.push(
-        sessions
-          .completeSessionPayment({ tenantId: run.input.tenantId, owner, paymentIntent: run.input.id })
-          .then(() => undefined)
-          .catch((err: unknown) => log.error('the paid billing session could not be finished (its page or a retrieve still can)', { owner, error: String(err) })),
-      );
-    return;
-  }
+  if (isBillingSessionOwner(owner)) return;
   try {
     await getExternalWorkflowHandle(owner).signal(intentOutcomeSignal, { paymentIntent: run.input.id, status });
   } catch (err) {
@@ -284,6 +275,7 @@ async function voidCapture(run: IntentRun, a: Attempt, chargeId: string, why = '
       currency: input.currency,
       idempotencyKey: `${input.id}:void:${a.number}`,
       reference: input.id,
+      voidsCapture: true,
     });
     if (r.status === 'rejected') [outcome, error] = ['failed', r.failureCode];
   } catch (err) {
@@ -318,6 +310,17 @@ async function succeed(run: IntentRun, a: Attempt, paid: { chargeId: string; car
   // The first charge under an agreement gives it the network's reference that later charges send.
   if (a.mit && !a.mit.agreement.networkTransactionId && paid.networkTransactionId) await recordAgreement(run, a.mit, paid.networkTransactionId);
   await applied;
+  // A billing session's side (a subscription made on the saved card, a card check refunded), once that card
+  // exists: beside the answer, which does not wait for it.
+  if (input.owner && isBillingSessionOwner(input.owner)) {
+    const owner = input.owner;
+    run.deliveryStarts.push(
+      sessions
+        .completeSessionPayment({ tenantId: input.tenantId, owner, paymentIntent: input.id })
+        .then(() => undefined)
+        .catch((err: unknown) => log.error('the paid billing session could not be finished (its page or a retrieve still can)', { owner, error: String(err) })),
+    );
+  }
   return s.result('success', pmId ? { payment_method_uuid: pmId } : {});
 }
 

@@ -194,8 +194,9 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
 
   const continueIfLong = async () => {
     if (!historyIsLong() || !allHandlersFinished()) return;
-    // The submission's answer, or a callback's hint, not yet acted on is acted on first: neither is carried.
-    if ((answer !== null || hinted) && patched(CONTINUE_AFTER_WORD_PATCH)) return;
+    // While waiting, the submission's answer or a callback's hint not yet acted on is acted on first: neither is
+    // carried. (Past the SLA the cancel loop asks the gateway itself and never reads them.)
+    if (r.phase === 'waiting' && (answer !== null || hinted) && patched(CONTINUE_AFTER_WORD_PATCH)) return;
     await writer.flushed();
     await continueAsNew<typeof refundWorkflow>({ ...input, carried: r.carry(writer.version()) });
   };

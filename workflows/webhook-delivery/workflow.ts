@@ -130,8 +130,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
    * taken back (a re-enable that read the parked list before it would never replay it) and the delivery goes on.
    * An activity on older code answers nothing: parked, as before.
    */
-  const parked = async (): Promise<boolean> =>
-    !(await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url }))?.resumed;
+  const parked = async (mayResume = true): Promise<boolean> =>
+    !(await store.parkDelivery({ deliveryId, tenantId: input.tenantId, eventId: input.eventId, endpointIndex: input.endpointIndex, url: input.url, ...(mayResume ? {} : { mayResume }) }))?.resumed;
 
   const send = async (attempt: number): Promise<SendWebhookResult> => {
     const req: SendWebhookInput = {
@@ -179,8 +179,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         r = await send(attempt);
         attempting = false;
         // Enabled again between the send's read and the park: nothing was sent, so the attempt goes now (a
-        // put-off without a wait, so an endpoint flipping on and off cannot hold the delivery here for good).
-        if (r.parked && !(await parked()) && --putOffsLeft >= 0) continue;
+        // put-off without a wait, so an endpoint flipping on and off cannot hold the delivery here for good;
+        // with none left, the park stands and a re-enable replays it).
+        if (r.parked && !(await parked(putOffsLeft > 0)) && --putOffsLeft >= 0) continue;
         if (!r.busy) break;
         // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
         ++putOffs;
