@@ -22,7 +22,7 @@ export const checkoutRoutes: RouteDef[] = [
       201: { description: 'Stock held until the payment intent succeeds (the order is made) or is canceled or expires (released)', schema: checkoutCreated },
       200: { description: 'The cart changed (stock or prices): `cartChanges` with a new cart to continue with; nothing held, no payment intent', schema: checkoutChanged },
       ...errors,
-      400: { description: 'Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved' },
+      400: { description: 'Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved; `cart_total_too_large`: with live prices, tax and shipping it would exceed the largest payment' },
       409: {
         description:
           '`cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again',

@@ -1,6 +1,7 @@
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import type { CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
+import { MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
 import { addressData } from '../../data/addresses';
@@ -63,7 +64,16 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
     unit_price: live.get(l.product_id)?.price ?? l.unit_price,
     title: live.get(l.product_id)?.title ?? { en: l.product_id, ar: l.product_id },
   }));
-  const totals = linesTotals(lines, rates, true);
+  // Live prices, tax and shipping can take a cart past what a payment can take (or past what numbers hold):
+  // refused before anything is held or saved, as an edit of the cart would be.
+  let totals: ReturnType<typeof linesTotals> | null = null;
+  try {
+    totals = linesTotals(lines, rates, true);
+  } catch {
+    // Past the numbers a total is computed in: far past what a payment can take.
+  }
+  if (!totals || totals.total > MAX_AMOUNT)
+    throw invalidRequest('cart_total_too_large', `This checkout's total (with tax and shipping) would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'cartId');
   // No payment can take 0 (the gateways refuse it), so nothing would ever end such a checkout but the
   // intent's expiry, its units held until then: refused before anything is held or saved.
   if (totals.total <= 0)
@@ -116,7 +126,8 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   const differences = cart.products.flatMap((l): Difference[] => {
     const product = live.get(l.product_id);
     const hold = held.get(l.product_id);
-    const newQuantity = product && hold ? (hold.ok ? l.quantity : hold.available) : 0;
+    // What can be had, never more than was asked for (a reserve refused for coming late answers all there is).
+    const newQuantity = product && hold ? (hold.ok ? l.quantity : Math.min(hold.available, l.quantity)) : 0;
     const newPrice = product?.price ?? l.unit_price;
     return newQuantity !== l.quantity || newPrice !== l.unit_price
       ? [{ productId: l.product_id, quantityChange: newQuantity - l.quantity, newQuantity, priceChange: newPrice - l.unit_price, newPrice }]

@@ -126,7 +126,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   { code: 'product_currency_mismatch', statuses: [400], meaning: 'The product is priced in another currency than the cart.', action: 'Open a cart in the product\'s currency.' },
   { code: 'quantity_invalid', statuses: [400], meaning: 'A quantity is below 1.', action: 'Leave a product out to remove it.' },
   { code: 'quantity_above_stock', statuses: [400], meaning: 'More of a product than is in stock.', action: 'Lower the quantity to the stock `message` gives.' },
-  { code: 'cart_total_too_large', statuses: [400], meaning: 'The cart\'s total would exceed the largest amount a payment can take.', action: 'Split the order.' },
+  { code: 'cart_total_too_large', statuses: [400], meaning: 'The cart\'s total (or its checkout\'s, with live prices, tax and shipping) would exceed the largest amount a payment can take.', action: 'Split the order.' },
   { code: 'cart_empty', statuses: [400], meaning: 'The cart has no products.', action: 'Set its products with POST /cart first.' },
   { code: 'cart_converted', statuses: [409], meaning: 'The cart was checked out and paid; it can no longer change.', action: 'Create a new cart.' },
   { code: 'checkout_in_progress', statuses: [409], meaning: 'The cart has an open checkout (being made, or awaiting payment): its contents cannot change, and a checkout of other contents cannot be made, until it is paid or ends.', action: 'Pay that checkout, or cancel its payment intent (or let it expire) before changing the cart; after a POST /checkouts, retry in a moment: you get that checkout.' },

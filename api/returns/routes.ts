@@ -33,7 +33,7 @@ export const returnRoutes: RouteDef[] = [
     tags,
     body: returnCreateBody,
     responses: {
-      200: { description: 'The return (the same one for a known idempotencyKey)', schema: z.object({ id: z.string() }) },
+      200: { description: 'The return (the same one for a known idempotencyKey; the key with another order, product, quantity or reason is a 400 `idempotency_key_in_use`)', schema: z.object({ id: z.string() }) },
       404: { description: 'Unknown order' },
       ...errors,
     },

@@ -61,7 +61,10 @@ export async function createReturn(deps: AppDeps, auth: AuthContext, body: Retur
   const returns = returnData(deps.mongo);
   const known = await returns.byIdempotencyKey(auth.tenantId, body.idempotencyKey);
   if (known) {
-    if (known.order_id !== body.orderId) throw invalidRequest('idempotency_key_in_use', 'This idempotencyKey was used for a return of another order', 'idempotencyKey');
+    // Another order, product, quantity or reason: the merchant would take a return that does not exist for one
+    // that does.
+    if (known.order_id !== body.orderId || known.product_id !== body.productId || known.quantity !== body.quantity || known.reason_code !== body.reasonCode)
+      throw invalidRequest('idempotency_key_in_use', 'This idempotencyKey was used for another return (another order, product, quantity or reason)', 'idempotencyKey');
     return { status: 200, body: { id: known._id } };
   }
   const order = await findOrder(deps, auth.tenantId, body.orderId);

@@ -461,4 +461,20 @@ describe('retention with a short setting (a second API process on the shared sta
     expect(deletedAgain.status).toBe(201);
     expect(deletedAgain.body.cartId).not.toBe(open.body.cartId);
   }, 60_000);
+
+  test('a cart being checked out when its retention falls due is kept until its checkout ends; paid then, it is converted, not deleted', async () => {
+    const p = await product(a, { price: 300, stock: 5 });
+    const c = await newCart(a, { userId: `short-checkout-${Date.now()}` }, shortUrl);
+    expect((await setContents(a, c.body.cartId, [{ id: p, quantity: 1 }])).status).toBe(200);
+    const out = await api.post('/checkouts', { cartId: c.body.cartId, shippingAddress: { phone: '+971500000000', address: '1 Palm Street', region: 'Dubai', city: 'Dubai' } }, a.secretKey);
+    expect(out.status).toBe(201);
+    // Past the 3 s retention: the cart stands while its checkout waits for payment.
+    await new Promise((r) => setTimeout(r, 5000));
+    expect((await getCart(a, c.body.cartId)).status).toBe(200);
+    const paid = await api.post(`/v202607/payment-intents/${out.body.payment_intent}/attempts`, { token: 'tok_success' }, a.publishableKey);
+    expect(paid.body.status).toBe('success');
+    const result = (await temporal.workflow.getHandle(cartRetentionWorkflowId(c.body.cartId)).result()) as CartRetentionResult;
+    expect(result.outcome).toBe('converted');
+    expect((await getCart(a, c.body.cartId)).body.status).toBe('converted');
+  }, 90_000);
 });

@@ -329,6 +329,15 @@ describe('refused checkouts', () => {
     expect(paid.status).toBe(201);
     expect(paid.body.totals).toEqual({ subtotal: 0, tax: 0, shipping: 700, total: 700 });
   });
+
+  test('a price raised since the cart was set that takes the checkout past the largest payment is a 400 cart_total_too_large: nothing held', async () => {
+    const p = await product(1000, 5);
+    const cartId = await cart([{ id: p, quantity: 2 }]);
+    expect((await patch(p, { price: 90_000_000_000 })).status).toBe(200);
+    const r = await checkout(cartId);
+    expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, 'cart_total_too_large', 'cartId']);
+    expect(await stockOf(p)).toBe(5);
+  });
 });
 
 describe('returns', () => {
@@ -375,6 +384,9 @@ describe('returns', () => {
     const a = await ask(1, key);
     const b = await ask(1, key);
     expect(b.body.id).toBe(a.body.id);
+    // The key with another quantity would answer a return that does not exist as the one that does.
+    const other = await ask(2, key);
+    expect([other.status, other.body.error?.code, other.body.error?.param]).toEqual([400, 'idempotency_key_in_use', 'idempotencyKey']);
     const left = (await api.get(`/orders/${orderId}`, m.secretKey)).body.returnableProducts[0].returnableQuantity;
     const tooMany = await ask(left + 1, `ret-big-${Date.now()}`);
     expect(tooMany.status).toBe(400);

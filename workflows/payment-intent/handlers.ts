@@ -144,6 +144,16 @@ export function validateCancel(run: IntentRun): void {
   refuse(run.s.mutableRefusal());
 }
 
+/**
+ * Another intent of the checkout intent was paid. One with a charge of its own deciding (on the wire, or its
+ * capture claiming the checkout) is refused at once: it loses the claim, gives its capture back and cancels
+ * itself, and a cancel beside that would only race it.
+ */
+export function validateCheckoutCompleted(run: IntentRun): void {
+  refuse(run.s.mutableRefusal());
+  if (run.s.chargeDeciding()) refuse({ type: 'attempt_in_progress', message: 'A charge of this intent is being decided: it settles against the checkout intent itself' });
+}
+
 export async function onCancel(run: IntentRun, reason: 'requested' | 'checkout_completed' = 'requested'): Promise<IntentView> {
   const { s } = run;
   // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.

@@ -17,7 +17,19 @@ import {
 import type { Attempt } from './state';
 import { cancelIntent, check, describe, persist, settled, startRun, type IntentRun } from './effects';
 import { onForceCancel, onRecheck, validateForceCancel, validateRecheck } from './operator-actions';
-import { onAdmitRefund, onAttempt, onCancel, onChargeOutcome, onMitCharge, onRefundSettled, validateAdmitRefund, validateAttempt, validateCancel, validateMitCharge } from './handlers';
+import {
+  onAdmitRefund,
+  onAttempt,
+  onCancel,
+  onChargeOutcome,
+  onMitCharge,
+  onRefundSettled,
+  validateAdmitRefund,
+  validateAttempt,
+  validateCancel,
+  validateCheckoutCompleted,
+  validateMitCharge,
+} from './handlers';
 
 // Determinism: handlers and effects keep the await points they always had, and the main loop stays inline,
 // because one await more or less on a path can reorder the commands of a workflow task; the histories in
@@ -42,7 +54,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   setHandler(attemptUpdate, (req) => onAttempt(run, req), { validator: (req) => validateAttempt(run, req) });
   setHandler(mitChargeUpdate, (req) => onMitCharge(run, req), { validator: (req) => validateMitCharge(run, req) });
   setHandler(cancelUpdate, () => onCancel(run), { validator: () => validateCancel(run) });
-  setHandler(checkoutCompletedUpdate, () => onCancel(run, 'checkout_completed'), { validator: () => validateCancel(run) });
+  setHandler(checkoutCompletedUpdate, () => onCancel(run, 'checkout_completed'), { validator: () => validateCheckoutCompleted(run) });
   setHandler(admitRefundUpdate, (req) => onAdmitRefund(run, req), { validator: validateAdmitRefund });
   setHandler(refundSettledSignal, (settled) => onRefundSettled(run, settled));
   setHandler(intentStateQuery, () => s.snapshot(writer.version()));

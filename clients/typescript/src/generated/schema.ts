@@ -8941,7 +8941,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved */
+                /** @description Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved; `cart_total_too_large`: with live prices, tax and shipping it would exceed the largest payment */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -9514,7 +9514,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The return (the same one for a known idempotencyKey) */
+                /** @description The return (the same one for a known idempotencyKey; the key with another order, product, quantity or reason is a 400 `idempotency_key_in_use`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
