@@ -249,6 +249,29 @@ describe('a gateway contradicting a payout an operator confirmed', () => {
   });
 });
 
+test('a transfer request in flight when the confirmation lands, refused outright afterwards: the payout stays success, the refusal is kept on its record', async () => {
+  let refuse!: (err: Error) => void;
+  const rec = { patches: [] as PayoutPatch[], events: [] as string[] };
+  const activities = {
+    initiatePayout: async () => new Promise((_, reject) => (refuse = reject)), // the request waits at the gateway
+    findPayout: async () => ({ status: 'not_found' }),
+    cancelPayout: async () => ({ status: 'canceled' }),
+    savePayout: async (p: PayoutPatch) => {
+      rec.patches.push(p);
+      return 'applied';
+    },
+    recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
+  };
+  await withPayout('ops-po-refused', activities, async (handle) => {
+    await waitUntil(async () => refuse !== undefined);
+    expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270009' })] })).toMatchObject({ status: 'success' });
+    refuse(ApplicationFailure.nonRetryable('sandbox POST /v1/payouts answered 400: invalid account', 'GatewayRequestRejected'));
+    expect((await handle.result()).status).toBe('success');
+  });
+  expect(rec.events.filter((e) => e === 'payout.success')).toHaveLength(1);
+  expect(rec.patches.at(-1)).toMatchObject({ sub_status: 'success', late_outcome: { status: 'rejected' }, operator_confirmation: { evidence: 'Bank statement line FT2611270009' } });
+});
+
 describe('refund', () => {
   test('a pending refund: a retry asks the gateway now, and the answer it gets settles the refund', async () => {
     let settled = false;

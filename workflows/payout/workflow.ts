@@ -56,6 +56,8 @@ const MAX_INITIATION_WAIT_MS = 30_000;
  */
 /** Runs with this patch keep a gateway's contrary word on a payout an operator confirmed (see take). */
 const CONTRARY_AFTER_CONFIRMATION_PATCH = 'payout-contrary-after-confirmation';
+/** Runs that keep an outright refusal landing after an operator's confirmation; older ones dropped it. */
+const REFUSAL_AFTER_CONFIRMATION_PATCH = 'payout-refusal-after-confirmation';
 /** Runs continued in flight that keep their carried polling count; older ones started it again. */
 const CHECKS_CARRIED_PATCH = 'payout-checks-carried';
 
@@ -220,8 +222,11 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
         if (isCancellation(err)) throw err;
         const cause = (err as { cause?: unknown }).cause;
         if (cause instanceof ApplicationFailure && cause.nonRetryable) {
-          // The gateway refused the request itself (validation): no transfer exists under this key.
-          if (p.refusedAtInitiation(cause.message, Date.now())) await publish();
+          // The gateway refused the request itself (validation): no transfer exists under this key. Confirmed
+          // by an operator meanwhile, the payout stays success and the refusal is kept as its late outcome.
+          const refused: PayoutOutcome = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: cause.message };
+          if (p.final && p.operatorConfirmation && patched(REFUSAL_AFTER_CONFIRMATION_PATCH)) await take(refused);
+          else if (p.refusedAtInitiation(cause.message, Date.now())) await publish();
           break;
         }
         log.warn('the transfer request got no answer; asking the gateway by idempotency key', { payout: input.id, error: String(err) });
