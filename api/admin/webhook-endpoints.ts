@@ -68,7 +68,8 @@ async function viewOf(deps: AppDeps, e: WebhookEndpointRecord): Promise<z.infer<
 /**
  * Re-enables a disabled endpoint (its health starts again from now) and, with `replayMissed`, starts a
  * redelivery of every delivery parked while it was disabled, under ids keyed by the parked delivery and the
- * action, so the same action retried replays each once.
+ * disable it was parked in, so enables sent twice, at once, or through both the admin route and the operator
+ * action replay each once.
  */
 async function enableEndpoint(
   deps: AppDeps,
@@ -89,7 +90,9 @@ async function enableEndpoint(
       const ev = events.get(p.event_id);
       const input = ev ? deliveryTemplates(ev, undefined).find((t) => t.endpointIndex === p.endpoint_index) : undefined;
       if (!input) return;
-      const { delivery } = await startKeyedRedelivery(deps, { ...input, operator: stamp }, 'replay', idKey(p._id, stamp.actionId));
+      // Keyed by the parked delivery and the disable it was parked in, whoever enables (the admin route, the
+      // operator action, both at once, a retry): each is replayed once per disable.
+      const { delivery } = await startKeyedRedelivery(deps, { ...input, operator: stamp }, 'replay', idKey(p._id, String(e.disable_count), 'enable'));
       await data.markReplayed(p._id, delivery);
       replayed.push(delivery);
     });

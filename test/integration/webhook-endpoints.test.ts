@@ -115,10 +115,20 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   status.code = 204;
   const noReason = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia' });
   expect(noReason.status).toBe(400);
-  const enabled = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'merchant fixed it', replay_missed: true });
+  // Two enables at once, through the admin route and the operator action: the parked delivery is replayed once.
+  const [enabled, asAction] = await Promise.all([
+    admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'merchant fixed it', replay_missed: true }),
+    admin.post('/admin/operations/enable_webhook_endpoint', { target: disabled!.id, operator: 'omar', reason: 'merchant fixed it too' }),
+  ]);
   expect(enabled.status).toBe(200);
-  expect(enabled.body.endpoint).toMatchObject({ state: 'enabled', enabled_by: { operator: 'nadia', reason: 'merchant fixed it' }, parked: 0, failing_since: null });
+  expect(enabled.body.endpoint).toMatchObject({ state: 'enabled', parked: 0, failing_since: null });
   expect(enabled.body.replayed).toEqual([expect.stringMatching(new RegExp(`^${evt2}-0-replay-`))]);
+  // The other one either found it replayed already (409), or replayed the same delivery (the same id).
+  if (asAction.status === 200) expect((asAction.body.result.replayed as string[]).every((d) => enabled.body.replayed.includes(d))).toBe(true);
+  else expect(asAction.body.error.code).toBe('webhook_endpoint_not_disabled');
+  await eventually(async () => (rx.received.some((r) => r.headers['webhook-id'] === evt2) ? true : undefined), 20_000, 'the parked event replayed');
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(rx.received.filter((r) => r.headers['webhook-id'] === evt2)).toHaveLength(1);
   await eventually(async () => (rx.received.some((r) => r.headers['webhook-id'] === evt2) ? true : undefined), 20_000, 'the parked event replayed');
   const again = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'twice' });
   expect(again.status).toBe(409);
