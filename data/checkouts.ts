@@ -28,6 +28,8 @@ export function orderData(mongo: Mongo) {
   const c = mongo.c.orders;
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
+    /** Orders of one tenant by id (a page of returns names at most 100). */
+    findMany: (tenantId: string, ids: string[]) => (ids.length ? c.find({ _id: { $in: ids }, tenant_id: tenantId }).toArray() : Promise.resolve([])),
     /** Once per checkout (unique checkout_id): a retried insert finds the order there. */
     insertOnce: (record: OrderRecord) => insertOnce(c, record),
   };

@@ -25,7 +25,7 @@ export const checkoutRoutes: RouteDef[] = [
       400: { description: 'Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved; `cart_total_too_large`: with live prices, tax and shipping it would exceed the largest payment' },
       409: {
         description:
-          '`cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again',
+          '`cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents or for another shipping address (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again',
       },
     },
     handler: async ({ body, auth, deps }) => createCheckout(deps, auth, body),

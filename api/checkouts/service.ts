@@ -4,7 +4,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
-import { addressData } from '../../data/addresses';
+import { addressData, storedAddressFields } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
@@ -78,6 +78,8 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   // intent's expiry, its units held until then: refused before anything is held or saved.
   if (totals.total <= 0)
     throw invalidRequest('checkout_total_zero', 'This checkout would total 0 (free products, no tax or shipping) and a payment must be above 0; nothing was held', 'cartId');
+  // A checkout already open for this cart is answered before a new address is saved: a refused request saves none.
+  if (await checkoutData(deps.mongo).openOfCart(auth.tenantId, cart._id)) return openCheckoutAnswer(deps, auth, cart._id, body.shippingAddress);
   const address = await shippingAddress(deps, auth, cart, body.shippingAddress);
   const id = newId('chk', auth.region);
   const now = new Date();
@@ -103,7 +105,7 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
     await checkoutData(deps.mongo).insert(record);
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
-    return openCheckoutAnswer(deps, auth, cart._id);
+    return openCheckoutAnswer(deps, auth, cart._id, body.shippingAddress);
   }
   // With the record standing, POST /cart refuses; an edit that landed since the cart was read has made these
   // lines stale: the record goes (no workflow owns it yet) and the new contents are checked out instead.
@@ -163,7 +165,7 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
  * and only if it was made of the cart's contents as they are (POST /cart refuses while it is open, but a
  * checkout made before that rule may be of older contents).
  */
-async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string) {
+async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string, given: CheckoutCreateBody['shippingAddress']) {
   const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId);
   if (open?.status === 'completed') throw conflict('cart_converted', 'This cart was checked out and paid already');
   if (!open?.payment_intent) throw conflict('checkout_in_progress', 'This cart is being checked out; retry in a moment');
@@ -172,10 +174,20 @@ async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: stri
   if (!cart) throw notFound('cart', cartId, 'cartId');
   if (!sameContents(open.lines, cart.products))
     throw conflict('checkout_in_progress', `This cart's open checkout '${open._id}' was made of other contents; it must be paid or end (its payment intent canceled or expired) first`);
+  // Its order ships to the address it was made with: another one would be silently dropped.
+  if (!sameAddress(open.shipping_address, given))
+    throw conflict('checkout_in_progress', `This cart's open checkout '${open._id}' ships to another address; it must be paid or end (its payment intent canceled or expired) first`);
   return {
     status: 200,
     body: { checkoutId: open._id, status: open.status, totals: open.totals, payment_intent: open.payment_intent, url: intentPageUrl(open.payment_intent, deps.config) },
   };
+}
+
+/** The address a checkout was made with, asked for again: the same saved one by id, or the same fields. */
+function sameAddress(made: AddressSnapshot, given: CheckoutCreateBody['shippingAddress']): boolean {
+  if ('id' in given) return made._id === given.id;
+  const fields = storedAddressFields(given);
+  return (Object.keys(fields) as (keyof typeof fields)[]).every((k) => (made[k] ?? null) === (fields[k] ?? null));
 }
 
 /** The same products in the same quantities, line for line (prices may differ: a checkout takes live ones). */

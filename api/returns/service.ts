@@ -5,7 +5,7 @@ import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
 import { addressData, storedAddressFields } from '../../data/addresses';
-import { returnData } from '../../data/checkouts';
+import { orderData, returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
@@ -197,7 +197,11 @@ export async function listReturns(deps: AppDeps, tenantId: string, raw: Record<s
   const query = parsePageQuery(Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, unbracket(v)])), RETURN_LIST);
   const page = await pageList(returnData(deps.mongo).collection(), { tenant_id: tenantId }, { ...query, limit }, '/returns', RETURN_LIST);
   return {
-    returns: page.data.map((r) => returnView(r)),
+    // Each return's product as its order sold it (the spec's Return carries `product`).
+    returns: await (async () => {
+      const orders = new Map((await orderData(deps.mongo).findMany(tenantId, [...new Set(page.data.map((r) => r.order_id))])).map((o) => [o._id, o]));
+      return page.data.map((r) => returnView(r, orders.get(r.order_id)));
+    })(),
     pagination: pagination(page.meta.totalItems, page.meta.currentPage, limit),
   };
 }

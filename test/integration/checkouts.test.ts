@@ -109,6 +109,16 @@ describe('checkout', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ checkoutId: first.body.checkoutId, payment_intent: first.body.payment_intent });
     expect(await stockOf(a)).toBe(3);
+    // Again with another address: the open checkout ships to the first, so it is a 409, and the new address is
+    // not saved for the user.
+    const moved = await api.post('/checkouts', { cartId, shippingAddress: { ...ADDRESS, address: '9 Other Street' } }, m.secretKey);
+    expect([moved.status, moved.body.error?.code]).toEqual([409, 'checkout_in_progress']);
+    const db = await mongo();
+    try {
+      expect(await db.db().collection('addresses').countDocuments({ tenant_id: m.tenant, address: '9 Other Street' })).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 
   test('a cart with an open checkout refuses changes (409 checkout_in_progress) and keeps its contents; once the checkout ends unpaid it changes and checks out anew', async () => {
@@ -411,6 +421,8 @@ describe('returns', () => {
     expect(all.status).toBe(200);
     expect(all.body.pagination).toMatchObject({ currentPage: 1, pageSize: 2 });
     expect(all.body.returns.length).toBeLessThanOrEqual(2);
+    // Each carries its product as its order sold it, as the spec's Return has it.
+    for (const r of all.body.returns) expect(r.product).toEqual({ id: r.productId, title: { en: expect.any(String), ar: expect.any(String) } });
     const rejected = await api.get('/returns?filter.status=$in:[rejected.worn,refunded]', m.secretKey);
     expect(rejected.body.returns.map((r: { status: string }) => r.status).sort()).toEqual(expect.arrayContaining(['refunded', 'rejected.worn']));
     const user = all.body.returns[0].userId;

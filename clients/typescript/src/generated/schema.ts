@@ -8992,7 +8992,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again */
+                /** @description `cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents or for another shipping address (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again */
                 409: {
                     headers: {
                         [name: string]: unknown;
