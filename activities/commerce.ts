@@ -1,4 +1,5 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { Mongo } from '../platform/mongo';
 import type { ReturnStatus } from '../domain/returns';
 import type { AddressSnapshot, CheckoutRecord, CommerceTotals, RefundRecord } from '../platform/records';
@@ -41,7 +42,12 @@ interface ReturnFacts {
   createdAt: string;
 }
 
-export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
+/** A received return's refund, started by the API's own code (api/returns/refund-port.ts). */
+export interface ReturnRefundPort {
+  start(temporal: Client, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }>;
+}
+
+export function createCommerceActivities({ mongo, returnRefunds }: { mongo: Mongo; returnRefunds?: ReturnRefundPort }) {
   const carts = cartData(mongo);
   const checkouts = checkoutData(mongo);
   const orders = orderData(mongo);
@@ -109,6 +115,12 @@ export function createCommerceActivities({ mongo }: { mongo: Mongo }) {
     },
 
     /** How a refund stands, from its record (its own workflow writes it). */
+    /** A received return's refund, when the merchant's PUT could not start it: admitted under its key, or refused. */
+    startReturnRefund(req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
+      if (!returnRefunds) throw ApplicationFailure.nonRetryable('this worker was built without return refunds', 'misconfigured');
+      return returnRefunds.start(Context.current().client, req);
+    },
+
     async refundState(q: { tenantId: string; refund: string }): Promise<'pending' | 'success' | 'canceled' | 'unknown'> {
       return refundEnd(await refundData(mongo).find(q.tenantId, q.refund));
     },

@@ -3,7 +3,7 @@ import type { Logger } from '../platform/logger';
 import { createStoreActivities } from './store';
 import { createGatewayActivities } from './gateway-calls';
 import { createPayoutActivities } from './payouts';
-import { createCommerceActivities } from './commerce';
+import { createCommerceActivities, type ReturnRefundPort } from './commerce';
 import { createCartActivities } from './carts';
 import { createCouponRedemptionActivities } from './coupon-redemptions';
 import { createTestClockActivities } from './test-clocks';
@@ -25,6 +25,8 @@ export interface ActivityDeps {
   registry: Registry;
   /** An invoice's charge, made by the API's intent and charge code (api/subscriptions/invoice-charges.ts). */
   invoiceCharges?: InvoiceChargePort;
+  /** A received return's refund started by the API's code when its PUT could not (api/returns/refund-port.ts). */
+  returnRefunds?: ReturnRefundPort;
   /** A billing page's paid intent finished on the session's side, by the API's code (api/checkout-sessions/payment-completions.ts). */
   sessionPayments?: SessionPaymentPort;
   /** A stranded subscription's coupon redemption given back, by the API's code (api/coupons/redeem.ts). */

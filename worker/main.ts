@@ -12,6 +12,7 @@ import { loadWorkflowBundle } from './bundle';
 import { describePlan, planWorkers, WorkerConfigError, type QueueWorker } from './worker-options';
 import { stopWhenLauncherGone } from '../platform/launcher';
 import { createSessionPaymentCompletions } from '../api/checkout-sessions/payment-completions';
+import { createReturnRefunds } from '../api/returns/refund-port';
 import { createInvoiceCharges } from '../api/subscriptions/invoice-charges';
 import { redemptionGiveBack } from '../api/coupons/redeem';
 import { createApiMetrics } from '../api/http/metrics';
@@ -57,6 +58,7 @@ async function main() {
     gateways,
     invoiceCharges: createInvoiceCharges(apiCode),
     sessionPayments: createSessionPaymentCompletions(apiCode),
+    returnRefunds: createReturnRefunds(apiCode),
     redemptionGiveBack: redemptionGiveBack(apiCode),
     callbackBaseUrl: gatewayCallbackBaseUrl(config),
     settlementReports: [sandboxSettlementReport({ baseUrl: config.SANDBOX_URL, timeoutMs: 30_000 })],

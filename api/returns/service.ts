@@ -134,6 +134,16 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
 }
 
 /**
+ * The refund of a return its workflow found received with no refund handed over (the PUT that received it died
+ * before it could): the same admission, under the same key, so a PUT doing it at the same time makes one refund.
+ * Run by the worker for the return's workflow, which applies the answer itself.
+ */
+export async function startReturnRefund(deps: AppDeps, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
+  const r = await returnOr404(deps, req.tenantId, req.returnId);
+  return refundOfReturn(deps, { tenantId: req.tenantId, region: req.region, keyKind: 'secret', claims: [] }, r);
+}
+
+/**
  * PUT /returns/{id}: the merchant's move. `received` also refunds it (refundOfReturn), and hands the refund to
  * the return's workflow, which becomes `refunded` when the refund settles (at once when there is none).
  */

@@ -1,4 +1,6 @@
-import { admin, api, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { createReturnRefunds } from '../../api/returns/refund-port';
+import { connectMongo } from '../../platform/mongo';
+import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
 // the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
@@ -379,6 +381,17 @@ describe('returns', () => {
     }, 30_000, 'the return refunded');
     const refund = await api.get(`/v202607/refunds/${received.body.refund}`, m.secretKey);
     expect(refund.body).toMatchObject({ payment_intent: paymentIntent, amount: 1100, status: 'success' });
+    // What the return's workflow runs when no PUT handed the refund over: the same admission under the same
+    // key, so it names the same refund and makes none more.
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      expect(await createReturnRefunds(apiDeps(db, temporal)).start(temporal, { tenantId: m.tenant, region: 'eu', returnId: id })).toEqual({ refund: received.body.refund });
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+    expect((await api.get(`/v202607/refunds?payment_intent=${paymentIntent}`, m.secretKey)).body.data.filter((x: { amount: number }) => x.amount === 1100)).toHaveLength(1);
     const bodies = await eventually(async () => {
       const mine = hooks.received.filter((h) => h.body.id === id);
       return mine.length >= 4 ? mine : undefined;

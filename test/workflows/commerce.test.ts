@@ -580,6 +580,22 @@ describe('a return', () => {
     });
   });
 
+  test('received, and the PUT that received it died before it handed the refund over: after 5 minutes the return starts its refund itself', async () => {
+    const f = fakes({ refundState: () => 'success' });
+    const started: string[] = [];
+    const activities = { ...f.activities, startReturnRefund: async (r: { returnId: string }) => (started.push(r.returnId), { refund: 're_eu_self' }) };
+    await withWorkers({ ...f, activities }, async ({ taskQueue, webhookTaskQueue }) => {
+      const inp = returnInput(webhookTaskQueue, { webhooks: [] });
+      const handle = await testEnv().client.workflow.start(RETURN_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      await handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'approved' }] });
+      await handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'received' }] });
+      // No returnRefundStartedUpdate: the API's process was gone.
+      expect(await handle.result()).toEqual<ReturnProgress>({ status: 'refunded', refund: 're_eu_self' });
+      expect(started).toEqual([inp.id]);
+      expect(statusesOf(f.rec.returns)).toEqual(['requested', 'approved', 'received', 'refunded']);
+    });
+  });
+
   test('a refund canceled: refund_failed', async () => {
     const f = fakes({ refundState: (call) => (call < 2 ? 'unknown' : 'canceled') });
     await withWorkers(f, async ({ taskQueue, webhookTaskQueue }) => {

@@ -1,4 +1,4 @@
-import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, log, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import { historyIsLong } from '../history';
 import type { Activities } from '../../activities';
 import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
@@ -10,6 +10,12 @@ import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type 
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
+/** A received return's refund, started by the API's code (it waits on the payment intent's workflow). */
+const refunds = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '5s', maximumInterval: '10m' } });
+/** How long a received return waits for the merchant's PUT to hand its refund over before starting it itself. */
+const RECEIVED_REFUND_GRACE_MS = 5 * 60 * 1000;
+/** Runs that start a received return's refund themselves when none was handed over; older runs only waited. */
+const STARTS_OWN_REFUND_PATCH = 'return-starts-own-refund';
 /** How often, at most, a received return asks how its refund stands (the refund settles within its SLA). */
 const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
 
@@ -66,22 +72,26 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
       },
     },
   );
+  /** The refund of a received return handed over (by the merchant's PUT, or by this workflow itself). */
+  const refundStarted = async (req: { refund: string | null } | { refusal: string }) => {
+    if (refund !== null || status !== 'received') return;
+    if ('refusal' in req) {
+      log.warn('the refund of a received return was refused', { refusal: req.refusal });
+      status = 'refund_failed';
+      await changed();
+    } else if (req.refund === null) {
+      // Nothing was paid for it (a free product): no refund to wait for, it ends as any refunded return.
+      status = 'refunded';
+      await changed();
+    } else {
+      refund = req.refund;
+      await writer.write({ id: input.id, status, refund });
+    }
+  };
   setHandler(
     returnRefundStartedUpdate,
     async (req) => {
-      if (refund !== null || status !== 'received') return progress();
-      if ('refusal' in req) {
-        log.warn('the refund of a received return was refused', { refusal: req.refusal });
-        status = 'refund_failed';
-        await changed();
-      } else if (req.refund === null) {
-        // Nothing was paid for it (a free product): no refund to wait for, it ends as any refunded return.
-        status = 'refunded';
-        await changed();
-      } else {
-        refund = req.refund;
-        await writer.write({ id: input.id, status, refund });
-      }
+      await refundStarted(req);
       return progress();
     },
     {
@@ -95,7 +105,16 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   setHandler(returnProgressQuery, progress);
 
   await first;
-  await condition(() => isFinal(status) || refund !== null);
+  const refundHandedOver = () => isFinal(status) || refund !== null;
+  if (patched(STARTS_OWN_REFUND_PATCH)) {
+    // Received, and no refund handed over a while later (the PUT that received it died before it could): this
+    // workflow starts the refund itself, under the same key, rather than staying received for good.
+    while (!refundHandedOver()) {
+      if (status !== 'received') await condition(() => refundHandedOver() || status === 'received');
+      else if (!(await condition(refundHandedOver, RECEIVED_REFUND_GRACE_MS)))
+        await refundStarted(await refunds.startReturnRefund({ tenantId: input.tenantId, region: input.region, returnId: input.id }));
+    }
+  } else await condition(refundHandedOver);
   if (refund !== null) {
     // The refund's own workflow settles it within its SLA; ask its record with backoff.
     for (let checks = 0; ; checks++) {
