@@ -4,6 +4,8 @@ import { workflowRecordData } from '../data/workflow-records';
 import {
   comparePair,
   discrepancyKey,
+  gatewayMatchKey,
+  unpairedLedgerRow,
   SettlementMatcher,
   gatewayMoneyState,
   unpairedGatewayRow,
@@ -53,6 +55,11 @@ export interface ReconciliationDeps {
   /** The gateways whose settlement reports are read (the worker wires the sandbox's). */
   settlementReports?: SettlementReportSource[];
 }
+
+/** How far either side of the window the report is read for rows of ours it does not hold in its margin. */
+const LOOK_FURTHER_MS = 24 * 3600 * 1000;
+/** Rows looked for further out in one run; past it (the gateway lost a day), each is called missing at once. */
+const MAX_LOOKED_FURTHER = 10_000;
 
 const VOID_KEY = /^(pi_[a-z]{2,8}_[0-9A-Za-z]{8,64}):void:\d+$/;
 
@@ -163,6 +170,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       };
 
       // Our rows, page by page.
+      const lone = new Map<string, LedgerRow>();
       const w = { from: new Date(input.from), to: new Date(input.to) };
       let cursor: LedgerCursor | undefined;
       for (;;) {
@@ -174,11 +182,38 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
               : await ledger.payouts(report.gateway, w, cursor, PAGE);
         for (const { row } of page) {
           result.ledgerRows += 1;
-          for (const f of matcher.pairLedger(row)) await record(f);
+          const findings = matcher.pairLedger(row);
+          // Not in the padded report: looked for further out below before it is called missing.
+          if (findings.length === 1 && findings[0]!.kind === 'missing_at_gateway' && lone.size < MAX_LOOKED_FURTHER) lone.set(row.matchKey, row);
+          else for (const f of findings) await record(f);
         }
         heartbeat(`ledger: ${result.ledgerRows} ${input.object} rows`);
         if (page.length < PAGE) break;
         cursor = page[page.length - 1]!.cursor;
+      }
+
+      // Rows of ours the padded report does not hold: the two sides may have stamped the object further apart
+      // than the margin (a worker outage, a callback lost and found by a later poll), so the report a day either
+      // side is read once for them before any is called missing.
+      if (lone.size > 0) {
+        const wide = { from: new Date(Date.parse(input.from) - LOOK_FURTHER_MS).toISOString(), to: new Date(Date.parse(input.to) + LOOK_FURTHER_MS).toISOString() };
+        let further: string | undefined;
+        for (;;) {
+          const page = await report.page(wide, further, 1000);
+          for (const g of page.rows) {
+            const ours = g.object === input.object ? lone.get(gatewayMatchKey(g)) : undefined;
+            if (!ours) continue;
+            lone.delete(ours.matchKey);
+            for (const f of comparePair(ours, g)) await record(f);
+          }
+          heartbeat(`report around the window: ${lone.size} rows of ours still unpaired`);
+          if (lone.size === 0 || !page.hasMore || page.rows.length === 0) break;
+          further = page.rows[page.rows.length - 1]!.gatewayId;
+        }
+        for (const ours of lone.values()) {
+          const f = unpairedLedgerRow(ours);
+          if (f) await record(f);
+        }
       }
 
       // Report entries inside the window that none of our rows claimed: ours from outside the window, a

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { MongoClient } from 'mongodb';
 import { createReconciliationActivities } from '../../activities/reconciliation';
-import { sandboxSettlementReport } from '../../gateways/sandbox-settlement';
+import { sandboxSettlementReport, type SettlementReportSource } from '../../gateways/sandbox-settlement';
+import type { GatewayRow } from '../../domain/reconciliation';
 import { createLogger } from '../../platform/logger';
 import { connectMongo } from '../../platform/mongo';
 import { admin, api, call, createPayoutMerchant, eventually, getStack, mongo, pay, temporalClient, type Merchant } from './harness';
@@ -262,4 +263,30 @@ test('the Schedule follows RECONCILIATION_SCHEDULE at each worker start: updated
   // Back to the default, as a worker start would make it.
   expect(await ensureReconciliationScheduleWith(temporal, { ...config, TEMPORAL_TASK_QUEUE: (getStack().env.TEMPORAL_TASK_QUEUE ?? 'payments') }, logger)).toBe('created');
   expect(await hours()).toEqual([[{ start: 2, end: 2, step: 1 }]]);
+});
+
+test('a capture the two sides stamped further apart than the margin (our success recorded 20 minutes after the gateway captured) is looked for further out, not called missing', async () => {
+  const paid = await paidIntent(2750);
+  const intent = (await db.db().collection('payment_intents').findOne({ _id: paid.id } as never))!;
+  const ourAt = (intent.succeeded_at as Date).getTime();
+  const capturedAt = new Date(ourAt - 20 * 60_000).toISOString();
+  // The gateway's report, standing in for the sandbox's so the capture can carry the earlier instant.
+  const rows: GatewayRow[] = [
+    { object: 'capture', gatewayId: paid.charge, idempotencyKey: `${paid.id}:attempt:1`, reference: paid.id, chargeId: null, amount: 2750, currency: 'EUR', status: 'succeeded', occurredAt: capturedAt },
+  ];
+  const report: SettlementReportSource = {
+    gateway: 'sandbox',
+    page: async (w) => ({ rows: rows.filter((r) => r.occurredAt >= w.from && r.occurredAt < w.to), hasMore: false }),
+  };
+  const workerDb = await connectMongo(getStack().mongoUri);
+  try {
+    const activities = createReconciliationActivities({ mongo: workerDb, logger: createLogger({ name: 'reconciliation-test', level: 'silent' }), settlementReports: [report] });
+    // A window holding our row alone (its millisecond), with the usual 15-minute margin.
+    const window = { from: new Date(ourAt).toISOString(), to: new Date(ourAt + 1).toISOString() };
+    const result = await activities.reconcileObject({ runId: `rec_eu_further${Date.now()}`, region: 'eu', ...window, object: 'capture', graceSeconds: 900 });
+    expect(result.opened).toEqual({ missing_at_gateway: 0, missing_in_ledger: 0, amount_mismatch: 0, status_mismatch: 0 });
+    expect(await db.db().collection('discrepancies').countDocuments({ our_id: paid.id })).toBe(0);
+  } finally {
+    await workerDb.close();
+  }
 });
