@@ -128,8 +128,7 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   const differences = cart.products.flatMap((l): Difference[] => {
     const product = live.get(l.product_id);
     const hold = held.get(l.product_id);
-    // What can be had, never more than was asked for (a reserve refused for coming late answers all there is).
-    const newQuantity = product && hold ? (hold.ok ? l.quantity : Math.min(hold.available, l.quantity)) : 0;
+    const newQuantity = product ? offeredQuantity(l.quantity, hold) : 0;
     const newPrice = product?.price ?? l.unit_price;
     return newQuantity !== l.quantity || newPrice !== l.unit_price
       ? [{ productId: l.product_id, quantityChange: newQuantity - l.quantity, newQuantity, priceChange: newPrice - l.unit_price, newPrice }]
@@ -181,6 +180,15 @@ async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: stri
     status: 200,
     body: { checkoutId: open._id, status: open.status, totals: open.totals, payment_intent: open.payment_intent, url: intentPageUrl(open.payment_intent, deps.config) },
   };
+}
+
+/**
+ * What a checkout can offer of a cart line: all of it when held; otherwise what is available, never more than
+ * was asked for (a reserve refused for coming late answers all there is for sale); nothing without an answer.
+ */
+export function offeredQuantity(asked: number, hold: { ok: boolean; available: number } | undefined): number {
+  if (!hold) return 0;
+  return hold.ok ? asked : Math.min(hold.available, asked);
 }
 
 /** The address a checkout was made with, asked for again: the same saved one by id, or the same fields. */

@@ -1,0 +1,17 @@
+import { offeredQuantity } from '../../../api/checkouts/service';
+
+// What a checkout's cartChanges offers of a line whose units could not all be held.
+
+test('a held line is offered whole; a line short of stock is offered what is available', () => {
+  expect(offeredQuantity(3, { ok: true, available: 10 })).toBe(3);
+  expect(offeredQuantity(3, { ok: false, available: 1 })).toBe(1);
+  expect(offeredQuantity(3, { ok: false, available: 0 })).toBe(0);
+});
+
+test('a reserve refused for coming late (it answers all there is for sale) is never offered more than was asked for', () => {
+  expect(offeredQuantity(2, { ok: false, available: 500 })).toBe(2);
+});
+
+test('a line the stock never answered for is offered nothing', () => {
+  expect(offeredQuantity(2, undefined)).toBe(0);
+});
