@@ -14,17 +14,17 @@ import { GATEWAY_UNREACHABLE } from '../gateways/sandbox-adapter';
 // URL of each effect is built here, from the connector's gateway and the effect's reference.
 
 /**
- * An effect made under our idempotency key (a charge, a refund, a transfer). On a retry, a refusal proves nothing:
- * the first try may have made the effect before its answer was lost, and a gateway may refuse the same key again
- * (a 409 "in progress", a validation of the repeat) rather than replay it. So a refused retry asks by the key,
- * and answers what it finds; only when the gateway has nothing is the refusal passed on (the workflow then
- * takes it as "no effect"). The first try's refusal is the gateway's word on a request it never executed.
+ * An effect made under our idempotency key (a charge, a refund, a transfer). A refusal proves nothing about the
+ * key: an earlier try (a retry of this activity, or the workflow asking again after a lookup found nothing yet)
+ * may have made the effect, and a gateway may refuse the same key again (a 409 "in progress", a validation of
+ * the repeat) rather than replay it. So a refused request asks by the key, and answers what it finds; only when
+ * the gateway has nothing is the refusal passed on (the workflow then takes it as "no effect").
  */
 export async function keyedEffect<T>(make: () => Promise<T>, findByKey: () => Promise<T | null | undefined>): Promise<T> {
   try {
     return await make();
   } catch (err) {
-    if (Context.current().info.attempt > 1 && err instanceof ApplicationFailure && err.nonRetryable) {
+    if (err instanceof ApplicationFailure && err.nonRetryable) {
       const found = await findByKey();
       if (found) return found;
     }

@@ -56,8 +56,11 @@ export interface ReconciliationDeps {
   settlementReports?: SettlementReportSource[];
 }
 
-/** How far either side of the window the report is read for rows of ours it does not hold in its margin. */
-const LOOK_FURTHER_MS = 24 * 3600 * 1000;
+/**
+ * How far either side of the window the report is read for rows of ours it does not hold in its margin: a few
+ * hours covers an outage's catch-up and a charge found by its hourly poll, without reading days of report.
+ */
+const LOOK_FURTHER_MS = 3 * 3600 * 1000;
 /** Rows looked for further out in one run; past it (the gateway lost a day), each is called missing at once. */
 const MAX_LOOKED_FURTHER = 10_000;
 
@@ -193,8 +196,8 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       }
 
       // Rows of ours the padded report does not hold: the two sides may have stamped the object further apart
-      // than the margin (a worker outage, a callback lost and found by a later poll), so the report a day either
-      // side is read once for them before any is called missing.
+      // than the margin (a worker outage, a callback lost and found by a later poll), so the report a few hours
+      // either side is read once for them before any is called missing.
       if (lone.size > 0) {
         const wide = { from: new Date(Date.parse(input.from) - LOOK_FURTHER_MS).toISOString(), to: new Date(Date.parse(input.to) + LOOK_FURTHER_MS).toISOString() };
         let further: string | undefined;

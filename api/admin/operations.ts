@@ -8,6 +8,7 @@ import { route, type RouteDef } from '../http/route';
 import { withDeadline } from '../http/workflow-calls';
 import type { AppDeps } from '../deps';
 import type { OperatorHandler } from './operator-handler';
+import { audited } from './operator-audit';
 import { confirmPayout, forceCancelIntent, recheckAttempt, retryPayout, retryRefund } from './operator-actions';
 import { enableWebhookEndpoint, redeliverWebhook } from './webhook-endpoints';
 
@@ -65,29 +66,8 @@ function auditOf(r: OperatorActionRecord): z.infer<typeof auditView> {
   };
 }
 
-/** Runs one action between its two audit writes. */
-async function act(deps: AppDeps, action: OperatorActionName, req: { target: string; operator: string; reason: string; evidence?: string | undefined }) {
-  const audit = operatorActionData(deps.mongo);
-  const region = parseId(req.target)?.region ?? deps.config.REGIONS[0]!;
-  const stamp = { operator: req.operator, reason: req.reason, ...(req.evidence ? { evidence: req.evidence } : {}) };
-  const actionId = await audit.begin({ action, target: req.target, tenantId: null, region, ...stamp });
-  let done: Awaited<ReturnType<(typeof HANDLERS)[typeof action]>>;
-  try {
-    done = await HANDLERS[action](deps, { target: req.target, actionId, ...stamp });
-  } catch (err) {
-    // A 503 is no answer, not a refusal: the workflow may still act on the Update it was sent.
-    if (err instanceof DomainError && err.kind === 'unavailable') await audit.finish(actionId, 'unanswered', { code: err.code, message: err.message });
-    else if (err instanceof DomainError) await audit.finish(actionId, 'refused', { code: err.code, message: err.message });
-    else await audit.finish(actionId, 'failed', { message: String(err).slice(0, 500) });
-    throw err;
-  }
-  // The action took effect: its audit row says so, and the answer says so even when that write does not land
-  // (a retry would be another action: a second redelivery). The row then stays `requested`, logged here.
-  await audit.finish(actionId, 'done', { tenantId: done.tenantId }).catch((err: unknown) =>
-    deps.logger.error({ err: String(err), action_id: actionId, action }, 'an operator action took effect but its audit row could not be marked done'),
-  );
-  return { action_id: actionId, action, target: req.target, outcome: 'done' as const, result: done.result };
-}
+/** Runs one action between its two audit writes (operator-audit.ts). */
+const act = (deps: AppDeps, action: OperatorActionName, req: { target: string; operator: string; reason: string; evidence?: string | undefined }) => audited(deps, action, req, HANDLERS[action]);
 
 /** How long a runbook query may take before the API answers 503. */
 const VISIBILITY_DEADLINE_MS = 10_000;

@@ -8,6 +8,7 @@ import { runUpdate } from '../http/workflow-calls';
 import { route, type RouteDef } from '../http/route';
 import type { AppDeps } from '../deps';
 import type { OperatorHandler, OperatorRequest } from './operator-handler';
+import { audited } from './operator-audit';
 import { tenantOr404, tenantParam } from './tenant-param';
 
 // Admin API of a tenant's webhook endpoints (a tenant's URL: endpoints are given inline on each resource):
@@ -142,8 +143,12 @@ export const webhookEndpointRoutes: RouteDef[] = [
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       const e = await endpointOr404(deps, t._id, params.endpoint);
-      const actionId = idKey(e._id, String(e.disable_count), 'enable');
-      return { status: 200, body: await enableEndpoint(deps, e, { operator: body.operator, reason: body.reason, actionId }, body.replay_missed) };
+      // Audited as the operator action `enable_webhook_endpoint` is: one row in operator_actions.
+      const done = await audited(deps, 'enable_webhook_endpoint', { target: e._id, operator: body.operator, reason: body.reason }, async (d, req) => ({
+        tenantId: e.tenant_id,
+        result: await enableEndpoint(d, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, body.replay_missed),
+      }));
+      return { status: 200, body: done.result as Awaited<ReturnType<typeof enableEndpoint>> };
     },
   }),
 ];

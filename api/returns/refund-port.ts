@@ -1,4 +1,6 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { Client } from '@temporalio/client';
+import { DomainError } from '../../domain/errors';
 import type { AppDeps } from '../deps';
 import { startReturnRefund } from './service';
 
@@ -7,6 +9,14 @@ import { startReturnRefund } from './service';
 
 export function createReturnRefunds(base: Omit<AppDeps, 'temporal'>) {
   return {
-    start: (temporal: Client, req: { tenantId: string; region: string; returnId: string }) => startReturnRefund({ ...base, temporal }, req),
+    async start(temporal: Client, req: { tenantId: string; region: string; returnId: string }) {
+      try {
+        return await startReturnRefund({ ...base, temporal }, req);
+      } catch (err) {
+        // A refusal (its order or payment gone) will not change on a retry; a 503 (Temporal busy) may.
+        if (err instanceof DomainError && err.kind !== 'unavailable') throw ApplicationFailure.nonRetryable(err.message, err.code);
+        throw err;
+      }
+    },
   };
 }

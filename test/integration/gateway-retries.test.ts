@@ -27,7 +27,7 @@ function registry(adapter: Partial<GatewayAdapter>): GatewayRegistry {
   return { get: () => adapter as GatewayAdapter, names: () => ['sandbox'] } as unknown as GatewayRegistry;
 }
 
-test('a charge, a refund and a transfer refused on a retry are found by their key: the first try made them', async () => {
+test('a charge, a refund and a transfer refused are found by their key when an earlier try made them', async () => {
   const adapter: Partial<GatewayAdapter> = {
     charge: async () => Promise.reject(inProgress()),
     findCharge: async () => ({ status: 'succeeded', chargeId: 'ch_first_try' }),
@@ -44,14 +44,14 @@ test('a charge, a refund and a transfer refused on a retry are found by their ke
   const refund = { ...ref, chargeId: 'ch_first_try', amount: 500, currency: 'EUR', idempotencyKey: 're_eu_retry', reference: 're_eu_retry' };
   const payout = { ...ref, idempotencyKey: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c12', reference: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c12', amount: 5000, currency: 'NGN', gatewayRecipientId: 'rcp_1' };
 
-  // The first try's refusal is the gateway's word on a request it never executed: passed on.
-  await expect(new MockActivityEnvironment({ attempt: 1 }).run(cards.charge, charge)).rejects.toMatchObject({ nonRetryable: true });
-  // A retry's is not: what the key finds is the answer.
+  // A refused request, on a retry or on the workflow's new try alike: what the key finds is the answer.
+  expect(await new MockActivityEnvironment({ attempt: 1 }).run(cards.charge, charge)).toEqual({ status: 'succeeded', chargeId: 'ch_first_try' });
   expect(await new MockActivityEnvironment({ attempt: 2 }).run(cards.charge, charge)).toEqual({ status: 'succeeded', chargeId: 'ch_first_try' });
   expect(await new MockActivityEnvironment({ attempt: 2 }).run(cards.refundCharge, refund)).toEqual({ status: 'pending', refundId: 'rf_first_try' });
   expect(await new MockActivityEnvironment({ attempt: 3 }).run(payouts.initiatePayout, payout as never)).toEqual({ status: 'pending', payoutId: 'po_first_try' });
 
-  // Nothing under the key: the refusal stands.
+  // Nothing under the key: the refusal stands (the gateway's word on a request it never executed).
   adapter.findCharge = async () => null;
+  await expect(new MockActivityEnvironment({ attempt: 1 }).run(cards.charge, charge)).rejects.toMatchObject({ nonRetryable: true });
   await expect(new MockActivityEnvironment({ attempt: 2 }).run(cards.charge, charge)).rejects.toMatchObject({ nonRetryable: true });
 });

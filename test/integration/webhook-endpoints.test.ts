@@ -123,6 +123,12 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   expect(enabled.status).toBe(200);
   expect(enabled.body.endpoint).toMatchObject({ state: 'enabled', parked: 0, failing_since: null });
   expect(enabled.body.replayed).toEqual([expect.stringMatching(new RegExp(`^${evt2}-0-replay-`))]);
+  // Both are in the audit trail, the admin route's as the operator action it is.
+  const trail = await admin.get(`/admin/operations?target=${disabled!.id}`);
+  expect(trail.body.data.map((a: { action: string; operator: string }) => [a.action, a.operator]).sort()).toEqual([
+    ['enable_webhook_endpoint', 'nadia'],
+    ['enable_webhook_endpoint', 'omar'],
+  ]);
   // The other one either found it replayed already (409), or replayed the same delivery (the same id).
   if (asAction.status === 200) expect((asAction.body.result.replayed as string[]).every((d) => enabled.body.replayed.includes(d))).toBe(true);
   else expect(asAction.body.error.code).toBe('webhook_endpoint_not_disabled');

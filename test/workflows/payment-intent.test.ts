@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ChargeOutcome } from '../../gateways/types';
-import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
+import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, checkoutCompletedUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { useWorkflowTestEnv } from './env';
 import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
@@ -106,6 +106,22 @@ test('cancel during a charge on the wire waits for it: after a decline the cance
     expect((await cancel).status).toBe('canceled');
   });
   expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
+});
+
+test("another intent of its checkout intent paid while this one's charge is on the wire: declined, the intent is canceled as checkout_completed", async () => {
+  const held = heldCharge({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' });
+  const { rec, activities } = recorders(held.charge);
+  const inp = await input(1800);
+  await withWorker(activities, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
+    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    const sibling = handle.executeUpdate(checkoutCompletedUpdate);
+    held.release();
+    expect((await attempt).status).toBe('failed');
+    expect((await sibling).status).toBe('canceled');
+  });
+  expect(rec.patches.find((p) => p.status === 'canceled')?.cancellation_reason).toBe('checkout_completed');
 });
 
 test('a charge in flight when the deadline passes: its late success wins', async () => {

@@ -151,16 +151,29 @@ export function validateCancel(run: IntentRun): void {
  */
 export function validateCheckoutCompleted(run: IntentRun): void {
   refuse(run.s.mutableRefusal());
-  if (run.s.chargeDeciding()) refuse({ type: 'attempt_in_progress', message: 'A charge of this intent is being decided: it settles against the checkout intent itself' });
+  if (run.s.claiming) refuse({ type: 'attempt_in_progress', message: 'A capture of this intent is claiming the checkout intent: it settles against it itself' });
 }
 
-export async function onCancel(run: IntentRun, reason: 'requested' | 'checkout_completed' = 'requested'): Promise<IntentView> {
+/**
+ * Another intent of the checkout intent was paid: a charge of this one on the wire is waited for (boundedly); paid,
+ * it loses the claim, gives its capture back and cancels itself; declined, this cancels the intent. Either way
+ * the answer is the intent as it then stands.
+ */
+export async function onCheckoutCompleted(run: IntentRun): Promise<IntentView> {
+  const { s } = run;
+  if (s.chargeDeciding()) await chargeDecided(run);
+  if (s.status !== 'pending' || s.cancelRefusal()) return s.view();
+  await cancelIntent(run, 'checkout_completed');
+  return s.view();
+}
+
+export async function onCancel(run: IntentRun): Promise<IntentView> {
   const { s } = run;
   // A charge on the wire (or being reconciled) decides first: wait for it, boundedly.
   if (s.chargeDeciding()) await chargeDecided(run);
   refuse(s.cancelRefusal());
   // An attempt still unknown is let go: if the gateway captured it, the capture is refunded.
-  await cancelIntent(run, reason);
+  await cancelIntent(run, 'requested');
   return s.view();
 }
 

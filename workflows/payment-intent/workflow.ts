@@ -22,6 +22,7 @@ import {
   onAttempt,
   onCancel,
   onChargeOutcome,
+  onCheckoutCompleted,
   onMitCharge,
   onRefundSettled,
   validateAdmitRefund,
@@ -54,7 +55,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   setHandler(attemptUpdate, (req) => onAttempt(run, req), { validator: (req) => validateAttempt(run, req) });
   setHandler(mitChargeUpdate, (req) => onMitCharge(run, req), { validator: (req) => validateMitCharge(run, req) });
   setHandler(cancelUpdate, () => onCancel(run), { validator: () => validateCancel(run) });
-  setHandler(checkoutCompletedUpdate, () => onCancel(run, 'checkout_completed'), { validator: () => validateCheckoutCompleted(run) });
+  setHandler(checkoutCompletedUpdate, () => onCheckoutCompleted(run), { validator: () => validateCheckoutCompleted(run) });
   setHandler(admitRefundUpdate, (req) => onAdmitRefund(run, req), { validator: validateAdmitRefund });
   setHandler(refundSettledSignal, (settled) => onRefundSettled(run, settled));
   setHandler(intentStateQuery, () => s.snapshot(writer.version()));

@@ -11,7 +11,7 @@ import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
 /** A received return's refund, started by the API's code (it waits on the payment intent's workflow). */
-const refunds = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '5s', maximumInterval: '10m' } });
+const refunds = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '5s', maximumInterval: '10m', maximumAttempts: 10 } });
 /** How long a received return waits for the merchant's PUT to hand its refund over before starting it itself. */
 const RECEIVED_REFUND_GRACE_MS = 5 * 60 * 1000;
 /** Runs that start a received return's refund themselves when none was handed over; older runs only waited. */
@@ -91,6 +91,9 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   setHandler(
     returnRefundStartedUpdate,
     async (req) => {
+      // Kept synchronous when there is nothing to do, as the handler always was (an await more here would move
+      // its answer after commands a replayed history has before it).
+      if (refund !== null || status !== 'received') return progress();
       await refundStarted(req);
       return progress();
     },
@@ -111,8 +114,14 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     // workflow starts the refund itself, under the same key, rather than staying received for good.
     while (!refundHandedOver()) {
       if (status !== 'received') await condition(() => refundHandedOver() || status === 'received');
-      else if (!(await condition(refundHandedOver, RECEIVED_REFUND_GRACE_MS)))
-        await refundStarted(await refunds.startReturnRefund({ tenantId: input.tenantId, region: input.region, returnId: input.id }));
+      else if (!(await condition(refundHandedOver, RECEIVED_REFUND_GRACE_MS))) {
+        try {
+          await refundStarted(await refunds.startReturnRefund({ tenantId: input.tenantId, region: input.region, returnId: input.id }));
+        } catch (err) {
+          // Refused for good (its order or payment gone): the merchant's PUT may still hand one over; asked again later.
+          log.warn('a received return could not start its refund itself; trying again later', { error: String(err) });
+        }
+      }
     }
   } else await condition(refundHandedOver);
   if (refund !== null) {
