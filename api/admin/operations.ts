@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DomainError, notFound } from '../../domain/errors';
-import { parseId } from '../../platform/ids';
+import { notFound } from '../../domain/errors';
 import { OPERATOR_ACTIONS, type OperatorActionName, type OperatorActionRecord } from '../../platform/ops-records';
 import { RUNBOOK_QUERIES, runbookQuery } from '../../platform/runbook-queries';
 import { operatorActionData } from '../../data/operator-actions';
