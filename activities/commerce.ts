@@ -114,13 +114,13 @@ export function createCommerceActivities({ mongo, returnRefunds }: { mongo: Mong
       await returns.save(p.id, p.version, { status: p.status, refund: p.refund });
     },
 
-    /** How a refund stands, from its record (its own workflow writes it). */
     /** A received return's refund, when the merchant's PUT could not start it: admitted under its key, or refused. */
     startReturnRefund(req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
       if (!returnRefunds) throw ApplicationFailure.nonRetryable('this worker was built without return refunds', 'misconfigured');
       return returnRefunds.start(Context.current().client, req);
     },
 
+    /** How a refund stands, from its record (its own workflow writes it). */
     async refundState(q: { tenantId: string; refund: string }): Promise<'pending' | 'success' | 'canceled' | 'unknown'> {
       return refundEnd(await refundData(mongo).find(q.tenantId, q.refund));
     },

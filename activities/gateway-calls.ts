@@ -32,8 +32,8 @@ export async function keyedEffect<T>(make: () => Promise<T>, findByKey: () => Pr
   }
 }
 
-/** The charge's refusal of a saved card detached after the API checked it: the attempt's failure code too. */
-export const PAYMENT_METHOD_DETACHED = 'payment_method_detached';
+/** The charge's refusal of a saved card detached after the API checked it: the attempt's failure code too (workflows/payment-intent/handlers.ts). */
+const PAYMENT_METHOD_DETACHED = 'payment_method_detached';
 
 interface ConnectorRef {
   tenantId: string;

@@ -102,14 +102,14 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       return undefined;
     }
   };
+  // workflows/payment-intent/messages.ts checkoutCompletedUpdate (activities import no workflow code).
+  const CHECKOUT_COMPLETED_UPDATE = 'cancelCheckoutCompleted';
   /**
    * The claim won: the checkout intent's other pending intents can never be paid, so each is canceled now, as
    * `checkout_completed`, rather than expiring later with a canceled_timeout webhook after the checkout's
-   * success. Not awaited (the customer's payment does not wait); one with a charge on the wire refuses, and its
-   * capture then loses the claim and cancels it the same way; one missed expires as before.
+   * success. Not awaited (the customer's payment does not wait); one with a charge on the wire is canceled once
+   * it is declined, or loses the claim with its capture and cancels itself; one missed expires as before.
    */
-  // workflows/payment-intent/messages.ts checkoutCompletedUpdate (activities import no workflow code).
-  const CHECKOUT_COMPLETED_UPDATE = 'cancelCheckoutCompleted';
   const cancelSiblings = async (c: { checkoutIntent: string; tenantId: string; paymentIntent: string }): Promise<void> => {
     const { client, log } = Context.current();
     try {

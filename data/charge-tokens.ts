@@ -1,12 +1,11 @@
 import type { Mongo } from '../platform/mongo';
 import { insertOnce } from './versioned-writes';
 
-/**
- * The reusable card token a saving charge's answer carries, kept here by whoever read the answer (the charge
- * and status activities, the callback route) and taken out of the answer, so it never enters a workflow's
- * history (or the Temporal UI, or a codec server's view): savePaymentMethod reads it back by the charge.
- * Keyed by gateway and charge id, which the gateway makes unique.
- */
+// The reusable card token a saving charge's answer carries, kept here by whoever read the answer (the charge
+// and status activities, the callback route) and taken out of the answer, so it never enters a workflow's
+// history (or the Temporal UI, or a codec server's view): savePaymentMethod reads it back by the charge.
+// Keyed by gateway and charge id, which the gateway makes unique.
+
 /** A gateway's charge answer as far as its token goes (gateways/types.ts ChargeOutcome). */
 interface ChargeAnswer {
   status: string;

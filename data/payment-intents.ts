@@ -95,10 +95,10 @@ export function paymentIntentData(mongo: Mongo) {
     setCustomerBeforeStart: async (id: string, customer: string) => void (await c.updateOne({ _id: id, version: 0 }, { $set: { customer } })),
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
-    /** The older interface's page-numbered list. */
     /** The other intents of a checkout intent still pending (at most 100: a checkout has a handful). */
     pendingSiblings: (tenantId: string, checkoutIntent: string, except: string) =>
       c.find({ tenant_id: tenantId, checkout_intent: checkoutIntent, status: 'pending', _id: { $ne: except } }, { projection: { _id: 1 } }).limit(100).toArray(),
+    /** The older interface's page-numbered list. */
     listOlder: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, { ...q, filters: q.filters.map(byEitherIntentId) }, path, OLDER_INTENT_LIST),
   };
 }

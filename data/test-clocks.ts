@@ -2,9 +2,7 @@ import type { TestClockRecord } from '../platform/billing-records';
 import type { Mongo } from '../platform/mongo';
 import { paginate, type Page, type PageQuery } from './list';
 import { saveVersioned, versionZeroRecords } from './versioned-writes';
-
-/** A subscription whose status is one of these has ended: a clock no longer waits for it. */
-const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as const;
+import { ENDED_SUBSCRIPTION_STATUSES } from '../domain/billing/snapshots';
 
 /**
  * Test clocks in MongoDB, every read scoped by tenant. The API inserts a clock's record (and takes it back

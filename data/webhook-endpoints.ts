@@ -12,10 +12,10 @@ import type { EventRecord, ParkedDeliveryRecord, WebhookEndpointRecord } from '.
 
 export const WEBHOOK_ENDPOINT_DISABLED = 'webhook_endpoint.disabled';
 
-/** `whe_<hex>`: one id per tenant and URL, the same in every process. */
 /** The span in which an endpoint failing for its disable period must have failed at least once, all through it. */
 const FAILING_DAY_MS = 24 * 60 * 60 * 1000;
 
+/** `whe_<hex>`: one id per tenant and URL, the same in every process. */
 export function endpointId(tenantId: string, url: string): string {
   return `whe_${createHash('sha256').update(`${tenantId}\n${url}`).digest('hex').slice(0, 32)}`;
 }
@@ -178,8 +178,10 @@ export function webhookEndpointData(mongo: Mongo) {
     eventsByIds: (tenantId: string, ids: string[]) => mongo.c.events.find({ _id: { $in: ids }, tenant_id: tenantId }).toArray(),
     /** An event whatever its tenant (operators name a delivery, not a tenant). */
     eventById: (id: string) => mongo.c.events.findOne({ _id: id }),
-    /** A tenant's events sent to `url` created at or after `since`, oldest first (at most `limit`). */
-    /** Events sent to `url` from `since` on, oldest first (ties by id); with `after`, those at `since` after that id. */
+    /**
+     * A tenant's events sent to `url` created at or after `since`, oldest first, ties by id (at most `limit`); with
+     * `after`, those at `since` only after that id.
+     */
     eventsSince: (tenantId: string, url: string, since: Date, limit: number, after?: string) =>
       mongo.c.events
         .find({

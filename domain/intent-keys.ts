@@ -4,6 +4,11 @@
  * invoice's, and charged for it, so the create endpoints refuse keys of exactly these shapes; any other key,
  * `billing:order-42` included, is the merchant's.
  */
+export const serviceIntentKey = {
+  /** An invoice's intent for its `attempt`-th charge (a retried activity finds the one it made), and that charge's name. */
+  ofInvoice: (invoice: string, attempt: number) => `billing:${invoice}:${attempt}`,
+  ofCheckoutSession: (session: string) => `checkout_session:${session}`,
+};
 const SERVICE_INTENT_KEYS = [/^billing:in_[a-z]{2,8}_[0-9A-Za-z]{8,64}:\d+$/, /^checkout_session:cs_[a-z]{2,8}_[0-9A-Za-z]{8,64}$/];
 export const isServiceIntentKey = (key: string): boolean => SERVICE_INTENT_KEYS.some((shape) => shape.test(key));
 export const SERVICE_INTENT_KEY_SHAPES = '`billing:<in_ id>:<n>` and `checkout_session:<cs_ id>`';

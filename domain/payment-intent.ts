@@ -30,6 +30,12 @@ export function transition(status: IntentStatus, trigger: IntentTrigger): Transi
   }
 }
 
+/**
+ * The failure codes of a merchant-initiated charge that were not the card's (its connector down, another attempt
+ * replaced it, the intent canceled under it): never answered again as a decline, and answered 409 or 503.
+ */
+export const MIT_FAILURES_NOT_THE_CARDS = ['connector_unavailable', 'superseded', 'payment_intent_canceled'] as const;
+
 export function isMutable(status: IntentStatus): boolean {
   return status === 'pending';
 }

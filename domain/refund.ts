@@ -14,7 +14,8 @@ export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
 
 /**
  * The refund keys the service makes for itself: one payment's refunds share one key space, so a merchant's key
- * shaped like one of these would be answered as (or answer) the return's, credit note's or card check's refund.
+ * shaped like one of these would be answered as (or answer) the return's, credit note's, card check's or checkout
+ * session's refund.
  * The refund endpoints refuse merchant keys with these prefixes.
  */
 const SERVICE_REFUND_KEY_PREFIX = { return: 'return:', creditNote: 'credit_note:', cardCheck: 'billing_portal:', checkoutSession: 'checkout_session:' } as const;

@@ -233,7 +233,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         url: p.url,
         parked_at: new Date(),
       });
-      if (p.mayResume !== false && (await endpoints.ensure(p.tenantId, p.url)).state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
+      if (p.mayResume !== false && (await endpoints.byUrl(p.tenantId, p.url))?.state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
         logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery not parked: its endpoint was enabled again');
         return { resumed: true };
       }

@@ -143,11 +143,8 @@ export const webhookEndpointRoutes: RouteDef[] = [
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       const e = await endpointOr404(deps, t._id, params.endpoint);
-      // Audited as the operator action `enable_webhook_endpoint` is: one row in operator_actions.
-      const done = await audited(deps, 'enable_webhook_endpoint', { target: e._id, operator: body.operator, reason: body.reason }, async (d, req) => ({
-        tenantId: e.tenant_id,
-        result: await enableEndpoint(d, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, body.replay_missed),
-      }));
+      // The operator action `enable_webhook_endpoint`, audited as it is: one row in operator_actions.
+      const done = await audited(deps, 'enable_webhook_endpoint', { target: e._id, operator: body.operator, reason: body.reason }, enabling(body.replay_missed));
       return { status: 200, body: done.result as Awaited<ReturnType<typeof enableEndpoint>> };
     },
   }),
@@ -191,10 +188,15 @@ export const redeliverWebhook: OperatorHandler = async (deps: AppDeps, req: Oper
   }
 };
 
+/** Re-enables the endpoint the request targets (`whe_...`), replaying what it parked unless `replayMissed` is false. */
+const enabling =
+  (replayMissed: boolean): OperatorHandler =>
+  async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
+    const e = await webhookEndpointData(deps.mongo).byId(req.target);
+    if (!e) throw notFound('webhook endpoint', req.target, 'target');
+    const result = await enableEndpoint(deps, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, replayMissed);
+    return { tenantId: e.tenant_id, result };
+  };
+
 /** Operator action `enable_webhook_endpoint`, target an endpoint id (`whe_...`): re-enables it and replays what it missed. */
-export const enableWebhookEndpoint: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const e = await webhookEndpointData(deps.mongo).byId(req.target);
-  if (!e) throw notFound('webhook endpoint', req.target, 'target');
-  const result = await enableEndpoint(deps, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, true);
-  return { tenantId: e.tenant_id, result };
-};
+export const enableWebhookEndpoint: OperatorHandler = enabling(true);

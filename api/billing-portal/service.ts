@@ -1,5 +1,5 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound } from '../../domain/errors';
-import { unixSeconds } from '../../domain/billing/snapshots';
+import { isEndedSubscription, unixSeconds } from '../../domain/billing/snapshots';
 import type { InvoiceView, SubscriptionView } from '../../domain/billing/snapshots';
 import { minorUnitDigits } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
@@ -35,8 +35,7 @@ export const PORTAL_SESSION_LIFETIME_MS = 3600 * 1000;
 /** How long the intent of a card update stays payable. */
 const CARD_CHECK_TIMEOUT_SECONDS = 1800;
 
-const ENDED = new Set(['canceled', 'incomplete_expired']);
-export const isEnded = (s: Pick<SubscriptionRecord, 'status'>) => ENDED.has(s.status);
+export const isEnded = (s: Pick<SubscriptionRecord, 'status'>) => isEndedSubscription(s.status);
 
 export function portalSessionView(s: PortalSessionRecord, deps: Pick<AppDeps, 'config'>): PortalSessionView {
   return {

@@ -1,9 +1,10 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
+import { MIT_FAILURES_NOT_THE_CARDS } from '../../domain/payment-intent';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
 import { customerData } from '../../data/customers';
 import { agreementData, agreementIdFor, agreementScope } from '../../data/agreements';
-import type { AgreementType, PaymentIntentRecord, SavedPaymentMethodRecord, TransactionRecord } from '../../platform/records';
+import type { AgreementRecord, AgreementType, PaymentIntentRecord, SavedPaymentMethodRecord, TransactionRecord } from '../../platform/records';
 import type { Mongo } from '../../platform/mongo';
 import { mitChargeUpdate, type MitChargeInput, type MitChargeResult } from '../../workflows/payment-intent/messages';
 import type { AppDeps, AuthContext } from '../deps';
@@ -31,7 +32,8 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);
   if (!card) throw notFound('payment_method', body.payment_method_uuid, 'payment_method_uuid');
   // An agreement keeps its type, a repeat of the charge that made it included.
-  sameAgreementType(await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id), body.agreement_id, body.agreement_type);
+  const agreement = await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id);
+  sameAgreementType(agreement, body.agreement_id, body.agreement_type);
   // The same charge repeated after it paid the intent answers its first result, whatever became of the card.
   const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
   const agreementRef = agreementIdFor(auth.region, scope);
@@ -41,7 +43,7 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
   // Another intent of its checkout intent has paid: charging this one would capture, then void, the card.
   await checkoutStillOpen(deps, intent);
-  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE);
+  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE, agreement);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   const result = await runUpdate(
     deps,
@@ -51,9 +53,12 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   return answer(result);
 }
 
+/** The refusal of a detached card (`param` names it), whoever found it detached: this check or the charge step. */
+const detachedCard = (param: string) => invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
+
 /** Refuses a card that can no longer be charged off-session: detached, or without a reusable token (NO_GATEWAY_TOKENS). */
 export function assertChargeable(card: SavedPaymentMethodRecord, param: string): void {
-  if (card.detached_at) throw invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
+  if (card.detached_at) throw detachedCard(param);
   // Cards saved before reusable tokens (no card details) hold a charge id, which no gateway can charge again.
   if (!card.gateway_token || card.brand === undefined)
     throw invalidRequest('NO_GATEWAY_TOKENS', 'The card has no gateway token from a prior successful customer-present payment; it cannot be charged', param);
@@ -72,12 +77,14 @@ export async function mitChargeInputFor(
   agreementId: string,
   agreementType: AgreementType,
   paymentsQueue: string,
+  /** The agreement's record as the caller read it already (null: none yet); read here when not given. */
+  known?: AgreementRecord | null,
 ): Promise<MitChargeInput> {
   assertChargeable(card, 'payment_method_uuid');
   // Deleting a customer detaches its cards; one deleted before that was so is refused here all the same.
   if (card.customer && (await customerData(mongo).isDeleted(tenantId, card.customer)))
     throw invalidRequest('payment_method_detached', "This card's customer was deleted; the card can no longer be charged", 'payment_method_uuid');
-  const agreement = await agreementData(mongo).byScope(tenantId, card._id, agreementId);
+  const agreement = known !== undefined ? known : await agreementData(mongo).byScope(tenantId, card._id, agreementId);
   sameAgreementType(agreement, agreementId, agreementType);
   return {
     paymentMethod: card._id,
@@ -112,13 +119,16 @@ function paidBy(intent: PaymentIntentRecord, paymentMethod: string, agreement: s
   return intent.transactions?.find((t) => t.status === 'succeeded' && t.payment_method === paymentMethod && t.agreement === agreement);
 }
 
-/** Failures that are not the card's: the intent moved on under the charge (409), or the connector was down (503). */
-const NOT_THE_CARD: Record<string, () => DomainError> = {
+/**
+ * Declines answered as other errors: the failures that were not the card's (domain/payment-intent.ts: the intent
+ * moved on under the charge, 409, or the connector was down, 503), and a card detached while its charge waited.
+ */
+const NOT_A_DECLINE: Record<(typeof MIT_FAILURES_NOT_THE_CARDS)[number] | 'payment_method_detached', () => DomainError> = {
   payment_intent_canceled: () => conflict('payment_intent_unexpected_state', 'The payment intent was canceled while the card was being charged'),
   superseded: () => conflict('attempt_in_progress', 'Another payment attempt replaced this charge'),
   connector_unavailable: () => new DomainError('unavailable', 'connector_unavailable', "The card's connector is unavailable; retry later", undefined, 5),
   // Detached while the charge waited for the worker: refused as the API's own check refuses it.
-  payment_method_detached: () => invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', 'payment_method_uuid'),
+  payment_method_detached: () => detachedCard('payment_method_uuid'),
 };
 
 function answer(result: MitChargeResult): RouteResult {
@@ -129,7 +139,7 @@ function answer(result: MitChargeResult): RouteResult {
     case 'PROCESSING':
       return { status: 202, body: result };
     case 'declined': {
-      const notTheCard = NOT_THE_CARD[result.failure_code];
+      const notTheCard = (NOT_A_DECLINE as Record<string, (() => DomainError) | undefined>)[result.failure_code];
       if (notTheCard) throw notTheCard();
       const extra = { transaction_uuid: result.transaction_uuid };
       if (ISSUER_DECLINES.has(result.failure_code))

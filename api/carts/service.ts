@@ -16,7 +16,7 @@ import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workf
 import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
 import type { AddressCreateBody, CartCreateBody, CartSetBody } from './schemas';
-import { addressView, cartView, linesTotals } from './views';
+import { addressView, cartView, payableTotals } from './views';
 
 // Carts: created with a retention (a workflow that deletes the cart 6 months on unless a checkout converted
 // it), filled by replacing their contents at live prices, read back. Everything that can refuse a request
@@ -212,13 +212,7 @@ export async function setCartContents(deps: AppDeps, auth: AuthContext, body: Ca
   ]);
   const live = byId(products);
   const lines = priceLines(body.products, live, cart.currency);
-  let total: number;
-  try {
-    total = linesTotals(lines, rates, false).total;
-  } catch {
-    total = Number.POSITIVE_INFINITY;
-  }
-  if (total > MAX_AMOUNT) throw invalidRequest('cart_total_too_large', `The cart's total would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'products');
+  if (!payableTotals(lines, rates, false)) throw invalidRequest('cart_total_too_large', `The cart's total would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'products');
   for (let attempt = 1; ; attempt++) {
     const updated = await carts.replaceContents(auth.tenantId, cart._id, lines, cart.updated_at);
     if (updated) return cartView(updated, live, rates);

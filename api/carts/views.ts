@@ -1,4 +1,5 @@
 import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
+import { MAX_AMOUNT } from '../../domain/money';
 import type { CartProduct } from '../../data/carts';
 import type { AddressRecord, AddressSnapshot, CartLineRecord, CartRecord, CommerceTotals } from '../../platform/records';
 import type { AddressView, CartView } from './schemas';
@@ -18,6 +19,19 @@ export function addressView(r: AddressSnapshot): AddressView {
 /** The totals of stored lines (a cart's or a checkout's) at the tenant's rates; shipping only at checkout. */
 export function linesTotals(lines: readonly Pick<CartLineRecord, 'unit_price' | 'quantity'>[], rates: CommerceRates, withShipping: boolean): CommerceTotals {
   return commerceTotals(lines.map((l) => ({ unitPrice: l.unit_price, quantity: l.quantity })), rates, withShipping);
+}
+
+/**
+ * The totals, or null when they pass the largest amount a payment can take (or the numbers they are computed in,
+ * which throw): what a cart's edit and a checkout refuse as `cart_total_too_large`.
+ */
+export function payableTotals(lines: readonly Pick<CartLineRecord, 'unit_price' | 'quantity'>[], rates: CommerceRates, withShipping: boolean): CommerceTotals | null {
+  try {
+    const totals = linesTotals(lines, rates, withShipping);
+    return totals.total > MAX_AMOUNT ? null : totals;
+  } catch {
+    return null; // past 2^53: far past the largest amount
+  }
 }
 
 /** A line of a cart at the price it was set at, with the product's live sku, title and image (`p`: read now, if it still exists). */

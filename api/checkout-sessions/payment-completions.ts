@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { checkoutSessionData, portalSessionData } from '../../data/billing-sessions';
 import { paymentIntentData } from '../../data/payment-intents';
 import type { AppDeps } from '../deps';
+import { isIdOf } from '../../platform/ids';
 import { finishCardUpdate } from '../billing-portal/service';
 import { settleCheckoutSession } from './service';
 
@@ -16,7 +17,7 @@ export function createSessionPaymentCompletions(base: Omit<AppDeps, 'temporal'>)
     /** The session's side of its paid intent; a session that no longer exists has nothing to finish. */
     async paid(temporal: Client, req: { tenantId: string; owner: string; paymentIntent: string }): Promise<'finished' | 'gone'> {
       const deps: AppDeps = { ...base, temporal };
-      if (req.owner.startsWith('cs_')) {
+      if (isIdOf('cs', req.owner)) {
         const s = await checkoutSessionData(deps.mongo).find(req.tenantId, req.owner);
         if (!s) return 'gone';
         await settleCheckoutSession(deps, s);
@@ -30,5 +31,3 @@ export function createSessionPaymentCompletions(base: Omit<AppDeps, 'temporal'>)
     },
   };
 }
-
-export type SessionPaymentCompletions = ReturnType<typeof createSessionPaymentCompletions>;

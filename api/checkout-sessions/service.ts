@@ -2,6 +2,7 @@ import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { unixSeconds } from '../../domain/billing/snapshots';
 import { MAX_AMOUNT } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
+import { serviceIntentKey } from '../../domain/intent-keys';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing-records';
@@ -232,7 +233,7 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
 export async function ensureSessionIntent(deps: AppDeps, s: CheckoutSessionRecord): Promise<CheckoutSessionRecord> {
   if (s.payment_intent) return s;
   const auth = tenantAuth(s.tenant_id, s.region);
-  const key = `checkout_session:${s._id}`;
+  const key = serviceIntentKey.ofCheckoutSession(s._id);
   let intent = await replayByKey(deps, auth, key);
   if (!intent) {
     const { connectors, failover } = await resolveCheckoutRouting(deps.mongo, s.tenant_id, null);

@@ -10,7 +10,7 @@ import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
 import type { AppDeps, AuthContext } from '../deps';
 import { commerceRates, ensureRetention, newCartRecord } from '../carts/service';
-import { addressSnapshot, addressView, cartLineView, linesTotals } from '../carts/views';
+import { addressSnapshot, addressView, cartLineView, linesTotals, payableTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
 import { runUpdate } from '../http/workflow-calls';
@@ -66,20 +66,16 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   }));
   // Live prices, tax and shipping can take a cart past what a payment can take (or past what numbers hold):
   // refused before anything is held or saved, as an edit of the cart would be.
-  let totals: ReturnType<typeof linesTotals> | null = null;
-  try {
-    totals = linesTotals(lines, rates, true);
-  } catch {
-    // Past the numbers a total is computed in: far past what a payment can take.
-  }
-  if (!totals || totals.total > MAX_AMOUNT)
+  const totals = payableTotals(lines, rates, true);
+  if (!totals)
     throw invalidRequest('cart_total_too_large', `This checkout's total (with tax and shipping) would exceed ${MAX_AMOUNT}, the largest amount a payment can take`, 'cartId');
   // No payment can take 0 (the gateways refuse it), so nothing would ever end such a checkout but the
   // intent's expiry, its units held until then: refused before anything is held or saved.
   if (totals.total <= 0)
     throw invalidRequest('checkout_total_zero', 'This checkout would total 0 (free products, no tax or shipping) and a payment must be above 0; nothing was held', 'cartId');
   // A checkout already open for this cart is answered before a new address is saved: a refused request saves none.
-  if (await checkoutData(deps.mongo).openOfCart(auth.tenantId, cart._id)) return openCheckoutAnswer(deps, auth, cart._id, body.shippingAddress);
+  const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cart._id);
+  if (open) return openCheckoutAnswer(deps, auth, cart._id, body.shippingAddress, open);
   const address = await shippingAddress(deps, auth, cart, body.shippingAddress);
   const id = newId('chk', auth.region);
   const now = new Date();
@@ -164,8 +160,8 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
  * and only if it was made of the cart's contents as they are (POST /cart refuses while it is open, but a
  * checkout made before that rule may be of older contents).
  */
-async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string, given: CheckoutCreateBody['shippingAddress']) {
-  const open = await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId);
+async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string, given: CheckoutCreateBody['shippingAddress'], read?: CheckoutRecord) {
+  const open = read ?? (await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId));
   if (open?.status === 'completed') throw conflict('cart_converted', 'This cart was checked out and paid already');
   if (!open?.payment_intent) throw conflict('checkout_in_progress', 'This cart is being checked out; retry in a moment');
   // The cart as it is now: the one this request read may predate an edit the open checkout was made after.

@@ -6,6 +6,7 @@ import { webhookEndpointData } from '../../data/webhook-endpoints';
 import { deliveryTemplates, idKey, inBatches, startKeyedRedelivery, startRedelivery } from './deliveries';
 import type { AppDeps } from '../deps';
 import { listQuerySchema } from '../http/pagination';
+import { typedId } from '../http/common-schemas';
 import { eventData } from '../../data/events';
 import { route, type RouteDef } from '../http/route';
 
@@ -55,9 +56,7 @@ const replayBody = z
     since: z
       .union([z.number().int().min(0), z.string().min(1).max(40)])
       .describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
-    starting_after: z
-      .string()
-      .regex(/^evt_[a-z]{2,8}_[0-9A-Za-z]{8,64}$/, 'an evt_... id')
+    starting_after: typedId('evt')
       .optional()
       .describe('With `since`, from a previous answer\'s `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends)'),
   })

@@ -2,7 +2,7 @@ import { formatMoney } from '../../domain/money';
 import type { InvoiceRecord, PlanRecord, SubscriptionRecord } from '../../platform/billing-records';
 import type { CheckoutQuote } from '../checkout-sessions/quote';
 import type { SavedPaymentMethodRecord } from '../../platform/records';
-import type { InvoiceView } from '../../domain/billing/snapshots';
+import { isEndedSubscription, type InvoiceView } from '../../domain/billing/snapshots';
 import type { CheckoutView } from './checkout-view';
 import type { OutcomeCopy } from './copy';
 import { html, type SafeHtml } from './html';
@@ -212,8 +212,6 @@ export interface PortalOverviewModel extends PortalPageBase {
   notice: string | null;
 }
 
-const ENDED = new Set(['canceled', 'incomplete_expired']);
-
 function subscriptionName(locale: Locale, sub: SubscriptionRecord, names: Map<string, string>): string {
   return sub.snapshot.items.map((i) => `${i.quantity > 1 ? `${i.quantity} × ` : ''}${names.get(i.plan) ?? i.plan}`).join(', ');
 }
@@ -221,7 +219,7 @@ function subscriptionName(locale: Locale, sub: SubscriptionRecord, names: Map<st
 /** When the subscription renews, its trial ends, it cancels or it ended. */
 function subscriptionWhen(locale: Locale, s: SubscriptionRecord['snapshot']): string {
   const t = locale.text;
-  if (ENDED.has(s.status)) return fill(t.portalEnded, { date: longDate(locale, s.endedAt ?? s.canceledAt ?? s.currentPeriodEnd) });
+  if (isEndedSubscription(s.status)) return fill(t.portalEnded, { date: longDate(locale, s.endedAt ?? s.canceledAt ?? s.currentPeriodEnd) });
   if (s.cancelAtPeriodEnd) return fill(t.portalCancels, { date: longDate(locale, s.currentPeriodEnd) });
   if (s.status === 'trialing' && s.trialEnd) return fill(t.portalTrialEnds, { date: longDate(locale, s.trialEnd) });
   return fill(t.portalRenews, { date: longDate(locale, s.currentPeriodEnd) });
@@ -244,7 +242,7 @@ ${m.notice ? html`<div class="portal-notice" role="status" tabindex="-1" id="por
     ${m.subscriptions.map((sub) => {
       const s = sub.snapshot;
       const amount = s.items.reduce((n, i) => n + i.periodAmount, 0);
-      const live = !ENDED.has(s.status);
+      const live = !isEndedSubscription(s.status);
       const headingId = `sub-${sub._id}`;
       return html`<li class="portal-item" data-subscription="${sub._id}" aria-labelledby="${headingId}">
       <div class="portal-item-head">

@@ -4,7 +4,7 @@ import { MAX_AMOUNT } from '../../domain/money';
 import { refundView } from '../../domain/views';
 import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
 
-/** A merchant's refund key: any but the shapes of the service's own (a return's, a credit note's, a card check's). */
+/** A merchant's refund key: any but the shapes of the service's own (domain/refund.ts serviceRefundKey). */
 export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), `keys starting with ${SERVICE_REFUND_KEY_PREFIXES} are the service’s own`);
 
 export const refundCreateBody = z

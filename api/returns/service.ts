@@ -206,12 +206,10 @@ export async function listReturns(deps: AppDeps, tenantId: string, raw: Record<s
   }
   const query = parsePageQuery(Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, unbracket(v)])), RETURN_LIST);
   const page = await pageList(returnData(deps.mongo).collection(), { tenant_id: tenantId }, { ...query, limit }, '/returns', RETURN_LIST);
+  // Each return's product as its order sold it (the spec's Return carries `product`).
+  const orders = new Map((await orderData(deps.mongo).findMany(tenantId, [...new Set(page.data.map((r) => r.order_id))])).map((o) => [o._id, o]));
   return {
-    // Each return's product as its order sold it (the spec's Return carries `product`).
-    returns: await (async () => {
-      const orders = new Map((await orderData(deps.mongo).findMany(tenantId, [...new Set(page.data.map((r) => r.order_id))])).map((o) => [o._id, o]));
-      return page.data.map((r) => returnView(r, orders.get(r.order_id)));
-    })(),
+    returns: page.data.map((r) => returnView(r, orders.get(r.order_id))),
     pagination: pagination(page.meta.totalItems, page.meta.currentPage, limit),
   };
 }

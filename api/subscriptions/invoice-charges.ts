@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DomainError } from '../../domain/errors';
+import { serviceIntentKey } from '../../domain/intent-keys';
 import type { InvoiceCharge, InvoiceChargeResult } from '../../domain/billing/invoice-charge';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
@@ -35,7 +36,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
       connectors: [connector],
       timeout_seconds: req.intentTimeoutSeconds,
       // One intent per invoice and replacement: a retried activity finds the one it made.
-      idempotency_key: `billing:${req.invoice}:${req.attempt}`,
+      idempotency_key: serviceIntentKey.ofInvoice(req.invoice, req.attempt),
       api_version: 'v202607',
       owner: req.subscription,
     });
@@ -47,9 +48,10 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
     async charge(temporal: Client, req: InvoiceCharge): Promise<InvoiceChargeResult> {
       const deps = withClient(temporal);
       const failed = (paymentIntent: string, code: string): InvoiceChargeResult => ({ paymentIntent, outcome: 'failed', failureCode: code, nextActionUrl: null });
+      const succeeded = (paymentIntent: string): InvoiceChargeResult => ({ paymentIntent, outcome: 'succeeded', failureCode: null, nextActionUrl: null });
       const intents = paymentIntentData(deps.mongo);
       let intent = req.paymentIntent ? await intents.find(req.tenantId, req.paymentIntent) : null;
-      if (intent?.status === 'success') return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
+      if (intent?.status === 'success') return succeeded(intent._id);
       const card = await paymentMethodData(deps.mongo).findAny(req.tenantId, req.paymentMethod);
       if (!card) return failed(intent?._id ?? '', 'payment_method_missing');
       if (!intent || intent.status !== 'pending') {
@@ -57,13 +59,13 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
         intent = await intents.find(req.tenantId, id);
         if (!intent) throw new Error(`the intent ${id} of invoice ${req.invoice} is not readable`);
         // Found by its key: a retry whose first try paid it (and the card may be gone since) answers that payment.
-        if (intent.status === 'success') return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
+        if (intent.status === 'success') return succeeded(intent._id);
       }
       let result: MitChargeResult;
       try {
         // Named by the invoice's attempt: a retry of this activity, however late, is answered with the first
         // charge's result instead of charging the card again.
-        const input = { ...(await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE)), chargeKey: `billing:${req.invoice}:${req.attempt}` };
+        const input = { ...(await mitChargeInputFor(deps.mongo, req.tenantId, req.region, card, req.subscription, 'RECURRING', deps.config.TEMPORAL_TASK_QUEUE)), chargeKey: serviceIntentKey.ofInvoice(req.invoice, req.attempt) };
         // Sent again if the server answers UnprocessedUpdate (nothing applied), as the API does: not a failed charge.
         const handle = temporal.workflow.getHandle(intent._id);
         result = await retryingUntaken(() => handle.executeUpdate(mitChargeUpdate, { args: [input] }));
@@ -75,7 +77,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
       }
       switch (result.code) {
         case 'ok':
-          return { paymentIntent: intent._id, outcome: 'succeeded', failureCode: null, nextActionUrl: null };
+          return succeeded(intent._id);
         case 'REQUIRES_ACTION':
           return { paymentIntent: intent._id, outcome: 'requires_action', failureCode: 'authentication_required', nextActionUrl: result.next_action.url };
         case 'PROCESSING':

@@ -75,10 +75,11 @@ export interface SubscriptionSnapshot {
   created: number;
 }
 
-/** An instant (a Date, or Unix ms) in Unix seconds: how every billing object shows its times. */
-/** Whether a subscription has ended for good (its workflow has closed): canceled, or never paid in time. */
-export const isEndedSubscription = (status: SubscriptionStatus): boolean => status === 'canceled' || status === 'incomplete_expired';
+/** The statuses of a subscription that has ended for good (its workflow has closed): canceled, or never paid in time. */
+export const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as const satisfies readonly SubscriptionStatus[];
+export const isEndedSubscription = (status: SubscriptionStatus): boolean => (ENDED_SUBSCRIPTION_STATUSES as readonly SubscriptionStatus[]).includes(status);
 
+/** An instant (a Date, or Unix ms) in Unix seconds: how every billing object shows its times. */
 export const unixSeconds = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / 1000);
 const sec = unixSeconds;
 const secOrNull = (ms: number | null): number | null => (ms === null ? null : sec(ms));

@@ -145,9 +145,9 @@ export function validateCancel(run: IntentRun): void {
 }
 
 /**
- * Another intent of the checkout intent was paid. One with a charge of its own deciding (on the wire, or its
- * capture claiming the checkout) is refused at once: it loses the claim, gives its capture back and cancels
- * itself, and a cancel beside that would only race it.
+ * Another intent of the checkout intent was paid. One whose capture is claiming the checkout is refused at once:
+ * it loses the claim, gives its capture back and cancels itself, and a cancel beside that would only race it.
+ * A charge on the wire is waited for (onCheckoutCompleted).
  */
 export function validateCheckoutCompleted(run: IntentRun): void {
   refuse(run.s.mutableRefusal());

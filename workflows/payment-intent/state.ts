@@ -1,5 +1,5 @@
 import type { ChargedCard, ChargeOutcome } from '../../gateways/types';
-import type { IntentStatus } from '../../domain/payment-intent';
+import { MIT_FAILURES_NOT_THE_CARDS, type IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-progress';
@@ -31,8 +31,7 @@ export const REFUND_WINDOW_MS = 180 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_ATTEMPTS = 20;
 /** How long a declined merchant-initiated charge answers an identical call instead of a new charge. */
 export const MIT_DECLINE_ANSWERED_MS = 60_000;
-/** A merchant-initiated charge's failures that were not the card's: api/cards-mit answers them 409 or 503. */
-const NOT_THE_CARDS = new Set(['connector_unavailable', 'superseded', 'payment_intent_canceled']);
+const NOT_THE_CARDS = new Set<string>(MIT_FAILURES_NOT_THE_CARDS);
 /** How often, at most, a charge we no longer wait on is asked about within the grace period. */
 export const LATE_CHARGE_POLL_MS = 10 * 60 * 1000;
 /** A flood of forged callbacks stays bounded. */

@@ -29,6 +29,9 @@ export interface PayoutWebhookBody extends Record<string, unknown> {
 
 const reasonOf = (w: { failureCode: string; failureMessage: string }) => `${w.failureCode}: ${w.failureMessage}`;
 
+/** The word of a gateway that refused the transfer request itself. */
+export const refusalOf = (message: string): PayoutOutcome => ({ status: 'rejected', failureCode: 'gateway_refused', failureMessage: message });
+
 export class PayoutLifecycle {
   subStatus: PayoutSubStatus;
   phase: PayoutCarried['phase'];
@@ -139,7 +142,7 @@ export class PayoutLifecycle {
 
   /** The gateway refused the request itself (a non-retryable answer): the transfer was never made. */
   refusedAtInitiation(message: string, now: number): boolean {
-    return this.apply({ status: 'rejected', failureCode: 'gateway_refused', failureMessage: message }, now);
+    return this.apply(refusalOf(message), now);
   }
 
   /**

@@ -30,7 +30,7 @@ import {
 } from './messages';
 import type { OperatorUpdateInput } from '../../platform/ops-records';
 import type { PayoutPatch } from '../../activities/payouts';
-import { PayoutLifecycle } from './state';
+import { PayoutLifecycle, refusalOf } from './state';
 import { assertStamped, noteOperatorAction } from '../operator-stamps';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
@@ -46,6 +46,13 @@ const OPERATOR_WAITS_MS = 20_000;
 /** The longest `POST /payouts` waits for the gateway's answer to the transfer request before answering. */
 const MAX_INITIATION_WAIT_MS = 30_000;
 
+/** Runs with this patch keep a gateway's contrary word on a payout an operator confirmed (see take). */
+const CONTRARY_AFTER_CONFIRMATION_PATCH = 'payout-contrary-after-confirmation';
+/** Runs that keep an outright refusal landing after an operator's confirmation; older ones dropped it. */
+const REFUSAL_AFTER_CONFIRMATION_PATCH = 'payout-refusal-after-confirmation';
+/** Runs continued in flight that keep their carried polling count; older ones started it again. */
+const CHECKS_CARRIED_PATCH = 'payout-checks-carried';
+
 /**
  * One workflow per payout; its id is the payout uuid. The API has recorded it as `pending_created`. The
  * workflow asks the gateway for the transfer once per payout (by the payout uuid as idempotency key, so no
@@ -54,13 +61,6 @@ const MAX_INITIATION_WAIT_MS = 30_000;
  * the window closes first, it asks the gateway to cancel the transfer and says `canceled_timeout` only once
  * the gateway confirms that no money will move.
  */
-/** Runs with this patch keep a gateway's contrary word on a payout an operator confirmed (see take). */
-const CONTRARY_AFTER_CONFIRMATION_PATCH = 'payout-contrary-after-confirmation';
-/** Runs that keep an outright refusal landing after an operator's confirmation; older ones dropped it. */
-const REFUSAL_AFTER_CONFIRMATION_PATCH = 'payout-refusal-after-confirmation';
-/** Runs continued in flight that keep their carried polling count; older ones started it again. */
-const CHECKS_CARRIED_PATCH = 'payout-checks-carried';
-
 export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot> {
   const p = new PayoutLifecycle(input);
   let hinted = false;
@@ -224,8 +224,7 @@ export async function payoutWorkflow(input: PayoutInput): Promise<PayoutSnapshot
         if (cause instanceof ApplicationFailure && cause.nonRetryable) {
           // The gateway refused the request itself (validation): no transfer exists under this key. Confirmed
           // by an operator meanwhile, the payout stays success and the refusal is kept as its late outcome.
-          const refused: PayoutOutcome = { status: 'rejected', failureCode: 'gateway_rejected', failureMessage: cause.message };
-          if (p.final && p.operatorConfirmation && patched(REFUSAL_AFTER_CONFIRMATION_PATCH)) await take(refused);
+          if (p.final && p.operatorConfirmation && patched(REFUSAL_AFTER_CONFIRMATION_PATCH)) await take(refusalOf(cause.message));
           else if (p.refusedAtInitiation(cause.message, Date.now())) await publish();
           break;
         }
