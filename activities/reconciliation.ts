@@ -195,6 +195,9 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         cursor = page[page.length - 1]!.cursor;
       }
 
+      // Pairs found outside the padded window's matching (further out, or by the report entry's owner) count as matched too.
+      let pairedOutside = 0;
+
       // Rows of ours the padded report does not hold: the two sides may have stamped the object further apart
       // than the margin (a worker outage, a callback lost and found by a later poll), so the report a few hours
       // either side is read once for them before any is called missing.
@@ -207,6 +210,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
             const ours = g.object === input.object ? lone.get(gatewayMatchKey(g)) : undefined;
             if (!ours) continue;
             lone.delete(ours.matchKey);
+            pairedOutside += 1;
             for (const f of comparePair(ours, g)) await record(f);
           }
           heartbeat(`report around the window: ${lone.size} rows of ours still unpaired`);
@@ -225,13 +229,14 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         const ours = await ownerOf(ledger, g);
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
+          pairedOutside += 1;
           for (const f of comparePair(ours.row, g)) await record(f);
           continue;
         }
         const f = unpairedGatewayRow(g, ours?.tenantId ?? null);
         if (f) await record(f);
       }
-      result.matched = matcher.matched;
+      result.matched = matcher.matched + pairedOutside;
       deps.logger.info({ run: input.runId, from: input.from, to: input.to, ...result, sample: undefined }, 'reconciliation: object type done');
       return result;
     },

@@ -186,6 +186,7 @@ export interface ReconcileObjectResult {
   object: ReconciledObject;
   ledgerRows: number;
   reportRows: number;
+  /** Pairs of our row and a report entry compared: in the padded window, further out, or by the entry's owner. */
   matched: number;
   /** Discrepancies this call opened, by kind. */
   opened: KindCounts;

@@ -41,7 +41,7 @@ const runView = z.object({
         object: z.enum(RECONCILED_OBJECTS),
         ledger_rows: z.number().int().meta({ description: 'Our rows in the window' }),
         report_rows: z.number().int().meta({ description: "The gateway report's entries read (the window and its margin)" }),
-        matched: z.number().int(),
+        matched: z.number().int().meta({ description: 'Pairs of our row and a report entry found and compared, also those whose two sides were stamped further apart than the margin' }),
         opened: kindCounts,
         already_open: z.number().int().meta({ description: 'Findings an earlier run had already opened (not opened again)' }),
         sample: z.array(z.string()).meta({ description: 'The first discrepancies opened (ids)' }),

@@ -284,6 +284,7 @@ test('a capture the two sides stamped further apart than the margin (our success
     // A window holding our row alone (its millisecond), with the usual 15-minute margin.
     const window = { from: new Date(ourAt).toISOString(), to: new Date(ourAt + 1).toISOString() };
     const result = await activities.reconcileObject({ runId: `rec_eu_further${Date.now()}`, region: 'eu', ...window, object: 'capture', graceSeconds: 900 });
+    expect(result).toMatchObject({ ledgerRows: 1, matched: 1 }); // found, not merely not flagged
     expect(result.opened).toEqual({ missing_at_gateway: 0, missing_in_ledger: 0, amount_mismatch: 0, status_mismatch: 0 });
     expect(await db.db().collection('discrepancies').countDocuments({ our_id: paid.id })).toBe(0);
   } finally {

@@ -7378,6 +7378,7 @@ export interface paths {
                                 ledger_rows: number;
                                 /** @description The gateway report's entries read (the window and its margin) */
                                 report_rows: number;
+                                /** @description Pairs of our row and a report entry found and compared, also those whose two sides were stamped further apart than the margin */
                                 matched: number;
                                 opened: {
                                     missing_at_gateway: number;
@@ -7493,6 +7494,7 @@ export interface paths {
                                 ledger_rows: number;
                                 /** @description The gateway report's entries read (the window and its margin) */
                                 report_rows: number;
+                                /** @description Pairs of our row and a report entry found and compared, also those whose two sides were stamped further apart than the margin */
                                 matched: number;
                                 opened: {
                                     missing_at_gateway: number;
