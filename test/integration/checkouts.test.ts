@@ -433,11 +433,12 @@ describe('returns', () => {
     const all = await api.get('/returns?perPage=2', m.secretKey);
     expect(all.status).toBe(200);
     expect(all.body.pagination).toMatchObject({ currentPage: 1, pageSize: 2 });
-    expect(all.body.returns.length).toBeLessThanOrEqual(2);
+    expect(all.body.returns).toHaveLength(2); // the tests above asked for more than two
     // Each carries its product as its order sold it, as the spec's Return has it.
     for (const r of all.body.returns) expect(r.product).toEqual({ id: r.productId, title: { en: expect.any(String), ar: expect.any(String) } });
-    const rejected = await api.get('/returns?filter.status=$in:[rejected.worn,refunded]', m.secretKey);
-    expect(rejected.body.returns.map((r: { status: string }) => r.status).sort()).toEqual(expect.arrayContaining(['refunded', 'rejected.worn']));
+    const rejected = await api.get('/returns?filter.status=$in:[rejected.worn,refunded]&perPage=100', m.secretKey);
+    const statuses = rejected.body.returns.map((r: { status: string }) => r.status);
+    expect(new Set(statuses)).toEqual(new Set(['refunded', 'rejected.worn']));
     const user = all.body.returns[0].userId;
     const byUser = await api.get(`/returns?filter.userId=$eq:${encodeURIComponent(user)}&filter.amount=$gte:1000`, m.secretKey);
     expect(byUser.body.returns.every((r: { userId: string; amount: number }) => r.userId === user && r.amount >= 1000)).toBe(true);

@@ -5,8 +5,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
 import type { AppDeps } from '../../api/deps';
+import { customerData } from '../../data/customers';
 import { loadConfig } from '../../platform/config';
-import type { Mongo } from '../../platform/mongo';
+import { connectMongo, type Mongo } from '../../platform/mongo';
 import { forkTs, freePort, type Proc } from '../../scripts/stack';
 import { startReceiver } from '../unit/webhooks/receiver';
 
@@ -134,6 +135,16 @@ export async function mongo(): Promise<MongoClient> {
   const c = new MongoClient(getStack().mongoUri);
   await c.connect();
   return c;
+}
+
+/** A customer as a DELETE leaves it when its process dies right after its first step: marked deleted (the API's own write), its cards and subscriptions untouched. */
+export async function markCustomerDeletedOnly(tenantId: string, customer: string): Promise<void> {
+  const db = await connectMongo(getStack().mongoUri);
+  try {
+    if (!(await customerData(db).remove(tenantId, customer))) throw new Error(`no live customer ${customer} to mark deleted`);
+  } finally {
+    await db.close();
+  }
 }
 
 export async function temporalClient(): Promise<Client> {

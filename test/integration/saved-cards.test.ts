@@ -3,7 +3,7 @@ import { createGatewayActivities } from '../../activities/gateway-calls';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { connectMongo } from '../../platform/mongo';
 import { signatureHeader } from '../../sandbox/callbacks';
-import { admin, api, call, createMerchant, eventually, getStack, mongo, temporalClient, type Merchant } from './harness';
+import { admin, api, call, createMerchant, eventually, getStack, markCustomerDeletedOnly, mongo, temporalClient, type Merchant } from './harness';
 
 // Saved cards charged with the customer absent (POST /cards/mit) on the real stack: the card saved by a
 // customer-present payment, the claim, tenant and customer scope, the charge-once rule, 3DS recovery,
@@ -260,13 +260,8 @@ describe('refused charges', () => {
 
   test('a card of a customer deleted before its cards were detached with it is refused too', async () => {
     const { pm, customer } = await saveCard();
-    const db = await mongo();
-    try {
-      // Deleted as a DELETE did before it detached the cards: the customer marked, its card left attached.
-      await db.db().collection('customers').updateOne({ _id: customer as never }, { $set: { deleted_at: new Date(), reference_scope: customer } });
-    } finally {
-      await db.close();
-    }
+    // Deleted as a DELETE did before it detached the cards: the customer marked, its card left attached.
+    await markCustomerDeletedOnly(m.tenant, customer);
     const r = await charge(await intentFor(null), pm);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'payment_method_detached', param: 'payment_method_uuid' });

@@ -1,4 +1,4 @@
-import { api, createMerchant, eventually, mongo, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { api, createMerchant, eventually, markCustomerDeletedOnly, startHookReceiver, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -262,16 +262,6 @@ describe('refusals', () => {
 });
 
 describe('deleting the customer', () => {
-  /** The customer as a DELETE leaves it when it dies right after marking it (and as one before the fix did). */
-  async function markDeletedOnly(customer: string): Promise<void> {
-    const db = await mongo();
-    try {
-      await db.db().collection('customers').updateOne({ _id: customer as never }, { $set: { deleted_at: new Date(), reference_scope: customer } });
-    } finally {
-      await db.close();
-    }
-  }
-
   test('cancels its subscriptions now: nothing renews or is charged after', async () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock);
@@ -291,7 +281,7 @@ describe('deleting the customer', () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock);
     const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm })).body;
-    await markDeletedOnly(customer);
+    await markCustomerDeletedOnly(m.tenant, customer);
     return { clock, customer, s };
   }
 

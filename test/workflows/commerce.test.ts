@@ -28,7 +28,7 @@ import {
 } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, RETURN_WORKFLOW, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from '../../workflows/return/messages';
 import type { EndpointRef } from '../../workflows/events';
-import { expectRising, getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
+import { expectRising, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // The commerce workflows in virtual time, with fake activities: a product's stock owner deciding concurrent
 // holds of its last unit, a checkout selling or releasing its holds and then owning its order's returns for
@@ -167,14 +167,6 @@ function reserve(taskQueue: string, productId: string, initialStock: number, hol
 }
 
 const stockOf = (productId: string): Promise<StockLevel> => testEnv().client.workflow.getHandle(stockWorkflowId(productId)).query(stockLevelQuery);
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await pause(20);
-  }
-}
 
 const address = { _id: 'addr_eu_1', phone: '+201000000000', additional_phone: null, address: '1 Nile St', additional_info: null, region: 'Cairo', city: 'Cairo' };
 
@@ -582,16 +574,23 @@ describe('a return', () => {
 
   test('received, and the PUT that received it died before it handed the refund over: after 5 minutes the return starts its refund itself', async () => {
     const f = fakes({ refundState: () => 'success' });
-    const started: string[] = [];
-    const activities = { ...f.activities, startReturnRefund: async (r: { returnId: string }) => (started.push(r.returnId), { refund: 're_eu_self' }) };
+    const started: Array<{ returnId: string; at: number }> = [];
+    const activities = {
+      ...f.activities,
+      startReturnRefund: async (r: { returnId: string }) => (started.push({ returnId: r.returnId, at: await testEnv().currentTimeMs() }), { refund: 're_eu_self' }),
+    };
     await withWorkers({ ...f, activities }, async ({ taskQueue, webhookTaskQueue }) => {
       const inp = returnInput(webhookTaskQueue, { webhooks: [] });
       const handle = await testEnv().client.workflow.start(RETURN_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
       await handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'approved' }] });
+      const receivedAt = await testEnv().currentTimeMs(); // just before: the wait starts as the Update is handled
       await handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'received' }] });
       // No returnRefundStartedUpdate: the API's process was gone.
       expect(await handle.result()).toEqual<ReturnProgress>({ status: 'refunded', refund: 're_eu_self' });
-      expect(started).toEqual([inp.id]);
+      expect(started.map((x) => x.returnId)).toEqual([inp.id]);
+      // It waited 5 minutes for the API's hand-over first, and no longer.
+      expect(started[0]!.at - receivedAt).toBeGreaterThanOrEqual(5 * 60_000);
+      expect(started[0]!.at - receivedAt).toBeLessThan(6 * 60_000);
       expect(statusesOf(f.rec.returns)).toEqual(['requested', 'approved', 'received', 'refunded']);
     });
   });

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, chargeOutcomeSignal, refundSettledSignal, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { HISTORY_EVENT_BOUND } from '../../domain/polling';
-import { useWorkflowTestEnv } from './env';
+import { useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // A paid intent's run that reaches its history bound while the refund of a late capture is still being retried
@@ -10,7 +10,7 @@ import { intentFixtures } from './payment-intent-fixtures';
 // run carries neither the let-go attempt nor the refund in flight.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 test('a paid intent whose history fills while the refund of a late capture is retrying still refunds it, then records it', async () => {
   const outcomes: ChargeOutcome[] = [
@@ -42,7 +42,7 @@ test('a paid intent whose history fills while the refund of a late capture is re
     // The customer finishes the superseded challenge in another tab: the gateway captures it.
     gateway.set('ch_late', { status: 'succeeded', chargeId: 'ch_late' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_late', outcome: { status: 'succeeded', chargeId: 'ch_late' } });
-    await waitUntil(async () => refundTries.length >= 1, 30_000);
+    await waitFor(async () => refundTries.length >= 1, 30_000);
     // Meanwhile the history grows (any signals: here refund words about unknown refunds, which change nothing).
     let sent = 0;
     const beforeBound = async () => {
@@ -57,9 +57,12 @@ test('a paid intent whose history fills while the refund of a late capture is re
     // Past its bound, the run has not continued: it waits for the refund in flight.
     expect((await handle.describe()).runId).toBe(handle.firstExecutionRunId);
     gatewayUp = true;
-    await testEnv().sleep('2h');
-    await new Promise((r) => setTimeout(r, 2000));
+    await testEnv().sleep('2h'); // past the refund's retry backoff
+    await waitFor(() => voidedRecorded.length > 0, 30_000);
+    // Refunded and recorded, the run goes on as new.
+    await waitFor(async () => (await handle.describe()).runId !== handle.firstExecutionRunId, 30_000);
     await handle.terminate('test done');
   });
   expect(voidedRecorded).toEqual(['ch_late']);
+  expect(refundTries.every((c) => c === 'ch_late')).toBe(true);
 }, 240_000);

@@ -81,3 +81,23 @@ export function keepHistory(file: string, history: temporal.api.history.v1.IHist
 export function expectRising(versions: number[], after = 0): void {
   expect(versions.map((v, i) => v > (i === 0 ? after : versions[i - 1]!))).toEqual(versions.map(() => true));
 }
+
+/** A promise a test settles when it chooses: `open(value)` resolves it, `fail(err)` rejects it. */
+export function gate<T = void>(): { p: Promise<T>; open: (value: T) => void; fail: (err: unknown) => void } {
+  let open!: (value: T) => void;
+  let fail!: (err: unknown) => void;
+  const p = new Promise<T>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { p, open, fail };
+}
+
+/** Polls `check` every 20 ms until it holds; throws after `timeoutMs` so a broken workflow fails the test, not hangs it. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -4,7 +4,7 @@ import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord } from '../../platform/records';
 import { admitRefundUpdate, attemptUpdate, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
-import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // Each gateway's calls run on its own task queue (its server-side rate limit, GATEWAY_RATE_LIMITS) when the
@@ -12,7 +12,7 @@ import { intentFixtures } from './payment-intent-fixtures';
 // worker that polls only the gateway's queue; the payments worker here has no gateway activity at all.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, waitUntil } = intentFixtures(testEnv);
+const { recorders, input } = intentFixtures(testEnv);
 
 const GATEWAY_CALLS = ['charge', 'chargeStatus', 'findCharge', 'refundCharge', 'refundStatus', 'findRefund', 'cancelRefund'] as const;
 
@@ -50,7 +50,7 @@ test("a paid intent's charge and its refund run on the gateway's task queue", as
     expect(paid.status).toBe('success');
     const refund = await handle.executeUpdate(admitRefundUpdate, { args: [{ amount: 500, currency: 'EUR', idempotencyKey: null, webhooks: [], slaSeconds: 3600 }] });
     expect(refund).toMatchObject({ ok: true });
-    await waitUntil(async () => rec.events.some((e) => e.type === 'refund.success'));
+    await waitFor(async () => rec.events.some((e) => e.type === 'refund.success'));
     await handle.terminate('test done');
     // Recorded with local record writes (workflows/record-writes.ts): replayed in npm test from then on.
     keepHistory('payment-intent-local-writes-paid-refunded-on-gateway-queue', await handle.fetchHistory());
@@ -79,7 +79,7 @@ test("a closed payment reopened from its record refunds on its connector's gatew
       startWorkflowOperation: start,
     });
     expect(refund).toMatchObject({ ok: true });
-    await waitUntil(async () => rec.events.some((e) => e.type === 'refund.success'));
+    await waitFor(async () => rec.events.some((e) => e.type === 'refund.success'));
     const handle = testEnv().client.workflow.getHandle(inp.id);
     await handle.terminate('test done');
     keepHistory('payment-intent-reopened-refund-on-gateway-queue', await handle.fetchHistory());

@@ -14,7 +14,7 @@ import {
 import { confirmPayoutUpdate, PAYOUT_WORKFLOW, retryPayoutStepUpdate } from '../../workflows/payout/messages';
 import { REFUND_WORKFLOW, retryRefundStepUpdate, type RefundInput } from '../../workflows/refund/messages';
 import { SA } from '../../workflows/search-attributes';
-import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 import { payoutInput } from './payout-fixtures';
 
@@ -30,7 +30,7 @@ async function withPayout(tag: string, activities: object, during: (handle: Work
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
   await worker.runUntil(async () => during(await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] })));
 }
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
 let actions = 0;
@@ -58,6 +58,30 @@ const refusalOf = async (p: Promise<unknown>) => {
   expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
   return (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
 };
+
+const pending: PayoutOutcome = { status: 'pending', payoutId: 'po_1' };
+/** Payout activities that record each patch, event and gateway call; `steps` hold a step at the gateway or slow a write. */
+function payoutFakes(steps: { initiatePayout?: () => Promise<unknown>; findPayout?: () => Promise<unknown>; onSave?: (p: PayoutPatch) => Promise<void> } = {}) {
+  const rec = { patches: [] as PayoutPatch[], events: [] as string[], initiates: 0, finds: 0 };
+  const activities = {
+    initiatePayout: async () => {
+      rec.initiates += 1;
+      return steps.initiatePayout ? steps.initiatePayout() : pending;
+    },
+    findPayout: async () => {
+      rec.finds += 1;
+      return steps.findPayout ? steps.findPayout() : pending;
+    },
+    cancelPayout: async () => ({ status: 'canceled' }),
+    savePayout: async (p: PayoutPatch) => {
+      rec.patches.push(p);
+      await steps.onSave?.(p);
+      return 'applied';
+    },
+    recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
+  };
+  return { rec, activities };
+}
 
 describe('payment intent', () => {
   test('an attempt in unknown is flagged by AttemptUnknown; a re-check asks the gateway and the flag clears', async () => {
@@ -130,36 +154,17 @@ describe('payment intent', () => {
       // The same action retried (its audit id) answers the same refund; another action finds nothing left.
       expect((await handle.executeUpdate(forceCancelUpdate, { args: [action] })).refund).toBe(answer.refund);
       expect((await refusalOf(handle.executeUpdate(forceCancelUpdate, { args: [stamp()] }))).type).toBe('nothing_to_refund');
-      await waitUntil(async () => rec.events.some((e) => e.type === 'refund.success'));
+      await waitFor(async () => rec.events.some((e) => e.type === 'refund.success'));
       await handle.terminate('test done');
     });
   });
 });
 
 describe('payout', () => {
-  const pending: PayoutOutcome = { status: 'pending', payoutId: 'po_1' };
-  function payoutFakes() {
-    const rec = { patches: [] as PayoutPatch[], events: [] as string[], finds: 0 };
-    const activities = {
-      initiatePayout: async () => pending,
-      findPayout: async () => {
-        rec.finds += 1;
-        return pending;
-      },
-      cancelPayout: async () => ({ status: 'canceled' }),
-      savePayout: async (p: PayoutPatch) => {
-        rec.patches.push(p);
-        return 'applied';
-      },
-      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
-    };
-    return { rec, activities };
-  }
-
   test('pending_promise: a retry asks the gateway now; a confirmation with evidence makes it success, kept on the record', async () => {
     const { rec, activities } = payoutFakes();
     await withPayout('ops-po', activities, async (handle) => {
-      await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
+      await waitFor(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
       const before = rec.finds;
       expect(await handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'pending_promise' });
       expect(rec.finds).toBeGreaterThan(before);
@@ -179,33 +184,19 @@ describe('payout', () => {
 
 describe('payout confirmation racing a status write', () => {
   test('an operator confirms while the pending_promise write is in flight: each status announced once, success last', async () => {
-    let release!: () => void;
-    const written = new Promise<void>((r) => (release = r));
-    const rec = { patches: [] as PayoutPatch[], events: [] as string[], promiseWrites: 0 };
-    const activities = {
-      initiatePayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
-      findPayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
-      cancelPayout: async () => ({ status: 'canceled' }),
-      savePayout: async (p: PayoutPatch) => {
-        rec.patches.push(p);
-        if (p.sub_status === 'pending_promise') {
-          rec.promiseWrites += 1;
-          await written; // the write is slow: the operator's Update lands meanwhile
-        }
-        return 'applied';
-      },
-      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
-    };
+    const written = gate();
+    // The pending_promise write is slow: the operator's Update lands meanwhile.
+    const { rec, activities } = payoutFakes({ onSave: async (p) => (p.sub_status === 'pending_promise' ? written.p : undefined) });
     await withPayout('ops-po-race', activities, async (handle) => {
       try {
-        await waitUntil(async () => rec.promiseWrites > 0);
+        await waitFor(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
         const confirming = handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611240007' })] });
-        await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
-        release();
+        await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
+        written.open();
         expect(await confirming).toMatchObject({ status: 'success' });
         expect((await handle.result()).status).toBe('success');
       } finally {
-        release(); // never leave the activity hanging: the worker waits for it to shut down
+        written.open(); // never leave the activity hanging: the worker waits for it to shut down
       }
     });
     expect(rec.events).toEqual(['payout.pending_created', 'payout.pending_promise', 'payout.success']);
@@ -215,32 +206,19 @@ describe('payout confirmation racing a status write', () => {
 
 describe('a gateway contradicting a payout an operator confirmed', () => {
   test('an ask in flight when the confirmation lands answers failed: the payout stays success, the word is kept on its record', async () => {
-    let answer!: (word: { status: string; failureCode?: string; failureMessage?: string }) => void;
-    const rec = { patches: [] as PayoutPatch[], events: [] as string[], asks: 0 };
-    const activities = {
-      initiatePayout: async () => ({ status: 'pending', payoutId: 'po_1' }),
-      findPayout: async () => {
-        rec.asks += 1;
-        return new Promise((r) => (answer = r)); // the ask waits at the gateway
-      },
-      cancelPayout: async () => ({ status: 'canceled' }),
-      savePayout: async (p: PayoutPatch) => {
-        rec.patches.push(p);
-        return 'applied';
-      },
-      recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
-    };
+    const answer = gate<PayoutOutcome>();
+    const { rec, activities } = payoutFakes({ findPayout: () => answer.p }); // each ask waits at the gateway
     await withPayout('ops-po-contrary', activities, async (handle) => {
       try {
-        await waitUntil(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
+        await waitFor(async () => rec.patches.some((p) => p.sub_status === 'pending_promise'));
         const retrying = handle.executeUpdate(retryPayoutStepUpdate, { args: [stamp()] }); // asks the gateway now
-        await waitUntil(async () => answer !== undefined);
+        await waitFor(async () => rec.finds > 0);
         expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270001' })] })).toMatchObject({ status: 'success' });
-        answer({ status: 'failed', failureCode: 'account_closed', failureMessage: 'the account is closed' });
+        answer.open({ status: 'failed', payoutId: 'po_1', failureCode: 'account_closed', failureMessage: 'the account is closed' });
         expect(await retrying).toMatchObject({ status: 'success' });
         expect((await handle.result()).status).toBe('success');
       } finally {
-        answer?.({ status: 'pending' });
+        answer.open(pending);
       }
     });
     // Success was announced once; the contrary word is on the record for operators, not a webhook.
@@ -250,25 +228,15 @@ describe('a gateway contradicting a payout an operator confirmed', () => {
 });
 
 test('a transfer request in flight when the confirmation lands, refused outright afterwards: the payout stays success, the refusal is kept on its record', async () => {
-  let refuse!: (err: Error) => void;
-  const rec = { patches: [] as PayoutPatch[], events: [] as string[] };
-  const activities = {
-    initiatePayout: async () => new Promise((_, reject) => (refuse = reject)), // the request waits at the gateway
-    findPayout: async () => ({ status: 'not_found' }),
-    cancelPayout: async () => ({ status: 'canceled' }),
-    savePayout: async (p: PayoutPatch) => {
-      rec.patches.push(p);
-      return 'applied';
-    },
-    recordEvent: async (e: { type: string }) => void rec.events.push(e.type),
-  };
+  const request = gate<never>();
+  const { rec, activities } = payoutFakes({ initiatePayout: () => request.p }); // the request waits at the gateway
   await withPayout('ops-po-refused', activities, async (handle) => {
-    await waitUntil(async () => refuse !== undefined);
+    await waitFor(async () => rec.initiates > 0);
     expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270009' })] })).toMatchObject({ status: 'success' });
-    refuse(ApplicationFailure.nonRetryable('sandbox POST /v1/payouts answered 400: invalid account', 'GatewayRequestRejected'));
+    request.fail(ApplicationFailure.nonRetryable('sandbox POST /v1/payouts answered 400: invalid account', 'GatewayRequestRejected'));
     expect((await handle.result()).status).toBe('success');
   });
-  expect(rec.events.filter((e) => e === 'payout.success')).toHaveLength(1);
+  expect(rec.events).toEqual(['payout.pending_created', 'payout.success']); // created before the request, then the operator's word; no failure announced
   expect(rec.patches.at(-1)).toMatchObject({ sub_status: 'success', late_outcome: { status: 'rejected' }, operator_confirmation: { evidence: 'Bank statement line FT2611270009' } });
 });
 
@@ -311,7 +279,7 @@ describe('refund', () => {
     const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
     await worker.runUntil(async () => {
       const handle = await testEnv().client.workflow.start(REFUND_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
-      await waitUntil(async () => (await handle.describe()).historyLength > 8);
+      await waitFor(async () => (await handle.describe()).historyLength > 8);
       const before = rec.asks;
       expect(await handle.executeUpdate(retryRefundStepUpdate, { args: [stamp()] })).toMatchObject({ status: 'pending' });
       expect(rec.asks).toBeGreaterThan(before);

@@ -7,7 +7,7 @@ import { createCodecServer } from '../../codec/server';
 import { parseCodecOperators } from '../../platform/codec-operators';
 import { parseCodecKeys, TenantPayloadCodec } from '../../platform/payload-codec';
 import { attemptUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
-import { getWorkflowBundle, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // PAYLOAD_CODEC on: a payment runs through a worker and a client that seal every payload per tenant. What
@@ -15,7 +15,7 @@ import { intentFixtures } from './payment-intent-fixtures';
 // UI calls it) opens a payload for an operator of that tenant, leaves it sealed for another's, refuses no token.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, waitUntil } = intentFixtures(testEnv);
+const { recorders, input } = intentFixtures(testEnv);
 const EMAIL = `ada.${Date.now()}@customer.example`;
 const tokens = { nadia: 'n'.repeat(32), omar: 'o'.repeat(32) };
 const UI = 'http://localhost:8233';
@@ -36,7 +36,7 @@ test('with the codec on, histories hold ciphertext, and the codec server opens t
     const paid = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
     expect(paid).toMatchObject({ status: 'success' });
     expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'success' });
-    await waitUntil(async () => rec.events.some((e) => e.type === 'payment.success'));
+    await waitFor(async () => rec.events.some((e) => e.type === 'payment.success'));
     // The activities got plain data too.
     expect(rec.patches.at(-1)).toMatchObject({ status: 'success' });
     history = await handle.fetchHistory();

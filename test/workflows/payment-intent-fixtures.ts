@@ -3,7 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { PaymentIntentPatch } from '../../activities/store';
 import type { PaymentIntentInput } from '../../workflows/payment-intent/messages';
-import { getWorkflowBundle } from './env';
+import { gate, getWorkflowBundle } from './env';
 
 // What the payment-intent workflow tests share: recording activities, an input, a worker per test.
 
@@ -103,14 +103,6 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
     return worker.runUntil(fn(taskQueue));
   }
 
-  async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error('condition not reached');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-
   /** The length of every run of a workflow's continue-as-new chain, first to last. */
   async function runLengths(workflowId: string, firstRunId: string): Promise<number[]> {
     const lengths: number[] = [];
@@ -124,21 +116,20 @@ export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
     return lengths;
   }
 
-  return { recorders, input, withWorker, waitUntil, runLengths };
+  return { recorders, input, withWorker, runLengths };
 }
 
 /** A charge the gateway answers with `outcome` only when `release()` is called: `onWire()` says its activity has started. */
 export function heldCharge(outcome: ChargeOutcome) {
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
+  const held = gate();
   let started = false;
   return {
     charge: async (): Promise<ChargeOutcome> => {
       started = true;
-      await gate;
+      await held.p;
       return outcome;
     },
-    release: () => release(),
+    release: () => held.open(),
     onWire: () => started,
   };
 }

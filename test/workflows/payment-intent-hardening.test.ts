@@ -4,7 +4,7 @@ import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
-import { keepHistory, useWorkflowTestEnv } from './env';
+import { keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 // Money paths under faults and hostile input, in virtual time: callbacks are hints the gateway must
@@ -12,7 +12,7 @@ import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 // back, histories stay bounded, and merchant-chosen keys are data.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, withWorker, waitUntil, runLengths } = intentFixtures(testEnv);
+const { recorders, input, withWorker, runLengths } = intentFixtures(testEnv);
 
 const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
 const refund = (amount: number, idempotencyKey: string | null = null): RefundAdmissionInput => ({
@@ -32,7 +32,7 @@ test('a forged but correctly signed "succeeded" callback the gateway does not co
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_3ds', outcome: { status: 'succeeded', chargeId: 'ch_3ds' } });
-    await waitUntil(async () => rec.polls === 1);
+    await waitFor(async () => rec.polls === 1);
     expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending', attempt: { phase: 'awaiting_action' } });
     await handle.terminate('test done');
   });
@@ -62,7 +62,7 @@ test('a charge whose answer is lost while the gateway captured it: a retry is re
     expect(retry).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(retry.cause.type).toBe('attempt_in_progress');
     gatewayUp = true;
-    await waitUntil(async () => rec.events.some((e) => e.type === 'payment.success'));
+    await waitFor(async () => rec.events.some((e) => e.type === 'payment.success'));
     await handle.terminate('test done');
   });
   expect(rec.charges).toBe(2); // the one attempt's call and its retry under the same idempotency key
@@ -95,7 +95,7 @@ test('a charge request that reaches the gateway late: not found, the customer pa
     // The first request arrives after all and is captured; the gateway announces it.
     firstArrived = true;
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_late', idempotencyKey: `${inp.id}:attempt:1`, outcome: { status: 'succeeded', chargeId: 'ch_late' } });
-    await waitUntil(async () => rec.voids.length === 1);
+    await waitFor(async () => rec.voids.length === 1);
     await handle.terminate('test done');
   });
   expect(rec.voids).toEqual([{ chargeId: 'ch_late', amount: 2500 }]);
@@ -145,10 +145,10 @@ test('a refund asked while the charge is on the wire waits for it: admitted once
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
-    await waitUntil(async () => held.onWire());
+    await waitFor(async () => held.onWire());
     const refunded = handle.executeUpdate(admitRefundUpdate, { args: [refund(700, 'during-charge')] });
     // The refund's Update is in the workflow, waiting, before the charge answers.
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'admitRefund'));
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'admitRefund'));
     held.release();
     expect((await attempt).status).toBe('success');
     expect(await refunded).toMatchObject({ ok: true, created: true, refundable_amount_left: 2500 - 700 });
@@ -191,13 +191,13 @@ test('a flood of forged callbacks continues the workflow as new while pending; t
     // Each forged callback makes the workflow ask the gateway once (about ten history events).
     for (let i = 1; i <= 230; i++) {
       await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
-      await waitUntil(async () => rec.polls >= i);
+      await waitFor(async () => rec.polls >= i);
     }
-    await waitUntil(async () => (await handle.describe()).runId !== handle.firstExecutionRunId, 30_000);
+    await waitFor(async () => (await handle.describe()).runId !== handle.firstExecutionRunId, 30_000);
     expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending', attempts: 1, attempt: { number: 1, phase: 'awaiting_action' } });
     gateway.set('ch_open', { status: 'succeeded', chargeId: 'ch_open' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_open', outcome: { status: 'succeeded', chargeId: 'ch_open' } });
-    await waitUntil(async () => rec.events.some((e) => e.type === 'payment.success'), 30_000);
+    await waitFor(async () => rec.events.some((e) => e.type === 'payment.success'), 30_000);
     lengths = await runLengths(inp.id, handle.firstExecutionRunId);
     await handle.terminate('test done');
   });

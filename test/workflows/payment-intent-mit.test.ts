@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
-import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // Merchant-initiated charges and orchestrator failover in the payment-intent workflow, in virtual time:
@@ -10,7 +10,7 @@ import { intentFixtures } from './payment-intent-fixtures';
 // fails over only when the connector certainly made no charge.
 
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 const mitCall: MitChargeInput = {
   paymentMethod: 'pm_eu_card1',
@@ -61,7 +61,7 @@ test('a worker that dies while the charge is on the wire: the next one charges n
   });
   const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
   const answered = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
-  await first.runUntil(waitUntil(async () => died));
+  await first.runUntil(waitFor(async () => died));
 
   const second = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), maxCachedWorkflows: 0, activities: { ...common, charge: gw.charge } });
   await second.runUntil(async () => {
@@ -159,7 +159,7 @@ test("a capture refunded because the intent moved on still gives the agreement i
     // The cardholder completes the challenge after the cancel: the capture is refunded, its network id kept.
     gateway.set('ch_sca', { status: 'succeeded', chargeId: 'ch_sca', networkTransactionId: 'ntx_late' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_sca', outcome: { status: 'succeeded', chargeId: 'ch_sca' } });
-    await waitUntil(async () => agreements.length === 1);
+    await waitFor(async () => agreements.length === 1);
     expect((await handle.result()).status).toBe('canceled'); // nothing left to watch: the run ends
   });
   expect(agreements).toEqual([expect.objectContaining({ networkTransactionId: 'ntx_late' })]);

@@ -1,12 +1,12 @@
 import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type OlderIntentInput } from '../../workflows/payment-intent/messages';
-import { useWorkflowTestEnv, keepHistory } from './env';
+import { keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // The payment-intent workflow's older-interface part in virtual time: the progress fields it writes as an
 // attempt moves, the older webhook emitted beside each event, and the checkout intent's one claim.
 
 const testEnv = useWorkflowTestEnv();
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 const older = (checkoutIntent: string | null): OlderIntentInput => ({
   view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e01', payment_intent_secret: 7 } as never,
@@ -29,7 +29,7 @@ test('a paid older intent: progress written as the attempt moves, and each event
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     // The workflow takes the record over first (pending_created); an attempt delivered in its very first task
     // would be written first instead (under load), which is right but not what this test pins.
-    await waitUntil(async () => rec.patches.length > 0);
+    await waitFor(async () => rec.patches.length > 0);
     expect(await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).toEqual({ payment_intent: inp.id, status: 'success' });
     await keep('record-with-events-checkout-claimed-paid', inp.id);
     await handle.terminate('test done');

@@ -1,10 +1,10 @@
 import { attemptUpdate, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
-import { useWorkflowTestEnv } from './env';
+import { useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // A test server of its own: stepping its clock by hand (env.sleep) is reliable only on a fresh server.
 const testEnv = useWorkflowTestEnv({ perTest: true });
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 test('an async charge whose callback is lost is found by polling the gateway', async () => {
   const { rec, activities } = recorders(
@@ -16,7 +16,7 @@ test('an async charge whose callback is lost is found by polling the gateway', a
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] })).status).toBe('pending');
     await testEnv().sleep('61 seconds');
-    await waitUntil(async () => rec.events.length === 1);
+    await waitFor(async () => rec.events.length === 1);
     await handle.terminate('test done');
   });
   expect(rec.polls).toBeGreaterThanOrEqual(1);

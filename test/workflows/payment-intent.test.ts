@@ -1,7 +1,7 @@
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, checkoutCompletedUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
-import { useWorkflowTestEnv } from './env';
+import { useWorkflowTestEnv, waitFor } from './env';
 import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 // The payment-intent workflow in virtual time. Activities are recorders here: this layer pins down the
@@ -10,7 +10,7 @@ import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 const testEnv = useWorkflowTestEnv();
 
-const { recorders, input, withWorker, waitUntil } = intentFixtures(testEnv);
+const { recorders, input, withWorker } = intentFixtures(testEnv);
 
 test('an unpaid intent is canceled exactly at the default timeout of 1800 s', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_1' }));
@@ -80,7 +80,7 @@ test('cancel during a charge on the wire waits for it: a capture wins and the ca
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
-    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await waitFor(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     const cancel = handle.executeUpdate(cancelUpdate).catch((e) => e);
     held.release();
     expect((await attempt).status).toBe('success');
@@ -92,35 +92,31 @@ test('cancel during a charge on the wire waits for it: a capture wins and the ca
   expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
 });
 
-test('cancel during a charge on the wire waits for it: after a decline the cancel proceeds', async () => {
+/** A charge held on the wire and then declined, while `landing` sends an Update that cancels the intent. */
+async function declinedWhile(landing: (handle: WorkflowHandle) => Promise<{ status: string }>) {
   const held = heldCharge({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' });
   const { rec, activities } = recorders(held.charge);
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
-    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
-    const cancel = handle.executeUpdate(cancelUpdate);
+    await waitFor(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    const landed = landing(handle);
     held.release();
     expect((await attempt).status).toBe('failed');
-    expect((await cancel).status).toBe('canceled');
+    expect((await landed).status).toBe('canceled');
   });
   expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.canceled']);
+  return rec;
+}
+
+test('cancel during a charge on the wire waits for it: after a decline the cancel proceeds', async () => {
+  const rec = await declinedWhile((handle) => handle.executeUpdate(cancelUpdate));
+  expect(rec.patches.find((p) => p.status === 'canceled')?.cancellation_reason).toBe('requested');
 });
 
 test("another intent of its checkout intent paid while this one's charge is on the wire: declined, the intent is canceled as checkout_completed", async () => {
-  const held = heldCharge({ status: 'declined', failureCode: 'card_declined', failureMessage: 'declined' });
-  const { rec, activities } = recorders(held.charge);
-  const inp = await input(1800);
-  await withWorker(activities, async (taskQueue) => {
-    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
-    const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] });
-    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
-    const sibling = handle.executeUpdate(checkoutCompletedUpdate);
-    held.release();
-    expect((await attempt).status).toBe('failed');
-    expect((await sibling).status).toBe('canceled');
-  });
+  const rec = await declinedWhile((handle) => handle.executeUpdate(checkoutCompletedUpdate));
   expect(rec.patches.find((p) => p.status === 'canceled')?.cancellation_reason).toBe('checkout_completed');
 });
 
@@ -133,7 +129,7 @@ test('a charge in flight when the deadline passes: its late success wins', async
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
-    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await waitFor(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     await testEnv().sleep('4 seconds'); // past the deadline while the charge is still on the wire
     expect((await handle.query(intentStateQuery)).status).toBe('pending');
     held.release();
@@ -172,8 +168,10 @@ test('a 3DS challenge completed before the deadline whose callback was lost: the
     // Past the last status question before the deadline (about 15 min), the customer completes the challenge.
     await testEnv().sleep('20 minutes');
     gateway.set('ch_3ds_intime', { status: 'succeeded', chargeId: 'ch_3ds_intime' });
+    const asked = rec.polls;
     await testEnv().sleep('11 minutes');
     expect((await handle.query(intentStateQuery)).status).toBe('success');
+    expect(rec.polls - asked).toBe(1); // the one question at the deadline
     await handle.terminate('test done');
   });
   expect(rec.voids).toEqual([]);
@@ -201,7 +199,7 @@ test('a 3DS challenge the customer abandons does not lock the intent: a new atte
     // the abandoned challenge is completed after all: that capture is given back
     gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
-    await waitUntil(async () => rec.voids.length === 1);
+    await waitFor(async () => rec.voids.length === 1);
     await handle.terminate('test done');
   });
   expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: 2500 }]);
@@ -229,12 +227,12 @@ test('a callback that overtakes the charge call makes the workflow ask the gatew
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const attempt = handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_async' }] });
-    await waitUntil(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
+    await waitFor(async () => (await handle.query(intentStateQuery)).attempt?.phase === 'charging');
     gateway.set('ch_fast', { status: 'succeeded', chargeId: 'ch_fast' });
     await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_fast', outcome: { status: 'succeeded', chargeId: 'ch_fast' } });
     held.release();
     expect((await attempt).status).toBe('pending');
-    await waitUntil(async () => rec.events.length === 1);
+    await waitFor(async () => rec.events.length === 1);
     await handle.terminate('test done');
   });
   expect(rec.polls).toBe(1); // asked once, on the hint, not on the one-minute clock
@@ -261,7 +259,7 @@ test("a billing session's paid intent has the session finished only once the car
   await withWorker(acts, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success', save_payment_method: true }] });
-    await waitUntil(async () => savedWhenCompleted.length > 0);
+    await waitFor(async () => savedWhenCompleted.length > 0);
     await handle.terminate('test done');
   });
   expect(savedWhenCompleted).toEqual([true]);

@@ -7,7 +7,7 @@ import type { DeliveryPlan, SendWebhookResult } from '../../activities/webhooks'
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import type { OlderRefundInput } from '../../workflows/payment-intent/messages';
 import { REFUND_WORKFLOW, refundOutcomeSignal, type RefundInput } from '../../workflows/refund/messages';
-import { getWorkflowBundle, useWorkflowTestEnv, keepHistory } from './env';
+import { gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // The refund workflow in virtual time: its SLA timer to the second, success before it, and a gateway's
 // word that comes after the cancel. The parent intent is stood in for by a workflow that records signals.
@@ -263,15 +263,6 @@ test('a refund pending at the gateway for a 365-day SLA runs to the end with eve
   process.stdout.write(`365-day refund: ${rec.polls} status polls, runs of ${runs.join(', ')} history events\n`);
 }, 240_000);
 
-async function waitFor(check: () => boolean, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-
 test('a gateway that refuses the refund request outright cancels the refund at once', async () => {
   const { rec, activities } = recorders(pending, () => pending);
   const refusing = {
@@ -349,12 +340,6 @@ test("a signed callback naming another refund of the gateway does not settle thi
   expect(rec.patches.some((p) => p.status === 'success')).toBe(false);
 });
 
-function gate() {
-  let open!: () => void;
-  const p = new Promise<void>((r) => (open = r));
-  return { p, open };
-}
-
 test('a refund the gateway refused outright while the workflow was asking, at a continue-as-new, is released at once: the answer is acted on before the run continues', async () => {
   const { rec, activities } = recorders(pending, () => pending);
   const submit = gate();
@@ -376,21 +361,22 @@ test('a refund the gateway refused outright while the workflow was asking, at a 
   };
   const { runs } = await run(365 * 86_400, acts, async (h) => {
     const len = async () => Number((await h.describe()).historyLength);
-    await new Promise((r) => setTimeout(r, 3000));
+    const hint = () => h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+    await waitFor(() => finds >= 1); // its first question, by key
     // Callback hints (each makes the workflow ask the gateway once) until the history is near the bound.
-    for (let i = 1; (await len()) < 1950; i++) {
-      await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+    while ((await len()) < 1950) {
       const want = finds + 1;
-      for (let t = 0; finds < want && t < 400; t++) await new Promise((r) => setTimeout(r, 10));
+      await hint();
+      await waitFor(() => finds >= want);
     }
     holdNext = true;
     const before = finds;
-    await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
-    while (finds === before) await new Promise((r) => setTimeout(r, 10));
+    await hint();
+    await waitFor(() => finds > before);
     // While it asks: the gateway refuses the submission outright, and more signals take the history past the bound.
     submit.open();
-    await new Promise((r) => setTimeout(r, 300));
-    while (!process.env.NO_PUMP && (await len()) <= 2010) await h.signal(refundOutcomeSignal, { outcome: { status: 'pending', refundId: '' } });
+    while ((await len()) <= 2010) await hint();
+    expect((await h.describe()).runId).toBe(h.firstExecutionRunId);
     ask.open();
   });
   // The refusal is acted on before the history's bound makes the run continue: one run, released at once.

@@ -12,7 +12,7 @@ import {
   type TestClockInput,
   type TestClockState,
 } from '../../workflows/test-clock/messages';
-import { expectRising, getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { expectRising, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // A test clock's workflow on the time-skipping server, with fake activities: an advance admitted (or refused
 // while one runs, or backwards), the subscriptions on the clock told the new time and waited for, a missing
@@ -28,14 +28,6 @@ const T0 = Date.UTC(2026, 7, 14, 9); // 14 August 2026, 09:00 UTC
 const MONTH_LATER = Date.UTC(2026, 8, 14, 9);
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached');
-    await pause(20);
-  }
-}
 
 /** Recording fakes of the clock's activities; `subscriptions` is what the listing answers. */
 function fakes(subscriptions: string[] = []) {

@@ -4,7 +4,7 @@ import type { DeliveryAttemptInput, DeliveryPlan, ParkDeliveryInput, SendWebhook
 import { DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import { SA } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, redeliverNowUpdate, type WebhookDeliveryInput } from '../../workflows/webhook-delivery/messages';
-import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // The delivery workflow's operations in virtual time: an operator's redeliverNow, attempts put off while the
 // endpoint is at its in-flight cap (not attempts), and parking when the endpoint is disabled. Activities are
@@ -71,20 +71,12 @@ function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterReco
   return { sends, records, parked, run, input };
 }
 
-async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const details = async (h: { query: (q: string) => Promise<unknown> }) => ((await h.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
 
 test("an operator's redeliverNow cuts the hour's wait short, attempts now and answers with that attempt", async () => {
   const h = harness([{}, { outcome: 'delivered', statusCode: 204, error: null }]);
   await h.run(async (handle) => {
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     const before = await testEnv().currentTimeMs();
     const answer = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'merchant fixed TLS', actionId: 'opa_eu_1' }], updateId: 'opa_eu_1' });
     expect(answer).toEqual({ outcome: 'attempted', delivery: `${h.input.eventId}-0`, attempt: 2, status_code: 204, attempt_outcome: 'delivered', status: 'pending' });
@@ -101,7 +93,7 @@ test("an operator's redeliverNow cuts the hour's wait short, attempts now and an
 test('the same operator action sent twice (same update id) attempts once and answers the first answer again', async () => {
   const h = harness([{}, {}, { outcome: 'delivered', statusCode: 200, error: null }]);
   await h.run(async (handle) => {
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     const action = { operator: 'nadia', reason: 'merchant redeployed', actionId: 'opa_eu_dup' };
     const first = await handle.executeUpdate(redeliverNowUpdate, { args: [action], updateId: action.actionId });
     expect(first).toMatchObject({ outcome: 'attempted', attempt: 2, attempt_outcome: 'failed', status: 'pending' });
@@ -120,7 +112,7 @@ test('the same operator action sent twice (same update id) attempts once and ans
 test('redeliverNow without a reason is refused by the validator and changes nothing', async () => {
   const h = harness([{}, { outcome: 'delivered', statusCode: 200, error: null }]);
   await h.run(async (handle) => {
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     const err = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: ' ', actionId: 'opa_eu_3' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: 'update_rejected' });
@@ -158,18 +150,17 @@ test('an endpoint enabled again between the send and the park: the park is taken
 });
 
 test("an operator's redeliverNow that lands while a park is being taken back is spent on that attempt: the next retry still waits its hour", async () => {
-  let release!: () => void;
-  const parkHeld = new Promise<void>((r) => (release = r));
+  const parkHeld = gate();
   const h = harness([{ parked: true, permanent: true, error: 'endpoint_disabled', statusCode: null }, {}, { outcome: 'delivered', statusCode: 200, error: null }], {
     enabledAgainAtPark: true,
-    parkHeld,
+    parkHeld: parkHeld.p,
     waitsMs: [3_600_000, 3_600_000],
   });
   await h.run(async (handle) => {
-    await waitUntil(async () => h.parked.length === 1);
+    await waitFor(async () => h.parked.length === 1);
     const answer = handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'endpoint fixed', actionId: 'opa_eu_wake' }], updateId: 'opa_eu_wake' });
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
-    release();
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes));
+    parkHeld.open();
     expect(await answer).toMatchObject({ outcome: 'attempted', attempt: 1 });
     expect(await handle.result()).toEqual({ status: 'delivered', attempts: 2 });
   });

@@ -5,7 +5,7 @@ import type { DeliveryAttemptInput, DeliveryPlan, SendWebhookInput, SendWebhookR
 import { DEFAULT_RETRY_WAITS_MS, DELIVERY_WINDOW_MS } from '../../domain/webhook-schedule';
 import { SA } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput, type WebhookDeliveryResult } from '../../workflows/webhook-delivery/messages';
-import { getWorkflowBundle, keepHistory, useWorkflowTestEnv } from './env';
+import { getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // The delivery workflow in virtual time. Activities are scripted here: this layer pins down the schedule
 // (each attempt's time, to the second), when it stops, and what it records. The activities themselves are
@@ -85,14 +85,6 @@ async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Pr
     }
     return { result, offsets, sends, records, status, details: meta.currentDetails ?? '', history: await handle.fetchHistory() };
   });
-}
-
-async function waitUntil(cond: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const S = 1;
@@ -231,7 +223,7 @@ test('an operator canceling a delivery between attempts leaves it marked failed,
     });
     // Cancel once the first attempt is behind us and the workflow waits on its 5 s timer. (Virtual time
     // does not skip while nobody awaits a result, so the timer cannot fire meanwhile.)
-    await waitUntil(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     expect(sends).toBe(1);
     await handle.cancel();
     await expect(handle.result()).rejects.toThrow();
