@@ -174,7 +174,11 @@ test('paid, and nobody comes back (the tab closed after paying, no retrieve): th
   expect(subs).toHaveLength(1);
   const db = await mongo();
   try {
-    const stored = await db.db().collection('checkout_sessions').findOne({ _id: s.checkout_session as never });
+    // The session is written complete just after its subscription is made: read until that write has landed.
+    const stored = await eventually(async () => {
+      const doc = await db.db().collection('checkout_sessions').findOne({ _id: s.checkout_session as never });
+      return doc?.status === 'open' ? undefined : doc;
+    }, 10_000, 'the session written as no longer open');
     expect(stored).toMatchObject({ status: 'complete', subscription: subs[0].subscription });
   } finally {
     await db.close();

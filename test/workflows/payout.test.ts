@@ -64,13 +64,22 @@ function fakes(g: FakeGateway) {
  * With RECORD_HISTORIES=1, a run's history is kept as a fixture that test/workflows/replay-recorded-histories
  * replays against later code (`npx jest test/workflows/payout.test.ts` with the variable set).
  */
-/** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 function keep(name: string | undefined, history: temporal.api.history.v1.IHistory) {
   if (name) keepHistory(`payout-${name}`, history);
 }
 
 let queues = 0;
-async function run(timeoutSeconds: number, activities: object, during: (h: any, inp: PayoutInput) => Promise<void> = async () => undefined, recordAs?: string) {
+interface RunOptions {
+  /** Keep the run's history as this fixture. */
+  recordAs?: string;
+  /**
+   * The clock stands still while `during` runs, but for the test's own skips (testEnv().sleep). Otherwise the
+   * result is awaited from the start, and the server skips to the next timer whenever the workflow is idle.
+   */
+  clockStillDuring?: boolean;
+}
+
+async function run(timeoutSeconds: number, activities: object, during: (h: any, inp: PayoutInput) => Promise<void> = async () => undefined, opts: RunOptions = {}) {
   const taskQueue = `po-${++queues}-${Date.now()}`;
   const inp = payoutInput(timeoutSeconds, new Date(await testEnv().currentTimeMs()));
   const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
@@ -78,10 +87,10 @@ async function run(timeoutSeconds: number, activities: object, during: (h: any, 
   let result!: PayoutSnapshot;
   await worker.runUntil(async () => {
     const handle = await testEnv().client.workflow.start(PAYOUT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
-    const done = handle.result();
+    const done = opts.clockStillDuring ? undefined : handle.result();
     await during(handle, inp);
-    result = await done;
-    await keep(recordAs, await handle.fetchHistory());
+    result = await (done ?? handle.result());
+    await keep(opts.recordAs, await handle.fetchHistory());
     let runId: string | undefined = handle.firstExecutionRunId;
     while (runId) {
       const events: any[] = (await testEnv().client.workflow.getHandle(inp.id, runId).fetchHistory()).events ?? [];
@@ -98,7 +107,7 @@ const pending: PayoutOutcome = { status: 'pending', payoutId: 'po_1' };
 
 test('a transfer completed at once: pending_created is announced, then success, with one transfer', async () => {
   const { rec, activities } = fakes({ initiation: succeeded, status: () => succeeded, cancel: () => succeeded });
-  const { result } = await run(259_200, activities, undefined, 'success-at-once');
+  const { result } = await run(259_200, activities, undefined, { recordAs: 'success-at-once' });
   expect(result).toMatchObject({ status: 'success', gateway_payout_id: 'po_1', failure_reason: null });
   expect(statuses(rec.patches)).toEqual(['success']);
   expect(rec.events).toEqual(['payout.pending_created', 'payout.success']);
@@ -141,7 +150,7 @@ test('in flight: pending_promise, then a callback confirmed by the gateway makes
     await waitFor(() => rec.patches.some((p) => p.sub_status === 'pending_promise'));
     gatewaySays = succeeded;
     await h.signal(payoutOutcomeSignal, { outcome: succeeded });
-  }, 'pending-then-callback-success');
+  }, { recordAs: 'pending-then-callback-success' });
   expect(result.status).toBe('success');
   expect(statuses(rec.patches)).toEqual(['pending_promise', 'success']);
   expect(rec.events).toEqual(['payout.pending_created', 'payout.pending_promise', 'payout.success']);
@@ -169,7 +178,7 @@ test('a lost callback is found by polling the gateway', async () => {
 
 test('not complete within the default 72 hours: canceled at the gateway, canceled_timeout to the second', async () => {
   const { rec, activities } = fakes({ initiation: pending, status: () => pending, cancel: () => ({ status: 'canceled', payoutId: 'po_1' }) });
-  const { inp, result } = await run(259_200, activities, undefined, 'timeout-canceled');
+  const { inp, result } = await run(259_200, activities, undefined, { recordAs: 'timeout-canceled' });
   expect(result.status).toBe('canceled_timeout');
   expect(result.failure_reason).toMatch(/^timeout: not completed within 259200 seconds/);
   const last = rec.patches.at(-1)!;
@@ -325,30 +334,43 @@ test('a payout pending for a 365-day window runs to the end with every run under
 
 test('a payout still in flight keeps its polling backoff across continue-as-new', async () => {
   const { rec, activities } = fakes({ initiation: pending, status: () => pending, cancel: () => ({ status: 'canceled', payoutId: 'po_1' }) });
-  const asked: number[] = [];
+  const asked: { at: number; run: string }[] = [];
   const acts = {
     ...activities,
     findPayout: async (req: { idempotencyKey: string }) => {
-      asked.push(Number(Context.current().info.currentAttemptScheduledTimestampMs));
+      const info = Context.current().info;
+      asked.push({ at: Number(info.currentAttemptScheduledTimestampMs), run: info.workflowExecution!.runId });
       return activities.findPayout(req);
     },
   };
-  // A 60-day window: the poll cap is 14.4 h; a run reaches the bound after ~200 polls.
-  const { runs } = await run(60 * 86_400, acts, async (h) => {
-    // Callbacks (each makes the workflow ask once) grow the history to the bound.
-    for (let i = 0; i < 400 && (await h.describe()).runId === h.firstExecutionRunId; i++) {
-      const before = rec.finds;
-      await h.signal(payoutOutcomeSignal, { outcome: pending });
-      // Up to 1 s for the ask it causes: a callback landing while an ask is in flight is answered by that ask.
-      for (let t = 0; rec.finds === before && t < 200; t++) await new Promise((r) => setTimeout(r, 5));
-    }
-  });
-  const gaps = asked.slice(1).map((t, i) => Math.round((t - asked[i]!) / 60_000));
-  expect(runs.length).toBeGreaterThan(1); // it did continue as new
-  // Once the backoff reached its cap, every scheduled ask waits the cap, in every run; the asks between are
-  // the callbacks' (no wait). A run that started its backoff again would show gaps of 1, 2, 4 … minutes.
+  // A 60-day window: the poll cap is 14.4 h, which the backoff (1, 2, 4 … 512 minutes) reaches within 2 days.
   const capMinutes = pollCapMs(60 * 86_400_000) / 60_000;
-  const afterCap = gaps.slice(gaps.indexOf(capMinutes));
-  expect(afterCap.length).toBeGreaterThan(200);
-  expect(afterCap.filter((g) => g !== 0 && g !== capMinutes)).toEqual([]);
+  let firstRun = '';
+  let climbed: number[] = [];
+  const { runs } = await run(
+    60 * 86_400,
+    acts,
+    async (h) => {
+      firstRun = h.firstExecutionRunId;
+      await testEnv().sleep('3d');
+      climbed = asked.slice(1).map((a, i) => Math.round((a.at - asked[i]!.at) / 60_000));
+      // Then, at one instant, callbacks (each makes the workflow ask once) grow the history to the bound.
+      for (let i = 0; i < 400 && (await h.describe()).runId === firstRun; i++) {
+        const before = rec.finds;
+        await h.signal(payoutOutcomeSignal, { outcome: pending });
+        // Up to 1 s for the ask it causes: a callback landing while an ask is in flight is answered by that ask.
+        for (let t = 0; rec.finds === before && t < 200; t++) await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    { clockStillDuring: true },
+  );
+  expect(runs.length).toBeGreaterThan(1); // it did continue as new, with 57 days left
+  const gaps = asked.slice(1).map((a, i) => ({ minutes: Math.round((a.at - asked[i]!.at) / 60_000), continued: a.run !== firstRun }));
+  // In its first 3 days the first run climbed to the cap and kept it.
+  expect(climbed.slice(0, 4)).toEqual([2, 4, 8, 16]); // the first ask, a minute after the request, is not a gap
+  expect(climbed.slice(-2)).toEqual([capMinutes, capMinutes]);
+  // The next runs wait the cap from their first ask: one that started its backoff again would wait 1, 2, 4 … minutes.
+  const continued = gaps.filter((g) => g.continued).map((g) => g.minutes);
+  expect(continued.filter((g) => g !== 0).length).toBeGreaterThan(80);
+  expect(continued.filter((g) => g !== 0 && g !== capMinutes)).toEqual([]);
 }, 240_000);
