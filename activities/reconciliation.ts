@@ -1,10 +1,13 @@
 import { Context } from '@temporalio/activity';
-import { captureRow, discrepancyData, discrepancyJson, eventIdOf, ledgerData, payoutRow, refundRow, voidRefundRow, type LedgerCursor } from '../data/discrepancies';
+import { captureRow, discrepancyData, discrepancyJson, eventIdOf, ledgerData, payoutRow, recheckData, refundRow, voidRefundRow, type LedgerCursor } from '../data/discrepancies';
 import { workflowRecordData } from '../data/workflow-records';
 import {
   comparePair,
   discrepancyKey,
   gatewayMatchKey,
+  ledgerMoneyState,
+  RECHECK_FOR_MS,
+  undecided,
   unpairedLedgerRow,
   SettlementMatcher,
   gatewayMoneyState,
@@ -22,7 +25,7 @@ import type { SettlementReportSource } from '../gateways/sandbox-settlement';
 import { newId, parseId } from '../platform/ids';
 import type { Logger } from '../platform/logger';
 import type { Mongo } from '../platform/mongo';
-import type { DiscrepancyRecord } from '../platform/ops-records';
+import type { DiscrepancyRecord, ReconciliationRecheckRecord } from '../platform/ops-records';
 
 // Reconciliation of one object type over one window: the gateway's settlement report (with a margin) is read
 // into memory, our rows are streamed in pages of PAGE (2,000: FerretDB sorts a window in memory per query, so fewer, larger pages cost far less) and paired with it, and every finding is written at
@@ -64,6 +67,9 @@ const LOOK_FURTHER_MS = 3 * 3600 * 1000;
 /** Rows looked for further out in one run; past it (the gateway lost a day), each is called missing at once. */
 const MAX_LOOKED_FURTHER = 10_000;
 
+/** Rows of earlier windows read again in one run, per object type (the oldest windows first). */
+const MAX_RECHECKED = 10_000;
+
 const VOID_KEY = /^(pi_[a-z]{2,8}_[0-9A-Za-z]{8,64}):void:\d+$/;
 
 export function createReconciliationActivities(deps: ReconciliationDeps) {
@@ -82,7 +88,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       const events = workflowRecordData(deps.mongo);
       const window = { from: input.from, to: input.to };
       const matcher = new SettlementMatcher(input.object, window);
-      const result: ReconcileObjectResult = { object: input.object, ledgerRows: 0, reportRows: 0, matched: 0, opened: zeroCounts(), alreadyOpen: 0, sample: [] };
+      const result: ReconcileObjectResult = { object: input.object, ledgerRows: 0, reportRows: 0, matched: 0, opened: zeroCounts(), alreadyOpen: 0, sample: [], rechecked: 0, awaitingRecheck: 0 };
       const heartbeat = (detail: string) => {
         try {
           Context.current().heartbeat(detail);
@@ -172,6 +178,27 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         return opened;
       };
 
+      // A row with a side still pending is compared as it stands now, and again by later runs once both sides are final.
+      const rechecks = recheckData(deps.mongo);
+      const noted = new Set<string>();
+      const noteIfUndecided = async (ours: LedgerRow, g: GatewayRow | undefined) => {
+        if (!undecided(ours, g)) return;
+        const to = new Date(input.to);
+        const id = `${ours.object}:${ours.matchKey}`;
+        await rechecks.keep({
+          _id: id,
+          object_type: ours.object,
+          our_id: ours.ourId,
+          match_key: ours.matchKey,
+          tenant_id: ours.tenantId,
+          window_from: new Date(input.from),
+          window_to: to,
+          recheck_until: new Date(to.getTime() + RECHECK_FOR_MS),
+          created_at: new Date(),
+        });
+        noted.add(id);
+      };
+
       // Our rows, page by page.
       const lone = new Map<string, LedgerRow>();
       const w = { from: new Date(input.from), to: new Date(input.to) };
@@ -185,6 +212,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
               : await ledger.payouts(report.gateway, w, cursor, PAGE);
         for (const { row } of page) {
           result.ledgerRows += 1;
+          await noteIfUndecided(row, matcher.gatewayFor(row.matchKey));
           const findings = matcher.pairLedger(row);
           // Not in the padded report: looked for further out below before it is called missing.
           if (findings.length === 1 && findings[0]!.kind === 'missing_at_gateway' && lone.size < MAX_LOOKED_FURTHER) lone.set(row.matchKey, row);
@@ -211,6 +239,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
             if (!ours) continue;
             lone.delete(ours.matchKey);
             pairedOutside += 1;
+            await noteIfUndecided(ours, g);
             for (const f of comparePair(ours, g)) await record(f);
           }
           heartbeat(`report around the window: ${lone.size} rows of ours still unpaired`);
@@ -230,6 +259,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
           pairedOutside += 1;
+          await noteIfUndecided(ours.row, g);
           for (const f of comparePair(ours.row, g)) await record(f);
           continue;
         }
@@ -237,10 +267,84 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         if (f) await record(f);
       }
       result.matched = matcher.matched + pairedOutside;
+
+      // Rows earlier runs left undecided: the report of their window is read again (with the margin and the
+      // further look) and, once neither side is pending, the pair is compared. A status mismatch opened while a
+      // side was pending is resolved here when both settled alike.
+      const due = (await rechecks.due(input.object, MAX_RECHECKED)).filter((r) => !noted.has(r._id));
+      for (const rows of groupByWindow(due)) {
+        const first = rows[0]!;
+        const reach = grace + LOOK_FURTHER_MS;
+        const around = { from: new Date(first.window_from.getTime() - reach).toISOString(), to: new Date(first.window_to.getTime() + reach).toISOString() };
+        const wanted = new Set(rows.map((r) => r.match_key));
+        const entries = new Map<string, GatewayRow>();
+        let next: string | undefined;
+        for (;;) {
+          const page = await report.page(around, next, 1000);
+          for (const g of page.rows) if (g.object === input.object && wanted.has(gatewayMatchKey(g))) entries.set(gatewayMatchKey(g), g);
+          heartbeat(`report of ${around.from} for rechecks: ${entries.size} of ${wanted.size} found`);
+          if (entries.size === wanted.size || !page.hasMore || page.rows.length === 0) break;
+          next = page.rows[page.rows.length - 1]!.gatewayId;
+        }
+        for (const r of rows) {
+          const g = entries.get(r.match_key);
+          const ours = await rowOf(ledger, r, g);
+          const stillOpen = ours !== null && undecided(ours, g);
+          if (stillOpen && Date.now() < r.recheck_until.getTime()) {
+            result.awaitingRecheck! += 1;
+            continue;
+          }
+          if (ours) {
+            const findings = g ? comparePair(ours, g) : [unpairedLedgerRow(ours)].filter((f): f is Finding => f !== null);
+            for (const f of findings) await record(f);
+            if (stillOpen) deps.logger.warn({ run: input.runId, object: input.object, our_id: ours.ourId, ours: ours.status, theirs: g?.status ?? null }, 'reconciliation: a side is still pending a week after its window; compared as it stands');
+            else if (!findings.some((f) => f.kind === 'status_mismatch')) {
+              const key = discrepancyKey({ object: input.object, kind: 'status_mismatch', ourId: ours.ourId, gatewayId: g?.gatewayId ?? null });
+              await discrepancies.settleStatusMismatch(key, `both sides settled alike (${ledgerMoneyState(ours.status)}), found by run ${input.runId}`);
+            }
+            result.rechecked! += 1;
+          }
+          await rechecks.drop(r._id);
+        }
+      }
+      result.awaitingRecheck! += noted.size;
       deps.logger.info({ run: input.runId, from: input.from, to: input.to, ...result, sample: undefined }, 'reconciliation: object type done');
       return result;
     },
   };
+}
+
+/** Rechecks by the window that left them undecided (one report read per window). */
+function groupByWindow(rows: ReconciliationRecheckRecord[]): ReconciliationRecheckRecord[][] {
+  const by = new Map<string, ReconciliationRecheckRecord[]>();
+  for (const r of rows) {
+    const k = `${r.window_from.toISOString()}|${r.window_to.toISOString()}`;
+    by.set(k, [...(by.get(k) ?? []), r]);
+  }
+  return [...by.values()];
+}
+
+/** A recheck's row of ours as the ledger has it now; null when it no longer stands (nothing to compare). */
+async function rowOf(ledger: ReturnType<typeof ledgerData>, r: ReconciliationRecheckRecord, g: GatewayRow | undefined): Promise<LedgerRow | null> {
+  switch (r.object_type) {
+    case 'capture': {
+      const intent = await ledger.intent(r.our_id);
+      return intent?.gateway_charge_id === r.match_key ? captureRow(intent) : null;
+    }
+    case 'refund': {
+      const voidOf = VOID_KEY.exec(r.our_id)?.[1];
+      if (voidOf) {
+        const intent = await ledger.intent(voidOf);
+        return intent ? voidRefundRow(intent, r.our_id, g?.gatewayId ?? null) : null;
+      }
+      const refund = await ledger.refund(r.our_id);
+      return refund ? refundRow(refund) : null;
+    }
+    case 'payout': {
+      const payout = await ledger.payout(r.our_id);
+      return payout ? payoutRow(payout) : null;
+    }
+  }
 }
 
 /** Who owns a report entry no row of the window claimed: our row (to compare), a void, just a tenant, or nobody. */

@@ -3,7 +3,7 @@ import { invalidRequest } from '../domain/errors';
 import type { LedgerRow } from '../domain/reconciliation';
 import { parseId } from '../platform/ids';
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
-import type { DiscrepancyRecord } from '../platform/ops-records';
+import type { DiscrepancyRecord, ReconciliationRecheckRecord } from '../platform/ops-records';
 import type { PaymentIntentRecord, PayoutRecord, RefundRecord } from '../platform/records';
 
 // Reconciliation's data: the discrepancies it opens (operators list and resolve them across tenants, so
@@ -59,6 +59,15 @@ export function discrepancyData(mongo: Mongo) {
         .toArray();
       return { data: rows.slice(0, page.limit), has_more: rows.length > page.limit };
     },
+    /**
+     * A status mismatch of one row, opened while a side was still pending, resolved by reconciliation itself
+     * once both sides settled alike (an operator's resolution stands). Answers whether one was resolved.
+     */
+    settleStatusMismatch: async (key: string, why: string): Promise<boolean> => {
+      const now = new Date();
+      const r = await c.updateOne({ discrepancy_key: key, status: 'open' }, { $set: { status: 'resolved', resolution: { operator: 'reconciliation', reason: why, at: now }, updated_at: now } });
+      return r.modifiedCount === 1;
+    },
     /** open -> resolved, once: answers the record after the call, or null for an unknown id. */
     resolve: async (id: string, by: { operator: string; reason: string }): Promise<{ record: DiscrepancyRecord; changed: boolean } | null> => {
       const now = new Date();
@@ -66,6 +75,24 @@ export function discrepancyData(mongo: Mongo) {
       const record = await c.findOne({ _id: id });
       return record ? { record, changed: updated.modifiedCount === 1 } : null;
     },
+  };
+}
+
+/** The rows later runs read again (platform/ops-records.ts ReconciliationRecheckRecord). */
+export function recheckData(mongo: Mongo) {
+  const c = mongo.c.reconciliationRechecks;
+  return {
+    /** Kept once: a re-run of the window (or a retried activity) finds it kept and changes nothing. */
+    keep: async (record: ReconciliationRecheckRecord): Promise<void> => {
+      try {
+        await c.insertOne(record);
+      } catch (err) {
+        if (!isDuplicateKeyError(err)) throw err;
+      }
+    },
+    /** The oldest windows' rows of one object type first, at most `limit`. */
+    due: (object: ReconciliationRecheckRecord['object_type'], limit: number) => c.find({ object_type: object }).sort({ window_from: 1, _id: 1 }).limit(limit).toArray(),
+    drop: (id: string) => c.deleteOne({ _id: id }),
   };
 }
 
@@ -136,7 +163,7 @@ export function refundRow(r: Pick<RefundRecord, '_id' | 'tenant_id' | 'status' |
  * The refund an intent made of a capture it did not own (its void, under key `<pi>:void:<n>`), as our side has it:
  * done (`success`) since the gateway accepted it. Only the report can say it failed or never settled.
  */
-export function voidRefundRow(intent: Pick<PaymentIntentRecord, 'tenant_id' | 'amount' | 'currency'>, voidKey: string, gatewayId: string): LedgerRow {
+export function voidRefundRow(intent: Pick<PaymentIntentRecord, 'tenant_id' | 'amount' | 'currency'>, voidKey: string, gatewayId: string | null): LedgerRow {
   return { object: 'refund', ourId: voidKey, tenantId: intent.tenant_id, gatewayId, matchKey: voidKey, amount: intent.amount, currency: intent.currency, status: 'success' };
 }
 

@@ -78,6 +78,17 @@ export function gatewayMoneyState(status: string): MoneyState {
   return 'failed'; // declined, rejected, failed, canceled
 }
 
+/**
+ * Whether a side of a row is still undecided (pending): reconciliation reads such a row again at later runs
+ * until both sides are final, for up to RECHECK_FOR_MS after its window.
+ */
+export function undecided(ours: Pick<LedgerRow, 'status'>, gateway: Pick<GatewayRow, 'status'> | undefined): boolean {
+  return ledgerMoneyState(ours.status) === 'pending' || (gateway !== undefined && gatewayMoneyState(gateway.status) === 'pending');
+}
+
+/** How long after its window a row with an undecided side is read again: a week covers a refund's default SLA. */
+export const RECHECK_FOR_MS = 7 * 24 * 3600 * 1000;
+
 /** The key a report entry pairs by (see LedgerRow.matchKey). */
 export function gatewayMatchKey(row: Pick<GatewayRow, 'object' | 'gatewayId' | 'idempotencyKey'>): string {
   return row.object === 'capture' ? row.gatewayId : row.idempotencyKey;
@@ -131,6 +142,11 @@ export class SettlementMatcher {
 
   addGateway(row: GatewayRow): void {
     if (row.object === this.object) this.open.set(gatewayMatchKey(row), row);
+  }
+
+  /** The report entry a row of ours would pair with, if the report holds one (still unpaired). */
+  gatewayFor(matchKey: string): GatewayRow | undefined {
+    return this.open.get(matchKey);
   }
 
   /** Our row against the report: the pair's findings, or the lone row's. */
@@ -194,4 +210,8 @@ export interface ReconcileObjectResult {
   alreadyOpen: number;
   /** The first discrepancies opened (ids), for the run's summary. */
   sample: { id: string; kind: DiscrepancyKind; ourId: string | null; gatewayId: string | null }[];
+  /** Rows of earlier windows (a side was pending at their run) compared again now that both are final. Absent in runs before rechecks. */
+  rechecked?: number;
+  /** Rows with a side still pending, left for a later run (this window's and earlier ones'). Absent in runs before rechecks. */
+  awaitingRecheck?: number;
 }

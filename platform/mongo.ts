@@ -46,7 +46,7 @@ import type {
   TaxRateRecord,
   TestClockRecord,
 } from './billing-records';
-import type { DiscrepancyRecord, OperatorActionRecord, StrandedTakenBackRecord } from './ops-records';
+import type { DiscrepancyRecord, OperatorActionRecord, ReconciliationRecheckRecord, StrandedTakenBackRecord } from './ops-records';
 
 export interface Collections {
   tenants: Collection<TenantRecord>;
@@ -103,6 +103,7 @@ export interface Collections {
   // operations (platform/ops-records.ts)
   operatorActions: Collection<OperatorActionRecord>;
   discrepancies: Collection<DiscrepancyRecord>;
+  reconciliationRechecks: Collection<ReconciliationRecheckRecord>;
   strandedTakenBack: Collection<StrandedTakenBackRecord>;
 }
 
@@ -170,6 +171,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     portalSessions: db.collection('portal_sessions'),
     operatorActions: db.collection('operator_actions'),
     discrepancies: db.collection('discrepancies'),
+    reconciliationRechecks: db.collection('reconciliation_rechecks'),
     strandedTakenBack: db.collection('stranded_taken_back'),
   };
   return { client, db, c, close: () => client.close() };
@@ -311,6 +313,8 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'discrepancies', key: { discrepancy_key: 1 }, unique: true },
   { collection: 'discrepancies', key: { status: 1, created_at: -1, _id: -1 } },
   { collection: 'discrepancies', key: { tenant_id: 1, status: 1, created_at: -1, _id: -1 } },
+  // Rows a later run reads again (one side was pending at their window's run), by object type and window.
+  { collection: 'reconciliationRechecks', key: { object_type: 1, window_from: 1, _id: 1 } },
   { collection: 'paymentIntents', key: { succeeded_at: 1, _id: 1 } },
   { collection: 'refunds', key: { created_at: 1, _id: 1 } },
   { collection: 'payouts', key: { created_at: 1, _id: 1 } },

@@ -47,6 +47,27 @@ export interface OperatorActionRecord {
 }
 
 /**
+ * A refund, payout or capture one side still had undecided (pending) when its window was reconciled: later runs
+ * read both sides of it again until both are final (or `recheck_until` passes) and compare them then. Without
+ * it, a row pending at its window's run was never compared again: the report stamps a refund or payout at its
+ * creation, so no later window holds it.
+ */
+export interface ReconciliationRecheckRecord {
+  _id: string; // <object>:<match key>
+  object_type: 'capture' | 'refund' | 'payout';
+  /** Our id (a pi_, re_, payout uuid, or an intent's void key) and the key it pairs with a report entry by. */
+  our_id: string;
+  match_key: string;
+  tenant_id: string;
+  /** The window whose run found it undecided: the report is read there again (with the margin). */
+  window_from: Date;
+  window_to: Date;
+  /** Past it, the two sides are compared as they stand, pending or not, and the row is dropped. */
+  recheck_until: Date;
+  created_at: Date;
+}
+
+/**
  * A mismatch reconciliation found between our ledger and a gateway's settlement report
  * (domain/reconciliation.ts). Unique by `discrepancy_key`: a re-run of the same window adds nothing.
  */

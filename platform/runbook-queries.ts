@@ -78,7 +78,7 @@ export const RUNBOOK_QUERIES: readonly RunbookQuery[] = [
     name: 'reconciliation-discrepancies',
     title: 'Reconciliation runs of the last week that found discrepancies (or failed)',
     action:
-      "Each discrepancy is a record (`GET /admin/reconciliation/discrepancies?status=open`) and a `discrepancy.opened` event of its tenant. Look at both sides, fix what is ours (a record the gateway contradicts), take the gateway's up with it, and resolve the discrepancy with a reason. A failed run is not run again (the next day's covers its own day only), so its window stays unchecked until `npm run ops -- reconcile --from <from> --to <to>` runs it (`GET /admin/reconciliation/runs/<id>` gives the window); without flags that command runs yesterday's.",
+      "Each discrepancy is a record (`GET /admin/reconciliation/discrepancies?status=open`) and a `discrepancy.opened` event of its tenant. Look at both sides, fix what is ours (a record the gateway contradicts), take the gateway's up with it, and resolve the discrepancy with a reason. A `status_mismatch` where one side was still pending waits: each run reads such rows again for 7 days and resolves it itself (operator `reconciliation`) once both sides settle alike. A failed run is not run again (the next day's covers its own day only), so its window stays unchecked until `npm run ops -- reconcile --from <from> --to <to>` runs it (`GET /admin/reconciliation/runs/<id>` gives the window); without flags that command runs yesterday's.",
     query: (now) => `WorkflowType = 'reconciliationWorkflow' AND PaymentStatus IN ('discrepancies', 'failed') AND StartTime > ${at(now.getTime() - 7 * 24 * HOUR_MS)}`,
   },
   {

@@ -44,6 +44,11 @@ const runView = z.object({
         matched: z.number().int().meta({ description: 'Pairs of our row and a report entry found and compared, also those whose two sides were stamped further apart than the margin' }),
         opened: kindCounts,
         already_open: z.number().int().meta({ description: 'Findings an earlier run had already opened (not opened again)' }),
+        rechecked: z.number().int().meta({ description: 'Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks)' }),
+        awaiting_recheck: z
+          .number()
+          .int()
+          .meta({ description: 'Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest' }),
         sample: z.array(z.string()).meta({ description: 'The first discrepancies opened (ids)' }),
       }),
     )
@@ -87,7 +92,7 @@ function runJson(s: ReconciliationRunState): z.infer<typeof runView> {
     operator: s.operator,
     window: s.window,
     status: s.status,
-    objects: s.objects.map((o) => ({ object: o.object, ledger_rows: o.ledgerRows, report_rows: o.reportRows, matched: o.matched, opened: o.opened, already_open: o.alreadyOpen, sample: o.sample.map((x) => x.id) })),
+    objects: s.objects.map((o) => ({ object: o.object, ledger_rows: o.ledgerRows, report_rows: o.reportRows, matched: o.matched, opened: o.opened, already_open: o.alreadyOpen, rechecked: o.rechecked ?? 0, awaiting_recheck: o.awaitingRecheck ?? 0, sample: o.sample.map((x) => x.id) })),
     opened: s.opened,
     already_open: s.alreadyOpen,
     started_at: s.startedAt,

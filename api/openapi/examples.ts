@@ -456,9 +456,9 @@ function reconciliationRun(status: 'running' | 'discrepancies') {
     status,
     objects: done
       ? [
-          { object: 'capture', ledger_rows: 412, report_rows: 415, matched: 412, opened: one, already_open: 0, sample: [DSC] },
-          { object: 'refund', ledger_rows: 37, report_rows: 37, matched: 37, opened: none, already_open: 0, sample: [] },
-          { object: 'payout', ledger_rows: 9, report_rows: 9, matched: 9, opened: none, already_open: 0, sample: [] },
+          { object: 'capture', ledger_rows: 412, report_rows: 415, matched: 412, opened: one, already_open: 0, rechecked: 0, awaiting_recheck: 0, sample: [DSC] },
+          { object: 'refund', ledger_rows: 37, report_rows: 37, matched: 37, opened: none, already_open: 0, rechecked: 2, awaiting_recheck: 1, sample: [] },
+          { object: 'payout', ledger_rows: 9, report_rows: 9, matched: 9, opened: none, already_open: 0, rechecked: 0, awaiting_recheck: 0, sample: [] },
         ]
       : [],
     opened: done ? one : none,

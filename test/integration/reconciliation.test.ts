@@ -291,3 +291,50 @@ test('a capture the two sides stamped further apart than the margin (our success
     await workerDb.close();
   }
 });
+
+test('a refund pending at its window\'s run is compared again by a later run once both sides are final; a status mismatch opened while one side was pending is resolved once both settle alike', async () => {
+  const from = new Date(Date.now() - 60_000).toISOString();
+  const paid = await paidIntent(5000);
+  // The sandbox leaves a refund of an amount ending in 99 pending; our side gives up at its 45 s SLA (the
+  // workflow cancels it at the gateway), so both sides end failed unless the gateway's report says otherwise.
+  const pendingRefund = async (amount: number) => {
+    const r = await api.post('/v202607/refunds', { payment_intent: paid.id, amount, currency: 'EUR', refund_sla_timeout: 45 }, m.secretKey);
+    expect(r.status).toBe(201);
+    // Our record has no gateway id while pending: the sandbox names the refund it made under our id.
+    const effect = await eventually(async () => {
+      const e = await sandbox('GET', `/v1/effects?kind=refund&idempotency_key=${encodeURIComponent(r.body.refund)}`);
+      return e.body.count === 1 && e.body.effects[0].status === 'pending' ? e.body.effects[0] : undefined;
+    }, 15_000, 'the refund taken by the gateway, pending');
+    return { id: r.body.refund as string, gatewayId: effect.id as string };
+  };
+  const [apart, alike] = [await pendingRefund(199), await pendingRefund(299)];
+  // Settled on both sides, but the report first says pending.
+  const settling = await settledRefund(paid.id, 150);
+  await plant(settling.gatewayId, { status: 'pending' });
+
+  const first = await finishedRun((await admin.post('/admin/reconciliation/runs', { from, to: new Date(Date.now() + 60_000).toISOString() })).body.run);
+  const rechecks = db.db().collection('reconciliation_rechecks');
+  // Undecided at this run: nothing opened for the two pending on both sides, all three kept for a later look.
+  expect((await rechecks.find({ our_id: { $in: [apart.id, alike.id, settling.id] } } as never).toArray()).map((r) => r.our_id).sort()).toEqual([apart.id, alike.id, settling.id].sort());
+  const opened = await listed(`tenant=${m.tenant}&run=${first.run}`);
+  expect(opened.filter((d) => [apart.id, alike.id].includes(d.our_id))).toEqual([]);
+  const mismatch = opened.find((d) => d.our_id === settling.id);
+  expect(mismatch).toMatchObject({ kind: 'status_mismatch', status: 'open', ours: { status: 'success' }, gateway_side: { status: 'pending' } });
+  expect(first.objects.find((o: any) => o.object === 'refund').awaiting_recheck).toBeGreaterThanOrEqual(3);
+
+  // Our side ends at the SLA; the gateway's report then says one of the two went out after all, and the third settled.
+  for (const r of [apart, alike]) {
+    await eventually(async () => ((await api.get(`/v202607/refunds/${r.id}`, m.secretKey)).body.status !== 'pending' ? true : undefined), 90_000, `refund ${r.id} final`);
+  }
+  await plant(apart.gatewayId, { status: 'succeeded' });
+  await plant(settling.gatewayId, { status: 'succeeded' });
+
+  // A later run, over a window that holds none of them, reads them again.
+  const later = await finishedRun((await admin.post('/admin/reconciliation/runs', { from: new Date(Date.now() - 1_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() })).body.run);
+  const found = (await listed(`tenant=${m.tenant}&run=${later.run}`)).filter((d) => [apart.id, alike.id, settling.id].includes(d.our_id));
+  expect(found).toEqual([expect.objectContaining({ kind: 'status_mismatch', our_id: apart.id, ours: expect.objectContaining({ amount: 199 }), gateway_side: expect.objectContaining({ amount: 199, status: 'succeeded' }) })]);
+  expect(found[0].ours.status).not.toBe('success');
+  expect((await admin.get(`/admin/reconciliation/discrepancies/${mismatch.id}`)).body).toMatchObject({ status: 'resolved', resolution: { operator: 'reconciliation', reason: expect.stringContaining(later.run) } });
+  expect(later.objects.find((o: any) => o.object === 'refund').rechecked).toBeGreaterThanOrEqual(3);
+  expect(await rechecks.countDocuments({ our_id: { $in: [apart.id, alike.id, settling.id] } } as never)).toBe(0);
+}, 180_000);

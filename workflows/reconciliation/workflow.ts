@@ -43,7 +43,8 @@ export async function reconciliationWorkflow(input: ReconciliationInput): Promis
     const head = `Reconciliation of ${window.from} – ${window.to} (${input.trigger}${state.operator ? ` by ${state.operator}` : ''}): ${state.status}`;
     const lines = state.objects.map((o) => {
       const opened = Object.entries(o.opened).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'none new';
-      return `- ${o.object}: ${o.ledgerRows} ours, ${o.reportRows} in the report, ${o.matched} paired; opened ${opened}${o.alreadyOpen ? `; ${o.alreadyOpen} already open` : ''}`;
+      const rechecks = o.rechecked || o.awaitingRecheck ? `; ${o.rechecked ?? 0} re-checked, ${o.awaitingRecheck ?? 0} awaiting a settled side` : '';
+      return `- ${o.object}: ${o.ledgerRows} ours, ${o.reportRows} in the report, ${o.matched} paired; opened ${opened}${o.alreadyOpen ? `; ${o.alreadyOpen} already open` : ''}${rechecks}`;
     });
     if (doing) lines.push(`- ${doing}: comparing…`);
     if (state.error) lines.push(`Failed: ${state.error}`);

@@ -5,6 +5,7 @@ import {
   ledgerMoneyState,
   scheduledWindow,
   SettlementMatcher,
+  undecided,
   unpairedGatewayRow,
   unpairedLedgerRow,
   windowProblem,
@@ -54,6 +55,19 @@ describe('money states', () => {
       'failed',
       'failed',
     ]);
+  });
+});
+
+describe('undecided rows (read again by later runs)', () => {
+  it('is a row either side still calls pending, whatever the other says', () => {
+    expect(undecided(capture({ status: 'pending' }), entry())).toBe(true);
+    expect(undecided(capture(), entry({ status: 'requires_action' }))).toBe(true);
+    expect(undecided(capture({ status: 'pending' }), undefined)).toBe(true); // not in the report yet
+  });
+  it('is not a row both sides have settled, alike or not, nor a settled row the report lacks', () => {
+    expect(undecided(capture(), entry())).toBe(false);
+    expect(undecided(capture({ status: 'canceled' }), entry({ status: 'succeeded' }))).toBe(false);
+    expect(undecided(capture(), undefined)).toBe(false);
   });
 });
 

@@ -7388,6 +7388,10 @@ export interface paths {
                                 };
                                 /** @description Findings an earlier run had already opened (not opened again) */
                                 already_open: number;
+                                /** @description Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks) */
+                                rechecked: number;
+                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest */
+                                awaiting_recheck: number;
                                 /** @description The first discrepancies opened (ids) */
                                 sample: string[];
                             }[];
@@ -7504,6 +7508,10 @@ export interface paths {
                                 };
                                 /** @description Findings an earlier run had already opened (not opened again) */
                                 already_open: number;
+                                /** @description Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks) */
+                                rechecked: number;
+                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest */
+                                awaiting_recheck: number;
                                 /** @description The first discrepancies opened (ids) */
                                 sample: string[];
                             }[];
