@@ -1,4 +1,5 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
 import {
@@ -338,6 +339,20 @@ describe('a checkout', () => {
       // The open return counts: one unit of A is left.
       expect((await handle.query(checkoutStateQuery)).returnable[0]).toEqual({ productId: 'prd_eu_paid_a', returnableQuantity: 1 });
       expect(await handle.executeUpdate(admitReturnUpdate, { args: [returnRequest('prd_eu_paid_a', 2, 'k-2')] })).toMatchObject({ ok: false, code: 'return_quantity_exceeded' });
+      // A key asked again for another return (product, quantity or reason) is refused, never answered with the key's return;
+      // so is the loser of two such requests racing (both past the API's look-up of the key).
+      const keyInUse = (e: unknown) => e instanceof WorkflowUpdateFailedError && e.cause instanceof ApplicationFailure && e.cause.type === 'idempotency_key_in_use';
+      for (const other of [returnRequest('prd_eu_paid_b', 1, 'k-1'), returnRequest('prd_eu_paid_a', 2, 'k-1'), { ...returnRequest('prd_eu_paid_a', 1, 'k-1'), reasonCode: 'damaged' }]) {
+        expect(keyInUse(await handle.executeUpdate(admitReturnUpdate, { args: [other] }).catch((e: unknown) => e))).toBe(true);
+      }
+      const raced = await Promise.all([
+        handle.executeUpdate(admitReturnUpdate, { args: [returnRequest('prd_eu_paid_a', 1, 'k-race')] }).catch((e: unknown) => e),
+        handle.executeUpdate(admitReturnUpdate, { args: [returnRequest('prd_eu_paid_b', 1, 'k-race')] }).catch((e: unknown) => e),
+      ]);
+      const won = raced.filter((r): r is Extract<ReturnAdmission, { ok: true }> => (r as ReturnAdmission).ok === true);
+      expect(won).toEqual([{ ok: true, id: expect.stringMatching(/^ret_eu_/), created: true }]);
+      expect(raced.filter(keyInUse)).toHaveLength(1);
+      expect(f.rec.returnRecords.map((r) => r.id)).toEqual([id, won[0]!.id]);
       // Its return workflow runs, a child on the same worker.
       await waitFor(async () => (await testEnv().client.workflow.getHandle(id).query(returnProgressQuery)).status === 'requested');
 
@@ -360,6 +375,7 @@ describe('a checkout', () => {
       expect(new Set(versions).size).toBe(versions.length);
       expect(f.rec.checkouts.map((c) => c.status)).toEqual(['awaiting_payment', 'completed']);
       await terminate(id);
+      await terminate(won[0]!.id);
       await terminate(stockWorkflowId('prd_eu_paid_a'));
       await terminate(stockWorkflowId('prd_eu_paid_b'));
     });

@@ -52,6 +52,8 @@ export interface CarriedReturn {
   rejected: boolean;
   /** Its share of the order's tax, as admitted; absent from returns admitted by older code. */
   taxShare?: number;
+  /** Why it is returned, as asked; absent from returns admitted by older code. */
+  reasonCode?: string;
 }
 
 /** The record's statuses (platform/records.ts CheckoutRecord says what each means). */

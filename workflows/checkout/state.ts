@@ -50,7 +50,7 @@ export class CheckoutRules {
     const returnedNetBefore = this.returnedNet();
     const net = line.unitPrice * req.quantity;
     const taxShare = returnTaxShare(net, this.input.taxRateBasisPoints, returnedNetBefore, this.taxRefunded());
-    this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false, taxShare });
+    this.returnsByKey.set(req.idempotencyKey, { id, idempotencyKey: req.idempotencyKey, productId: req.productId, quantity: req.quantity, rejected: false, taxShare, reasonCode: req.reasonCode });
     return { ok: true, amount: net + taxShare };
   }
 
@@ -74,6 +74,11 @@ export class CheckoutRules {
       if (line) net += line.unitPrice * r.quantity;
     }
     return net;
+  }
+
+  /** Whether a request with a known key asks for the return that key holds (older returns kept no reason). */
+  static sameReturn(known: CarriedReturn, req: ReturnRequest): boolean {
+    return known.productId === req.productId && known.quantity === req.quantity && (known.reasonCode === undefined || known.reasonCode === req.reasonCode);
   }
 
   /** A return that could not be started gives its quantity and key back. */

@@ -40,6 +40,8 @@ import { formatMoney } from '../../domain/money';
  * (the runbook's "checkouts holding stock" query); runs recorded before it replay without those upserts.
  */
 const STATUS_SEARCH_ATTRIBUTE_PATCH = 'checkout-status-search-attribute';
+/** A known return key asked for another return is refused (before: answered with the key's return). */
+const RETURN_KEY_SAME_REQUEST_PATCH = 'return-key-same-request';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -100,6 +102,10 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
       await condition(() => startedReturns.has(known.id) || s.returnsByKey.get(req.idempotencyKey) !== known);
       const now = s.returnsByKey.get(req.idempotencyKey);
       if (now) {
+        // Two requests with one key raced past the API's look-up: the other product's (quantity's, reason's)
+        // request must not be answered with this return.
+        if (!CheckoutRules.sameReturn(now, req) && patched(RETURN_KEY_SAME_REQUEST_PATCH))
+          throw ApplicationFailure.nonRetryable('This idempotencyKey was used for another return (another order, product, quantity or reason)', 'idempotency_key_in_use');
         await condition(() => startedReturns.has(now.id));
         return { ok: true, id: now.id, created: false };
       }
