@@ -6,6 +6,7 @@ import {
   discrepancyKey,
   gatewayMatchKey,
   ledgerMoneyState,
+  RECHECK_AT_MOST_MS,
   RECHECK_FOR_MS,
   undecided,
   unpairedLedgerRow,
@@ -113,7 +114,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         after = page.rows[page.rows.length - 1]!.gatewayId;
       }
 
-      const record = async (f: Finding) => {
+      const record = async (f: Finding): Promise<DiscrepancyRecord> => {
         const opened = await openDiscrepancy(f);
         // One this run opened in an earlier attempt (the worker died before its result reached Temporal) is still
         // this run's: counted as opened, so the run does not end `clean`.
@@ -121,6 +122,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
           result.opened[f.kind] += 1;
           if (result.sample.length < SAMPLE) result.sample.push({ id: opened.record._id, kind: f.kind, ourId: f.ourId, gatewayId: f.gatewayId });
         } else result.alreadyOpen += 1;
+        return opened.record;
       };
 
       const openDiscrepancy = async (f: Finding) => {
@@ -180,13 +182,15 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
 
       // A row with a side still pending is compared as it stands now, and again by later runs once both sides are final.
       const rechecks = recheckData(deps.mongo);
-      const noted = new Set<string>();
+      /** Rows left for a later run (this window's and earlier ones'), counted once whichever pass saw them. */
+      const awaiting = new Set<string>();
       const noteIfUndecided = async (ours: LedgerRow, g: GatewayRow | undefined) => {
         if (!undecided(ours, g)) return;
         const to = new Date(input.to);
-        const id = `${ours.object}:${ours.matchKey}`;
+        const id = recheckId(ours);
         await rechecks.keep({
           _id: id,
+          gateway: report.gateway,
           object_type: ours.object,
           our_id: ours.ourId,
           match_key: ours.matchKey,
@@ -196,8 +200,74 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
           recheck_until: new Date(to.getTime() + RECHECK_FOR_MS),
           created_at: new Date(),
         });
-        noted.add(id);
+        awaiting.add(id);
       };
+
+      // First, rows earlier runs left undecided: the report of their window is read again (with the margin and
+      // the further look) and, once neither side is pending, the pair is compared; its status mismatch is its
+      // own discrepancy (`settled`), and one opened while a side was pending is resolved. Those this pass
+      // compares are not compared again below, should this window hold them too.
+      const comparedByRecheck = new Set<string>();
+      const due = await rechecks.due(report.gateway, input.object, MAX_RECHECKED);
+      let looked = 0;
+      for (const rows of groupByWindow(due)) {
+        // Rows another run compared for good are dropped; this run's own (an earlier attempt's) are compared
+        // again, so what that attempt opened still counts as this run's.
+        const open: ReconciliationRecheckRecord[] = [];
+        for (const r of rows) {
+          if (r.done_by !== undefined && r.done_by !== input.runId) await rechecks.drop(r._id);
+          else open.push(r);
+        }
+        if (open.length === 0) continue;
+        const first = open[0]!;
+        const reach = grace + LOOK_FURTHER_MS;
+        const around = { from: new Date(first.window_from.getTime() - reach).toISOString(), to: new Date(first.window_to.getTime() + reach).toISOString() };
+        const wanted = new Set(open.map((r) => r.match_key));
+        const entries = new Map<string, GatewayRow>();
+        let next: string | undefined;
+        for (;;) {
+          const page = await report.page(around, next, 1000);
+          for (const g of page.rows) if (g.object === input.object && wanted.has(gatewayMatchKey(g))) entries.set(gatewayMatchKey(g), g);
+          heartbeat(`report of ${around.from} for rechecks: ${entries.size} of ${wanted.size} found`);
+          if (entries.size === wanted.size || !page.hasMore || page.rows.length === 0) break;
+          next = page.rows[page.rows.length - 1]!.gatewayId;
+        }
+        for (const r of open) {
+          if (++looked % 200 === 0) heartbeat(`rechecks: ${looked} of ${due.length} read again`);
+          const g = entries.get(r.match_key);
+          const ours = await rowOf(ledger, r, g);
+          if (!ours) {
+            await rechecks.drop(r._id);
+            continue;
+          }
+          const stillOpen = undecided(ours, g);
+          // Ours pending: its workflow settles it (by its SLA or timeout), so it is read on; the gateway's alone, for a week.
+          const until = ledgerMoneyState(ours.status) === 'pending' ? r.window_to.getTime() + RECHECK_AT_MOST_MS : r.recheck_until.getTime();
+          if (stillOpen && Date.now() < until) {
+            awaiting.add(r._id);
+            continue;
+          }
+          comparedByRecheck.add(r._id);
+          const findings = g ? comparePair(ours, g) : [unpairedLedgerRow(ours)].filter((f): f is Finding => f !== null);
+          let settledApart: DiscrepancyRecord | null = null;
+          for (const f of findings) {
+            const held = await record(f.kind === 'status_mismatch' && !stillOpen ? { ...f, settled: true } : f);
+            if (f.kind === 'status_mismatch') settledApart = held;
+          }
+          if (stillOpen) {
+            deps.logger.warn({ run: input.runId, object: input.object, our_id: ours.ourId, ours: ours.status, theirs: g?.status ?? null }, 'reconciliation: a side is still pending long after its window; compared as it stands');
+          } else if (g) {
+            // The mismatch a run opened while a side was pending (if any) has its answer now.
+            const pendingTime = discrepancyKey({ object: input.object, kind: 'status_mismatch', ourId: ours.ourId, gatewayId: g.gatewayId });
+            const why = settledApart
+              ? `both sides settled, and differ: see ${settledApart._id} (run ${input.runId})`
+              : `both sides settled alike (${ledgerMoneyState(ours.status)}), found by run ${input.runId}`;
+            await discrepancies.settleStatusMismatch(pendingTime, why);
+          }
+          result.rechecked! += 1;
+          await rechecks.markDone(r._id, input.runId);
+        }
+      }
 
       // Our rows, page by page.
       const lone = new Map<string, LedgerRow>();
@@ -212,8 +282,10 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
               : await ledger.payouts(report.gateway, w, cursor, PAGE);
         for (const { row } of page) {
           result.ledgerRows += 1;
-          await noteIfUndecided(row, matcher.gatewayFor(row.matchKey));
+          const byRecheck = comparedByRecheck.has(recheckId(row));
+          if (!byRecheck) await noteIfUndecided(row, matcher.gatewayFor(row.matchKey));
           const findings = matcher.pairLedger(row);
+          if (byRecheck) continue; // compared above, with the report of its first window
           // Not in the padded report: looked for further out below before it is called missing.
           if (findings.length === 1 && findings[0]!.kind === 'missing_at_gateway' && lone.size < MAX_LOOKED_FURTHER) lone.set(row.matchKey, row);
           else for (const f of findings) await record(f);
@@ -259,6 +331,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
           pairedOutside += 1;
+          if (comparedByRecheck.has(recheckId(ours.row))) continue;
           await noteIfUndecided(ours.row, g);
           for (const f of comparePair(ours.row, g)) await record(f);
           continue;
@@ -268,50 +341,16 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       }
       result.matched = matcher.matched + pairedOutside;
 
-      // Rows earlier runs left undecided: the report of their window is read again (with the margin and the
-      // further look) and, once neither side is pending, the pair is compared. A status mismatch opened while a
-      // side was pending is resolved here when both settled alike.
-      const due = (await rechecks.due(input.object, MAX_RECHECKED)).filter((r) => !noted.has(r._id));
-      for (const rows of groupByWindow(due)) {
-        const first = rows[0]!;
-        const reach = grace + LOOK_FURTHER_MS;
-        const around = { from: new Date(first.window_from.getTime() - reach).toISOString(), to: new Date(first.window_to.getTime() + reach).toISOString() };
-        const wanted = new Set(rows.map((r) => r.match_key));
-        const entries = new Map<string, GatewayRow>();
-        let next: string | undefined;
-        for (;;) {
-          const page = await report.page(around, next, 1000);
-          for (const g of page.rows) if (g.object === input.object && wanted.has(gatewayMatchKey(g))) entries.set(gatewayMatchKey(g), g);
-          heartbeat(`report of ${around.from} for rechecks: ${entries.size} of ${wanted.size} found`);
-          if (entries.size === wanted.size || !page.hasMore || page.rows.length === 0) break;
-          next = page.rows[page.rows.length - 1]!.gatewayId;
-        }
-        for (const r of rows) {
-          const g = entries.get(r.match_key);
-          const ours = await rowOf(ledger, r, g);
-          const stillOpen = ours !== null && undecided(ours, g);
-          if (stillOpen && Date.now() < r.recheck_until.getTime()) {
-            result.awaitingRecheck! += 1;
-            continue;
-          }
-          if (ours) {
-            const findings = g ? comparePair(ours, g) : [unpairedLedgerRow(ours)].filter((f): f is Finding => f !== null);
-            for (const f of findings) await record(f);
-            if (stillOpen) deps.logger.warn({ run: input.runId, object: input.object, our_id: ours.ourId, ours: ours.status, theirs: g?.status ?? null }, 'reconciliation: a side is still pending a week after its window; compared as it stands');
-            else if (!findings.some((f) => f.kind === 'status_mismatch')) {
-              const key = discrepancyKey({ object: input.object, kind: 'status_mismatch', ourId: ours.ourId, gatewayId: g?.gatewayId ?? null });
-              await discrepancies.settleStatusMismatch(key, `both sides settled alike (${ledgerMoneyState(ours.status)}), found by run ${input.runId}`);
-            }
-            result.rechecked! += 1;
-          }
-          await rechecks.drop(r._id);
-        }
-      }
-      result.awaitingRecheck! += noted.size;
+      result.awaitingRecheck = awaiting.size;
       deps.logger.info({ run: input.runId, from: input.from, to: input.to, ...result, sample: undefined }, 'reconciliation: object type done');
       return result;
     },
   };
+}
+
+/** A row's recheck id: one per object and match key, whichever window noted it first. */
+function recheckId(row: Pick<LedgerRow, 'object' | 'matchKey'>): string {
+  return `${row.object}:${row.matchKey}`;
 }
 
 /** Rechecks by the window that left them undecided (one report read per window). */

@@ -90,8 +90,14 @@ export function recheckData(mongo: Mongo) {
         if (!isDuplicateKeyError(err)) throw err;
       }
     },
-    /** The oldest windows' rows of one object type first, at most `limit`. */
-    due: (object: ReconciliationRecheckRecord['object_type'], limit: number) => c.find({ object_type: object }).sort({ window_from: 1, _id: 1 }).limit(limit).toArray(),
+    /** One gateway's rows of one object type, the oldest windows first, at most `limit`. */
+    due: (gateway: string, object: ReconciliationRecheckRecord['object_type'], limit: number) =>
+      c.find({ gateway, object_type: object }).sort({ window_from: 1, _id: 1 }).limit(limit).toArray(),
+    /**
+     * Compared for good by a run: kept, marked with the run, until another run drops it. A retried attempt of
+     * the same run compares it again, so the findings it opened still count as the run's.
+     */
+    markDone: (id: string, runId: string) => c.updateOne({ _id: id }, { $set: { done_by: runId } }),
     drop: (id: string) => c.deleteOne({ _id: id }),
   };
 }
@@ -120,7 +126,7 @@ export function ledgerData(mongo: Mongo) {
     /** Refunds asked for in the window, by creation. */
     refunds: async (w: { from: Date; to: Date }, after: LedgerCursor | undefined, limit: number) => {
       const rows = await refunds
-        .find(windowPage('created_at', w, after) as Filter<RefundRecord>, { projection: { _id: 1, tenant_id: 1, status: 1, amount: 1, currency: 1, gateway_transaction_id: 1, created_at: 1 } })
+        .find(windowPage('created_at', w, after) as Filter<RefundRecord>, { projection: { _id: 1, tenant_id: 1, status: 1, cancel_unconfirmed: 1, amount: 1, currency: 1, gateway_transaction_id: 1, created_at: 1 } })
         .sort({ created_at: 1, _id: 1 })
         .limit(limit)
         .toArray();
@@ -144,7 +150,7 @@ export function ledgerData(mongo: Mongo) {
       >,
     intentByCharge: (chargeId: string) =>
       paymentIntents.findOne({ gateway_charge_id: chargeId }, { projection: { _id: 1, tenant_id: 1, status: 1, amount: 1, amount_paid: 1, currency: 1, gateway_charge_id: 1 } }),
-    refund: (id: string) => refunds.findOne({ _id: id }, { projection: { _id: 1, tenant_id: 1, status: 1, amount: 1, currency: 1, gateway_transaction_id: 1 } }),
+    refund: (id: string) => refunds.findOne({ _id: id }, { projection: { _id: 1, tenant_id: 1, status: 1, cancel_unconfirmed: 1, amount: 1, currency: 1, gateway_transaction_id: 1 } }),
     payout: (id: string) => payouts.findOne({ _id: id }, { projection: { _id: 1, tenant_id: 1, status: 1, amount: 1, currency: 1, gateway_payout_id: 1 } }),
   };
 }
@@ -155,8 +161,10 @@ export function captureRow(r: Pick<PaymentIntentRecord, '_id' | 'tenant_id' | 's
   return { object: 'capture', ourId: r._id, tenantId: r.tenant_id, gatewayId: chargeId, matchKey: chargeId ?? r._id, amount: r.amount_paid ?? r.amount, currency: r.currency, status: r.status };
 }
 
-export function refundRow(r: Pick<RefundRecord, '_id' | 'tenant_id' | 'status' | 'amount' | 'currency' | 'gateway_transaction_id'>): LedgerRow {
-  return { object: 'refund', ourId: r._id, tenantId: r.tenant_id, gatewayId: r.gateway_transaction_id, matchKey: r._id, amount: r.amount, currency: r.currency, status: r.status };
+export function refundRow(r: Pick<RefundRecord, '_id' | 'tenant_id' | 'status' | 'cancel_unconfirmed' | 'amount' | 'currency' | 'gateway_transaction_id'>): LedgerRow {
+  // Canceled at its SLA but not confirmed by the gateway: its money may still go out, so it is still pending.
+  const status = r.status === 'canceled' && r.cancel_unconfirmed === true ? 'pending' : r.status;
+  return { object: 'refund', ourId: r._id, tenantId: r.tenant_id, gatewayId: r.gateway_transaction_id, matchKey: r._id, amount: r.amount, currency: r.currency, status };
 }
 
 /**

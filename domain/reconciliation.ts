@@ -61,11 +61,16 @@ export interface Finding {
   tenantId: string | null;
   ours: Side | null;
   gateway: Side | null;
+  /**
+   * A status mismatch found when both sides had settled, on a row a side of which was pending at its window's
+   * run: its own discrepancy, since the one that run may have opened compared a pending side.
+   */
+  settled?: true;
 }
 
 /** The key a run's discrepancy is unique by: a re-run of an overlapping window finds it instead of adding one. */
-export function discrepancyKey(f: Pick<Finding, 'object' | 'kind' | 'ourId' | 'gatewayId'>): string {
-  return `${f.object}:${f.ourId ?? `gateway:${f.gatewayId ?? ''}`}:${f.kind}`;
+export function discrepancyKey(f: Pick<Finding, 'object' | 'kind' | 'ourId' | 'gatewayId' | 'settled'>): string {
+  return `${f.object}:${f.ourId ?? `gateway:${f.gatewayId ?? ''}`}:${f.kind}${f.settled ? ':settled' : ''}`;
 }
 
 export function ledgerMoneyState(status: string): MoneyState {
@@ -86,8 +91,13 @@ export function undecided(ours: Pick<LedgerRow, 'status'>, gateway: Pick<Gateway
   return ledgerMoneyState(ours.status) === 'pending' || (gateway !== undefined && gatewayMoneyState(gateway.status) === 'pending');
 }
 
-/** How long after its window a row with an undecided side is read again: a week covers a refund's default SLA. */
+/**
+ * How long after its window a row only the gateway still calls pending is read again: a week covers a
+ * refund's default SLA. A row our side calls pending is read until it settles (its workflow settles it by its
+ * SLA or timeout), at most RECHECK_AT_MOST_MS.
+ */
 export const RECHECK_FOR_MS = 7 * 24 * 3600 * 1000;
+export const RECHECK_AT_MOST_MS = 400 * 24 * 3600 * 1000;
 
 /** The key a report entry pairs by (see LedgerRow.matchKey). */
 export function gatewayMatchKey(row: Pick<GatewayRow, 'object' | 'gatewayId' | 'idempotencyKey'>): string {
@@ -210,7 +220,7 @@ export interface ReconcileObjectResult {
   alreadyOpen: number;
   /** The first discrepancies opened (ids), for the run's summary. */
   sample: { id: string; kind: DiscrepancyKind; ourId: string | null; gatewayId: string | null }[];
-  /** Rows of earlier windows (a side was pending at their run) compared again now that both are final. Absent in runs before rechecks. */
+  /** Rows of earlier windows (a side was pending at their run) compared again: both sides final, or as they stood at the end of their recheck. Absent in runs before rechecks. */
   rechecked?: number;
   /** Rows with a side still pending, left for a later run (this window's and earlier ones'). Absent in runs before rechecks. */
   awaitingRecheck?: number;

@@ -314,7 +314,7 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'discrepancies', key: { status: 1, created_at: -1, _id: -1 } },
   { collection: 'discrepancies', key: { tenant_id: 1, status: 1, created_at: -1, _id: -1 } },
   // Rows a later run reads again (one side was pending at their window's run), by object type and window.
-  { collection: 'reconciliationRechecks', key: { object_type: 1, window_from: 1, _id: 1 } },
+  { collection: 'reconciliationRechecks', key: { gateway: 1, object_type: 1, window_from: 1, _id: 1 } },
   { collection: 'paymentIntents', key: { succeeded_at: 1, _id: 1 } },
   { collection: 'refunds', key: { created_at: 1, _id: 1 } },
   { collection: 'payouts', key: { created_at: 1, _id: 1 } },

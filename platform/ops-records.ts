@@ -54,6 +54,8 @@ export interface OperatorActionRecord {
  */
 export interface ReconciliationRecheckRecord {
   _id: string; // <object>:<match key>
+  /** The gateway whose report is read again (reconciliation reads one gateway's report per run). */
+  gateway: string;
   object_type: 'capture' | 'refund' | 'payout';
   /** Our id (a pi_, re_, payout uuid, or an intent's void key) and the key it pairs with a report entry by. */
   our_id: string;
@@ -62,8 +64,13 @@ export interface ReconciliationRecheckRecord {
   /** The window whose run found it undecided: the report is read there again (with the margin). */
   window_from: Date;
   window_to: Date;
-  /** Past it, the two sides are compared as they stand, pending or not, and the row is dropped. */
+  /**
+   * Past it, a row our side has settled is compared as it stands (the gateway's side still pending) and
+   * dropped. Ours still pending is read on: its workflow settles it by its SLA or timeout.
+   */
   recheck_until: Date;
+  /** The run that compared it for good (it is dropped by the next run); absent while it waits. */
+  done_by?: string;
   created_at: Date;
 }
 

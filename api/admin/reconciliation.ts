@@ -44,11 +44,11 @@ const runView = z.object({
         matched: z.number().int().meta({ description: 'Pairs of our row and a report entry found and compared, also those whose two sides were stamped further apart than the margin' }),
         opened: kindCounts,
         already_open: z.number().int().meta({ description: 'Findings an earlier run had already opened (not opened again)' }),
-        rechecked: z.number().int().meta({ description: 'Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks)' }),
+        rechecked: z.number().int().meta({ description: 'Rows of earlier windows that had a pending side at their run, compared again: both sides final, or as they stood when their recheck ran out (0 in runs made before rechecks)' }),
         awaiting_recheck: z
           .number()
           .int()
-          .meta({ description: 'Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest' }),
+          .meta({ description: 'Rows with a side still pending (of this window or earlier ones), left for a later run; one only the gateway calls pending is compared as it stands 7 days after its window' }),
         sample: z.array(z.string()).meta({ description: 'The first discrepancies opened (ids)' }),
       }),
     )

@@ -292,13 +292,18 @@ test('a capture the two sides stamped further apart than the margin (our success
   }
 });
 
-test('a refund pending at its window\'s run is compared again by a later run once both sides are final; a status mismatch opened while one side was pending is resolved once both settle alike', async () => {
+test('rows with a side pending at their window\'s run are compared again by a later run once both sides are final', async () => {
   const from = new Date(Date.now() - 60_000).toISOString();
   const paid = await paidIntent(5000);
-  // The sandbox leaves a refund of an amount ending in 99 pending; our side gives up at its 45 s SLA (the
-  // workflow cancels it at the gateway), so both sides end failed unless the gateway's report says otherwise.
+  // Two refunds settled on both sides whose report entries first say pending.
+  const [settlesAlike, settlesApart] = [await settledRefund(paid.id, 150), await settledRefund(paid.id, 160)];
+  await plant(settlesAlike.gatewayId, { status: 'pending' });
+  await plant(settlesApart.gatewayId, { status: 'pending' });
+  // Two refunds pending on both sides: the sandbox leaves a refund of an amount ending in 99 pending, and our
+  // side gives up at its 60 s SLA (the workflow cancels it at the gateway), so both sides end failed unless the
+  // gateway's report says otherwise.
   const pendingRefund = async (amount: number) => {
-    const r = await api.post('/v202607/refunds', { payment_intent: paid.id, amount, currency: 'EUR', refund_sla_timeout: 45 }, m.secretKey);
+    const r = await api.post('/v202607/refunds', { payment_intent: paid.id, amount, currency: 'EUR', refund_sla_timeout: 60 }, m.secretKey);
     expect(r.status).toBe(201);
     // Our record has no gateway id while pending: the sandbox names the refund it made under our id.
     const effect = await eventually(async () => {
@@ -307,34 +312,55 @@ test('a refund pending at its window\'s run is compared again by a later run onc
     }, 15_000, 'the refund taken by the gateway, pending');
     return { id: r.body.refund as string, gatewayId: effect.id as string };
   };
-  const [apart, alike] = [await pendingRefund(199), await pendingRefund(299)];
-  // Settled on both sides, but the report first says pending.
-  const settling = await settledRefund(paid.id, 150);
-  await plant(settling.gatewayId, { status: 'pending' });
+  const [goesOut, staysBack] = [await pendingRefund(199), await pendingRefund(299)];
+  const ids = [settlesAlike.id, settlesApart.id, goesOut.id, staysBack.id];
 
   const first = await finishedRun((await admin.post('/admin/reconciliation/runs', { from, to: new Date(Date.now() + 60_000).toISOString() })).body.run);
   const rechecks = db.db().collection('reconciliation_rechecks');
-  // Undecided at this run: nothing opened for the two pending on both sides, all three kept for a later look.
-  expect((await rechecks.find({ our_id: { $in: [apart.id, alike.id, settling.id] } } as never).toArray()).map((r) => r.our_id).sort()).toEqual([apart.id, alike.id, settling.id].sort());
+  // All four undecided at this run, kept for a later look; nothing opened for the two pending on both sides.
+  expect((await rechecks.find({ our_id: { $in: ids } } as never).toArray()).map((r) => r.our_id).sort()).toEqual([...ids].sort());
   const opened = await listed(`tenant=${m.tenant}&run=${first.run}`);
-  expect(opened.filter((d) => [apart.id, alike.id].includes(d.our_id))).toEqual([]);
-  const mismatch = opened.find((d) => d.our_id === settling.id);
-  expect(mismatch).toMatchObject({ kind: 'status_mismatch', status: 'open', ours: { status: 'success' }, gateway_side: { status: 'pending' } });
-  expect(first.objects.find((o: any) => o.object === 'refund').awaiting_recheck).toBeGreaterThanOrEqual(3);
-
-  // Our side ends at the SLA; the gateway's report then says one of the two went out after all, and the third settled.
-  for (const r of [apart, alike]) {
-    await eventually(async () => ((await api.get(`/v202607/refunds/${r.id}`, m.secretKey)).body.status !== 'pending' ? true : undefined), 90_000, `refund ${r.id} final`);
+  expect(opened.filter((d) => [goesOut.id, staysBack.id].includes(d.our_id))).toEqual([]);
+  const whilePending = (id: string) => opened.find((d) => d.our_id === id);
+  for (const id of [settlesAlike.id, settlesApart.id]) {
+    expect(whilePending(id)).toMatchObject({ kind: 'status_mismatch', status: 'open', ours: { status: 'success' }, gateway_side: { status: 'pending' } });
   }
-  await plant(apart.gatewayId, { status: 'succeeded' });
-  await plant(settling.gatewayId, { status: 'succeeded' });
+  expect(first.objects.find((o: any) => o.object === 'refund').awaiting_recheck).toBeGreaterThanOrEqual(4);
+  // An operator takes one as still settling, and resolves it.
+  expect((await admin.post(`/admin/reconciliation/discrepancies/${whilePending(settlesApart.id).id}/resolve`, { operator: 'amina@ops.example', reason: 'still settling' })).status).toBe(200);
+
+  // Our side ends the two pending at their SLA; then the report says one of them went out after all, and the
+  // two settled ones end as succeeded (as we have them) and failed (the refund never went out).
+  for (const r of [goesOut, staysBack]) {
+    await eventually(async () => ((await api.get(`/v202607/refunds/${r.id}`, m.secretKey)).body.status !== 'pending' ? true : undefined), 120_000, `refund ${r.id} final`);
+  }
+  await plant(goesOut.gatewayId, { status: 'succeeded' });
+  await plant(settlesAlike.gatewayId, { status: 'succeeded' });
+  await plant(settlesApart.gatewayId, { status: 'failed' });
 
   // A later run, over a window that holds none of them, reads them again.
   const later = await finishedRun((await admin.post('/admin/reconciliation/runs', { from: new Date(Date.now() - 1_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() })).body.run);
-  const found = (await listed(`tenant=${m.tenant}&run=${later.run}`)).filter((d) => [apart.id, alike.id, settling.id].includes(d.our_id));
-  expect(found).toEqual([expect.objectContaining({ kind: 'status_mismatch', our_id: apart.id, ours: expect.objectContaining({ amount: 199 }), gateway_side: expect.objectContaining({ amount: 199, status: 'succeeded' }) })]);
-  expect(found[0].ours.status).not.toBe('success');
-  expect((await admin.get(`/admin/reconciliation/discrepancies/${mismatch.id}`)).body).toMatchObject({ status: 'resolved', resolution: { operator: 'reconciliation', reason: expect.stringContaining(later.run) } });
-  expect(later.objects.find((o: any) => o.object === 'refund').rechecked).toBeGreaterThanOrEqual(3);
-  expect(await rechecks.countDocuments({ our_id: { $in: [apart.id, alike.id, settling.id] } } as never)).toBe(0);
-}, 180_000);
+  const found = (await listed(`tenant=${m.tenant}&run=${later.run}`)).filter((d) => ids.includes(d.our_id));
+  expect(found.map((d) => `${d.kind} ${d.our_id} ${d.ours.status}/${d.gateway_side.status}`).sort()).toEqual(
+    [`status_mismatch ${goesOut.id} ${found.find((d) => d.our_id === goesOut.id)?.ours.status}/succeeded`, `status_mismatch ${settlesApart.id} success/failed`].sort(),
+  );
+  expect(found.find((d) => d.our_id === goesOut.id)!.ours.status).not.toBe('success');
+  // The one opened against a pending side that settled alike is resolved by reconciliation; the one an operator resolved stays theirs.
+  expect((await admin.get(`/admin/reconciliation/discrepancies/${whilePending(settlesAlike.id).id}`)).body).toMatchObject({ status: 'resolved', resolution: { operator: 'reconciliation', reason: expect.stringContaining(later.run) } });
+  expect((await admin.get(`/admin/reconciliation/discrepancies/${whilePending(settlesApart.id).id}`)).body).toMatchObject({ status: 'resolved', resolution: { operator: 'amina@ops.example' } });
+  expect(later.objects.find((o: any) => o.object === 'refund').rechecked).toBeGreaterThanOrEqual(4);
+  // An attempt of that run retried (its result lost with the worker) compares them again: what it opened still counts as opened.
+  const workerDb = await connectMongo(getStack().mongoUri);
+  try {
+    const activities = createReconciliationActivities({ mongo: workerDb, logger: createLogger({ name: 'reconciliation-test', level: 'silent' }), settlementReports: [sandboxSettlementReport({ baseUrl: getStack().sandboxUrl })] });
+    const retried = await activities.reconcileObject({ runId: later.run, region: 'eu', from: later.window.from, to: later.window.to, object: 'refund', graceSeconds: 900 });
+    expect(retried.opened.status_mismatch).toBeGreaterThanOrEqual(2);
+    expect(retried.rechecked).toBeGreaterThanOrEqual(4);
+  } finally {
+    await workerDb.close();
+  }
+  // Compared for good: marked with the run, dropped by the next one.
+  expect((await rechecks.find({ our_id: { $in: ids } } as never).toArray()).map((r) => r.done_by)).toEqual([later.run, later.run, later.run, later.run]);
+  await finishedRun((await admin.post('/admin/reconciliation/runs', { from: new Date(Date.now() - 1_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() })).body.run);
+  expect(await rechecks.countDocuments({ our_id: { $in: ids } } as never)).toBe(0);
+}, 300_000);

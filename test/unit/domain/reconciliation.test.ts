@@ -137,6 +137,9 @@ describe('discrepancyKey', () => {
     expect(discrepancyKey({ object: 'capture', kind: 'amount_mismatch', ourId: 'pi_eu_A', gatewayId: 'ch_1' })).toBe('capture:pi_eu_A:amount_mismatch');
     expect(discrepancyKey({ object: 'refund', kind: 'missing_in_ledger', ourId: null, gatewayId: 'rf_1' })).toBe('refund:gateway:rf_1:missing_in_ledger');
   });
+  it('keeps a status mismatch found once both sides settled apart from the one opened while a side was pending', () => {
+    expect(discrepancyKey({ object: 'refund', kind: 'status_mismatch', ourId: 're_eu_A', gatewayId: 'rf_1', settled: true })).toBe('refund:re_eu_A:status_mismatch:settled');
+  });
 });
 
 describe('windows', () => {

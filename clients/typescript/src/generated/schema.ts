@@ -7388,9 +7388,9 @@ export interface paths {
                                 };
                                 /** @description Findings an earlier run had already opened (not opened again) */
                                 already_open: number;
-                                /** @description Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks) */
+                                /** @description Rows of earlier windows that had a pending side at their run, compared again: both sides final, or as they stood when their recheck ran out (0 in runs made before rechecks) */
                                 rechecked: number;
-                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest */
+                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; one only the gateway calls pending is compared as it stands 7 days after its window */
                                 awaiting_recheck: number;
                                 /** @description The first discrepancies opened (ids) */
                                 sample: string[];
@@ -7508,9 +7508,9 @@ export interface paths {
                                 };
                                 /** @description Findings an earlier run had already opened (not opened again) */
                                 already_open: number;
-                                /** @description Rows of earlier windows that had a pending side at their run, compared again now that both sides are final (0 in runs made before rechecks) */
+                                /** @description Rows of earlier windows that had a pending side at their run, compared again: both sides final, or as they stood when their recheck ran out (0 in runs made before rechecks) */
                                 rechecked: number;
-                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; each is compared as it stands 7 days after its window at the latest */
+                                /** @description Rows with a side still pending (of this window or earlier ones), left for a later run; one only the gateway calls pending is compared as it stands 7 days after its window */
                                 awaiting_recheck: number;
                                 /** @description The first discrepancies opened (ids) */
                                 sample: string[];
