@@ -18,7 +18,7 @@ const dunningInput = z
       .refine((d) => d.every((x, i) => i === 0 || x > d[i - 1]!), 'ascending days')
       .optional()
       .describe('Days after the first failed attempt at which a renewal invoice is attempted again; default [1, 3, 7]'),
-    when_exhausted: z.enum(['cancel', 'unpaid']).optional().describe('When every attempt failed: cancel the subscription (default; the invoice becomes uncollectible) or leave it `unpaid`'),
+    when_exhausted: z.enum(['cancel', 'unpaid']).optional().describe('When every attempt failed: cancel the subscription (default; the invoice becomes uncollectible) or leave it `unpaid` (invoices go on being issued but are not attempted; paying the latest makes it active again)'),
   })
   .strict();
 

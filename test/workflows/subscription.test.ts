@@ -428,12 +428,13 @@ test('the last dunning attempt loses while a charge of its intent is still being
   });
 });
 
-// Under `whenExhausted: 'unpaid'` the exhausted invoice stays open, never attempted again; as Stripe's, the status
-// follows the latest invoice: paying it makes the subscription active, the older one stays open for the merchant.
-test('dunning with whenExhausted unpaid: the next renewal charged successfully brings the subscription back active', async () => {
+// Under `whenExhausted: 'unpaid'`, as Stripe's: the exhausted invoice stays open, and the renewals after it are
+// issued but not attempted (the merchant collects or voids them); paying the latest makes the subscription
+// active again, and the renewal after that is charged as usual.
+test('unpaid: later renewals are issued, not charged; paying the latest brings the subscription back active, and the next renewal is charged', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  // The February renewal fails through its schedule; the card works again for the March one.
+  // The February renewal fails through its schedule; the card would work again from March.
   const { rec, activities } = fakes(declineRenewals((req, r) => (invoiceNumber(r, req) >= 2 ? 'succeeded' : { failed: 'insufficient_funds' })));
   await withWorker(activities, async (taskQueue) => {
     const inp = input(`sub_eu_unpaidnext${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
@@ -441,9 +442,41 @@ test('dunning with whenExhausted unpaid: the next renewal charged successfully b
     await skipTo(at(3, 31, 11));
     const [, feb, mar] = invoicesOf(rec, inp.id);
     expect(feb).toMatchObject({ status: 'open', attemptCount: 4, nextPaymentAttempt: null });
-    expect(mar).toMatchObject({ status: 'paid', periodStart: at(3, 31), paidAt: at(3, 31) });
-    expect(sec(rec.charges.at(-1)!.at)).toBe(iso(at(3, 31)));
-    expect((await stateOf(h)).subscription.status).toBe('active');
+    expect(mar).toMatchObject({ status: 'open', periodStart: at(3, 31), attemptCount: 0, nextPaymentAttempt: null, paymentIntent: null });
+    // Charged: the first invoice, then February's four attempts; nothing in March.
+    expect(rec.charges.map((c) => sec(c.at)).slice(1)).toEqual([at(2, 28), at(3, 1), at(3, 3), at(3, 7)].map(iso));
+    expect((await stateOf(h)).subscription.status).toBe('unpaid');
+
+    const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: mar!.id }] });
+    expect(paid.invoice).toMatchObject({ id: mar!.id, status: 'paid', attemptCount: 1 });
+    expect(paid.subscription.status).toBe('active');
+    await skipTo(at(4, 30, 11));
+    const apr = invoicesOf(rec, inp.id)[3]!;
+    expect([apr.status, iso(apr.periodStart), sec(rec.charges.at(-1)!.at)]).toEqual(['paid', iso(at(4, 30)), iso(at(4, 30))]);
+    // February's stays open, for the merchant to collect or void.
+    expect(lastInvoice(rec, feb!.id)).toMatchObject({ status: 'open', attemptCount: 4 });
+    expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'unpaid', 'active']);
+    await h.terminate('test done');
+  });
+});
+
+test('unpaid: a payment the merchant asks for that fails is not retried on the dunning schedule', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals(() => ({ failed: 'insufficient_funds' })));
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_unpaidpay${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 31, 11));
+    const [, , mar] = invoicesOf(rec, inp.id);
+    expect((await stateOf(h)).subscription.status).toBe('unpaid');
+    // March's invoice, never attempted, paid by the merchant: declined, and left at that.
+    const tried = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: mar!.id }] });
+    expect(tried.invoice).toMatchObject({ status: 'open', attemptCount: 1, nextPaymentAttempt: null, lastFailure: 'insufficient_funds' });
+    const charges = rec.charges.length;
+    await skipTo(at(4, 20));
+    expect(rec.charges).toHaveLength(charges);
+    expect((await stateOf(h)).subscription.status).toBe('unpaid');
     await h.terminate('test done');
   });
 });

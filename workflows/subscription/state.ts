@@ -154,10 +154,15 @@ export class SubscriptionBook {
    * An attempt failed: the next attempt per the dunning days (counted from the first failure), or none left.
    * Answers whether attempts are exhausted.
    */
-  failed(o: OpenInvoice, code: string, at: number): { exhausted: boolean } {
+  failed(o: OpenInvoice, code: string, at: number, noRetry = false): { exhausted: boolean } {
     const inv = o.invoice;
     inv.lastFailure = code;
     if (o.firstFailureAt === null) o.firstFailureAt = at;
+    // Unpaid: nothing is attempted by the schedule any more (a payment the merchant asks for still is).
+    if (noRetry) {
+      inv.nextPaymentAttempt = null;
+      return { exhausted: false };
+    }
     // The first invoice of an incomplete subscription is not dunned: the customer is present to fix it.
     if (inv.billingReason === 'subscription_create' && this.sub.status === 'incomplete') {
       inv.nextPaymentAttempt = null;

@@ -46,6 +46,8 @@ const intents = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: 
 
 const FINAL_PRORATIONS_PATCH = 'final-invoice-pending-prorations';
 const LAST_ATTEMPT_INTENT_PATCH = 'last-attempt-asks-intent';
+/** An `unpaid` subscription's invoices are issued but not attempted (Stripe's); before, it charged each renewal. */
+const UNPAID_NOT_ATTEMPTED_PATCH = 'unpaid-not-attempted';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -150,8 +152,18 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     await saveInvoice(inv);
     await invoiceEvent('invoice.created', inv);
     const o = b.openInvoice(inv.id);
-    if (o) await collect(o, at);
+    if (o && inv.amountDue > 0 && notAttempted()) await saveSub();
+    else if (o) await collect(o, at);
     else await saveSub();
+  }
+
+  /**
+   * Unpaid (dunning ran out under `whenExhausted: unpaid`), as Stripe's: invoices go on being issued, but none is
+   * attempted; they stay open for the merchant to collect (pay) or void. Paying the latest makes it active again.
+   * Asked only while unpaid: older runs charged on.
+   */
+  function notAttempted(): boolean {
+    return b.sub.status === 'unpaid' && patched(UNPAID_NOT_ATTEMPTED_PATCH);
   }
 
   /** Charges an open invoice once (nothing to charge: paid at once) and applies the outcome. */
@@ -182,7 +194,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         inv.lastFailure = null;
         inv.nextPaymentAttempt = null;
       } else {
-        const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at);
+        // A payment the merchant asked for while unpaid is not retried either.
+        const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at, notAttempted());
         if (exhausted && input.dunning.whenExhausted === 'cancel' && inv.paymentIntent && patched(LAST_ATTEMPT_INTENT_PATCH)) {
           await lastAttemptLost(o, at, statusBefore);
           return;
@@ -255,7 +268,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         // Its intent is gone: the next attempt makes a new one.
         o.invoice.paymentIntent = null;
         if (o.invoice.nextPaymentAttempt === null && o.invoice.lastFailure === null) {
-          const { exhausted } = b.failed(o, 'payment_intent_canceled', now());
+          const { exhausted } = b.failed(o, 'payment_intent_canceled', now(), notAttempted());
           if (exhausted) b.exhausted(o, now());
         }
       }
@@ -311,7 +324,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       }
       case 'retry': {
         const o = b.openInvoice(due.invoice);
-        if (o) await collect(o, due.at);
+        if (o && notAttempted()) {
+          // Another invoice's dunning ran out meanwhile: this one is not attempted again either.
+          o.invoice.nextPaymentAttempt = null;
+          await saveInvoice(o.invoice);
+        } else if (o) await collect(o, due.at);
         return;
       }
       case 'resume':

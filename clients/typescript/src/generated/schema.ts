@@ -12144,7 +12144,7 @@ export interface paths {
                             /** @description Days after the first failed attempt at which a renewal invoice is attempted again; default [1, 3, 7] */
                             retry_days?: number[];
                             /**
-                             * @description When every attempt failed: cancel the subscription (default; the invoice becomes uncollectible) or leave it `unpaid`
+                             * @description When every attempt failed: cancel the subscription (default; the invoice becomes uncollectible) or leave it `unpaid` (invoices go on being issued but are not attempted; paying the latest makes it active again)
                              * @enum {string}
                              */
                             when_exhausted?: "cancel" | "unpaid";
