@@ -211,7 +211,19 @@ describe('idempotency keys', () => {
   test('an admitted return is kept under its key with its id, product and quantity', () => {
     const s = paid();
     s.admitReturn(req('prd_a', 2, 'key-1'), 'ret_1', NOW);
-    expect([...s.returnsByKey.entries()]).toEqual([['key-1', { id: 'ret_1', idempotencyKey: 'key-1', productId: 'prd_a', quantity: 2, rejected: false, taxShare: 300 }]]);
+    expect([...s.returnsByKey.entries()]).toEqual([['key-1', { id: 'ret_1', idempotencyKey: 'key-1', productId: 'prd_a', quantity: 2, rejected: false, taxShare: 300, reasonCode: 'too_small' }]]);
+  });
+
+  test('a known key asks for the same return only with its product, quantity and reason (older returns kept no reason)', () => {
+    const s = paid();
+    s.admitReturn(req('prd_a', 2, 'key-1'), 'ret_1', NOW);
+    const known = s.returnsByKey.get('key-1')!;
+    expect(CheckoutRules.sameReturn(known, req('prd_a', 2, 'key-1'))).toBe(true);
+    expect(CheckoutRules.sameReturn(known, req('prd_b', 2, 'key-1'))).toBe(false);
+    expect(CheckoutRules.sameReturn(known, req('prd_a', 1, 'key-1'))).toBe(false);
+    expect(CheckoutRules.sameReturn(known, { ...req('prd_a', 2, 'key-1'), reasonCode: 'damaged' })).toBe(false);
+    const { reasonCode: _older, ...older } = known;
+    expect(CheckoutRules.sameReturn(older, { ...req('prd_a', 2, 'key-1'), reasonCode: 'damaged' })).toBe(true);
   });
 
   test('undoReturn gives the key and the units back (a return that could not be started)', () => {
@@ -246,8 +258,8 @@ describe('idempotency keys', () => {
       orderId: 'ord_eu_1',
       paidAt: new Date(PAID_AT).toISOString(),
       returns: [
-        { id: 'ret_1', idempotencyKey: 'k1', productId: 'prd_a', quantity: 2, rejected: true, taxShare: 300 },
-        { id: 'ret_2', idempotencyKey: 'k2', productId: 'prd_b', quantity: 1, rejected: false, taxShare: 38 },
+        { id: 'ret_1', idempotencyKey: 'k1', productId: 'prd_a', quantity: 2, rejected: true, taxShare: 300, reasonCode: 'too_small' },
+        { id: 'ret_2', idempotencyKey: 'k2', productId: 'prd_b', quantity: 1, rejected: false, taxShare: 38, reasonCode: 'too_small' },
       ],
       version: 9,
     });
