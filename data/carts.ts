@@ -46,15 +46,17 @@ export function cartData(mongo: Mongo) {
     /** A paid checkout's cart: it no longer changes, and is kept (retention deletes only carts never converted). */
     markConverted: async (tenantId: string, id: string) => void (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: { status: 'converted', updated_at: new Date() } })),
     /**
-     * Retention: deletes the cart unless a checkout converted it. `deleted`, `converted` (kept), or `gone`
-     * (nothing to delete: already deleted, or never inserted).
+     * Retention: deletes the open cart only as read (`readAt`, its updated_at then), so a checkout that claimed
+     * it since (the claim writes updated_at) keeps it. `deleted`; `changed` (still open, written since: read
+     * again); `converted` (kept); or `gone` (already deleted, or never inserted).
      */
-    deleteIfOpen: async (tenantId: string, id: string): Promise<'deleted' | 'converted' | 'gone'> => {
-      const r = await c.deleteOne({ _id: id, tenant_id: tenantId, status: 'open' });
-      if (r.deletedCount === 1) return 'deleted';
-      const left = await c.findOne({ _id: id, tenant_id: tenantId }, { projection: { status: 1 } });
-      return left ? 'converted' : 'gone';
-    },
+    deleteIfUnchanged: (tenantId: string, id: string, readAt: Date): Promise<'deleted' | 'changed' | 'converted' | 'gone'> =>
+      oneSaveAtATime(c.collectionName, id, async () => {
+        const r = await c.deleteOne({ _id: id, tenant_id: tenantId, status: 'open', updated_at: readAt });
+        if (r.deletedCount === 1) return 'deleted';
+        const left = await c.findOne({ _id: id, tenant_id: tenantId }, { projection: { status: 1 } });
+        return !left ? 'gone' : left.status === 'open' ? 'changed' : 'converted';
+      }),
   };
 }
 

@@ -5,6 +5,9 @@ import { cartRetentionWorkflowId, type CartRetentionResult } from '../../workflo
 import { SA } from '../../workflows/search-attributes';
 import { admin, api, call, createMerchant, getStack, mongo, startApiProcess, temporalClient, type Merchant, type Reply } from './harness';
 import { addMonths } from '../../domain/billing/periods';
+import { createCartActivities } from '../../activities/carts';
+import { cartData } from '../../data/carts';
+import { connectMongo } from '../../platform/mongo';
 
 // Carts, addresses and commerce settings on the real stack: create (idempotent, also concurrently), read,
 // replace the contents at live prices with the tenant's tax, every refusal naming its product (and writing
@@ -477,4 +480,33 @@ describe('retention with a short setting (a second API process on the shared sta
     expect(result.outcome).toBe('converted');
     expect((await getCart(a, c.body.cartId)).body.status).toBe('converted');
   }, 90_000);
+
+  test("a checkout claiming the cart between the retention's look at its checkouts and its delete keeps the cart", async () => {
+    const c = await newCart(a, { userId: `race-${Date.now()}` });
+    const cartId = c.body.cartId as string;
+    const readAt = (await carts().findOne({ _id: cartId } as never))!.updated_at as Date;
+    const workerDb = await connectMongo(getStack().mongoUri);
+    try {
+      // The interleaving, made exact: right after the retention found no checkout of the cart, one claims it.
+      let claimed = false;
+      const checkouts = new Proxy(workerDb.c.checkouts, {
+        get(target, prop) {
+          if (prop !== 'findOne') return Reflect.get(target, prop, target);
+          return async (...args: Parameters<typeof target.findOne>) => {
+            const found = await target.findOne(...args);
+            claimed = await cartData(workerDb).claimForCheckout(a.tenant, cartId, readAt);
+            return found;
+          };
+        },
+      });
+      const { deleteUnconvertedCart } = createCartActivities({ mongo: { ...workerDb, c: { ...workerDb.c, checkouts } } });
+      await expect(deleteUnconvertedCart({ tenantId: a.tenant, cartId })).rejects.toMatchObject({ type: 'cart_changed' });
+      expect(claimed).toBe(true);
+      expect(await carts().findOne({ _id: cartId } as never)).toMatchObject({ status: 'open' });
+      // Tried again with no checkout in the way (this claim had none behind it), it deletes the cart.
+      expect(await createCartActivities({ mongo: workerDb }).deleteUnconvertedCart({ tenantId: a.tenant, cartId })).toBe('deleted');
+    } finally {
+      await workerDb.close();
+    }
+  });
 });
