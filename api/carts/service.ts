@@ -6,9 +6,8 @@ import { addressData } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CartLineRecord, CartRecord } from '../../platform/records';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { CART_RETENTION_MONTHS, CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
@@ -110,14 +109,11 @@ export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCre
   }
   const cart = newCartRecord(auth, body.userId, body.currency, key, []);
   const id = cart._id;
-  try {
-    await carts.insert(cart);
-  } catch (err) {
-    if (!isDuplicateKeyError(err) || !key) throw err;
-    const winner = await carts.byIdempotencyKey(auth.tenantId, key);
-    if (!winner) throw err;
-    return repeated(winner);
-  }
+  const winner = await insertOrHolder(
+    () => carts.insert(cart),
+    () => (key ? carts.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
+  );
+  if (winner) return repeated(winner);
   try {
     await ensureRetention(deps, cart);
   } catch (err) {

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import type { CheckoutIntentRecord } from '../../platform/records';
-import { isDuplicateKeyError } from '../../platform/mongo';
 import { checkoutIntentData } from '../../data/checkout-intents';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
 import type { AppDeps, AuthContext } from '../deps';
 import { discardWebhookSecrets, planSharedSecretWebhooks, sharedSecretEndpoints, storeWebhookSecrets } from '../events/endpoints';
@@ -78,14 +77,11 @@ export async function createCheckoutIntent(deps: AppDeps, auth: AuthContext, bod
     created_at: now,
     updated_at: now,
   };
-  try {
-    await data.insert(record);
-  } catch (err) {
-    if (!isDuplicateKeyError(err) || !key) throw err;
-    const winner = await data.byIdempotencyKey(auth.tenantId, key);
-    if (!winner) throw err;
-    return replayed(winner);
-  }
+  const winner = await insertOrHolder(
+    () => data.insert(record),
+    () => (key ? data.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
+  );
+  if (winner) return replayed(winner);
   try {
     await storeWebhookSecrets(deps.mongo, webhooks);
   } catch (err) {

@@ -4,12 +4,11 @@ import { MAX_AMOUNT } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { serviceIntentKey } from '../../domain/intent-keys';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError } from '../../platform/mongo';
 import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing-records';
 import type { PaymentIntentRecord } from '../../platform/records';
 import { checkoutSessionData } from '../../data/billing-sessions';
 import { couponData, promotionCodeData } from '../../data/coupons';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
 import { subscriptionData } from '../../data/subscriptions';
 import { taxRateData } from '../../data/tax-rates';
@@ -207,14 +206,11 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
     created_at: now,
     version: 0,
   };
-  try {
-    await sessions.insert(record);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
-    if (!winner) throw err;
-    return repeated(winner);
-  }
+  const winner = await insertOrHolder(
+    () => sessions.insert(record),
+    () => (body.idempotency_key ? sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key) : Promise.resolve(null)),
+  );
+  if (winner) return repeated(winner);
   // The guard is won: this request alone writes the secrets and makes the intent.
   try {
     await storeWebhookSecrets(deps.mongo, webhooks);

@@ -1,6 +1,5 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
-import { isDuplicateKeyError } from '../../platform/mongo';
 import type { ConnectorRecord, PaymentIntentRecord, PinKind } from '../../platform/records';
 import { attemptUpdate, cancelUpdate, PAYMENT_INTENT_WORKFLOW, type AttemptInput, type PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { SA } from '../../workflows/search-attributes';
@@ -15,7 +14,7 @@ import { discardWebhookSecrets, endpointRefs, planWebhookEndpoints, storeWebhook
 import { runUpdate } from '../http/workflow-calls';
 import type { CreateBody } from './schemas';
 import { newOlderIds, paymentIntentData } from '../../data/payment-intents';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
@@ -199,14 +198,11 @@ export async function insertAndStart(
   const { mongo } = deps;
   const intents = paymentIntentData(mongo);
   const id = record._id;
-  try {
-    await intents.insert(record);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await intents.byIdempotencyKey(auth.tenantId, record.idempotency_key!);
-    if (!winner) throw err;
-    return { created: false, record: await replay(winner, deps), customerCreated: false };
-  }
+  const winner = await insertOrHolder(
+    () => intents.insert(record),
+    () => (record.idempotency_key ? intents.byIdempotencyKey(auth.tenantId, record.idempotency_key) : Promise.resolve(null)),
+  );
+  if (winner) return { created: false, record: await replay(winner, deps), customerCreated: false };
   // The guard is won: this request alone makes the side writes.
   let customerCreated = false;
   const undo: (() => Promise<void>)[] = [];

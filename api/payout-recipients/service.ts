@@ -4,11 +4,10 @@ import { recipientRule } from '../../domain/payouts';
 import type { GatewayAdapter } from '../../gateways/types';
 import type { ConnectorRecord, PayoutRecipientRecord } from '../../platform/records';
 import { connectorData } from '../../data/connectors';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { payoutRecipientData } from '../../data/payout-recipients';
 import { sequencesFor } from '../../data/sequences';
 import { tenantData } from '../../data/tenants';
-import { isDuplicateKeyError } from '../../platform/mongo';
 import type { AppDeps, AuthContext } from '../deps';
 import type { RecipientCreateBody, RecipientView } from './schemas';
 
@@ -117,14 +116,11 @@ export async function registerRecipient(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await data.insert(record);
-  } catch (err) {
-    if (!isDuplicateKeyError(err) || !scope.value) throw err;
-    const winner = await data.byScope(scope.value);
-    if (!winner) throw err;
-    return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
-  }
+  const winner = await insertOrHolder(
+    () => data.insert(record),
+    () => (scope.value ? data.byScope(scope.value) : Promise.resolve(null)),
+  );
+  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
   return { record: await ensureRegistered(deps, record, gateway.adapter), created: true };
 }
 

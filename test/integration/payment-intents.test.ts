@@ -1,4 +1,8 @@
-import { admin, api, createMerchant, eventually, pay, type Merchant } from './harness';
+import { createPaymentIntent } from '../../api/payment-intents/service';
+import { createBodyV202607 } from '../../api/payment-intents/schemas';
+import { connectMongo } from '../../platform/mongo';
+import type { PaymentIntentRecord } from '../../platform/records';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -60,6 +64,47 @@ describe('idempotency', () => {
     // and the one workflow runs: the intent is payable
     expect((await pay([...ids][0]!, m.publishableKey)).body.status).toBe('success');
   });
+  test('a concurrent create whose winner took its record back (its workflow did not start) makes the intent: the key is free again', async () => {
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      let tookBack = 0;
+      const paymentIntents = new Proxy(db.c.paymentIntents, {
+        get(target, prop) {
+          if (prop !== 'insertOne') {
+            const v = Reflect.get(target, prop, target);
+            return typeof v === 'function' ? v.bind(target) : v;
+          }
+          return async (doc: PaymentIntentRecord) => {
+            if (tookBack > 0) return target.insertOne(doc);
+            // Another request with the key inserted first; ours meets its record, which it then takes back.
+            const other = { ...doc, _id: `${doc._id}0` };
+            await target.insertOne(other);
+            try {
+              return await target.insertOne(doc);
+            } finally {
+              await target.deleteOne({ _id: other._id });
+              tookBack += 1;
+            }
+          };
+        },
+      });
+      const deps = apiDeps({ ...db, c: { ...db.c, paymentIntents } }, temporal);
+      const key = `taken-back-${Date.now()}`;
+      const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
+      const made = await createPaymentIntent(deps, auth, createBodyV202607.parse({ amount: 1234, currency: 'EUR', idempotency_key: key }), 'v202607');
+      expect(tookBack).toBe(1);
+      expect(made.status).toBe(201);
+      // It stands with its workflow: the key answers it, and it can be paid.
+      const again = await create({ amount: 1234, currency: 'EUR', idempotency_key: key });
+      expect(again.body).toMatchObject({ payment_intent: made.body.payment_intent, resource_created: false });
+      expect((await pay(made.body.payment_intent, m.publishableKey)).body.status).toBe('success');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  });
+
   test('keys are per tenant', async () => {
     const other = await createMerchant();
     const a = await create({ amount: 1, currency: 'EUR', idempotency_key: 'shared-key' });
