@@ -460,6 +460,38 @@ test('unpaid: later renewals are issued, not charged; paying the latest brings t
   });
 });
 
+test('made unpaid while another invoice was being dunned: that invoice\'s retries left are called off, and stay off once a payment makes it active again', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let cardFixed = false;
+  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  const { basic, pro } = SWITCH;
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_unpaidother${++n}`, T0, { items: [basic], dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const h = await start(taskQueue, inp);
+    // The February renewal fails on 28 February (retries 1, 3 and 7 March); an upgrade on 2 March invoices its
+    // prorations at once, declined too (retries 3, 5 and 9 March).
+    await skipTo(at(3, 2));
+    const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(3, 2) }] });
+    expect(up.invoice).toMatchObject({ status: 'open', nextPaymentAttempt: at(3, 3) });
+    // 7 March: the renewal's last attempt fails, the subscription is unpaid, and the upgrade's 9 March retry is off.
+    await skipTo(at(3, 8));
+    expect((await stateOf(h)).subscription.status).toBe('unpaid');
+    expect(lastInvoice(rec, up.invoice!.id)).toMatchObject({ status: 'open', attemptCount: 3, nextPaymentAttempt: null });
+    // A second upgrade, issued while unpaid (not attempted), paid by the merchant: active again.
+    const more = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [{ ...pro, quantity: 2, periodAmount: 5000, description: '2 × Pro (monthly)' }], prorationBehavior: 'always_invoice', prorationDate: at(3, 8) }] });
+    expect(more.invoice).toMatchObject({ status: 'open', attemptCount: 0 });
+    cardFixed = true;
+    expect((await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: more.invoice!.id }] })).subscription.status).toBe('active');
+    // 9 March passes: the first upgrade's invoice is not charged; it stays open for the merchant.
+    await skipTo(at(3, 20));
+    expect(chargesOf(rec, inp.id).filter((c) => c.req.invoice === up.invoice!.id).map((c) => sec(c.at))).toEqual([at(3, 2), at(3, 3), at(3, 5)].map(iso));
+    expect(lastInvoice(rec, up.invoice!.id)).toMatchObject({ status: 'open', nextPaymentAttempt: null });
+    expect((await stateOf(h)).subscription.status).toBe('active');
+    await h.terminate('test done');
+  });
+});
+
 test('unpaid: a payment the merchant asks for that fails is not retried on the dunning schedule', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);

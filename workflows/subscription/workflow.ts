@@ -166,6 +166,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     return b.sub.status === 'unpaid' && patched(UNPAID_NOT_ATTEMPTED_PATCH);
   }
 
+  /** Just made unpaid by `exhausted`: the retries other open invoices still had scheduled are called off. */
+  async function stopOtherRetries(exhausted: OpenInvoice): Promise<void> {
+    if (!notAttempted()) return;
+    for (const other of b.open) {
+      if (other === exhausted || other.invoice.nextPaymentAttempt === null) continue;
+      other.invoice.nextPaymentAttempt = null;
+      await saveInvoice(other.invoice);
+    }
+  }
+
   /** Charges an open invoice once (nothing to charge: paid at once) and applies the outcome. */
   async function collect(o: OpenInvoice, at: number): Promise<void> {
     const inv = o.invoice;
@@ -201,6 +211,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           return;
         }
         const became = exhausted ? b.exhausted(o, at) : null;
+        if (became === 'unpaid') await stopOtherRetries(o);
         // Uncollectible: its intent is let go, so no later payment lands on it.
         if (became === 'canceled' && inv.paymentIntent) await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: inv.paymentIntent });
         await saveInvoice(inv);
@@ -269,7 +280,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         o.invoice.paymentIntent = null;
         if (o.invoice.nextPaymentAttempt === null && o.invoice.lastFailure === null) {
           const { exhausted } = b.failed(o, 'payment_intent_canceled', now(), notAttempted());
-          if (exhausted) b.exhausted(o, now());
+          if (exhausted && b.exhausted(o, now()) === 'unpaid') await stopOtherRetries(o);
         }
       }
       await invoiceMoved(o.invoice, statusBefore);
