@@ -105,7 +105,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
         // Two requests with one key raced past the API's look-up: the other product's (quantity's, reason's)
         // request must not be answered with this return.
         if (!CheckoutRules.sameReturn(now, req) && patched(RETURN_KEY_SAME_REQUEST_PATCH))
-          throw ApplicationFailure.nonRetryable('This idempotencyKey was used for another return (another order, product, quantity or reason)', 'idempotency_key_in_use');
+          throw ApplicationFailure.nonRetryable('This idempotencyKey was used for another return of this order (another product, quantity or reason)', 'idempotency_key_in_use');
         await condition(() => startedReturns.has(now.id));
         return { ok: true, id: now.id, created: false };
       }
