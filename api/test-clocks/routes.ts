@@ -72,6 +72,8 @@ export const testClockRoutes: RouteDef[] = [
     versions,
     auth: 'secret',
     summary: 'Delete a test clock',
+    description:
+      "Its subscriptions are canceled at once, at the clock's time, with their `subscription.canceled` (their time would never move again). Its customers stay; a new subscription of theirs is refused.",
     tags,
     params,
     responses: { 200: { description: 'Deleted', schema: z.object({ test_clock: z.string(), deleted: z.literal(true) }) }, 404: { description: 'Unknown or deleted' } },

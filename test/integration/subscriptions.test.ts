@@ -305,3 +305,28 @@ describe('deleting the customer', () => {
     expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('past_due');
   }, 120_000);
 });
+
+describe('deleting the test clock', () => {
+  test('cancels its subscriptions now (their time never moves again); its customers stay, and cannot subscribe anew', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm, webhooks: webhooks() })).body;
+    expect(s.status).toBe('active');
+
+    const r = await api.del(`/v202607/test-clocks/${clock}`, m.secretKey);
+    expect([r.status, r.body]).toEqual([200, { test_clock: clock, deleted: true }]);
+    const canceled = await eventually(async () => {
+      const got = (await get(`/subscriptions/${s.subscription}`)).body;
+      return got.status === 'canceled' ? got : undefined;
+    }, 30_000, 'the subscription canceled');
+    // Canceled at the clock's time, as a cancel now on it would be; announced like one.
+    expect(canceled).toMatchObject({ canceled_at: at('2026-05-01T00:00:00Z'), ended_at: at('2026-05-01T00:00:00Z') });
+    await eventually(async () => (hooks.of('subscription.canceled').some((d) => d.body.data.subscription === s.subscription) ? true : undefined), 30_000, 'subscription.canceled delivered');
+    expect(await invoicesOf(s.subscription)).toHaveLength(1);
+    // The customer stays; a new subscription on the deleted clock is refused.
+    expect((await get(`/customers/${customer}`)).status).toBe(200);
+    const again = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toMatchObject({ code: 'resource_missing', param: 'customer' });
+  }, 120_000);
+});

@@ -206,7 +206,7 @@ test('a subscription that never answers does not wedge the clock: ready after th
   });
 });
 
-test('delete, even while advancing: the record is removed and the workflow ends', async () => {
+test('delete, even while advancing: the record is removed, its subscriptions are told, and the workflow ends', async () => {
   const silent = 'sub_eu_delete';
   const f = fakes([silent]);
   await withWorker(f.activities, async (taskQueue) => {
@@ -219,6 +219,9 @@ test('delete, even while advancing: the record is removed and the workflow ends'
     expectRising(f.rec.writes.map((w) => w.version));
     await clock.result();
     expect(f.rec.writes).toHaveLength(2); // nothing after the delete
+    // The subscription on the clock is told to cancel now: its time never moves again.
+    const told = ((await standIn.fetchHistory()).events ?? []).map((e) => e.workflowExecutionSignaledEventAttributes).filter((a) => a?.signalName === 'clockDeleted');
+    expect(told.map((a) => defaultPayloadConverter.fromPayload(a!.input!.payloads![0]!))).toEqual([{ clock: clock.workflowId }]);
     await standIn.terminate('test done').catch(() => undefined);
   });
 });

@@ -18,7 +18,7 @@ import { invoiceView, subscriptionView, type InvoiceSnapshot, type LineSnapshot 
 import { emitEvent } from '../emit-event';
 import { historyIsLong } from '../history';
 import { SA } from '../search-attributes';
-import { clockAdvancedSignal, clockCaughtUpSignal } from '../test-clock/messages';
+import { clockAdvancedSignal, clockCaughtUpSignal, clockDeletedSignal } from '../test-clock/messages';
 import {
   cancelSubscriptionUpdate,
   changeSubscriptionUpdate,
@@ -373,6 +373,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     clockToAnswer = true;
     wake = true;
   });
+  // Its clock was deleted: its time never moves again, so it is canceled now, as a cancel now would.
+  setHandler(clockDeletedSignal, () =>
+    exclusive(async () => {
+      if (b.ended()) return;
+      b.cancel(now());
+      await subscriptionChanged('subscription.canceled');
+    }),
+  );
   setHandler(subscriptionStateQuery, () => ({ subscription: b.sub, open: b.open, pendingProrations: b.pendingProrations, clockNow, discountUsedOnce: b.discountUsedOnce }));
 
   const answer = (invoice: InvoiceSnapshot | null): SubscriptionAnswer => ({ ok: true, subscription: clone(b.sub), invoice: invoice ? clone(invoice) : null });

@@ -35,6 +35,12 @@ export const clockAdvancedSignal = defineSignal<[{ clock: string; frozenTime: nu
  */
 export const clockCaughtUpSignal = defineSignal<[{ subscription: string; frozenTime: number; ended: boolean }]>('clockCaughtUp');
 
+/**
+ * Clock -> subscription: the clock was deleted, so its time never moves again; the subscription is canceled
+ * now (Stripe deletes a clock's subscriptions with it).
+ */
+export const clockDeletedSignal = defineSignal<[{ clock: string }]>('clockDeleted');
+
 /** A clock's workflow id is the clock's id (`clock_...`). */
 export const testClockWorkflowId = (clock: string) => clock;
 

@@ -6,6 +6,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
@@ -18,6 +19,7 @@ import {
   CLOCK_CATCH_UP_WAIT_MS,
   clockAdvancedSignal,
   clockCaughtUpSignal,
+  clockDeletedSignal,
   clockStateQuery,
   clockSubscriptionWorkflowId,
   deleteClockUpdate,
@@ -26,6 +28,9 @@ import {
 } from './messages';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
+
+/** A deleted clock cancels its subscriptions (before it, they waited for a time that never came). */
+const DELETE_CANCELS_SUBSCRIPTIONS_PATCH = 'clock-delete-cancels-subscriptions';
 
 /** How many ended subscriptions a clock remembers (a clock has a handful; this only bounds the memory). */
 const ENDED_KEPT = 1000;
@@ -163,7 +168,24 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
     if (deleted || target !== null) continue; // an Update came in meanwhile: its work first
     await continueAsNew<typeof testClockWorkflow>({ ...input, carried: { frozenTime, version: writer.version() } });
   }
-  // Deleted: the record is gone once the delete's write is done; answer every Update before ending.
+  // Deleted: its subscriptions will never see their time move again, so each is told to cancel now (one
+  // whose workflow is gone has ended already). Asked only at a delete: clocks deleted before ended without it.
+  if (patched(DELETE_CANCELS_SUBSCRIPTIONS_PATCH)) {
+    const subscriptions = await store.subscriptionsOnClock({ tenantId: input.tenantId, clock: input.id });
+    await Promise.all(
+      subscriptions
+        .filter((s) => !ended.has(s))
+        .map(async (subscription) => {
+          try {
+            await getExternalWorkflowHandle(clockSubscriptionWorkflowId(subscription)).signal(clockDeletedSignal, { clock: input.id });
+          } catch (err) {
+            if (isCancellation(err)) throw err;
+            log.info('subscription workflow not found at the clock delete; ended already', { clock: input.id, subscription, error: String(err) });
+          }
+        }),
+    );
+  }
+  // The record is gone once the delete's write is done; answer every Update before ending.
   await condition(allHandlersFinished);
   await writer.flushed();
 }

@@ -11845,7 +11845,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a test clock */
+        /**
+         * Delete a test clock
+         * @description Its subscriptions are canceled at once, at the clock's time, with their `subscription.canceled` (their time would never move again). Its customers stay; a new subscription of theirs is refused.
+         */
         delete: {
             parameters: {
                 query?: never;
