@@ -12,6 +12,7 @@ import { idempotencyScope } from '../../data/idempotency';
 import { planData } from '../../data/plans';
 import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
+import { clockDeletedSignal } from '../../workflows/test-clock/messages';
 import { paymentMethodData } from '../../data/payment-methods';
 import { subscriptionData } from '../../data/subscriptions';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
@@ -240,6 +241,7 @@ export async function createSubscription(
   }
   try {
     const answer = await startAndAwaitFirstStep(deps, record, input);
+    if (clock) await cancelIfClockDeleted(deps, auth.tenantId, id, clock.id);
     return { status: 201, body: subscriptionView(answer) };
   } catch (err) {
     // Not started at all: nothing of it stands. Started but slow: it stands and the record will say so.
@@ -250,6 +252,18 @@ export async function createSubscription(
     }
     throw err;
   }
+}
+
+/**
+ * Its clock deleted while it was being made (after the check above, before the clock listed its subscriptions
+ * or while this one's workflow was not there yet): it is told as the clock tells the others, and cancels.
+ */
+async function cancelIfClockDeleted(deps: AppDeps, tenantId: string, subscription: string, clockId: string): Promise<void> {
+  if (await testClockData(deps.mongo).find(tenantId, clockId)) return;
+  await deps.temporal.workflow
+    .getHandle(subscription)
+    .signal(clockDeletedSignal, { clock: clockId })
+    .catch((err: unknown) => deps.logger.warn({ subscription, clock: clockId, err }, 'a subscription made as its clock was deleted could not be told to cancel'));
 }
 
 function startOperation(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput) {

@@ -1,4 +1,7 @@
-import { api, createMerchant, eventually, markCustomerDeletedOnly, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
+import { createSubscription } from '../../api/subscriptions/service';
+import { connectMongo } from '../../platform/mongo';
+import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -328,5 +331,40 @@ describe('deleting the test clock', () => {
     const again = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm });
     expect(again.status).toBe(400);
     expect(again.body.error).toMatchObject({ code: 'resource_missing', param: 'customer' });
+  }, 120_000);
+
+  test('a subscription made while its clock is deleted (after the create read the clock) is canceled too', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The interleaving, made exact: the clock is deleted right after the create found it ready, before the
+      // subscription exists for the clock to list.
+      let deleted = false;
+      const testClocks = new Proxy(db.c.testClocks, {
+        get(target, prop) {
+          const v = Reflect.get(target, prop, target);
+          if (prop !== 'findOne') return typeof v === 'function' ? v.bind(target) : v;
+          return async (...args: Parameters<typeof target.findOne>) => {
+            const found = await target.findOne(...args);
+            if (!deleted) {
+              deleted = true;
+              expect((await api.del(`/v202607/test-clocks/${clock}`, m.secretKey)).status).toBe(200);
+            }
+            return found;
+          };
+        },
+      });
+      const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
+      const made = await createSubscription(apiDeps({ ...db, c: { ...db.c, testClocks } }, temporal), auth, body);
+      expect(deleted).toBe(true);
+      expect(made.status).toBe(201);
+      await eventually(async () => ((await get(`/subscriptions/${made.body.subscription}`)).body.status === 'canceled' ? true : undefined), 30_000, 'the subscription canceled');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   }, 120_000);
 });

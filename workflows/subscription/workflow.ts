@@ -48,6 +48,10 @@ const FINAL_PRORATIONS_PATCH = 'final-invoice-pending-prorations';
 const LAST_ATTEMPT_INTENT_PATCH = 'last-attempt-asks-intent';
 /** An `unpaid` subscription's invoices are issued but not attempted (Stripe's); before, it charged each renewal. */
 const UNPAID_NOT_ATTEMPTED_PATCH = 'unpaid-not-attempted';
+/** Made unpaid: the retries other open invoices had left are called off (asked at that moment, apart from the above). */
+const UNPAID_STOPS_OTHER_RETRIES_PATCH = 'unpaid-stops-other-retries';
+/** Its clock deleted: canceled now (a signal an older run held unhandled changes nothing on replay). */
+const CLOCK_DELETED_CANCELS_PATCH = 'clock-deleted-cancels';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -168,7 +172,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   /** Just made unpaid by `exhausted`: the retries other open invoices still had scheduled are called off. */
   async function stopOtherRetries(exhausted: OpenInvoice): Promise<void> {
-    if (!notAttempted()) return;
+    if (b.sub.status !== 'unpaid' || !patched(UNPAID_STOPS_OTHER_RETRIES_PATCH)) return;
     for (const other of b.open) {
       if (other === exhausted || other.invoice.nextPaymentAttempt === null) continue;
       other.invoice.nextPaymentAttempt = null;
@@ -376,7 +380,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   // Its clock was deleted: its time never moves again, so it is canceled now, as a cancel now would.
   setHandler(clockDeletedSignal, () =>
     exclusive(async () => {
-      if (b.ended()) return;
+      if (b.ended() || !patched(CLOCK_DELETED_CANCELS_PATCH)) return;
       b.cancel(now());
       await subscriptionChanged('subscription.canceled');
     }),
