@@ -79,6 +79,13 @@ export interface SendWebhookResult {
 export interface ParkDeliveryInput {
   /** False: park it even if the endpoint was enabled again meanwhile (the delivery cannot go on). */
   mayResume?: boolean;
+  /** An attempt of it was recorded (it counts as pending in the metrics until it ends). Absent from older workflows. */
+  attempted?: boolean;
+  /**
+   * Its last attempt, recorded as final (`failed`), is what disabled the endpoint: it ends `parked`, or `failed`
+   * if the park is taken back. Either is counted here, once. Absent from older workflows.
+   */
+  lastAttemptFailed?: boolean;
   deliveryId: string;
   tenantId: string;
   eventId: string;
@@ -181,6 +188,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     return parsed ? endpointSecrets.secretOf(tenantId, parsed.id, parsed.index) : null;
   };
 
+  /** A delivery ended (as this worker records it): out of pending, counted by outcome. */
+  const ended = (outcome: DeliveryStatus | 'parked') => {
+    metrics.pending.dec();
+    metrics.deliveries.inc({ outcome });
+  };
+
   const activities = {
     /** Local activity: the schedule and timeout from configuration, recorded once in the delivery's history. */
     async deliveryPlan(): Promise<DeliveryPlan> {
@@ -235,8 +248,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       });
       if (p.mayResume !== false && (await endpoints.byUrl(p.tenantId, p.url))?.state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
         logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery not parked: its endpoint was enabled again');
+        // Its final attempt was left uncounted for this park: taken back, the delivery ends failed.
+        if (p.lastAttemptFailed) ended('failed');
         return { resumed: true };
       }
+      if (p.attempted) metrics.pending.dec();
       metrics.deliveries.inc({ outcome: 'parked' });
       logger.warn({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery parked: endpoint disabled');
       return { resumed: false };
@@ -287,6 +303,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * After a failed attempt, disables the endpoint if every attempt to it failed for WEBHOOK_DISABLE_AFTER.
      */
     async recordDeliveryAttempt(a: DeliveryAttemptInput): Promise<{ endpointDisabled: boolean }> {
+      let fresh = false;
       try {
         await mongo.c.deliveryAttempts.insertOne({
           _id: `${a.deliveryId}:${a.attempt}`,
@@ -302,17 +319,15 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           outcome: a.outcome,
         });
         if (a.attempt === 1) metrics.pending.inc();
-        if (a.final) {
-          metrics.pending.dec();
-          metrics.deliveries.inc({ outcome: a.final });
-        }
+        fresh = true;
       } catch (err) {
-        // A retried write: recorded already, but the disable check below may not have run.
+        // A retried write: recorded (and counted) already, but the disable check below may not have run.
         if (!isDuplicateKeyError(err)) throw err;
       }
-      if (a.outcome === 'delivered' || disableAfterMs <= 0) return { endpointDisabled: false };
-      const disabled = await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs);
+      const disabled = a.outcome !== 'delivered' && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs));
       if (disabled) logger.warn({ tenant_id: a.tenantId, url: a.url, delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
+      // A final failure that disabled the endpoint is parked next: the park counts it (parked, or failed if taken back).
+      if (fresh && a.final && !(disabled && a.final === 'failed')) ended(a.final);
       return { endpointDisabled: disabled };
     },
   };

@@ -19,6 +19,10 @@ let m: Merchant;
 let db: Mongo;
 let temporal: Client;
 let activities: WebhookActivities;
+/** The metrics of `activities` (this test's own, not the stack worker's). */
+const registry = new Registry();
+const metric = async (name: string, labels: Record<string, string> = {}) =>
+  (await registry.getMetricsAsJSON()).find((x) => x.name === name)?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
@@ -28,7 +32,7 @@ beforeAll(async () => {
   activities = createWebhookActivities({
     mongo: db,
     logger: createLogger({ name: 'webhook-endpoints-test', level: 'warn' }),
-    registry: new Registry(),
+    registry,
     webhooks: { allowPrivateHosts: true, timeoutMs: 5000, disableAfterMs: 1000, maxInFlightPerEndpoint: 1 },
   });
 });
@@ -88,6 +92,13 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
     statusCode: attempt.statusCode, latencyMs: attempt.latencyMs, error: attempt.error, outcome: 'failed', final: 'failed',
   });
   expect(recorded).toEqual({ endpointDisabled: true });
+  // Its final failure disabled the endpoint, so the delivery is parked next: counted there, once, not as failed too.
+  expect(await metric('webhook_deliveries_total', { outcome: 'failed' })).toBe(0);
+  expect(await metric('webhook_deliveries_pending')).toBe(1);
+  const probePark = { deliveryId: `${evt1}-0-probe`, tenantId: m.tenant, eventId: evt1, endpointIndex: 0, url, attempted: true, lastAttemptFailed: true };
+  expect(await activities.parkDelivery(probePark)).toEqual({ resumed: false });
+  expect([await metric('webhook_deliveries_total', { outcome: 'parked' }), await metric('webhook_deliveries_total', { outcome: 'failed' }), await metric('webhook_deliveries_pending')]).toEqual([1, 0, 0]);
+  expect(await webhookEndpointData(db).unpark(probePark.deliveryId)).toBe(true); // the probe is no delivery to replay
 
   const disabled = await endpointView(url);
   expect(disabled).toMatchObject({ state: 'disabled', disabled_at: expect.any(String), disabled_event: expect.stringMatching(/^evt_eu_/) });

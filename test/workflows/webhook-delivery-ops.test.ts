@@ -137,7 +137,8 @@ test('a disabled endpoint parks the delivery: nothing recorded as an attempt, st
     expect((await handle.describe()).typedSearchAttributes.get(SA.DeliveryStatus)).toBe('parked');
   });
   expect(h.records).toEqual([]);
-  expect(h.parked).toEqual([{ deliveryId: `${h.input.eventId}-0`, tenantId: 'ten_eu_test', eventId: h.input.eventId, endpointIndex: 0, url: h.input.url }]);
+  // Parked before any attempt was recorded: the metrics had not counted it as pending.
+  expect(h.parked).toEqual([{ deliveryId: `${h.input.eventId}-0`, tenantId: 'ten_eu_test', eventId: h.input.eventId, endpointIndex: 0, url: h.input.url, attempted: false }]);
 });
 
 test('an endpoint enabled again between the send and the park: the park is taken back and the event is sent at once', async () => {
