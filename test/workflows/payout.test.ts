@@ -73,8 +73,9 @@ interface RunOptions {
   /** Keep the run's history as this fixture. */
   recordAs?: string;
   /**
-   * The clock stands still while `during` runs, but for the test's own skips (testEnv().sleep). Otherwise the
-   * result is awaited from the start, and the server skips to the next timer whenever the workflow is idle.
+   * The clock does not skip while `during` runs (it runs at real speed), but for the test's own skips
+   * (testEnv().sleep). Otherwise the result is awaited from the start, and the server skips to the next timer
+   * whenever the workflow is idle.
    */
   clockStillDuring?: boolean;
 }
@@ -354,7 +355,7 @@ test('a payout still in flight keeps its polling backoff across continue-as-new'
       firstRun = h.firstExecutionRunId;
       await testEnv().sleep('3d');
       climbed = asked.slice(1).map((a, i) => Math.round((a.at - asked[i]!.at) / 60_000));
-      // Then, at one instant, callbacks (each makes the workflow ask once) grow the history to the bound.
+      // Then, within real seconds (the clock no longer skips), callbacks (each makes the workflow ask once) grow the history to the bound.
       for (let i = 0; i < 400 && (await h.describe()).runId === firstRun; i++) {
         const before = rec.finds;
         await h.signal(payoutOutcomeSignal, { outcome: pending });
@@ -370,7 +371,9 @@ test('a payout still in flight keeps its polling backoff across continue-as-new'
   expect(climbed.slice(0, 4)).toEqual([2, 4, 8, 16]); // the first ask, a minute after the request, is not a gap
   expect(climbed.slice(-2)).toEqual([capMinutes, capMinutes]);
   // The next runs wait the cap from their first ask: one that started its backoff again would wait 1, 2, 4 … minutes.
+  // A gap may run a minute or so over the cap: the clock runs at real speed while an ask or a hand-over to the
+  // new run is in progress (the first is counted from the last callback's ask, before the new run started).
   const continued = gaps.filter((g) => g.continued).map((g) => g.minutes);
   expect(continued.filter((g) => g !== 0).length).toBeGreaterThan(80);
-  expect(continued.filter((g) => g !== 0 && g !== capMinutes)).toEqual([]);
+  expect(continued.filter((g) => g !== 0 && (g < capMinutes || g > capMinutes + 5))).toEqual([]);
 }, 240_000);
