@@ -89,7 +89,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       const events = workflowRecordData(deps.mongo);
       const window = { from: input.from, to: input.to };
       const matcher = new SettlementMatcher(input.object, window);
-      const result: ReconcileObjectResult = { object: input.object, ledgerRows: 0, reportRows: 0, matched: 0, opened: zeroCounts(), alreadyOpen: 0, sample: [], rechecked: 0, awaitingRecheck: 0 };
+      const result: ReconcileObjectResult = { object: input.object, ledgerRows: 0, reportRows: 0, matched: 0, opened: zeroCounts(), alreadyOpen: 0, sample: [] };
       const heartbeat = (detail: string) => {
         try {
           Context.current().heartbeat(detail);
@@ -100,18 +100,10 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
 
       // The report of the window and its margin.
       const grace = input.graceSeconds * 1000;
-      const padded = { from: new Date(Date.parse(input.from) - grace).toISOString(), to: new Date(Date.parse(input.to) + grace).toISOString() };
-      let after: string | undefined;
-      for (;;) {
-        const page = await report.page(padded, after, 1000);
-        for (const row of page.rows) {
-          if (row.object !== input.object) continue;
-          matcher.addGateway(row);
-          result.reportRows += 1;
-        }
+      for await (const rows of reportPages(report, widened(input, grace), input.object)) {
+        for (const row of rows) matcher.addGateway(row);
+        result.reportRows += rows.length;
         heartbeat(`report: ${result.reportRows} ${input.object} entries`);
-        if (!page.hasMore || page.rows.length === 0) break;
-        after = page.rows[page.rows.length - 1]!.gatewayId;
       }
 
       const record = async (f: Finding): Promise<DiscrepancyRecord> => {
@@ -207,6 +199,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       // the further look) and, once neither side is pending, the pair is compared; its status mismatch is its
       // own discrepancy (`settled`), and one opened while a side was pending is resolved. Those this pass
       // compares are not compared again below, should this window hold them too.
+      /** Rows this pass compared for good (counted as `rechecked`). */
       const comparedByRecheck = new Set<string>();
       const due = await rechecks.due(report.gateway, input.object, MAX_RECHECKED);
       let looked = 0;
@@ -220,17 +213,13 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         }
         if (open.length === 0) continue;
         const first = open[0]!;
-        const reach = grace + LOOK_FURTHER_MS;
-        const around = { from: new Date(first.window_from.getTime() - reach).toISOString(), to: new Date(first.window_to.getTime() + reach).toISOString() };
+        const around = widened({ from: first.window_from, to: first.window_to }, grace + LOOK_FURTHER_MS);
         const wanted = new Set(open.map((r) => r.match_key));
         const entries = new Map<string, GatewayRow>();
-        let next: string | undefined;
-        for (;;) {
-          const page = await report.page(around, next, 1000);
-          for (const g of page.rows) if (g.object === input.object && wanted.has(gatewayMatchKey(g))) entries.set(gatewayMatchKey(g), g);
+        for await (const rows of reportPages(report, around, input.object)) {
+          for (const g of rows) if (wanted.has(gatewayMatchKey(g))) entries.set(gatewayMatchKey(g), g);
           heartbeat(`report of ${around.from} for rechecks: ${entries.size} of ${wanted.size} found`);
-          if (entries.size === wanted.size || !page.hasMore || page.rows.length === 0) break;
-          next = page.rows[page.rows.length - 1]!.gatewayId;
+          if (entries.size === wanted.size) break;
         }
         for (const r of open) {
           if (++looked % 200 === 0) heartbeat(`rechecks: ${looked} of ${due.length} read again`);
@@ -264,7 +253,6 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
               : `both sides settled alike (${ledgerMoneyState(ours.status)}), found by run ${input.runId}`;
             await discrepancies.settleStatusMismatch(pendingTime, why);
           }
-          result.rechecked! += 1;
           await rechecks.markDone(r._id, input.runId);
         }
       }
@@ -302,12 +290,9 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       // than the margin (a worker outage, a callback lost and found by a later poll), so the report a few hours
       // either side is read once for them before any is called missing.
       if (lone.size > 0) {
-        const wide = { from: new Date(Date.parse(input.from) - LOOK_FURTHER_MS).toISOString(), to: new Date(Date.parse(input.to) + LOOK_FURTHER_MS).toISOString() };
-        let further: string | undefined;
-        for (;;) {
-          const page = await report.page(wide, further, 1000);
-          for (const g of page.rows) {
-            const ours = g.object === input.object ? lone.get(gatewayMatchKey(g)) : undefined;
+        for await (const rows of reportPages(report, widened(input, LOOK_FURTHER_MS), input.object)) {
+          for (const g of rows) {
+            const ours = lone.get(gatewayMatchKey(g));
             if (!ours) continue;
             lone.delete(ours.matchKey);
             pairedOutside += 1;
@@ -315,8 +300,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
             for (const f of comparePair(ours, g)) await record(f);
           }
           heartbeat(`report around the window: ${lone.size} rows of ours still unpaired`);
-          if (lone.size === 0 || !page.hasMore || page.rows.length === 0) break;
-          further = page.rows[page.rows.length - 1]!.gatewayId;
+          if (lone.size === 0) break;
         }
         for (const ours of lone.values()) {
           const f = unpairedLedgerRow(ours);
@@ -341,11 +325,28 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       }
       result.matched = matcher.matched + pairedOutside;
 
+      result.rechecked = comparedByRecheck.size;
       result.awaitingRecheck = awaiting.size;
       deps.logger.info({ run: input.runId, from: input.from, to: input.to, ...result, sample: undefined }, 'reconciliation: object type done');
       return result;
     },
   };
+}
+
+/** The report's entries of one object type in `window`, a page at a time (the caller may stop early). */
+async function* reportPages(report: SettlementReportSource, window: { from: string; to: string }, object: ReconciledObject): AsyncGenerator<GatewayRow[]> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await report.page(window, after, 1000);
+    yield page.rows.filter((r) => r.object === object);
+    if (!page.hasMore || page.rows.length === 0) return;
+    after = page.rows[page.rows.length - 1]!.gatewayId;
+  }
+}
+
+/** A window `ms` wider on each side, as the report reads it. */
+function widened(w: { from: string | Date; to: string | Date }, ms: number): { from: string; to: string } {
+  return { from: new Date(new Date(w.from).getTime() - ms).toISOString(), to: new Date(new Date(w.to).getTime() + ms).toISOString() };
 }
 
 /** A row's recheck id: one per object and match key, whichever window noted it first. */

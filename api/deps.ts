@@ -23,3 +23,8 @@ export interface AuthContext {
   keyKind: 'secret' | 'publishable';
   claims: string[];
 }
+
+/** The tenant's own authority, for what the service does on its merchant's behalf (a session's customer, a worker). */
+export function tenantAuth(tenantId: string, region: string): AuthContext {
+  return { tenantId, region, keyKind: 'secret', claims: [] };
+}

@@ -15,11 +15,12 @@ export interface AddressInput {
 /** How many of a user's addresses a cart lists (`customerAddresses`), newest first. */
 export const MAX_LISTED_ADDRESSES = 50;
 
-const sameAddress = (r: AddressRecord, a: AddressInput) =>
+/** A stored address (or a snapshot of one) with the fields a request gave: one address, not saved twice. */
+export const sameAddress = (r: Pick<AddressRecord, 'phone' | 'additional_phone' | 'address' | 'additional_info' | 'region' | 'city'>, a: AddressInput) =>
   r.phone === a.phone &&
-  r.additional_phone === (a.additionalPhone ?? null) &&
+  (r.additional_phone ?? null) === (a.additionalPhone ?? null) &&
   r.address === a.address &&
-  r.additional_info === (a.additionalInfo ?? null) &&
+  (r.additional_info ?? null) === (a.additionalInfo ?? null) &&
   r.region === a.region &&
   r.city === a.city;
 

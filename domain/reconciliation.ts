@@ -85,7 +85,7 @@ export function gatewayMoneyState(status: string): MoneyState {
 
 /**
  * Whether a side of a row is still undecided (pending): reconciliation reads such a row again at later runs
- * until both sides are final, for up to RECHECK_FOR_MS after its window.
+ * until both sides are final (for how long: RECHECK_FOR_MS, RECHECK_AT_MOST_MS).
  */
 export function undecided(ours: Pick<LedgerRow, 'status'>, gateway: Pick<GatewayRow, 'status'> | undefined): boolean {
   return ledgerMoneyState(ours.status) === 'pending' || (gateway !== undefined && gatewayMoneyState(gateway.status) === 'pending');

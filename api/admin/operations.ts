@@ -5,7 +5,6 @@ import { RUNBOOK_QUERIES, runbookQuery } from '../../platform/runbook-queries';
 import { operatorActionData } from '../../data/operator-actions';
 import { route, type RouteDef } from '../http/route';
 import { withDeadline } from '../http/workflow-calls';
-import type { AppDeps } from '../deps';
 import type { OperatorHandler } from './operator-handler';
 import { audited } from './operator-audit';
 import { confirmPayout, forceCancelIntent, recheckAttempt, retryPayout, retryRefund } from './operator-actions';
@@ -65,9 +64,6 @@ function auditOf(r: OperatorActionRecord): z.infer<typeof auditView> {
   };
 }
 
-/** Runs one action between its two audit writes (operator-audit.ts). */
-const act = (deps: AppDeps, action: OperatorActionName, req: { target: string; operator: string; reason: string; evidence?: string | undefined }) => audited(deps, action, req, HANDLERS[action]);
-
 /** How long a runbook query may take before the API answers 503. */
 const VISIBILITY_DEADLINE_MS = 10_000;
 const MAX_LISTED = 100;
@@ -101,7 +97,7 @@ export const operationsRoutes: RouteDef[] = [
       404: { description: 'No such target' },
       409: { description: 'The workflow refused: the object is in a state the action does not apply to (`code` says which)' },
     },
-    handler: async ({ params, body, deps }) => ({ status: 200, body: await act(deps, params.action, body) }),
+    handler: async ({ params, body, deps }) => ({ status: 200, body: await audited(deps, params.action, body, HANDLERS[params.action]) }),
   }),
   route({
     ...common,

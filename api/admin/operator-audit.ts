@@ -3,7 +3,7 @@ import { parseId } from '../../platform/ids';
 import type { OperatorActionName } from '../../platform/ops-records';
 import { operatorActionData } from '../../data/operator-actions';
 import type { AppDeps } from '../deps';
-import type { OperatorHandler } from './operator-handler';
+import type { OperatorHandler, OperatorOutcome } from './operator-handler';
 
 /**
  * Runs one operator action between its two audit writes in `operator_actions`: `requested` before its handler
@@ -21,7 +21,7 @@ export async function audited(
   const region = parseId(req.target)?.region ?? deps.config.REGIONS[0]!;
   const stamp = { operator: req.operator, reason: req.reason, ...(req.evidence ? { evidence: req.evidence } : {}) };
   const actionId = await audit.begin({ action, target: req.target, tenantId: null, region, ...stamp });
-  let done: Awaited<ReturnType<OperatorHandler>>;
+  let done: OperatorOutcome;
   try {
     done = await handler(deps, { target: req.target, actionId, ...stamp });
   } catch (err) {

@@ -3,7 +3,7 @@ import type { OperatorStamp } from '../../platform/ops-records';
 
 // The contract of one operator action (api/admin/operations.ts dispatches POST /admin/operations/{action}):
 // it asks the workflow that owns the target through an Update carrying the stamp, and answers what the
-// workflow said. Refusals are DomainErrors (domain/errors.ts); the dispatcher writes the audit row around it.
+// workflow said. Refusals are DomainErrors (domain/errors.ts); `audited` (operator-audit.ts) writes the audit row around it.
 
 export interface OperatorRequest extends OperatorStamp {
   /** The id acted on: `pi_...`, `re_...`, a payout's uuid, a delivery's workflow id. */

@@ -14,7 +14,7 @@ import { subscriptionData } from '../../data/subscriptions';
 import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
 import { webhookSecretData } from '../../data/webhook-secrets';
-import type { AppDeps, AuthContext } from '../deps';
+import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
 import { checkoutPageUrl, CHECKOUT_SESSION_METADATA } from '../hosted/billing-paths';
@@ -39,10 +39,6 @@ import type { CheckoutSessionCreateBody, CheckoutSessionView } from './schemas';
 
 export const CHECKOUT_SESSION_LIFETIME_MS = 24 * 3600 * 1000;
 
-/** The tenant's own authority, for what a session does on its merchant's behalf once the customer acts. */
-export function tenantAuth(tenantId: string, region: string): AuthContext {
-  return { tenantId, region, keyKind: 'secret', claims: [] };
-}
 
 
 /** `open` sessions read `expired` once past `expires_at` (a session paid in time completes whatever the clock says). */

@@ -4,7 +4,7 @@ import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
-import { addressData, storedAddressFields } from '../../data/addresses';
+import { addressData, sameAddress } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
@@ -157,8 +157,9 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
 
 /**
  * A repeated POST /checkouts of a cart with an open checkout: that checkout, once it has its payment intent,
- * and only if it was made of the cart's contents as they are (POST /cart refuses while it is open, but a
- * checkout made before that rule may be of older contents).
+ * only if it was made of the cart's contents as they are (POST /cart refuses while it is open, but a checkout
+ * made before that rule may be of older contents) and to the same shipping address (409 otherwise). `read`:
+ * the open checkout when the caller has read it already.
  */
 async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string, given: CheckoutCreateBody['shippingAddress'], read?: CheckoutRecord) {
   const open = read ?? (await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId));
@@ -170,7 +171,7 @@ async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: stri
   if (!sameContents(open.lines, cart.products))
     throw conflict('checkout_in_progress', `This cart's open checkout '${open._id}' was made of other contents; it must be paid or end (its payment intent canceled or expired) first`);
   // Its order ships to the address it was made with: another one would be silently dropped.
-  if (!sameAddress(open.shipping_address, given))
+  if (!sameShippingAddress(open.shipping_address, given))
     throw conflict('checkout_in_progress', `This cart's open checkout '${open._id}' ships to another address; it must be paid or end (its payment intent canceled or expired) first`);
   return {
     status: 200,
@@ -188,10 +189,8 @@ export function offeredQuantity(asked: number, hold: { ok: boolean; available: n
 }
 
 /** The address a checkout was made with, asked for again: the same saved one by id, or the same fields. */
-function sameAddress(made: AddressSnapshot, given: CheckoutCreateBody['shippingAddress']): boolean {
-  if ('id' in given) return made._id === given.id;
-  const fields = storedAddressFields(given);
-  return (Object.keys(fields) as (keyof typeof fields)[]).every((k) => (made[k] ?? null) === (fields[k] ?? null));
+function sameShippingAddress(made: AddressSnapshot, given: CheckoutCreateBody['shippingAddress']): boolean {
+  return 'id' in given ? made._id === given.id : sameAddress(made, given);
 }
 
 /** The same products in the same quantities, line for line (prices may differ: a checkout takes live ones). */

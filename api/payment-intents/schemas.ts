@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
+import { SERVICE_INTENT_KEY_SHAPES } from '../../domain/intent-keys';
 import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
 import { paymentIntentView } from '../../domain/views';
@@ -15,7 +16,7 @@ const base = {
   currency: currencySchema.describe(CURRENCY_CASE),
   idempotency_key: merchantIntentKeySchema
     .optional()
-    .describe('A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one. Keys shaped `billing:<in_ id>:<n>` or `checkout_session:<cs_ id>` are the service\'s own (400).'),
+    .describe(`A create repeated with the same key returns the intent it made (200, \`resource_created\` false) in its current state, not a new one. Keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service's own (400).`),
   metadata: metadataSchema.optional(),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
   webhooks: webhooksSchema

@@ -9,7 +9,7 @@ import { orderData, returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
-import type { AppDeps, AuthContext } from '../deps';
+import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { addressSnapshot, addressView } from '../carts/views';
 import { endpointRefs, planWebhookEndpoints } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
@@ -140,7 +140,7 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
  */
 export async function startReturnRefund(deps: AppDeps, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
   const r = await returnOr404(deps, req.tenantId, req.returnId);
-  return refundOfReturn(deps, { tenantId: req.tenantId, region: req.region, keyKind: 'secret', claims: [] }, r);
+  return refundOfReturn(deps, tenantAuth(req.tenantId, req.region), r);
 }
 
 /**

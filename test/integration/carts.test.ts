@@ -3,7 +3,7 @@ import type { MongoClient } from 'mongodb';
 import type { Proc } from '../../scripts/stack';
 import { cartRetentionWorkflowId, type CartRetentionResult } from '../../workflows/cart-retention/messages';
 import { SA } from '../../workflows/search-attributes';
-import { admin, api, call, createMerchant, getStack, mongo, startApiProcess, temporalClient, type Merchant, type Reply } from './harness';
+import { admin, api, call, createMerchant, getStack, mongo, startApiProcess, temporalClient, withMethod, type Merchant, type Reply } from './harness';
 import { addMonths } from '../../domain/billing/periods';
 import { createCartActivities } from '../../activities/carts';
 import { cartData } from '../../data/carts';
@@ -489,17 +489,12 @@ describe('retention with a short setting (a second API process on the shared sta
     try {
       // The interleaving, made exact: right after the retention found no checkout of the cart, one claims it.
       let claimed = false;
-      const checkouts = new Proxy(workerDb.c.checkouts, {
-        get(target, prop) {
-          if (prop !== 'findOne') return Reflect.get(target, prop, target);
-          return async (...args: Parameters<typeof target.findOne>) => {
-            const found = await target.findOne(...args);
-            claimed = await cartData(workerDb).claimForCheckout(a.tenant, cartId, readAt);
-            return found;
-          };
-        },
+      const racing = withMethod(workerDb, 'checkouts', 'findOne', (real) => async (...args: Parameters<typeof real.findOne>) => {
+        const found = await real.findOne(...args);
+        claimed = await cartData(workerDb).claimForCheckout(a.tenant, cartId, readAt);
+        return found;
       });
-      const { deleteUnconvertedCart } = createCartActivities({ mongo: { ...workerDb, c: { ...workerDb.c, checkouts } } });
+      const { deleteUnconvertedCart } = createCartActivities({ mongo: racing });
       await expect(deleteUnconvertedCart({ tenantId: a.tenant, cartId })).rejects.toMatchObject({ type: 'cart_changed' });
       expect(claimed).toBe(true);
       expect(await carts().findOne({ _id: cartId } as never)).toMatchObject({ status: 'open' });

@@ -153,6 +153,21 @@ export async function temporalClient(): Promise<Client> {
 }
 
 /** What the API's own functions take (its config, MongoDB and Temporal), built from the stack, for a test that calls them directly. */
+/**
+ * `db` with one method of one collection replaced (`replace` gets the real collection; every other member is
+ * the real one, bound): how a test puts another request's step at an exact point of the code under test.
+ */
+export function withMethod<N extends keyof Mongo['c']>(db: Mongo, name: N, method: string, replace: (real: Mongo['c'][N]) => (...args: never[]) => unknown): Mongo {
+  const hooked = new Proxy(db.c[name], {
+    get(target, prop) {
+      if (prop === method) return replace(target);
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { ...db, c: { ...db.c, [name]: hooked } };
+}
+
 export function apiDeps(mongo: Mongo, temporal: Client, env: Record<string, string> = {}): AppDeps {
   return { config: loadConfig({ ...process.env, ...getStack().env, ...env }), mongo, temporal } as unknown as AppDeps;
 }

@@ -1,8 +1,9 @@
 import { createPaymentIntent } from '../../api/payment-intents/service';
 import { createBodyV202607 } from '../../api/payment-intents/schemas';
+import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import type { PaymentIntentRecord } from '../../platform/records';
-import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -69,29 +70,21 @@ describe('idempotency', () => {
     const temporal = await temporalClient();
     try {
       let tookBack = 0;
-      const paymentIntents = new Proxy(db.c.paymentIntents, {
-        get(target, prop) {
-          if (prop !== 'insertOne') {
-            const v = Reflect.get(target, prop, target);
-            return typeof v === 'function' ? v.bind(target) : v;
-          }
-          return async (doc: PaymentIntentRecord) => {
-            if (tookBack > 0) return target.insertOne(doc);
-            // Another request with the key inserted first; ours meets its record, which it then takes back.
-            const other = { ...doc, _id: `${doc._id}0` };
-            await target.insertOne(other);
-            try {
-              return await target.insertOne(doc);
-            } finally {
-              await target.deleteOne({ _id: other._id });
-              tookBack += 1;
-            }
-          };
-        },
+      const racing = withMethod(db, 'paymentIntents', 'insertOne', (real) => async (doc: PaymentIntentRecord) => {
+        if (tookBack > 0) return real.insertOne(doc);
+        // Another request with the key inserted first; ours meets its record, which it then takes back.
+        const other = { ...doc, _id: `${doc._id}0` };
+        await real.insertOne(other);
+        try {
+          return await real.insertOne(doc);
+        } finally {
+          await real.deleteOne({ _id: other._id });
+          tookBack += 1;
+        }
       });
-      const deps = apiDeps({ ...db, c: { ...db.c, paymentIntents } }, temporal);
+      const deps = apiDeps(racing, temporal);
       const key = `taken-back-${Date.now()}`;
-      const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
+      const auth = tenantAuth(m.tenant, 'eu');
       const made = await createPaymentIntent(deps, auth, createBodyV202607.parse({ amount: 1234, currency: 'EUR', idempotency_key: key }), 'v202607');
       expect(tookBack).toBe(1);
       expect(made.status).toBe(201);

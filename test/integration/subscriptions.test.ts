@@ -1,7 +1,8 @@
 import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
+import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, type HookReceiver, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -343,22 +344,16 @@ describe('deleting the test clock', () => {
       // The interleaving, made exact: the clock is deleted right after the create found it ready, before the
       // subscription exists for the clock to list.
       let deleted = false;
-      const testClocks = new Proxy(db.c.testClocks, {
-        get(target, prop) {
-          const v = Reflect.get(target, prop, target);
-          if (prop !== 'findOne') return typeof v === 'function' ? v.bind(target) : v;
-          return async (...args: Parameters<typeof target.findOne>) => {
-            const found = await target.findOne(...args);
-            if (!deleted) {
-              deleted = true;
-              expect((await api.del(`/v202607/test-clocks/${clock}`, m.secretKey)).status).toBe(200);
-            }
-            return found;
-          };
-        },
+      const racing = withMethod(db, 'testClocks', 'findOne', (real) => async (...args: Parameters<typeof real.findOne>) => {
+        const found = await real.findOne(...args);
+        if (!deleted) {
+          deleted = true;
+          expect((await api.del(`/v202607/test-clocks/${clock}`, m.secretKey)).status).toBe(200);
+        }
+        return found;
       });
-      const auth = { tenantId: m.tenant, region: 'eu', keyKind: 'secret' as const, claims: [] };
-      const made = await createSubscription(apiDeps({ ...db, c: { ...db.c, testClocks } }, temporal), auth, body);
+      const auth = tenantAuth(m.tenant, 'eu');
+      const made = await createSubscription(apiDeps(racing, temporal), auth, body);
       expect(deleted).toBe(true);
       expect(made.status).toBe(201);
       await eventually(async () => ((await get(`/subscriptions/${made.body.subscription}`)).body.status === 'canceled' ? true : undefined), 30_000, 'the subscription canceled');

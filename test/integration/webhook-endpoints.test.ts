@@ -141,6 +141,7 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   const enabledBy = answers.filter((a) => a.status === 200).map((a) => a.answer);
   expect(enabledBy.length).toBeGreaterThan(0);
   expect(enabledBy[0].endpoint).toMatchObject({ state: 'enabled', parked: 0, failing_since: null });
+  expect([enabledBy[0].endpoint.enabled_by]).toEqual([expect.objectContaining({ operator: expect.stringMatching(/^(nadia|omar)$/) })]);
   const replayed = [...new Set(enabledBy.flatMap((a) => a.replayed as string[]))];
   expect(replayed).toEqual([expect.stringMatching(new RegExp(`^${evt2}-0-replay-`))]);
   // Both are in the audit trail, the admin route's as the operator action it is.

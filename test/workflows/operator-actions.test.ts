@@ -230,10 +230,14 @@ describe('a gateway contradicting a payout an operator confirmed', () => {
 test('a transfer request in flight when the confirmation lands, refused outright afterwards: the payout stays success, the refusal is kept on its record', async () => {
   const request = gate<never>();
   const { rec, activities } = payoutFakes({ initiatePayout: () => request.p }); // the request waits at the gateway
+  const refusal = ApplicationFailure.nonRetryable('sandbox POST /v1/payouts answered 400: invalid account', 'GatewayRequestRejected');
   await withPayout('ops-po-refused', activities, async (handle) => {
-    await waitFor(async () => rec.initiates > 0);
-    expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270009' })] })).toMatchObject({ status: 'success' });
-    request.fail(ApplicationFailure.nonRetryable('sandbox POST /v1/payouts answered 400: invalid account', 'GatewayRequestRejected'));
+    try {
+      await waitFor(async () => rec.initiates > 0);
+      expect(await handle.executeUpdate(confirmPayoutUpdate, { args: [stamp({ evidence: 'Bank statement line FT2611270009' })] })).toMatchObject({ status: 'success' });
+    } finally {
+      request.fail(refusal); // also when an assertion failed: the held activity must not keep the worker
+    }
     expect((await handle.result()).status).toBe('success');
   });
   expect(rec.events).toEqual(['payout.pending_created', 'payout.success']); // created before the request, then the operator's word; no failure announced

@@ -22,7 +22,7 @@ import {
   type SubscriptionInput,
 } from '../../workflows/subscription/messages';
 import { advanceClockUpdate, clockStateQuery, TEST_CLOCK_WORKFLOW, type TestClockInput } from '../../workflows/test-clock/messages';
-import { createWorkflowTestEnv, expectRising, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
+import { createWorkflowTestEnv, expectRising, gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 
 // The subscription workflow in virtual time on the time-skipping server, with real timers and fake activities
 // that record every saved snapshot, invoice, event and charge, and answer each charge as the test scripts it.
@@ -860,10 +860,9 @@ test('the first invoice left unpaid: incomplete_expired 23 hours after creation 
 test('startedUpdate answers only once the first charge has answered, with the paid invoice', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
+  const held = gate();
   const { rec, activities } = fakes(async (): Promise<Answer> => {
-    await gate;
+    await held.p;
     return 'succeeded';
   });
   await withWorker(activities, async (taskQueue) => {
@@ -876,7 +875,7 @@ test('startedUpdate answers only once the first charge has answered, with the pa
     await waitFor(() => rec.charges.length === 1);
     // The charge is on the wire: the Update has not answered.
     expect(answered).toBe(false);
-    release();
+    held.open();
     const a = await answer;
     expect(a.subscription.status).toBe('active');
     expect(a.invoice).toMatchObject({ status: 'paid', attemptCount: 1, paymentIntent: expect.stringMatching(/^pi_eu_/) });

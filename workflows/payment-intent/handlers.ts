@@ -162,7 +162,7 @@ export function validateCheckoutCompleted(run: IntentRun): void {
 export async function onCheckoutCompleted(run: IntentRun): Promise<IntentView> {
   const { s } = run;
   if (s.chargeDeciding()) await chargeDecided(run);
-  if (s.status !== 'pending' || s.cancelRefusal()) return s.view();
+  if (s.cancelRefusal()) return s.view(); // not pending, or a charge still on the wire
   await cancelIntent(run, 'checkout_completed');
   return s.view();
 }

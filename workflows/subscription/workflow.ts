@@ -156,8 +156,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     await saveInvoice(inv);
     await invoiceEvent('invoice.created', inv);
     const o = b.openInvoice(inv.id);
-    if (o && inv.amountDue > 0 && notAttempted()) await saveSub();
-    else if (o) await collect(o, at);
+    // Unpaid, an invoice with something due is issued, not attempted.
+    if (o && !(inv.amountDue > 0 && notAttempted())) await collect(o, at);
     else await saveSub();
   }
 
@@ -172,7 +172,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   /** Just made unpaid by `exhausted`: the retries other open invoices still had scheduled are called off. */
   async function stopOtherRetries(exhausted: OpenInvoice): Promise<void> {
-    if (b.sub.status !== 'unpaid' || !patched(UNPAID_STOPS_OTHER_RETRIES_PATCH)) return;
+    if (!patched(UNPAID_STOPS_OTHER_RETRIES_PATCH)) return;
     for (const other of b.open) {
       if (other === exhausted || other.invoice.nextPaymentAttempt === null) continue;
       other.invoice.nextPaymentAttempt = null;
@@ -340,7 +340,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       case 'retry': {
         const o = b.openInvoice(due.invoice);
         if (o && notAttempted()) {
-          // Another invoice's dunning ran out meanwhile: this one is not attempted again either.
+          // Left scheduled by a run made unpaid before unpaid-stops-other-retries: not attempted either.
           o.invoice.nextPaymentAttempt = null;
           await saveInvoice(o.invoice);
         } else if (o) await collect(o, due.at);

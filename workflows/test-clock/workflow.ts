@@ -4,6 +4,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  type ExternalWorkflowHandle,
   isCancellation,
   log,
   patched,
@@ -111,6 +112,22 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
   setHandler(clockStateQuery, state);
   describe();
 
+  /**
+   * Signals each subscription's workflow at once; one that is not there (never started, or closed) has ended:
+   * `gone` says what that means here (the log line).
+   */
+  const tellEach = (subscriptions: string[], send: (h: ExternalWorkflowHandle) => Promise<void>, gone: (subscription: string) => string) =>
+    Promise.all(
+      subscriptions.map(async (subscription) => {
+        try {
+          await send(getExternalWorkflowHandle(clockSubscriptionWorkflowId(subscription)));
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          log.info(gone(subscription), { clock: input.id, subscription, error: String(err) });
+        }
+      }),
+    );
+
   /** Runs one admitted advance to `to`: every subscription on the clock caught up (or ended, or timed out). */
   const advance = async (to: number) => {
     const subscriptions = await store.subscriptionsOnClock({ tenantId: input.tenantId, clock: input.id });
@@ -119,17 +136,10 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
     describe();
     // One signal each, straight to the target: each subscription runs its own due work in order up to it
     // (subscriptions of one clock are independent). A subscription whose workflow is not there has ended.
-    await Promise.all(
-      [...waiting].map(async (subscription) => {
-        try {
-          await getExternalWorkflowHandle(clockSubscriptionWorkflowId(subscription)).signal(clockAdvancedSignal, { clock: input.id, frozenTime: to });
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          waiting.delete(subscription);
-          log.info('subscription workflow not found; counted as ended', { clock: input.id, subscription, error: String(err) });
-        }
-      }),
-    );
+    await tellEach([...waiting], (h) => h.signal(clockAdvancedSignal, { clock: input.id, frozenTime: to }), (subscription) => {
+      waiting.delete(subscription);
+      return 'subscription workflow not found; counted as ended';
+    });
     if (waiting.size > 0 && !deleted) {
       const caughtUp = await condition(() => waiting.size === 0 || deleted, CLOCK_CATCH_UP_WAIT_MS);
       if (!caughtUp)
@@ -172,17 +182,10 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
   // whose workflow is gone has ended already). Asked only at a delete: clocks deleted before ended without it.
   if (patched(DELETE_CANCELS_SUBSCRIPTIONS_PATCH)) {
     const subscriptions = await store.subscriptionsOnClock({ tenantId: input.tenantId, clock: input.id });
-    await Promise.all(
-      subscriptions
-        .filter((s) => !ended.has(s))
-        .map(async (subscription) => {
-          try {
-            await getExternalWorkflowHandle(clockSubscriptionWorkflowId(subscription)).signal(clockDeletedSignal, { clock: input.id });
-          } catch (err) {
-            if (isCancellation(err)) throw err;
-            log.info('subscription workflow not found at the clock delete; ended already', { clock: input.id, subscription, error: String(err) });
-          }
-        }),
+    await tellEach(
+      subscriptions.filter((s) => !ended.has(s)),
+      (h) => h.signal(clockDeletedSignal, { clock: input.id }),
+      () => 'subscription workflow not found at the clock delete; ended already',
     );
   }
   // The record is gone once the delete's write is done; answer every Update before ending.

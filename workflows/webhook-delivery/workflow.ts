@@ -130,7 +130,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
    * taken back (a re-enable that read the parked list before it would never replay it) and the delivery goes on.
    * An activity on older code answers nothing: parked, as before.
    */
-  const parked = async (mayResume = true, counts: { attempted: boolean; lastAttemptFailed?: boolean }): Promise<boolean> =>
+  const parked = async (counts: { attempted: boolean; lastAttemptFailed?: boolean }, mayResume = true): Promise<boolean> =>
     !(
       await store.parkDelivery({
         deliveryId,
@@ -191,7 +191,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         // Enabled again between the send's read and the park: nothing was sent, so the attempt goes now (a
         // put-off without a wait, so an endpoint flipping on and off cannot hold the delivery here for good;
         // with none left, the park stands and a re-enable replays it).
-        if (r.parked && !(await parked(putOffsLeft > 0, { attempted: attempt > 1 })) && --putOffsLeft >= 0) continue;
+        if (r.parked && !(await parked({ attempted: attempt > 1 }, putOffsLeft > 0)) && --putOffsLeft >= 0) continue;
         if (!r.busy) break;
         // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
         ++putOffs;
@@ -228,7 +228,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       // Every attempt to this endpoint failed for WEBHOOK_DISABLE_AFTER: it is disabled, this delivery stops.
       // (Histories from before the disable answer nothing here.)
       // Enabled again as soon as it was disabled, the delivery goes on with its schedule.
-      if (r.outcome === 'failed' && recorded?.endpointDisabled && (await parked(true, { attempted: true, ...(final === 'failed' ? { lastAttemptFailed: true } : {}) }))) {
+      if (r.outcome === 'failed' && recorded?.endpointDisabled && (await parked({ attempted: true, ...(final === 'failed' ? { lastAttemptFailed: true } : {}) }))) {
         return end('parked', `parked: the endpoint was disabled after attempt ${attempt} (every attempt failed for the disable period)`);
       }
       if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
