@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { conflict, invalidRequest, notFound } from '../../domain/errors';
+import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
 import { priceOf } from '../../domain/billing/pricing';
 import { subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
@@ -236,7 +236,10 @@ export async function createSubscription(
     // this request's webhook secrets go.
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     const winner = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key!);
-    if (!winner) throw err;
+    // The winner took its record back (its workflow did not start) and is giving back the redemption this one
+    // shares (same id): inserting again could start a discount whose count is about to go. Nothing of this
+    // request stands, so it is answered as the winner's failure was, and sent again makes the subscription.
+    if (!winner) throw concurrentCreateFailed();
     return { status: 200, body: await settled(deps, winner) };
   }
   try {
@@ -253,6 +256,9 @@ export async function createSubscription(
     throw err;
   }
 }
+
+const concurrentCreateFailed = () =>
+  new DomainError('unavailable', 'service_unavailable', 'A concurrent request with this idempotency_key failed before it made the subscription; send this one again');
 
 /**
  * Its clock deleted while it was being made (after the check above, before the clock listed its subscriptions

@@ -265,6 +265,40 @@ describe('refusals', () => {
   }, 120_000);
 });
 
+describe('a same-key create whose concurrent winner took its record back', () => {
+  test('answers 503 and leaves nothing; sent again, it makes the subscription', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const key = `taken-back-${Date.now()}`;
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan: await plan() }], default_payment_method: pm, idempotency_key: key });
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The other request with the key (same id) inserts first; ours meets its record, which it then takes back.
+      let tookBack = 0;
+      const racing = withMethod(db, 'subscriptions', 'insertOne', (real) => async (doc: Parameters<typeof real.insertOne>[0]) => {
+        await real.insertOne(doc);
+        try {
+          return await real.insertOne(doc);
+        } finally {
+          await real.deleteOne({ _id: doc._id });
+          tookBack += 1;
+        }
+      });
+      const auth = tenantAuth(m.tenant, 'eu');
+      await expect(createSubscription(apiDeps(racing, temporal), auth, body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      expect(tookBack).toBe(1);
+      expect((await get(`/subscriptions?customer=${customer}`)).body.data).toEqual([]);
+      const again = await post('/subscriptions', body);
+      expect([again.status, again.body.status, again.body.customer]).toEqual([201, 'active', customer]);
+      expect((await post('/subscriptions', body)).body.subscription).toBe(again.body.subscription);
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }, 120_000);
+});
+
 describe('deleting the customer', () => {
   test('cancels its subscriptions now: nothing renews or is charged after', async () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
