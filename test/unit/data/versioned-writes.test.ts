@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,3 +60,32 @@ test('a stale save stays stale, and a failed save does not hold the next one', a
   expect(await next).toBe('applied');
   expect(await records.findOne({ _id: 'c' })).toEqual({ _id: 'c', version: 7, status: 'refunded' });
 });
+
+// Why the guard above cannot reach across processes on FerretDB: a save whose process was killed while it waited
+// for SQLite's writer still lands once the writer is free (FerretDB 1.24.2 goes on with a request after its client
+// is gone). So a worker killed mid-save can write over what its successor saved meanwhile; on MongoDB the filter
+// and the write are one step, and the successor's newer version refuses the late one.
+test("FerretDB lands a killed process's save once the database is free (the limit of the per-process guard)", async () => {
+  await records.insertOne({ _id: 'killed', version: 1, status: 'pending' });
+  const lock = await holdSqliteWriteLock(path.join(dir, 'ferretdb', 'payorch.sqlite'));
+  const save = `const { MongoClient } = require('mongodb');
+    (async () => {
+      const c = await new MongoClient(process.argv[1]).connect();
+      console.log('connected');
+      await c.db().collection('records').updateOne({ _id: 'killed', version: { $lt: 2 } }, { $set: { version: 2, status: 'processing' } });
+    })();`;
+  const child = spawn(process.execPath, ['-e', save, ferret.uri], { cwd: path.join(__dirname, '../../..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  await new Promise((r) => setTimeout(r, 300)); // its update is in FerretDB, waiting for the lock
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+  expect(await records.findOne({ _id: 'killed' })).toEqual({ _id: 'killed', version: 1, status: 'pending' });
+  await lock.release();
+  let doc = await records.findOne({ _id: 'killed' });
+  for (let waited = 0; doc?.version === 1 && waited < 5000; waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    doc = await records.findOne({ _id: 'killed' });
+  }
+  expect(doc).toEqual({ _id: 'killed', version: 2, status: 'processing' });
+}, 30_000);
