@@ -9,6 +9,15 @@ export function idempotencyScope(tenantId: string, idempotencyKey: string | null
   return idempotencyKey ? `${tenantId}:${idempotencyKey}` : ownId;
 }
 
+/**
+ * The scope of a recipient a payout registers from its inline fields, derived from the payout's key so that
+ * concurrent repeats share one recipient. It starts with `payout:`, which no tenant id does, so no key given to
+ * POST /payout-recipients (scoped `<tenant>:<key>`) can name it.
+ */
+export function inlineRecipientScope(tenantId: string, payoutKey: string): string {
+  return `payout:${tenantId}:${payoutKey}`;
+}
+
 /** A customer's `reference`, scoped the same way (unique per tenant). */
 export function referenceScope(tenantId: string, reference: string | null | undefined, ownId: string): string {
   return reference ? `${tenantId}:${reference}` : ownId;

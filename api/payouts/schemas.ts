@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_PAYOUT_TIMEOUT_SECONDS, MIN_PAYOUT_TIMEOUT_SECONDS, PAYOUT_SUB_STATUSES, recipientRule } from '../../domain/payouts';
-import { currencySchema, metadataSchema } from '../http/common-schemas';
+import { currencySchema, headerSecretSchema, metadataSchema } from '../http/common-schemas';
 import { MAX_AMOUNT } from '../../domain/money';
 import { checkRecipientRule, gatewayName, idempotencyKeySchema, recipientFields, recipientView } from '../payout-recipients/schemas';
 
@@ -18,7 +18,7 @@ export const payoutCreateBody = z
     narration: z.string().trim().min(1).max(140).optional(),
     idempotency_key: idempotencyKeySchema.optional(),
     webhook_urls: z.array(z.string().max(2048)).max(10).optional(),
-    webhook_secret: z.string().min(1).max(255).optional(),
+    webhook_secret: headerSecretSchema.optional().meta({ description: 'Sent to every webhook_urls entry in the header Service-Webhook-Secret' }),
     metadata: metadataSchema.optional(),
     payout_timeout_seconds: payoutTimeoutSeconds
       .optional()

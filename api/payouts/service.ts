@@ -5,7 +5,7 @@ import { baseStatusOf, DEFAULT_PAYOUT_TIMEOUT_SECONDS, isFinalPayoutStatus, stat
 import { formatMoney } from '../../domain/money';
 import type { PayoutRecord, PayoutRecipientRecord } from '../../platform/records';
 import { isDuplicateKeyError } from '../../platform/mongo';
-import { idempotencyScope } from '../../data/idempotency';
+import { idempotencyScope, inlineRecipientScope } from '../../data/idempotency';
 import { payoutData } from '../../data/payouts';
 import { payoutRecipientData } from '../../data/payout-recipients';
 import { sequencesFor } from '../../data/sequences';
@@ -152,7 +152,7 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
   const webhooks = planSharedSecretWebhooks(tenant.id, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   if (!recipient) {
     // Last of the checks, first of the writes: concurrent repeats of one key register one recipient.
-    const scope = key ? idempotencyScope(tenant.id, `payout:${key}`, '') : null;
+    const scope = key ? inlineRecipientScope(tenant.id, key) : null;
     ({ record: recipient } = await registerRecipient(deps, tenant, { name: body.gateway, adapter }, { ...body, metadata: undefined }, { key: null, value: scope }));
   }
 

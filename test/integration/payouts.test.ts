@@ -150,6 +150,9 @@ describe('the recipient rule and the request checks', () => {
     ['recipient_uuid and an inline set', { recipient_uuid: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11', ...bank(ACCOUNTS.ordinary) }, 'recipient_uuid'],
     ['a recipient_type the fields contradict', { ...bank(ACCOUNTS.ordinary), recipient_type: 'mobile_money' }, 'recipient_type'],
     ['no gateway', { gateway: undefined, ...bank(ACCOUNTS.ordinary) }, 'gateway'],
+    // It goes in an HTTP header: one that cannot would fail every delivery of the payout's webhooks.
+    ['a webhook_secret that cannot be a header value', { ...bank(ACCOUNTS.ordinary), webhook_secret: 's€cret' }, 'webhook_secret'],
+    ['a webhook_secret with a line break', { ...bank(ACCOUNTS.ordinary), webhook_secret: 'a\nb' }, 'webhook_secret'],
   ])('%s is a 400 naming %s, and nothing is written', async (_, body, param) => {
     const before = (await api.get('/payouts?limit=1', m.secretKey)).body.meta.totalItems;
     const r = await createPayout(body);
@@ -197,6 +200,20 @@ describe('the recipient rule and the request checks', () => {
     const again = await api.post('/payout-recipients', body, m.secretKey);
     expect([first.status, again.status]).toEqual([201, 200]);
     expect(again.body).toEqual({ ...first.body, resource_created: false });
+  });
+
+  test("a payout's inline recipient is never a recipient registered under a key that looks like its own", async () => {
+    const n = Date.now();
+    // The payout's key K scopes its inline recipient; a recipient registered with the key `payout:K` must not be it.
+    const alice = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), bank_account_name: 'Alice', idempotency_key: `payout:${n}` }, m.secretKey);
+    expect(alice.status).toBe(201);
+    const paid = await createPayout({ ...bank('0123456780'), bank_account_name: 'Bob', idempotency_key: String(n) });
+    expect(paid.status).toBe(201);
+    expect(paid.body.recipient_uuid).not.toBe(alice.body.recipient_uuid);
+    expect((await api.get(`/payout-recipients/${paid.body.recipient_uuid}`, m.secretKey)).body).toMatchObject({ bank_account_name: 'Bob', bank_account_number: '0123456780' });
+    // Each key still answers its own.
+    const again = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), bank_account_name: 'Alice', idempotency_key: `payout:${n}` }, m.secretKey);
+    expect([again.status, again.body.recipient_uuid]).toEqual([200, alice.body.recipient_uuid]);
   });
 
   test('a recipient the gateway refuses is a 400 and is not kept', async () => {

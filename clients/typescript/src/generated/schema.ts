@@ -4135,6 +4135,7 @@ export interface paths {
                         narration?: string;
                         idempotency_key?: string;
                         webhook_urls?: string[];
+                        /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
                         metadata?: {
                             [key: string]: string;
