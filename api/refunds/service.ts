@@ -109,7 +109,9 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
   try {
     admission = await admitOnIntent(deps, intent, args, via);
   } catch (err) {
-    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
+    // A refusal admitted nothing. No answer in time (503) may still be admitted when the worker comes back,
+    // and that refund's events would name these secrets: they stay (unused, should it never be admitted).
+    if (err instanceof DomainError && err.kind !== 'unavailable') await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     throw err;
   }
   if (!admission.ok || !admission.created) await discardWebhookSecrets(deps.mongo, webhooks);

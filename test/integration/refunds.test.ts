@@ -1,4 +1,9 @@
-import { api, createMerchant, eventually, pay, type Merchant } from './harness';
+import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { tenantAuth } from '../../api/deps';
+import { refundCreateBody } from '../../api/refunds/schemas';
+import { createRefund } from '../../api/refunds/service';
+import { connectMongo } from '../../platform/mongo';
+import { api, apiDeps, createMerchant, eventually, getStack, pay, startHookReceiver, temporalClient, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -153,3 +158,47 @@ test('one idempotency_key sent for two different intents at once: one refund, on
   const loser = replies[0]!.status === 400 ? a : b;
   expect((await refund({ payment_intent: loser, amount: 1000, currency: 'EUR' })).body.refundable_amount_left).toBe(0);
 });
+
+test("a refund admitted after its create answered 503 (no answer in time) still delivers its events with the endpoint's secret", async () => {
+  const pi = await paidIntent(2000);
+  const hooks = await startHookReceiver();
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    // The Update lands in the workflow, but its answer does not reach the API in time.
+    const late = new Proxy(temporal, {
+      get: (c, prop) =>
+        prop !== 'workflow'
+          ? Reflect.get(c, prop, c)
+          : new Proxy(c.workflow, {
+              get: (w, wp) =>
+                wp !== 'getHandle'
+                  ? (Reflect.get(w, wp, w) as unknown)
+                  : (id: string) => {
+                      const h = w.getHandle(id);
+                      return new Proxy(h, {
+                        get: (hh, hp) =>
+                          hp !== 'executeUpdate'
+                            ? (Reflect.get(hh, hp, hh) as unknown)
+                            : async (...args: Parameters<typeof hh.executeUpdate>) => {
+                                await hh.executeUpdate(...args);
+                                throw new WorkflowUpdateRPCTimeoutOrCancelledError('Timeout or cancellation waiting for update');
+                              },
+                      });
+                    },
+            }),
+    }) as Client;
+    const body = refundCreateBody.parse({ payment_intent: pi, amount: 700, currency: 'EUR', idempotency_key: `late-${Date.now()}`, webhooks: [{ url: hooks.url, secret: 'whsec_late_answer', events: ['refund.success'] }] });
+    await expect(createRefund(apiDeps(db, late), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+    // Sent again with its key, it answers the refund the first request made.
+    const again = await refund(body);
+    expect([again.status, again.body.resource_created, again.body.amount]).toEqual([200, false, 700]);
+    await settled(again.body.refund, 'success');
+    const delivered = await eventually(async () => hooks.of('refund.success').find((d) => d.body.data.refund === again.body.refund), 30_000, 'refund.success delivered');
+    expect(delivered.secret).toBe('whsec_late_answer');
+  } finally {
+    await hooks.close();
+    await db.close();
+    await temporal.connection.close();
+  }
+}, 60_000);
