@@ -58,6 +58,11 @@ export interface SendWebhookInput {
   url: string;
   secretRef?: string;
   body: string;
+  /**
+   * The bound of this HTTP exchange, as the delivery's plan fixed it (its activity's timeout is a little longer).
+   * Absent from deliveries started before it was passed: the configured bound then.
+   */
+  timeoutMs?: number;
 }
 
 export interface SendWebhookResult {
@@ -179,7 +184,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const disableAfterMs = config.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   const maxInFlight = config.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
   // A slot outlives its attempt only when the worker died mid-way: then it frees itself after the longest attempt.
-  const slotTtlMs = config.timeoutMs + 15_000;
+  /** A slot outlives the exchange it is held for: a worker that dies holding one frees it after this. */
+  const slotTtlFor = (input: SendWebhookInput) => (input.timeoutMs ?? config.timeoutMs) + 15_000;
   const endpointSecrets = webhookSecretData(mongo);
   const signingSecrets = webhookSigningSecretData(mongo);
 
@@ -218,7 +224,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_disabled', outcome: 'failed', permanent: true, retryAfterMs: null, parked: true };
       }
       // One slow endpoint holds at most maxInFlight activity slots; the rest of the worker serves others.
-      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlMs) : null;
+      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlFor(input)) : null;
       if (maxInFlight > 0 && lease === null) {
         metrics.busy.inc();
         return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_busy', outcome: 'failed', permanent: false, retryAfterMs: null, busy: true };
@@ -285,7 +291,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // The endpoint's own secret, as given, when it has one (the spec's header; it is not a signing key).
       if (secret !== null) headers[SECRET_HEADER] = secret;
 
-      const r: PostResult = await postWebhook({ url: input.url, body: input.body, headers, timeoutMs: config.timeoutMs, ...ssrf });
+      const r: PostResult = await postWebhook({ url: input.url, body: input.body, headers, timeoutMs: input.timeoutMs ?? config.timeoutMs, ...ssrf });
       const result = toAttemptResult(r, attemptedAt);
       metrics.attemptDuration.observe({ outcome: result.outcome }, r.latencyMs / 1000);
       if (result.outcome !== 'delivered') metrics.failedAttempts.inc({ reason: failureReason(r) });

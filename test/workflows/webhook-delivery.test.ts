@@ -170,13 +170,14 @@ test('a permanent error (address refused) fails the delivery at once', async () 
 test('an attempt activity that fails outright is a failed attempt on the same schedule, not a Temporal retry', async () => {
   const run = await deliver([
     () => {
-      throw ApplicationFailure.create({ message: 'secret store unreachable', nonRetryable: false });
+      throw ApplicationFailure.create({ message: 'connect ECONNREFUSED 10.0.3.7:27017', nonRetryable: false });
     },
     ok(),
   ]);
   expect(run.sends).toHaveLength(2);
   expectOffsets(run.offsets, [0, 5]);
-  expect(run.records[0]).toMatchObject({ outcome: 'failed', statusCode: null, error: 'attempt_failed: secret store unreachable' });
+  // The merchant reads the attempt's error: it names no internal address or message.
+  expect(run.records[0]).toMatchObject({ outcome: 'failed', statusCode: null, error: 'attempt_failed: the attempt could not be made (internal error)' });
   expect(run.result).toEqual({ status: 'delivered', attempts: 2 });
 });
 

@@ -10,6 +10,7 @@ import {
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
+  TimeoutFailure,
   workflowInfo,
   workflowRandom,
 } from '@temporalio/workflow';
@@ -152,6 +153,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       url: input.url,
       ...(input.secretRef ? { secretRef: input.secretRef } : {}),
       body: input.body,
+      // The exchange's bound is the one this delivery's activity timeout was set from, not the live setting.
+      timeoutMs: p.attemptTimeoutMs,
     };
     const startedAt = Date.now();
     try {
@@ -161,11 +164,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       // The attempt activity itself failed (worker lost, timed out, secret store down): a failed attempt
       // like a refused connection, retried on the same schedule.
       const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error) : (err as Error);
+      // The merchant reads this error (GET /events/{id}): it says what happened, never an internal address or
+      // message; the worker's log keeps the cause.
+      log.warn('a webhook attempt could not be made', { deliveryId, eventId: input.eventId, cause: cause.message });
       return {
         attemptedAt: new Date(startedAt).toISOString(),
         statusCode: null,
         latencyMs: Date.now() - startedAt,
-        error: `attempt_failed: ${cause.message}`,
+        error: cause instanceof TimeoutFailure ? 'attempt_failed: the attempt timed out' : 'attempt_failed: the attempt could not be made (internal error)',
         outcome: 'failed',
         permanent: false,
         retryAfterMs: null,

@@ -82,6 +82,14 @@ describe('sendWebhook', () => {
     expect(new Webhook(await signingSecret()).verify(got.body, got.headers as Record<string, string>)).toEqual(JSON.parse(ENVELOPE));
   });
 
+  it("bounds the exchange by the delivery's own timeout (the one its activity timeout was set from), not the live setting", async () => {
+    // The service's setting is 2 s; this receiver answers in 2.3 s; the deliveries were planned with 200 ms and 5 s.
+    const slow = await receiver((_req, res) => void setTimeout(() => res.end('ok'), 2300));
+    const { activities } = setup();
+    expect(await activities.sendWebhook(input(slow.url(), { timeoutMs: 200 }))).toMatchObject({ outcome: 'failed', error: expect.stringMatching(/^timeout.*200 ms/) });
+    expect(await activities.sendWebhook(input(slow.url(), { attempt: 2, timeoutMs: 5000 }))).toMatchObject({ outcome: 'delivered', statusCode: 200 });
+  });
+
   it("creates the tenant's signing secret once, at its first delivery, and keeps each tenant's apart", async () => {
     const r = await receiver();
     const { activities, signing, signingSecret } = setup();
