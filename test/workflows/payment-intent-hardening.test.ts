@@ -3,8 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
-import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
-import { keepHistory, useWorkflowTestEnv, waitFor } from './env';
+import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, refundSettledSignal, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
+import { gate, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
 // Money paths under faults and hostile input, in virtual time: callbacks are hints the gateway must
@@ -255,6 +255,55 @@ test('a refund after the 180-day window reopens the payment from its stored bala
     const over = await testEnv().client.workflow.executeUpdateWithStart(admitRefundUpdate, { args: [refund(1)], startWorkflowOperation: reopen() });
     expect(over).toMatchObject({ ok: false, code: 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT' });
     await testEnv().client.workflow.getHandle(inp.id).terminate('test done');
+  });
+}, 120_000);
+
+test("a refund admitted while a paid intent's run closes, its window over, keeps it open: the next run hears the refund settle", async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_closing' }));
+  // The record write of the last settle is held, so the run has left its loop and waits for it when the next
+  // refund comes; that refund stays pending at the gateway until its SLA cancels it (released, 700 back).
+  const held = gate();
+  let holding = false;
+  let lateRecorded = false;
+  const hold =
+    <A extends unknown[], R>(write: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      if (holding) await held.p;
+      return write(...a);
+    };
+  Object.assign(activities, {
+    savePaymentIntent: hold(activities.savePaymentIntent),
+    savePaymentIntentAndEvents: hold(activities.savePaymentIntentAndEvents),
+    createRefundRecord: async (r: { amount: number }) => void (lateRecorded ||= r.amount === 700),
+    refundCharge: async (r: { amount: number }) => ({ status: 'pending', refundId: `rf_${r.amount}` }),
+    refundStatus: async (r: { refundId: string }) => ({ status: 'pending', refundId: r.refundId }),
+  });
+  // A paid intent reopened for a refund: its window is the reopened run's day (a paid run's is 180 days).
+  const now = new Date(await testEnv().currentTimeMs());
+  const paid = {
+    _id: 'pi_eu_closing', tenant_id: 'ten_eu_test', region: 'eu', status: 'success', amount: 2500, currency: 'EUR', amount_paid: 2500,
+    connector_used: 'con_eu_test', gateway_charge_id: 'ch_closing', succeeded_at: now, updated_at: now, version: 3,
+  } as unknown as PaymentIntentRecord;
+  const inp = await input(1800, { carried: reopenedState(paid, [], now) });
+  await withWorker(activities, async (taskQueue) => {
+    // The held write holds the workflow task; the next refund reaches the run when the worker heartbeats it (at
+    // 80% of this timeout).
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp], workflowTaskTimeout: '2s' });
+    const first = await handle.executeUpdate(admitRefundUpdate, { args: [{ ...refund(500, 'first'), slaSeconds: 30 * 86_400 }] });
+    expect(first).toMatchObject({ ok: true, refundable_amount_left: 2000 });
+    await testEnv().sleep('25 hours');
+    holding = true;
+    // The first refund settles after the window: nothing is left to wait for, and the run starts to close.
+    await handle.signal(refundSettledSignal, { refundId: (first as { refund: string }).refund, status: 'success', amount: 500 });
+    const late = handle.executeUpdate(admitRefundUpdate, { args: [refund(700, 'late')] });
+    await waitFor(() => lateRecorded);
+    holding = false;
+    held.open();
+    expect(await late).toMatchObject({ ok: true, created: true, refundable_amount_left: 1300 });
+    // Before, the run ended here with the late refund unsettled: its cancel at the SLA told nobody, and the
+    // balance stayed reserved. Now the next run hears it and gives the 700 back.
+    await handle.result();
+    expect((await handle.query(intentStateQuery)).refundable_amount_left).toBe(2000);
   });
 }, 120_000);
 

@@ -42,6 +42,8 @@ const CONTINUE_AFTER_CHECKS_PATCH = 'continue-after-late-checks';
 const RECHECK_AFTER_SETTLE_PATCH = 'continue-recheck-after-settle';
 /** Marks runs that ask the gateway about an open attempt once at the deadline; older runs expired without asking. */
 const ASK_AT_DEADLINE_PATCH = 'ask-open-attempt-at-deadline';
+/** Runs that continue as new when a refund was admitted while they were closing; older runs ended under it. */
+const ADMITTED_WHILE_CLOSING_PATCH = 'continue-when-admitted-while-closing';
 
 /**
  * One workflow per payment intent; its id is the `pi_` id. It owns the intent's state machine (state.ts),
@@ -123,6 +125,10 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   }
   await condition(allHandlersFinished);
   await settled(run);
+  // A refund admitted while this run was closing (after its loop found nothing left to wait for, while it settled)
+  // keeps the balance open: the next run owns it and hears the refund settle, where this one would end under it.
+  if (s.status === 'success' && !s.mayClose(Date.now()) && patched(ADMITTED_WHILE_CLOSING_PATCH))
+    await continueAsNew<typeof paymentIntentWorkflow>({ ...input, carried: s.carry(writer.version()) });
   return s.view();
 }
 
