@@ -5,6 +5,7 @@ import { baseStatusOf, DEFAULT_PAYOUT_TIMEOUT_SECONDS, isFinalPayoutStatus, stat
 import { formatMoney } from '../../domain/money';
 import type { PayoutRecord, PayoutRecipientRecord } from '../../platform/records';
 import { isDuplicateKeyError } from '../../platform/mongo';
+import { workflowExistence } from '../../platform/temporal';
 import { idempotencyScope, inlineRecipientScope } from '../../data/idempotency';
 import { payoutData } from '../../data/payouts';
 import { payoutRecipientData } from '../../data/payout-recipients';
@@ -197,7 +198,19 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     if (!winner) throw err;
     return { status: 201, body: await repeat(deps, winner) };
   }
-  const snapshot = await startAndAwaitInitiation(deps, workflowInput(deps, record, recipient));
+  let snapshot: PayoutSnapshot;
+  try {
+    snapshot = await startAndAwaitInitiation(deps, workflowInput(deps, record, recipient));
+  } catch (err) {
+    // No answer in time, though the start is part of the call: a payout whose workflow runs exists and will be
+    // asked for, so it is answered as made (pending_created until the gateway answers). A 503 would have a
+    // caller without a key send a second one.
+    if (err instanceof DomainError && err.kind === 'unavailable' && (await workflowExistence(deps.temporal, uuid)) === true) {
+      const now = (await payouts.find(tenant.id, uuid)) ?? record;
+      return { status: 201, body: createResponse(recordState(now), recipient._id, true) };
+    }
+    throw err;
+  }
   return { status: 201, body: createResponse(snapshot, recipient._id, true) };
 }
 

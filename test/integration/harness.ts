@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { IncomingHttpHeaders } from 'node:http';
 import { MongoClient } from 'mongodb';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import type { AppDeps } from '../../api/deps';
 import { customerData } from '../../data/customers';
 import { loadConfig } from '../../platform/config';
@@ -166,6 +166,31 @@ export function withMethod<N extends keyof Mongo['c']>(db: Mongo, name: N, metho
     },
   });
   return { ...db, c: { ...db.c, [name]: hooked } };
+}
+
+/**
+ * `temporal` whose Updates land in their workflows but whose answers never reach the caller in time, as when a
+ * worker answers after the API's deadline: `executeUpdate` on a handle, or `executeUpdateWithStart`, makes the
+ * real call and then throws the SDK's timeout.
+ */
+export function withLateAnswers(temporal: Client): Client {
+  const late =
+    <A extends unknown[]>(real: (...args: A) => Promise<unknown>) =>
+    async (...args: A): Promise<never> => {
+      await real(...args);
+      throw new WorkflowUpdateRPCTimeoutOrCancelledError('Timeout or cancellation waiting for update');
+    };
+  const handles = (h: ReturnType<Client['workflow']['getHandle']>) =>
+    new Proxy(h, { get: (t, p) => (p === 'executeUpdate' ? late(t.executeUpdate.bind(t)) : Reflect.get(t, p, t)) });
+  const workflow = new Proxy(temporal.workflow, {
+    get: (w, p) => {
+      if (p === 'getHandle') return (...args: Parameters<Client['workflow']['getHandle']>) => handles(w.getHandle(...args));
+      if (p === 'executeUpdateWithStart') return late(w.executeUpdateWithStart.bind(w));
+      const v = Reflect.get(w, p, w);
+      return typeof v === 'function' ? v.bind(w) : v;
+    },
+  });
+  return new Proxy(temporal, { get: (c, p) => (p === 'workflow' ? workflow : Reflect.get(c, p, c)) });
 }
 
 export function apiDeps(mongo: Mongo, temporal: Client, env: Record<string, string> = {}): AppDeps {

@@ -1,9 +1,10 @@
-import { payoutGatewayStatus } from '../../api/payouts/service';
+import { payoutCreateBody } from '../../api/payouts/schemas';
+import { createPayout as createPayoutCall, payoutGatewayStatus } from '../../api/payouts/service';
 import { DomainError } from '../../domain/errors';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { createLogger } from '../../platform/logger';
 import { connectMongo } from '../../platform/mongo';
-import { admin, api, apiDeps, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, temporalClient, type Merchant, type Delivery } from './harness';
+import { admin, api, apiDeps, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, temporalClient, withLateAnswers, type Merchant, type Delivery } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
 // workflow, the webhooks each status change sends (a real receiver on loopback), the status endpoint and
@@ -247,6 +248,27 @@ test('20 concurrent identical creates with one idempotency_key: one payout, one 
   expect((await sandboxEffects('recipient', stored.recipient_uuid)).count).toBe(1);
   const again = await create();
   expect(again.body).toMatchObject({ payout_uuid: uuid, status: 'success', resource_created: false });
+});
+
+test('a payout without a key whose answer comes too late is answered as made (201), not 503: a resend would pay twice', async () => {
+  const shop = await payoutMerchant();
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    const body = payoutCreateBody.parse({ amount: 5000, currency: 'NGN', gateway: 'sandbox', ...bank(ACCOUNTS.ordinary) });
+    const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createPayoutCall>[1];
+    const deps = apiDeps(db, withLateAnswers(temporal));
+    const gateways = createGatewayRegistry({ sandboxUrl: deps.config.SANDBOX_URL, sandboxCallbackSecret: deps.config.SANDBOX_CALLBACK_SECRET });
+    const made = await createPayoutCall({ ...deps, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) }, auth, body);
+    expect(made).toMatchObject({ status: 201, body: { resource_created: true, status: expect.stringMatching(/^(pending_created|success)$/) } });
+    const uuid = made.body.payout_uuid;
+    await eventually(async () => ((await api.get(`/payouts/${uuid}`, shop.secretKey)).body?.sub_status === 'success' ? true : undefined), 20_000, 'the payout paid');
+    expect((await sandboxEffects('payout', uuid)).count).toBe(1);
+    expect((await api.get('/payouts', shop.secretKey)).body.meta.totalItems).toBe(1);
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
 });
 
 describe('reads: the status endpoint, null bodies and other tenants', () => {

@@ -1,9 +1,8 @@
-import { WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { tenantAuth } from '../../api/deps';
 import { refundCreateBody } from '../../api/refunds/schemas';
 import { createRefund } from '../../api/refunds/service';
 import { connectMongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, pay, startHookReceiver, temporalClient, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, pay, startHookReceiver, temporalClient, withLateAnswers, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -166,28 +165,7 @@ test("a refund admitted after its create answered 503 (no answer in time) still 
   const temporal = await temporalClient();
   try {
     // The Update lands in the workflow, but its answer does not reach the API in time.
-    const late = new Proxy(temporal, {
-      get: (c, prop) =>
-        prop !== 'workflow'
-          ? Reflect.get(c, prop, c)
-          : new Proxy(c.workflow, {
-              get: (w, wp) =>
-                wp !== 'getHandle'
-                  ? (Reflect.get(w, wp, w) as unknown)
-                  : (id: string) => {
-                      const h = w.getHandle(id);
-                      return new Proxy(h, {
-                        get: (hh, hp) =>
-                          hp !== 'executeUpdate'
-                            ? (Reflect.get(hh, hp, hh) as unknown)
-                            : async (...args: Parameters<typeof hh.executeUpdate>) => {
-                                await hh.executeUpdate(...args);
-                                throw new WorkflowUpdateRPCTimeoutOrCancelledError('Timeout or cancellation waiting for update');
-                              },
-                      });
-                    },
-            }),
-    }) as Client;
+    const late = withLateAnswers(temporal);
     const body = refundCreateBody.parse({ payment_intent: pi, amount: 700, currency: 'EUR', idempotency_key: `late-${Date.now()}`, webhooks: [{ url: hooks.url, secret: 'whsec_late_answer', events: ['refund.success'] }] });
     await expect(createRefund(apiDeps(db, late), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
     // Sent again with its key, it answers the refund the first request made.
