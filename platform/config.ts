@@ -175,6 +175,8 @@ export const configSchema = z
       .default(3 * 86_400_000),
     /** Attempts in flight at once to one endpoint, over every worker (0: no limit): a slow endpoint holds at most this many activity slots. */
     WEBHOOK_ENDPOINT_MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(1000).default(10),
+    /** Attempts in flight at once to all of one tenant's endpoints, over every worker (0: no limit): a merchant with many slow URLs is still one merchant. */
+    WEBHOOK_TENANT_MAX_IN_FLIGHT: z.coerce.number().int().min(0).max(10_000).default(50),
     /** Per gateway call (charge, refund, status); past it the outcome is unknown and reconciled by key. */
     GATEWAY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
     /** Payment attempts one intent accepts (a card-testing brake); each is a charge at the gateway. */
@@ -392,9 +394,14 @@ export function webhookSchedule(config: Pick<Config, 'WEBHOOK_RETRY_SCHEDULE'>):
 }
 
 /** The webhook activities' endpoint limits: when a failing endpoint is disabled, and its in-flight cap. */
-export function webhookEndpointLimits(config: Pick<Config, 'WEBHOOK_DISABLE_AFTER' | 'WEBHOOK_ENDPOINT_MAX_IN_FLIGHT'>): {
+export function webhookEndpointLimits(config: Pick<Config, 'WEBHOOK_DISABLE_AFTER' | 'WEBHOOK_ENDPOINT_MAX_IN_FLIGHT' | 'WEBHOOK_TENANT_MAX_IN_FLIGHT'>): {
   disableAfterMs: number;
   maxInFlightPerEndpoint: number;
+  maxInFlightPerTenant: number;
 } {
-  return { disableAfterMs: config.WEBHOOK_DISABLE_AFTER, maxInFlightPerEndpoint: config.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT };
+  return {
+    disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
+    maxInFlightPerEndpoint: config.WEBHOOK_ENDPOINT_MAX_IN_FLIGHT,
+    maxInFlightPerTenant: config.WEBHOOK_TENANT_MAX_IN_FLIGHT,
+  };
 }

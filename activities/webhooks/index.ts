@@ -30,10 +30,16 @@ export interface WebhookActivityConfig {
   disableAfterMs?: number;
   /** WEBHOOK_ENDPOINT_MAX_IN_FLIGHT: attempts in flight to one endpoint over all workers; 0 is no limit (default 10). */
   maxInFlightPerEndpoint?: number;
+  /** WEBHOOK_TENANT_MAX_IN_FLIGHT: attempts in flight to all of one tenant's endpoints over all workers; 0 is no limit (default 50). */
+  maxInFlightPerTenant?: number;
 }
 
 export const DEFAULT_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 50;
+
+/** The slot group of a tenant's attempts (endpoint ids are `whe_...`, so the two never meet). */
+export const tenantSlotGroup = (tenantId: string): string => `tenant:${tenantId}`;
 
 export interface WebhookActivityDeps {
   mongo: Mongo;
@@ -162,7 +168,7 @@ export function createWebhookMetrics(registry: Registry) {
     busy: metric(
       registry,
       'webhook_endpoint_busy_total',
-      () => new Counter({ name: 'webhook_endpoint_busy_total', help: 'Attempts put off because their endpoint had WEBHOOK_ENDPOINT_MAX_IN_FLIGHT attempts in flight', registers: [registry] }),
+      () => new Counter({ name: 'webhook_endpoint_busy_total', help: 'Attempts put off because their endpoint (WEBHOOK_ENDPOINT_MAX_IN_FLIGHT) or tenant (WEBHOOK_TENANT_MAX_IN_FLIGHT) had as many attempts in flight as it may', registers: [registry] }),
     ),
     // Up/down as this worker records first and last attempts: sum over workers is the number in flight,
     // until a worker restarts. The exact count is Temporal's: DeliveryStatus="pending" in visibility.
@@ -183,6 +189,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const slots = sendSlots(mongo);
   const disableAfterMs = config.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
   const maxInFlight = config.maxInFlightPerEndpoint ?? DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT;
+  const maxPerTenant = config.maxInFlightPerTenant ?? DEFAULT_MAX_IN_FLIGHT_PER_TENANT;
   // A slot outlives its attempt only when the worker died mid-way: then it frees itself after the longest attempt.
   /** A slot outlives the exchange it is held for: a worker that dies holding one frees it after this. */
   const slotTtlFor = (input: SendWebhookInput) => (input.timeoutMs ?? config.timeoutMs) + 15_000;
@@ -223,16 +230,28 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (endpoint.state === 'disabled') {
         return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_disabled', outcome: 'failed', permanent: true, retryAfterMs: null, parked: true };
       }
-      // One slow endpoint holds at most maxInFlight activity slots; the rest of the worker serves others.
-      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlFor(input)) : null;
-      if (maxInFlight > 0 && lease === null) {
+      const putOff = (error: 'endpoint_busy' | 'tenant_busy'): SendWebhookResult => {
         metrics.busy.inc();
-        return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_busy', outcome: 'failed', permanent: false, retryAfterMs: null, busy: true };
+        return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error, outcome: 'failed', permanent: false, retryAfterMs: null, busy: true };
+      };
+      const release = async (lease: string | null) => {
+        if (lease) await slots.release(lease).catch((err: unknown) => logger.warn({ err, endpoint: endpoint._id }, 'send slot not released; it frees itself at its expiry'));
+      };
+      // One slow endpoint holds at most maxInFlight activity slots, and one tenant's endpoints together at most
+      // maxPerTenant (a merchant with many slow URLs, an order id in each, is one merchant): the rest of the
+      // worker serves others.
+      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlFor(input)) : null;
+      if (maxInFlight > 0 && lease === null) return putOff('endpoint_busy');
+      const tenantLease = maxPerTenant > 0 ? await slots.acquire(tenantSlotGroup(input.tenantId), maxPerTenant, slotTtlFor(input)) : null;
+      if (maxPerTenant > 0 && tenantLease === null) {
+        await release(lease);
+        return putOff('tenant_busy');
       }
       try {
         return await attemptSend(input, attemptedAt, fail);
       } finally {
-        if (lease) await slots.release(lease).catch((err: unknown) => logger.warn({ err, endpoint: endpoint._id }, 'send slot not released; it frees itself at its expiry'));
+        await release(lease);
+        await release(tenantLease);
       }
     },
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
-import { createWebhookActivities, type WebhookActivities } from '../../activities/webhooks';
+import { createWebhookActivities, tenantSlotGroup, type WebhookActivities } from '../../activities/webhooks';
 import { redeliverWebhook } from '../../api/admin/webhook-endpoints';
 import { replayPage } from '../../api/events/routes';
 import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
@@ -247,6 +247,34 @@ test('the in-flight cap holds in the database: a second attempt to a busy endpoi
   const stale = await slots.acquire('whe_stale_test', 1, 1, new Date(Date.now() - 60_000));
   expect(stale).not.toBeNull();
   expect(await slots.acquire('whe_stale_test', 1, 60_000)).not.toBeNull();
+});
+
+test("one tenant's endpoints together hold at most its in-flight cap: many slow URLs of one merchant leave the other merchants' sends going", async () => {
+  const capped = createWebhookActivities({
+    mongo: db,
+    logger: createLogger({ name: 'webhook-endpoints-test', level: 'warn' }),
+    registry: new Registry(),
+    webhooks: { allowPrivateHosts: true, timeoutMs: 5000, disableAfterMs: 1000, maxInFlightPerEndpoint: 10, maxInFlightPerTenant: 2 },
+  });
+  const other = await createMerchant();
+  const slow = await receiver({ code: 200, delayMs: 1500 });
+  const fast = await receiver({ code: 200 });
+  // An order id in each URL: three endpoints of one merchant.
+  const send = (tenantId: string, url: string, n: number) =>
+    capped.sendWebhook({ deliveryId: `evt_eu_tcap${n}-0`, attempt: 1, eventId: `evt_eu_tcap${n}`, tenantId, url, body: '{}' });
+  const first = send(m.tenant, slow.url('/hook?order=1'), 1);
+  const second = send(m.tenant, slow.url('/hook?order=2'), 2);
+  await eventually(async () => ((await sendSlots(db).inFlight(tenantSlotGroup(m.tenant))) === 2 ? true : undefined), 5000, 'two tenant slots taken');
+  // A third URL of the same merchant is put off, though its own endpoint is idle; another merchant's send goes.
+  expect(await send(m.tenant, fast.url('/hook?order=3'), 3)).toMatchObject({ busy: true, error: 'tenant_busy' });
+  expect(await send(other.tenant, fast.url('/hook?order=4'), 4)).toMatchObject({ outcome: 'delivered' });
+  expect((await first).outcome).toBe('delivered');
+  expect((await second).outcome).toBe('delivered');
+  expect(fast.received.map((r) => r.path)).toEqual(['/hook?order=4']);
+  // Freed after the attempts, endpoint and tenant slots alike: the put-off one now goes.
+  expect(await sendSlots(db).inFlight(tenantSlotGroup(m.tenant))).toBe(0);
+  expect(await sendSlots(db).inFlight(endpointId(m.tenant, fast.url('/hook?order=3')))).toBe(0);
+  expect(await send(m.tenant, fast.url('/hook?order=3'), 5)).toMatchObject({ outcome: 'delivered' });
 });
 
 test("an operator's redelivery of a closed delivery starts a new one carrying the stamp, once per action", async () => {

@@ -28,7 +28,7 @@ function setup(opts: { allowPrivateHosts?: boolean } = {}) {
   const activities = createWebhookActivities({
     mongo,
     // Endpoint limits off: their database work (slots, health) is tested against FerretDB in test/integration/webhook-endpoints.test.ts.
-    webhooks: { allowPrivateHosts: opts.allowPrivateHosts ?? true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0 },
+    webhooks: { allowPrivateHosts: opts.allowPrivateHosts ?? true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0, maxInFlightPerTenant: 0 },
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry,
   });

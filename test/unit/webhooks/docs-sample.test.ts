@@ -55,7 +55,7 @@ function setup() {
   });
   const activities = createWebhookActivities({
     mongo,
-    webhooks: { allowPrivateHosts: true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0 },
+    webhooks: { allowPrivateHosts: true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0, maxInFlightPerTenant: 0 },
     logger: createLogger({ name: 'test', level: 'silent' }),
     registry: new Registry(),
   });
