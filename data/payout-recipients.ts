@@ -37,8 +37,9 @@ export function payoutRecipientData(mongo: Mongo) {
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecipientRecord) => void (await c.insertOne(record)),
     /** The gateway's id, once it has registered the recipient. */
-    registered: async (tenantId: string, uuid: string, gatewayRecipientId: string) =>
-      void (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })),
+    /** Whether the record was there to take the gateway's id (its inserter may have taken it back meanwhile). */
+    registered: async (tenantId: string, uuid: string, gatewayRecipientId: string): Promise<boolean> =>
+      (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })).matchedCount === 1,
     /** A recipient the gateway refused: the create is refused and leaves nothing behind. */
     remove: async (tenantId: string, uuid: string) => void (await c.deleteOne({ _id: uuid, tenant_id: tenantId })),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, RECIPIENT_LIST),

@@ -86,7 +86,7 @@ export async function registerRecipient(
   const data = payoutRecipientData(deps.mongo);
   if (scope.value) {
     const existing = await data.byScope(scope.value);
-    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter), created: false };
+    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter, false), created: false };
   }
   // The request schema has applied the rule; here it only says which kind the fields describe.
   const rule = recipientRule(fields);
@@ -120,11 +120,17 @@ export async function registerRecipient(
     () => data.insert(record),
     () => (scope.value ? data.byScope(scope.value) : Promise.resolve(null)),
   );
-  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
-  return { record: await ensureRegistered(deps, record, gateway.adapter), created: true };
+  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter, false), created: false };
+  return { record: await ensureRegistered(deps, record, gateway.adapter, true), created: true };
 }
 
-async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
+/**
+ * Registers `r` with the gateway unless it is already. A failure takes the record back only for the request that
+ * inserted it (`inserted`): one that found it (a same-key request) leaves it to its inserter, whose registration
+ * may be succeeding at that moment. A record its inserter never finished is registered by the next request with
+ * its key (the gateway's key is the record's uuid).
+ */
+async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter, inserted: boolean): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
   const data = payoutRecipientData(deps.mongo);
   let outcome;
@@ -140,15 +146,18 @@ async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter
       ...(r.name ? { name: r.name } : {}),
     });
   } catch (err) {
-    await data.remove(r.tenant_id, r._id);
+    if (inserted) await data.remove(r.tenant_id, r._id);
     deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
     throw new DomainError('unavailable', 'gateway_unavailable', 'The gateway did not answer the recipient registration; retry the request', undefined, 5);
   }
   if (outcome.status === 'rejected') {
-    await data.remove(r.tenant_id, r._id);
+    if (inserted) await data.remove(r.tenant_id, r._id);
     throw invalidRequest('recipient_registration_failed', `The gateway refused the recipient: ${outcome.failureCode}: ${outcome.failureMessage}`, r.bank_account_number ? 'bank_account_number' : 'mobile_money_number');
   }
-  await data.registered(r.tenant_id, r._id, outcome.gatewayRecipientId);
+  // Gone meanwhile: its inserter's own registration failed and took it back. Nothing stands under the key now,
+  // so the request is answered as that failure was, and sent again it registers afresh.
+  if (!(await data.registered(r.tenant_id, r._id, outcome.gatewayRecipientId)))
+    throw new DomainError('unavailable', 'gateway_unavailable', 'A concurrent request with this idempotency key failed to register the recipient; retry the request', undefined, 1);
   return { ...r, gateway_recipient_id: outcome.gatewayRecipientId };
 }
 

@@ -1,5 +1,8 @@
 import { payoutCreateBody } from '../../api/payouts/schemas';
 import { createPayout as createPayoutCall, payoutGatewayStatus } from '../../api/payouts/service';
+import { recipientCreateBody } from '../../api/payout-recipients/schemas';
+import { createRecipient } from '../../api/payout-recipients/service';
+import type { GatewayAdapter } from '../../gateways/types';
 import { DomainError } from '../../domain/errors';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { createLogger } from '../../platform/logger';
@@ -265,6 +268,58 @@ test('a payout without a key whose answer comes too late is answered as made (20
     await eventually(async () => ((await api.get(`/payouts/${uuid}`, shop.secretKey)).body?.sub_status === 'success' ? true : undefined), 20_000, 'the payout paid');
     expect((await sandboxEffects('payout', uuid)).count).toBe(1);
     expect((await api.get('/payouts', shop.secretKey)).body.meta.totalItems).toBe(1);
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
+});
+
+test("a same-key recipient request whose registration fails leaves the recipient to the request that made it, whose registration succeeds", async () => {
+  const shop = await payoutMerchant();
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    const base = apiDeps(db, temporal);
+    const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
+    // The first registration (the request that inserted the record) waits at the gateway; the second one, of the
+    // request that found the record by its key, gets no answer.
+    let calls = 0;
+    let firstArrived!: () => void;
+    const arrived = new Promise<void>((r) => (firstArrived = r));
+    let letFirstGo!: () => void;
+    const released = new Promise<void>((r) => (letFirstGo = r));
+    const gateways = {
+      names: () => real.names(),
+      get: (...args: Parameters<typeof real.get>): GatewayAdapter => {
+        const adapter = real.get(...args);
+        return new Proxy(adapter, {
+          get: (a, p) =>
+            p !== 'registerRecipient'
+              ? Reflect.get(a, p, a)
+              : async (...req: Parameters<GatewayAdapter['registerRecipient']>) => {
+                  if (++calls === 1) {
+                    firstArrived();
+                    await released;
+                    return a.registerRecipient(...req);
+                  }
+                  throw new Error('sandbox POST /v1/recipients timed out after 10000 ms');
+                },
+        });
+      },
+    };
+    const deps = { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+    const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createRecipient>[1];
+    const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-race-${Date.now()}` });
+    const first = createRecipient(deps, auth, body);
+    await arrived;
+    await expect(createRecipient(deps, auth, body)).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    letFirstGo();
+    const made = await first;
+    expect(made).toMatchObject({ status: 201, body: { resource_created: true, gateway_recipient_id: expect.any(String) } });
+    // It stands, registered: before, the failed request had taken it back under the one that made it.
+    const stored = await api.get(`/payout-recipients/${made.body.recipient_uuid}`, shop.secretKey);
+    expect(stored.body).toMatchObject({ uuid: made.body.recipient_uuid, gateway_recipient_id: made.body.gateway_recipient_id });
+    expect((await api.post('/payout-recipients', body, shop.secretKey)).body).toMatchObject({ recipient_uuid: made.body.recipient_uuid, resource_created: false });
   } finally {
     await db.close();
     await temporal.connection.close();
