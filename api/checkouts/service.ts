@@ -121,6 +121,13 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   // The workflow stops waiting ATTACH_WITHIN_MS after it starts, which is after the record's creation.
   const holdableUntil = record.created_at.getTime() + ATTACH_WITHIN_MS;
   const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })), holdableUntil);
+  const handle = deps.temporal.workflow.getHandle(id);
+  // A reserve refused though enough is for sale came past the checkout's window (a backlog, or the API's clock):
+  // nothing is held for it, so it must not reach payment, nor be shown as a change of the cart.
+  if (cart.products.some((l) => live.has(l.product_id) && lateRefusal(l.quantity, held.get(l.product_id)))) {
+    await handle.signal(checkoutChangedSignal);
+    throw new DomainError('unavailable', 'service_unavailable', 'The stock could not be held in time; check the cart out again in a moment');
+  }
   const differences = cart.products.flatMap((l): Difference[] => {
     const product = live.get(l.product_id);
     const hold = held.get(l.product_id);
@@ -130,7 +137,6 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
       ? [{ productId: l.product_id, quantityChange: newQuantity - l.quantity, newQuantity, priceChange: newPrice - l.unit_price, newPrice }]
       : [];
   });
-  const handle = deps.temporal.workflow.getHandle(id);
   if (differences.length > 0) {
     // Whatever was held goes back: the workflow releases it (and would on its own, after ATTACH_WITHIN_MS).
     await handle.signal(checkoutChangedSignal);
@@ -186,6 +192,11 @@ async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: stri
 export function offeredQuantity(asked: number, hold: { ok: boolean; available: number } | undefined): number {
   if (!hold) return 0;
   return hold.ok ? asked : Math.min(hold.available, asked);
+}
+
+/** A reserve its owner refused with enough for sale: refused for coming late, not for the quantity. */
+export function lateRefusal(asked: number, hold: { ok: boolean; available: number } | undefined): boolean {
+  return hold !== undefined && !hold.ok && hold.available >= asked;
 }
 
 /** The address a checkout was made with, asked for again: the same saved one by id, or the same fields. */

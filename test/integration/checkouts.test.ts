@@ -1,6 +1,10 @@
 import { createReturnRefunds } from '../../api/returns/refund-port';
+import { checkoutCreateBody } from '../../api/checkouts/schemas';
+import { createCheckout } from '../../api/checkouts/service';
+import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, type HookReceiver, type Merchant } from './harness';
+import type { CheckoutRecord } from '../../platform/records';
+import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
 // the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
@@ -71,6 +75,33 @@ beforeAll(async () => {
 afterAll(() => hooks.close());
 
 describe('checkout', () => {
+  test('a stock hold refused for coming late, though enough is for sale, never reaches payment: 503, nothing held, and the cart checks out again', async () => {
+    const p = await product(1200, 5);
+    const cartId = await cart([{ id: p, quantity: 2 }]);
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The checkout's record as a backlogged API would make it: its hold window (2 minutes from its creation) has
+      // passed by the time the product's owner hears the reserve.
+      const late = withMethod(db, 'checkouts', 'insertOne', (real) => async (doc: CheckoutRecord) => {
+        doc.created_at = new Date(Date.now() - 3 * 60_000);
+        return real.insertOne(doc);
+      });
+      const body = checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS });
+      await expect(createCheckout(apiDeps(late, temporal), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      // Nothing was held for it, and its checkout lets the cart go: sent again, the cart checks out and holds.
+      expect(await stockOf(p)).toBe(5);
+      const again = await eventually(async () => {
+        const r = await checkout(cartId);
+        return r.status === 201 ? r : undefined;
+      }, 20_000, 'the cart checked out again');
+      expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  });
+
   test('holds the stock, prices it live with shipping, and its payment makes the order; the cart is converted and the stock sold', async () => {
     const a = await product(2500, 5);
     const b = await product(1000, 3);
