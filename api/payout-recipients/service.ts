@@ -125,10 +125,12 @@ export async function registerRecipient(
 }
 
 /**
- * Registers `r` with the gateway unless it is already. A failure takes the record back only for the request that
- * inserted it (`inserted`): one that found it (a same-key request) leaves it to its inserter, whose registration
- * may be succeeding at that moment. A record its inserter never finished is registered by the next request with
- * its key (the gateway's key is the record's uuid).
+ * Registers `r` with the gateway unless it is already. No answer takes the record back only for the request that
+ * inserted it (`inserted`), and only while it is unregistered: one that found it (a same-key request) leaves it
+ * to its inserter, whose registration may be succeeding at that moment, and an inserter whose answer was lost
+ * answers the record a same-key request registered meanwhile. A refusal takes it back whoever asked (the same
+ * fields are refused again). A record its inserter never finished is registered by the next request with its
+ * key (the gateway's key is the record's uuid).
  */
 async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter, inserted: boolean): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
@@ -146,12 +148,15 @@ async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter
       ...(r.name ? { name: r.name } : {}),
     });
   } catch (err) {
-    if (inserted) await data.remove(r.tenant_id, r._id);
     deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
+    if (inserted && !(await data.removeUnregistered(r.tenant_id, r._id))) {
+      const now = await data.find(r.tenant_id, r._id);
+      if (now?.gateway_recipient_id) return now;
+    }
     throw new DomainError('unavailable', 'gateway_unavailable', 'The gateway did not answer the recipient registration; retry the request', undefined, 5);
   }
   if (outcome.status === 'rejected') {
-    if (inserted) await data.remove(r.tenant_id, r._id);
+    await data.removeUnregistered(r.tenant_id, r._id);
     throw invalidRequest('recipient_registration_failed', `The gateway refused the recipient: ${outcome.failureCode}: ${outcome.failureMessage}`, r.bank_account_number ? 'bank_account_number' : 'mobile_money_number');
   }
   // Gone meanwhile: its inserter's own registration failed and took it back. Nothing stands under the key now,

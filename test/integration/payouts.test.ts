@@ -274,56 +274,75 @@ test('a payout without a key whose answer comes too late is answered as made (20
   }
 });
 
-test("a same-key recipient request whose registration fails leaves the recipient to the request that made it, whose registration succeeds", async () => {
-  const shop = await payoutMerchant();
-  const db = await connectMongo(getStack().mongoUri);
-  const temporal = await temporalClient();
-  try {
-    const base = apiDeps(db, temporal);
-    const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
-    // The first registration (the request that inserted the record) waits at the gateway; the second one, of the
-    // request that found the record by its key, gets no answer.
-    let calls = 0;
-    let firstArrived!: () => void;
-    const arrived = new Promise<void>((r) => (firstArrived = r));
-    let letFirstGo!: () => void;
-    const released = new Promise<void>((r) => (letFirstGo = r));
-    const gateways = {
-      names: () => real.names(),
-      get: (...args: Parameters<typeof real.get>): GatewayAdapter => {
-        const adapter = real.get(...args);
-        return new Proxy(adapter, {
-          get: (a, p) =>
-            p !== 'registerRecipient'
-              ? Reflect.get(a, p, a)
-              : async (...req: Parameters<GatewayAdapter['registerRecipient']>) => {
-                  if (++calls === 1) {
-                    firstArrived();
-                    await released;
-                    return a.registerRecipient(...req);
-                  }
-                  throw new Error('sandbox POST /v1/recipients timed out after 10000 ms');
-                },
-        });
-      },
-    };
-    const deps = { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
-    const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createRecipient>[1];
-    const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-race-${Date.now()}` });
-    const first = createRecipient(deps, auth, body);
-    await arrived;
-    await expect(createRecipient(deps, auth, body)).rejects.toMatchObject({ code: 'gateway_unavailable' });
-    letFirstGo();
-    const made = await first;
-    expect(made).toMatchObject({ status: 201, body: { resource_created: true, gateway_recipient_id: expect.any(String) } });
-    // It stands, registered: before, the failed request had taken it back under the one that made it.
-    const stored = await api.get(`/payout-recipients/${made.body.recipient_uuid}`, shop.secretKey);
-    expect(stored.body).toMatchObject({ uuid: made.body.recipient_uuid, gateway_recipient_id: made.body.gateway_recipient_id });
-    expect((await api.post('/payout-recipients', body, shop.secretKey)).body).toMatchObject({ recipient_uuid: made.body.recipient_uuid, resource_created: false });
-  } finally {
-    await db.close();
-    await temporal.connection.close();
+describe('two same-key recipient requests, one of whose gateway registrations gets no answer', () => {
+  /**
+   * Runs two same-key POST /payout-recipients through the service with the real sandbox behind a hook: the first
+   * registration (the request that inserted the record) waits at the gateway until the second request has its
+   * answer, then goes as `first` says; the second goes as `second` says.
+   */
+  async function race(first: 'registers' | 'no answer', second: 'registers' | 'no answer') {
+    const shop = await payoutMerchant();
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      const base = apiDeps(db, temporal);
+      const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
+      let calls = 0;
+      let firstArrived!: () => void;
+      const arrived = new Promise<void>((r) => (firstArrived = r));
+      let letFirstGo!: () => void;
+      const released = new Promise<void>((r) => (letFirstGo = r));
+      const lost = () => Promise.reject(new Error('sandbox POST /v1/recipients timed out after 10000 ms'));
+      const gateways = {
+        names: () => real.names(),
+        get: (...args: Parameters<typeof real.get>): GatewayAdapter =>
+          new Proxy(real.get(...args), {
+            get: (a, p) =>
+              p !== 'registerRecipient'
+                ? Reflect.get(a, p, a)
+                : async (...req: Parameters<GatewayAdapter['registerRecipient']>) => {
+                    if (++calls === 1) {
+                      firstArrived();
+                      await released;
+                      return first === 'registers' ? a.registerRecipient(...req) : lost();
+                    }
+                    return second === 'registers' ? a.registerRecipient(...req) : lost();
+                  },
+          }),
+      };
+      const deps = { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+      const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createRecipient>[1];
+      const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-race-${Date.now()}` });
+      const settle = <T,>(p: Promise<T>) => p.then((v) => ({ ok: v }), (err: unknown) => ({ err }));
+      const a = settle(createRecipient(deps, auth, body));
+      await arrived;
+      const b = await settle(createRecipient(deps, auth, body));
+      letFirstGo();
+      return { shop, body, first: await a, second: b };
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   }
+
+  test('the second: the record stays to the request that made it, whose registration succeeds', async () => {
+    const { shop, body, first, second } = await race('registers', 'no answer');
+    expect(second).toMatchObject({ err: { code: 'gateway_unavailable' } });
+    expect(first).toMatchObject({ ok: { status: 201, body: { resource_created: true, gateway_recipient_id: expect.any(String) } } });
+    const made = (first as { ok: Awaited<ReturnType<typeof createRecipient>> }).ok.body;
+    // It stands, registered: before, the failed request had taken it back under the one that made it.
+    expect((await api.get(`/payout-recipients/${made.recipient_uuid}`, shop.secretKey)).body).toMatchObject({ uuid: made.recipient_uuid, gateway_recipient_id: made.gateway_recipient_id });
+    expect((await api.post('/payout-recipients', body, shop.secretKey)).body).toMatchObject({ recipient_uuid: made.recipient_uuid, resource_created: false });
+  });
+
+  test('the first, after the second registered it: the record stays, and both answer it', async () => {
+    const { shop, first, second } = await race('no answer', 'registers');
+    expect(second).toMatchObject({ ok: { status: 200, body: { resource_created: false, gateway_recipient_id: expect.any(String) } } });
+    const registered = (second as { ok: Awaited<ReturnType<typeof createRecipient>> }).ok.body;
+    // Before, the request that made it took it back after the other had answered it.
+    expect(first).toMatchObject({ ok: { status: 201, body: { recipient_uuid: registered.recipient_uuid, gateway_recipient_id: registered.gateway_recipient_id } } });
+    expect((await api.get(`/payout-recipients/${registered.recipient_uuid}`, shop.secretKey)).body).toMatchObject({ gateway_recipient_id: registered.gateway_recipient_id });
+  });
 });
 
 describe('reads: the status endpoint, null bodies and other tenants', () => {
