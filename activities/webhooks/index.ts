@@ -242,7 +242,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // worker serves others.
       const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlFor(input)) : null;
       if (maxInFlight > 0 && lease === null) return putOff('endpoint_busy');
-      const tenantLease = maxPerTenant > 0 ? await slots.acquire(tenantSlotGroup(input.tenantId), maxPerTenant, slotTtlFor(input)) : null;
+      let tenantLease: string | null = null;
+      try {
+        tenantLease = maxPerTenant > 0 ? await slots.acquire(tenantSlotGroup(input.tenantId), maxPerTenant, slotTtlFor(input)) : null;
+      } catch (err) {
+        await release(lease); // not held until its expiry for a read that failed
+        throw err;
+      }
       if (maxPerTenant > 0 && tenantLease === null) {
         await release(lease);
         return putOff('tenant_busy');

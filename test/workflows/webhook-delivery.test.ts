@@ -32,13 +32,13 @@ interface Run {
 let n = 0;
 
 /** Runs one delivery whose nth attempt gets answers[n] (the last answer repeats). */
-async function deliver(answers: Answer[], opts: { waitsMs?: number[] } = {}): Promise<Run> {
+async function deliver(answers: Answer[], opts: { waitsMs?: number[]; attemptTimeoutMs?: number } = {}): Promise<Run> {
   const times: number[] = [];
   const sends: SendWebhookInput[] = [];
   const records: DeliveryAttemptInput[] = [];
   const activities = {
     async deliveryPlan(): Promise<DeliveryPlan> {
-      return { waitsMs: opts.waitsMs ?? [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: 10_000 };
+      return { waitsMs: opts.waitsMs ?? [...DEFAULT_RETRY_WAITS_MS], windowMs: DELIVERY_WINDOW_MS, attemptTimeoutMs: opts.attemptTimeoutMs ?? 10_000 };
     },
     async sendWebhook(i: SendWebhookInput): Promise<SendWebhookResult> {
       const now = await testEnv().currentTimeMs();
@@ -137,6 +137,11 @@ test('an immediate 2xx is one attempt', async () => {
   const run = await deliver([ok()]);
   expect(run.result).toEqual({ status: 'delivered', attempts: 1 });
   expect(run.records).toHaveLength(1);
+});
+
+test("every attempt's exchange is bounded by the delivery's plan, the one its activity timeout was set from", async () => {
+  const run = await deliver([fail(500), ok()], { attemptTimeoutMs: 7000 });
+  expect(run.sends.map((x) => x.timeoutMs)).toEqual([7000, 7000]);
 });
 
 test('410 Gone stops retrying that endpoint', async () => {

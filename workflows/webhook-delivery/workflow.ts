@@ -199,14 +199,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         // with none left, the park stands and a re-enable replays it).
         if (r.parked && !(await parked({ attempted: attempt > 1 }, putOffsLeft > 0)) && --putOffsLeft >= 0) continue;
         if (!r.busy) break;
-        // The endpoint has its most attempts in flight: nothing was sent, so this is not an attempt.
+        // The endpoint (or its tenant) has its most attempts in flight: nothing was sent, so this is not an attempt.
         ++putOffs;
         if (--putOffsLeft < 0) {
-          r = { ...r, busy: false, error: `endpoint_busy: put off ${MAX_BUSY_WAITS} times at the endpoint's in-flight cap` };
+          const whose = r.error === 'tenant_busy' ? "tenant's" : "endpoint's";
+          r = { ...r, busy: false, error: `${r.error === 'tenant_busy' ? 'tenant_busy' : 'endpoint_busy'}: put off ${MAX_BUSY_WAITS} times at the ${whose} in-flight cap` };
           break;
         }
         const wait = busyRetryDelay(putOffs, 0.5 + workflowRandom.random() / 2);
-        describe(`attempt ${attempt} put off: the endpoint has its most attempts in flight; again in ${formatDuration(wait)}`);
+        describe(`attempt ${attempt} put off: the ${r.error === 'tenant_busy' ? 'tenant' : 'endpoint'} has its most attempts in flight; again in ${formatDuration(wait)}`);
         await pause(wait);
       }
       if (r.parked) return end('parked', 'parked: the endpoint is disabled; nothing sent (replayed when an admin re-enables it with replay_missed)');
