@@ -99,10 +99,20 @@ export const productUpdateBody = z
       .refine((n) => n !== 0, 'not 0')
       .optional()
       .meta({ description: 'Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0' }),
+    stockChangeKey: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .meta({
+        description:
+          "Makes `stockChange` safe to send again (after a 503 or a lost answer): a change with a key the product's owner has applied answers as it did then, without applying it again. The owner remembers its last 1,000 keys",
+      }),
   })
   .strict()
   .refine((b) => b.price !== undefined || b.stock !== undefined || b.stockChange !== undefined, 'give price, stock or stockChange')
-  .refine((b) => b.stock === undefined || b.stockChange === undefined, { message: 'give stock (a count) or stockChange (a delivery or a loss), not both', path: ['stockChange'] });
+  .refine((b) => b.stock === undefined || b.stockChange === undefined, { message: 'give stock (a count) or stockChange (a delivery or a loss), not both', path: ['stockChange'] })
+  .refine((b) => b.stockChangeKey === undefined || b.stockChange !== undefined, { message: 'stockChangeKey goes with a stockChange', path: ['stockChangeKey'] });
 export type ProductUpdateBody = z.infer<typeof productUpdateBody>;
 
 const tag = text(50).refine((t) => !t.includes(','), 'a tag has no comma (filter.tags=$in:[a,b] separates tags by commas)');

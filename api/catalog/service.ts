@@ -112,7 +112,7 @@ export async function updateProduct(deps: AppDeps, tenantId: string, productId: 
   // The stock first: its owner is the one that may refuse, and then nothing is written.
   if (body.stock !== undefined) await setProductStock(deps, tenantId, productId, body.stock);
   if (body.stockChange !== undefined) {
-    const adjusted = await adjustProductStock(deps, tenantId, productId, body.stockChange);
+    const adjusted = await adjustProductStock(deps, tenantId, productId, body.stockChange, body.stockChangeKey);
     if (!adjusted.ok) throw invalidRequest('stock_change_too_large', `Only ${adjusted.onHand} units are on hand: a change of ${body.stockChange} would leave fewer than 0`, 'stockChange');
   }
   if (body.price !== undefined) await setProductPrice(deps, tenantId, productId, body.price);

@@ -46,9 +46,12 @@ export async function setProductStock(deps: AppDeps, tenantId: string, productId
   return onOwner(deps, tenantId, productId, setStockUpdate, [{ stock }]);
 }
 
-/** Adds units to (or takes them from) those on hand, through the owner: a delivery needs no read first. */
-export async function adjustProductStock(deps: AppDeps, tenantId: string, productId: string, change: number): Promise<StockAdjustment> {
-  return onOwner(deps, tenantId, productId, adjustStockUpdate, [{ change }]);
+/**
+ * Adds units to (or takes them from) those on hand, through the owner: a delivery needs no read first. With `key`,
+ * a change the owner has applied already answers as it did then (a resend after a 503 counts a delivery once).
+ */
+export async function adjustProductStock(deps: AppDeps, tenantId: string, productId: string, change: number, key?: string): Promise<StockAdjustment> {
+  return onOwner(deps, tenantId, productId, adjustStockUpdate, [{ change, ...(key !== undefined ? { key } : {}) }]);
 }
 
 /** Sets a product's price through its owner, the one writer of the product record once it runs. */

@@ -1,10 +1,12 @@
 import { createReturnRefunds } from '../../api/returns/refund-port';
 import { checkoutCreateBody } from '../../api/checkouts/schemas';
 import { createCheckout } from '../../api/checkouts/service';
+import { productUpdateBody } from '../../api/catalog/schemas';
+import { updateProduct } from '../../api/catalog/service';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import type { CheckoutRecord } from '../../platform/records';
-import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
+import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withLateAnswers, withMethod, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
 // the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
@@ -28,7 +30,7 @@ async function product(price: number, stock: number, merchant = m): Promise<stri
 
 /** A call with the admin token. */
 const fetchJson = (method: string, path: string, body: unknown) => call(method, path, { body, key: getStack().adminToken });
-const patch = (id: string, body: Record<string, number>, merchant = m) => fetchJson('PATCH', `/admin/tenants/${merchant.tenant}/products/${id}`, body);
+const patch = (id: string, body: Record<string, number | string>, merchant = m) => fetchJson('PATCH', `/admin/tenants/${merchant.tenant}/products/${id}`, body);
 
 /** A cart of the user with these lines. */
 async function cart(lines: { id: string; quantity: number }[], merchant = m, userId = `user-${++seq}`): Promise<string> {
@@ -287,6 +289,31 @@ describe("the merchant's stock: a count or a change", () => {
     expect((await patch(a, { stockChange: 3 })).body.stock).toBe(1);
     expect((await api.post(`/v202607/payment-intents/${r.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
     await eventually(async () => ((await stockOf(a)) === 3 ? true : undefined), 15_000, 'the hold released');
+  });
+});
+
+describe('a delivery sent again with its stockChangeKey', () => {
+  test('after an answer that came too late (503), and once more: counted once', async () => {
+    const a = await product(900, 10);
+    const key = `delivery-${Date.now()}`;
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The owner applies the change, but its answer misses the API's deadline.
+      const late = apiDeps(db, withLateAnswers(temporal));
+      await expect(updateProduct(late, m.tenant, a, productUpdateBody.parse({ stockChange: 5, stockChangeKey: key }))).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+    const again = await patch(a, { stockChange: 5, stockChangeKey: key });
+    expect([again.status, again.body.stock]).toEqual([200, 15]);
+    expect((await patch(a, { stockChange: 5, stockChangeKey: key })).body.stock).toBe(15);
+    // Another key is another delivery; a key without a change is refused.
+    expect((await patch(a, { stockChange: 5, stockChangeKey: `${key}-2` })).body.stock).toBe(20);
+    const keyOnly = await patch(a, { price: 950, stockChangeKey: key });
+    expect([keyOnly.status, keyOnly.body.error?.param]).toEqual([400, 'stockChangeKey']);
+    expect(await stockOf(a)).toBe(20);
   });
 });
 

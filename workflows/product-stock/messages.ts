@@ -25,6 +25,8 @@ export interface StockCarried {
   price?: number | null;
   /** Holders already released or sold (they can never hold again). */
   settled?: string[];
+  /** Keyed stock changes applied, with their answers, oldest first (at most CHANGE_KEYS_KEPT). */
+  changes?: [string, StockAdjustment][];
 }
 
 export interface ReserveRequest {
@@ -52,7 +54,8 @@ export const reserveStockUpdate = defineUpdate<ReserveResult, [ReserveRequest]>(
 export const setStockUpdate = defineUpdate<StockLevel, [{ stock: number }]>('setStock');
 /** Units added to (a delivery) or taken from (damage, a loss) those on hand, whatever they are when it lands. */
 export type StockAdjustment = { ok: true; level: StockLevel } | { ok: false; onHand: number };
-export const adjustStockUpdate = defineUpdate<StockAdjustment, [{ change: number }]>('adjustStock');
+/** `key`: the merchant's stockChangeKey; a change with a key already applied answers as it did, unapplied again. */
+export const adjustStockUpdate = defineUpdate<StockAdjustment, [{ change: number; key?: string }]>('adjustStock');
 /**
  * The merchant's new price. It goes through the owner too: every write of the product record after its
  * creation is then one writer's, in order (FerretDB rewrites a whole document per update, so two writers

@@ -1,7 +1,9 @@
-import type { ReserveRequest, ReserveResult, StockCarried, StockLevel } from './messages';
+import type { ReserveRequest, ReserveResult, StockAdjustment, StockCarried, StockLevel } from './messages';
 
 /** How many settled holders a product remembers: far more than can race one checkout's late reserve. */
 export const SETTLED_KEPT = 1000;
+/** How many keyed stock changes a product remembers: a resend comes within minutes, not a thousand changes later. */
+export const CHANGE_KEYS_KEPT = 1000;
 
 // A product's units as plain code: what a reservation, a release, a sale or a merchant's count does to
 // them. No Temporal API here, so it is tested directly.
@@ -16,12 +18,15 @@ export class StockState {
    * arrives late (an Update admitted before its caller gave up) must not hold units nobody will release.
    */
   readonly settled: Set<string>;
+  /** Keyed stock changes applied, with their answers, oldest first (at most CHANGE_KEYS_KEPT). */
+  readonly changes: Map<string, StockAdjustment>;
 
   constructor(initialStock: number, carried?: StockCarried) {
     this.onHand = carried?.onHand ?? initialStock;
     this.price = carried?.price ?? null;
     this.holds = new Map(carried?.holds ?? []);
     this.settled = new Set(carried?.settled ?? []);
+    this.changes = new Map(carried?.changes ?? []);
   }
 
   held(): number {
@@ -86,7 +91,13 @@ export class StockState {
     return true;
   }
 
+  /** Keeps a keyed change's answer; the oldest goes past CHANGE_KEYS_KEPT. */
+  rememberChange(key: string, answer: StockAdjustment): void {
+    this.changes.set(key, answer);
+    if (this.changes.size > CHANGE_KEYS_KEPT) this.changes.delete(this.changes.keys().next().value!);
+  }
+
   carry(version: number): StockCarried {
-    return { onHand: this.onHand, holds: [...this.holds], version, price: this.price, settled: [...this.settled] };
+    return { onHand: this.onHand, holds: [...this.holds], version, price: this.price, settled: [...this.settled], ...(this.changes.size > 0 ? { changes: [...this.changes] } : {}) };
   }
 }

@@ -49,8 +49,15 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
   );
   setHandler(
     adjustStockUpdate,
-    async ({ change }) => {
+    async ({ change, key }) => {
+      const known = key !== undefined ? s.changes.get(key) : undefined;
+      if (known) {
+        await writer.flushed(); // its write has landed when the resend is answered
+        return known;
+      }
       if (!s.adjust(change)) return { ok: false as const, onHand: s.onHand };
+      // Kept before the write's await, so a resend arriving meanwhile is answered, not applied again.
+      if (key !== undefined) s.rememberChange(key, { ok: true, level: s.level() });
       await persisted();
       return { ok: true as const, level: s.level() };
     },

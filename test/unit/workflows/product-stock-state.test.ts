@@ -1,4 +1,4 @@
-import { SETTLED_KEPT, StockState } from '../../../workflows/product-stock/state';
+import { CHANGE_KEYS_KEPT, SETTLED_KEPT, StockState } from '../../../workflows/product-stock/state';
 
 // A product's units as plain code, without Temporal: what a hold, a release, a sale and a merchant's count do
 // to them, and what a run carries across continue-as-new.
@@ -315,4 +315,15 @@ test('a reserve landing after its holder stopped waiting is refused, and so is i
   expect(s.reserve({ holder: 'chk_late', quantity: 1, holdableUntil: NOW }, NOW)).toEqual({ ok: false, available: 5 });
   expect(s.reserve({ holder: 'chk_late', quantity: 1 }, NOW - 1)).toEqual({ ok: false, available: 5 });
   expect(s.reserve({ holder: 'chk_on_time', quantity: 2, holdableUntil: NOW + 1 }, NOW)).toEqual({ ok: true, quantity: 2, available: 3 });
+});
+
+test('keyed changes are remembered with their answers, the last CHANGE_KEYS_KEPT of them, and carried across runs', () => {
+  const s = new StockState(0);
+  for (let i = 0; i <= CHANGE_KEYS_KEPT; i++) s.rememberChange(`k${i}`, { ok: true, level: { onHand: i, available: i, held: 0 } });
+  expect(s.changes.size).toBe(CHANGE_KEYS_KEPT);
+  expect(s.changes.has('k0')).toBe(false); // the oldest went
+  const next = new StockState(0, s.carry(1));
+  expect(next.changes.get(`k${CHANGE_KEYS_KEPT}`)).toEqual({ ok: true, level: { onHand: CHANGE_KEYS_KEPT, available: CHANGE_KEYS_KEPT, held: 0 } });
+  // A run that never had a keyed change carries none (its carry is as before).
+  expect(new StockState(3).carry(1)).not.toHaveProperty('changes');
 });
