@@ -4,6 +4,7 @@ import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { ensureTenantNumbers } from '../data/tenants';
 import { ensureOlderIds } from '../data/payment-intents';
 import { ensureRefundOlderIds } from '../data/refunds';
+import { ensureInlineRecipientScopes } from '../data/payout-recipients';
 import { connectTemporalClient, hasPollers } from '../platform/temporal';
 import { createGatewayRegistry } from '../gateways/registry';
 import { createApp } from './app';
@@ -19,6 +20,7 @@ async function main() {
   await ensureTenantNumbers(mongo); // tenants of a .data/ from before integer ids get theirs before anyone reads them
   await ensureOlderIds(mongo); // and so do payment intents, which the older interface names by UUID and integer
   await ensureRefundOlderIds(mongo); // and refunds (after the intents: a refund's row copies its intent's ids)
+  await ensureInlineRecipientScopes(mongo); // payouts' inline recipients stored before their scope moved under `payout:`
   const temporal = await connectTemporalClient(config);
   const deps: AppDeps = {
     config,

@@ -1,4 +1,5 @@
-import type { Mongo } from '../platform/mongo';
+import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
+import { inlineRecipientScope } from './idempotency';
 import type { PayoutRecipientRecord } from '../platform/records';
 import { pageList } from './page-list';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
@@ -36,7 +37,6 @@ export function payoutRecipientData(mongo: Mongo) {
     byScope: (scope: string) => c.findOne({ idempotency_scope: scope }),
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecipientRecord) => void (await c.insertOne(record)),
-    /** The gateway's id, once it has registered the recipient. */
     /** Whether the record was there to take the gateway's id (its inserter may have taken it back meanwhile). */
     registered: async (tenantId: string, uuid: string, gatewayRecipientId: string): Promise<boolean> =>
       (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })).matchedCount === 1,
@@ -48,4 +48,27 @@ export function payoutRecipientData(mongo: Mongo) {
       (await c.deleteOne({ _id: uuid, tenant_id: tenantId, gateway_recipient_id: null })).deletedCount === 1,
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, RECIPIENT_LIST),
   };
+}
+
+/**
+ * Inline recipients a payout registered before their scope moved under `payout:` (stored as
+ * `<tenant>:payout:<payout key>`, which a POST /payout-recipients key `payout:<payout key>` could name) get the
+ * scope of now. Idempotent; the API runs it before it listens. Answers how many moved.
+ */
+export async function ensureInlineRecipientScopes(mongo: Mongo): Promise<number> {
+  const c = mongo.c.payoutRecipients;
+  const old = await c.find({ idempotency_key: null, idempotency_scope: { $regex: '^[^:]+:payout:' } }, { projection: { _id: 1, tenant_id: 1, idempotency_scope: 1 } }).toArray();
+  let moved = 0;
+  for (const r of old) {
+    const prefix = `${r.tenant_id}:payout:`;
+    if (!r.idempotency_scope.startsWith(prefix)) continue;
+    try {
+      const u = await c.updateOne({ _id: r._id, idempotency_scope: r.idempotency_scope }, { $set: { idempotency_scope: inlineRecipientScope(r.tenant_id, r.idempotency_scope.slice(prefix.length)) } });
+      moved += u.modifiedCount;
+    } catch (err) {
+      // A payout with that key made since registered its recipient under the scope of now: this one stays as it is.
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  return moved;
 }

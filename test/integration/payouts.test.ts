@@ -2,6 +2,7 @@ import { payoutCreateBody } from '../../api/payouts/schemas';
 import { createPayout as createPayoutCall, payoutGatewayStatus } from '../../api/payouts/service';
 import { recipientCreateBody } from '../../api/payout-recipients/schemas';
 import { createRecipient } from '../../api/payout-recipients/service';
+import { ensureInlineRecipientScopes } from '../../data/payout-recipients';
 import type { GatewayAdapter } from '../../gateways/types';
 import { DomainError } from '../../domain/errors';
 import { createGatewayRegistry } from '../../gateways/registry';
@@ -218,6 +219,25 @@ describe('the recipient rule and the request checks', () => {
     // Each key still answers its own.
     const again = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), bank_account_name: 'Alice', idempotency_key: `payout:${n}` }, m.secretKey);
     expect([again.status, again.body.recipient_uuid]).toEqual([200, alice.body.recipient_uuid]);
+  });
+
+  test('an inline recipient stored with the scope of before (<tenant>:payout:<key>) is moved to the scope of now at start', async () => {
+    const n = Date.now();
+    const paid = await createPayout({ ...bank(ACCOUNTS.ordinary), bank_account_name: 'Old Inline', idempotency_key: `old-${n}` });
+    expect(paid.status).toBe(201);
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      // As a payout made before the change stored it.
+      await db.c.payoutRecipients.updateOne({ _id: paid.body.recipient_uuid }, { $set: { idempotency_scope: `${m.tenant}:payout:old-${n}` } });
+      expect(await ensureInlineRecipientScopes(db)).toBeGreaterThanOrEqual(1);
+      expect((await db.c.payoutRecipients.findOne({ _id: paid.body.recipient_uuid }))?.idempotency_scope).toBe(`payout:${m.tenant}:old-${n}`);
+      expect(await ensureInlineRecipientScopes(db)).toBe(0); // once
+    } finally {
+      await db.close();
+    }
+    // A recipient key that named it before now makes its own recipient.
+    const own = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), bank_account_name: 'Own', idempotency_key: `payout:old-${n}` }, m.secretKey);
+    expect([own.status, own.body.recipient_uuid === paid.body.recipient_uuid]).toEqual([201, false]);
   });
 
   test('a recipient the gateway refuses is a 400 and is not kept', async () => {
