@@ -67,7 +67,7 @@ export function webhookEndpointData(mongo: Mongo) {
     const lastSuccessAt = success?.attempted_at ?? null;
     const from = lastSuccessAt && lastSuccessAt > e.enabled_at ? lastSuccessAt : e.enabled_at;
     const failure = await attempts
-      .find({ ...scope, outcome: { $ne: 'delivered' }, attempted_at: { $gte: from } })
+      .find({ ...scope, outcome: { $ne: 'delivered' }, not_the_endpoints: { $ne: true }, attempted_at: { $gte: from } })
       .sort({ attempted_at: 1 })
       .limit(1)
       .next();
@@ -80,7 +80,7 @@ export function webhookEndpointData(mongo: Mongo) {
    * period (Stripe and Svix disable after continuous failure), and a low-volume merchant's endpoint stays on.
    */
   const failingThroughout = async (e: WebhookEndpointRecord, now: Date, periodMs: number): Promise<boolean> => {
-    const scope = { tenant_id: e.tenant_id, endpoint_url: e.url, outcome: { $ne: 'delivered' as const } };
+    const scope = { tenant_id: e.tenant_id, endpoint_url: e.url, outcome: { $ne: 'delivered' as const }, not_the_endpoints: { $ne: true as const } };
     for (let end = now.getTime(); end > now.getTime() - periodMs; end -= FAILING_DAY_MS) {
       const start = Math.max(end - FAILING_DAY_MS, now.getTime() - periodMs);
       if (!(await attempts.findOne({ ...scope, attempted_at: { $gte: new Date(start), $lte: new Date(end) } }, { projection: { _id: 1 } }))) return false;

@@ -298,6 +298,11 @@ export interface DeliveryAttemptRecord {
   latency_ms: number;
   error: string | null;
   outcome: 'delivered' | 'failed' | 'gone';
+  /**
+   * Nothing was sent because the tenant's endpoints together had their most attempts in flight (put off until the
+   * delivery's budget ran out): a failure of the delivery, not of this endpoint, so its health does not count it.
+   */
+  not_the_endpoints?: true;
 }
 
 /** A card saved by a customer-present payment (`pm_...`): what a merchant-initiated charge uses. */

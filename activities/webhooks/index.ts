@@ -334,6 +334,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * After a failed attempt, disables the endpoint if every attempt to it failed for WEBHOOK_DISABLE_AFTER.
      */
     async recordDeliveryAttempt(a: DeliveryAttemptInput): Promise<{ endpointDisabled: boolean }> {
+      // Put off at its tenant's cap until the delivery's budget ran out: nothing reached this endpoint.
+      const notTheEndpoints = a.error?.startsWith('tenant_busy') === true;
       let fresh = false;
       try {
         await mongo.c.deliveryAttempts.insertOne({
@@ -348,6 +350,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           latency_ms: a.latencyMs,
           error: a.error,
           outcome: a.outcome,
+          ...(notTheEndpoints ? { not_the_endpoints: true as const } : {}),
         });
         if (a.attempt === 1) metrics.pending.inc();
         fresh = true;
@@ -355,7 +358,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         // A retried write: recorded (and counted) already, but the disable check below may not have run.
         if (!isDuplicateKeyError(err)) throw err;
       }
-      const disabled = a.outcome !== 'delivered' && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs));
+      const disabled = a.outcome !== 'delivered' && !notTheEndpoints && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs));
       if (disabled) logger.warn({ tenant_id: a.tenantId, url: a.url, delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
       // A final failure that disabled the endpoint is parked next: the park counts it (parked, or failed if taken back).
       if (fresh && a.final && !(disabled && a.final === 'failed')) ended(a.final);

@@ -226,6 +226,33 @@ test('an endpoint is disabled only after failing all through the period, not aft
   expect(await endpoints.disableIfFailing(m.tenant, dead, 3 * DAY, now)).toBe(true);
 });
 
+test("attempts put off at the tenant's cap until their budget ran out do not count against the endpoint's health", async () => {
+  const DAY = 24 * 3600_000;
+  const url = `https://healthy.example/hook-${Date.now()}`;
+  const endpoints = webhookEndpointData(db);
+  expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY, new Date(Date.now() - 5 * DAY))).toBe(false);
+  // A failure in each day of the period, every one of them never sent: the tenant's other endpoints held its slots.
+  for (const [n, hoursAgo] of [72, 51, 31, 17, 0].entries()) {
+    const r = await activities.recordDeliveryAttempt({
+      deliveryId: `evt_eu_tenantbusy${n}-0`,
+      tenantId: m.tenant,
+      eventId: `evt_eu_tenantbusy${n}`,
+      url,
+      attempt: 1,
+      attemptedAt: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
+      statusCode: null,
+      latencyMs: 0,
+      error: "tenant_busy: put off 240 times at the tenant's in-flight cap",
+      outcome: 'failed',
+      final: null,
+    });
+    expect(r.endpointDisabled).toBe(false);
+  }
+  const e = await endpoints.byUrl(m.tenant, url);
+  expect(await endpoints.health(e!)).toMatchObject({ failingSince: null });
+  expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY)).toBe(false);
+});
+
 test('the in-flight cap holds in the database: a second attempt to a busy endpoint is put off, not sent', async () => {
   const status = { code: 200, delayMs: 1500 };
   const rx = await receiver(status);
