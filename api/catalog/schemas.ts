@@ -106,7 +106,7 @@ export const productUpdateBody = z
       .optional()
       .meta({
         description:
-          "Makes `stockChange` safe to send again (after a 503 or a lost answer): a change with a key the product's owner has applied answers as it did then, without applying it again. The owner remembers its last 1,000 keys",
+          "Makes `stockChange` safe to send again (after a 503 or a lost answer): the same change with a key the product's owner has applied answers as it did then, without applying it again; another change with it is a 400 `idempotency_key_in_use`. The owner remembers its last 1,000 keys",
       }),
   })
   .strict()

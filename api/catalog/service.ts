@@ -113,6 +113,8 @@ export async function updateProduct(deps: AppDeps, tenantId: string, productId: 
   if (body.stock !== undefined) await setProductStock(deps, tenantId, productId, body.stock);
   if (body.stockChange !== undefined) {
     const adjusted = await adjustProductStock(deps, tenantId, productId, body.stockChange, body.stockChangeKey);
+    if (!adjusted.ok && 'keyUsedFor' in adjusted)
+      throw invalidRequest('idempotency_key_in_use', `This stockChangeKey was used for a change of ${adjusted.keyUsedFor}: use a new key for a new change`, 'stockChangeKey');
     if (!adjusted.ok) throw invalidRequest('stock_change_too_large', `Only ${adjusted.onHand} units are on hand: a change of ${body.stockChange} would leave fewer than 0`, 'stockChange');
   }
   if (body.price !== undefined) await setProductPrice(deps, tenantId, productId, body.price);

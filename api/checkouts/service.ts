@@ -125,7 +125,8 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   // A reserve refused though enough is for sale came past the checkout's window (a backlog, or the API's clock):
   // nothing is held for it, so it must not reach payment, nor be shown as a change of the cart.
   if (cart.products.some((l) => live.has(l.product_id) && lateRefusal(l.quantity, held.get(l.product_id)))) {
-    await handle.signal(checkoutChangedSignal);
+    // Its workflow may have ended already (its window passed, the holds released): then there is nothing to tell.
+    await handle.signal(checkoutChangedSignal).catch(() => undefined);
     throw new DomainError('unavailable', 'service_unavailable', 'The stock could not be held in time; check the cart out again in a moment');
   }
   const differences = cart.products.flatMap((l): Difference[] => {

@@ -125,12 +125,12 @@ export async function registerRecipient(
 }
 
 /**
- * Registers `r` with the gateway unless it is already. No answer takes the record back only for the request that
- * inserted it (`inserted`), and only while it is unregistered: one that found it (a same-key request) leaves it
- * to its inserter, whose registration may be succeeding at that moment, and an inserter whose answer was lost
- * answers the record a same-key request registered meanwhile. A refusal takes it back whoever asked (the same
- * fields are refused again). A record its inserter never finished is registered by the next request with its
- * key (the gateway's key is the record's uuid).
+ * Registers `r` with the gateway unless it is already. No answer takes back only a record nobody else can find (no
+ * key: its scope is its own id). A keyed one stays, unregistered, for the next request with its key to register
+ * (the gateway's key is the record's uuid): a same-key request may be registering it at that moment, and on
+ * FerretDB a conditional delete is a read and a separate write, so "only while unregistered" could still delete
+ * one just answered. An inserter whose answer was lost answers the record a same-key request registered meanwhile.
+ * A refusal takes it back whoever asked (the same fields are refused again, so nobody can be registering it).
  */
 async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter, inserted: boolean): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
@@ -149,7 +149,9 @@ async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter
     });
   } catch (err) {
     deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
-    if (inserted && !(await data.removeUnregistered(r.tenant_id, r._id))) {
+    if (r.idempotency_scope === r._id) {
+      if (inserted) await data.removeUnregistered(r.tenant_id, r._id);
+    } else {
       const now = await data.find(r.tenant_id, r._id);
       if (now?.gateway_recipient_id) return now;
     }

@@ -309,7 +309,9 @@ describe('a delivery sent again with its stockChangeKey', () => {
     const again = await patch(a, { stockChange: 5, stockChangeKey: key });
     expect([again.status, again.body.stock]).toEqual([200, 15]);
     expect((await patch(a, { stockChange: 5, stockChangeKey: key })).body.stock).toBe(15);
-    // Another key is another delivery; a key without a change is refused.
+    // The key with another change is refused; another key is another delivery; a key without a change is refused.
+    const reused = await patch(a, { stockChange: 8, stockChangeKey: key });
+    expect([reused.status, reused.body.error?.code, reused.body.error?.param]).toEqual([400, 'idempotency_key_in_use', 'stockChangeKey']);
     expect((await patch(a, { stockChange: 5, stockChangeKey: `${key}-2` })).body.stock).toBe(20);
     const keyOnly = await patch(a, { price: 950, stockChangeKey: key });
     expect([keyOnly.status, keyOnly.body.error?.param]).toEqual([400, 'stockChangeKey']);

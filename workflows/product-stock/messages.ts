@@ -26,7 +26,7 @@ export interface StockCarried {
   /** Holders already released or sold (they can never hold again). */
   settled?: string[];
   /** Keyed stock changes applied, with their answers, oldest first (at most CHANGE_KEYS_KEPT). */
-  changes?: [string, StockAdjustment][];
+  changes?: [string, KeyedChange][];
 }
 
 export interface ReserveRequest {
@@ -53,8 +53,16 @@ export interface StockLevel {
 export const reserveStockUpdate = defineUpdate<ReserveResult, [ReserveRequest]>('reserve');
 export const setStockUpdate = defineUpdate<StockLevel, [{ stock: number }]>('setStock');
 /** Units added to (a delivery) or taken from (damage, a loss) those on hand, whatever they are when it lands. */
-export type StockAdjustment = { ok: true; level: StockLevel } | { ok: false; onHand: number };
-/** `key`: the merchant's stockChangeKey; a change with a key already applied answers as it did, unapplied again. */
+export type StockAdjustment = { ok: true; level: StockLevel } | { ok: false; onHand: number } | { ok: false; keyUsedFor: number };
+/** A keyed change the owner applied: the change, and how it was answered. */
+export interface KeyedChange {
+  change: number;
+  answer: StockAdjustment;
+}
+/**
+ * `key`: the merchant's stockChangeKey; the same change with a key already applied answers as it did, unapplied
+ * again, and another change with it is refused (`keyUsedFor`: the change the key was applied with).
+ */
 export const adjustStockUpdate = defineUpdate<StockAdjustment, [{ change: number; key?: string }]>('adjustStock');
 /**
  * The merchant's new price. It goes through the owner too: every write of the product record after its

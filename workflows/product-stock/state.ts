@@ -1,4 +1,4 @@
-import type { ReserveRequest, ReserveResult, StockAdjustment, StockCarried, StockLevel } from './messages';
+import type { KeyedChange, ReserveRequest, ReserveResult, StockAdjustment, StockCarried, StockLevel } from './messages';
 
 /** How many settled holders a product remembers: far more than can race one checkout's late reserve. */
 export const SETTLED_KEPT = 1000;
@@ -19,7 +19,7 @@ export class StockState {
    */
   readonly settled: Set<string>;
   /** Keyed stock changes applied, with their answers, oldest first (at most CHANGE_KEYS_KEPT). */
-  readonly changes: Map<string, StockAdjustment>;
+  readonly changes: Map<string, KeyedChange>;
 
   constructor(initialStock: number, carried?: StockCarried) {
     this.onHand = carried?.onHand ?? initialStock;
@@ -91,9 +91,9 @@ export class StockState {
     return true;
   }
 
-  /** Keeps a keyed change's answer; the oldest goes past CHANGE_KEYS_KEPT. */
-  rememberChange(key: string, answer: StockAdjustment): void {
-    this.changes.set(key, answer);
+  /** Keeps a keyed change with its answer; the oldest goes past CHANGE_KEYS_KEPT. */
+  rememberChange(key: string, change: number, answer: StockAdjustment): void {
+    this.changes.set(key, { change, answer });
     if (this.changes.size > CHANGE_KEYS_KEPT) this.changes.delete(this.changes.keys().next().value!);
   }
 

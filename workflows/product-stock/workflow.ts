@@ -52,12 +52,14 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
     async ({ change, key }) => {
       const known = key !== undefined ? s.changes.get(key) : undefined;
       if (known) {
-        await writer.flushed(); // its write has landed when the resend is answered
-        return known;
+        // A write as an applied change makes (the record as it stands): the same commands as on code before keys,
+        // so a worker still on it replays this history. It lands before the resend is answered.
+        await persisted();
+        return known.change === change ? known.answer : { ok: false as const, keyUsedFor: known.change };
       }
       if (!s.adjust(change)) return { ok: false as const, onHand: s.onHand };
       // Kept before the write's await, so a resend arriving meanwhile is answered, not applied again.
-      if (key !== undefined) s.rememberChange(key, { ok: true, level: s.level() });
+      if (key !== undefined) s.rememberChange(key, change, { ok: true, level: s.level() });
       await persisted();
       return { ok: true as const, level: s.level() };
     },

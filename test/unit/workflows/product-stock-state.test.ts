@@ -319,11 +319,11 @@ test('a reserve landing after its holder stopped waiting is refused, and so is i
 
 test('keyed changes are remembered with their answers, the last CHANGE_KEYS_KEPT of them, and carried across runs', () => {
   const s = new StockState(0);
-  for (let i = 0; i <= CHANGE_KEYS_KEPT; i++) s.rememberChange(`k${i}`, { ok: true, level: { onHand: i, available: i, held: 0 } });
+  for (let i = 0; i <= CHANGE_KEYS_KEPT; i++) s.rememberChange(`k${i}`, 1, { ok: true, level: { onHand: i, available: i, held: 0 } });
   expect(s.changes.size).toBe(CHANGE_KEYS_KEPT);
   expect(s.changes.has('k0')).toBe(false); // the oldest went
   const next = new StockState(0, s.carry(1));
-  expect(next.changes.get(`k${CHANGE_KEYS_KEPT}`)).toEqual({ ok: true, level: { onHand: CHANGE_KEYS_KEPT, available: CHANGE_KEYS_KEPT, held: 0 } });
+  expect(next.changes.get(`k${CHANGE_KEYS_KEPT}`)).toEqual({ change: 1, answer: { ok: true, level: { onHand: CHANGE_KEYS_KEPT, available: CHANGE_KEYS_KEPT, held: 0 } } });
   // A run that never had a keyed change carries none (its carry is as before).
   expect(new StockState(3).carry(1)).not.toHaveProperty('changes');
 });

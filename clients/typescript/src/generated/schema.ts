@@ -6542,7 +6542,7 @@ export interface paths {
                         stock?: number;
                         /** @description Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0 */
                         stockChange?: number;
-                        /** @description Makes `stockChange` safe to send again (after a 503 or a lost answer): a change with a key the product's owner has applied answers as it did then, without applying it again. The owner remembers its last 1,000 keys */
+                        /** @description Makes `stockChange` safe to send again (after a 503 or a lost answer): the same change with a key the product's owner has applied answers as it did then, without applying it again; another change with it is a 400 `idempotency_key_in_use`. The owner remembers its last 1,000 keys */
                         stockChangeKey?: string;
                     };
                 };
