@@ -144,6 +144,16 @@ test("every attempt's exchange is bounded by the delivery's plan, the one its ac
   expect(run.sends.map((x) => x.timeoutMs)).toEqual([7000, 7000]);
 });
 
+test("a delivery put off at its caps until its budget ran out: tenant_busy only when every put-off was at the tenant's cap", async () => {
+  const tenantBusy: Answer = { busy: true, error: 'tenant_busy', statusCode: null };
+  const endpointBusy: Answer = { busy: true, error: 'endpoint_busy', statusCode: null };
+  const onlyTenant = await deliver([...Array(241).fill(tenantBusy), ok()]);
+  expect(onlyTenant.records[0]).toMatchObject({ attempt: 1, outcome: 'failed', error: expect.stringMatching(/^tenant_busy: put off 240 times/) });
+  // One put-off at the endpoint's own cap among them: running out is the endpoint's failure (its health counts it).
+  const mixed = await deliver([endpointBusy, ...Array(240).fill(tenantBusy), ok()]);
+  expect(mixed.records[0]).toMatchObject({ attempt: 1, outcome: 'failed', error: expect.stringMatching(/^endpoint_busy: put off 240 times/) });
+}, 120_000);
+
 test('410 Gone stops retrying that endpoint', async () => {
   const run = await deliver([fail(500), { outcome: 'gone', statusCode: 410, error: 'http_410' }, ok()]);
   expectOffsets(run.offsets, [0, 5]);

@@ -184,6 +184,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     // Put-offs are budgeted per delivery, not per attempt: each costs about 11 history events, so the budget
     // bounds the history (240 put-offs: about 2,700 events) however many attempts follow.
     let putOffsLeft = MAX_BUSY_WAITS;
+    /** Whether any put-off was at the endpoint's own cap: then its running out is the endpoint's failure too. */
+    let endpointWasBusy = false;
     for (let attempt = 1; ; attempt++) {
       let r: SendWebhookResult;
       for (let putOffs = 0; ; ) {
@@ -201,9 +203,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         if (!r.busy) break;
         // The endpoint (or its tenant) has its most attempts in flight: nothing was sent, so this is not an attempt.
         ++putOffs;
+        if (r.error !== 'tenant_busy') endpointWasBusy = true;
         if (--putOffsLeft < 0) {
-          const whose = r.error === 'tenant_busy' ? "tenant's" : "endpoint's";
-          r = { ...r, busy: false, error: `${r.error === 'tenant_busy' ? 'tenant_busy' : 'endpoint_busy'}: put off ${MAX_BUSY_WAITS} times at the ${whose} in-flight cap` };
+          // Only the tenant's cap, every time: nothing of it was this endpoint's doing (its health leaves it out).
+          r = endpointWasBusy
+            ? { ...r, busy: false, error: `endpoint_busy: put off ${MAX_BUSY_WAITS} times at the endpoint's in-flight cap` }
+            : { ...r, busy: false, error: `tenant_busy: put off ${MAX_BUSY_WAITS} times at the tenant's in-flight cap` };
           break;
         }
         const wait = busyRetryDelay(putOffs, 0.5 + workflowRandom.random() / 2);
