@@ -1076,6 +1076,39 @@ test('three concurrent pays of one invoice are attempted one after the other, ne
   });
 });
 
+test('canceled under a renewal whose charge is still being decided: the invoice waits for its intent; paid, it is paid and its credit kept', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  // The renewal's charge answers processing; letting its intent go finds it still deciding.
+  const { rec, activities } = fakes((req, r) => (invoiceNumber(r, req) === 0 ? 'succeeded' : 'processing'), [], () => 'pending');
+  const credits: { key: string; amount: number }[] = [];
+  const withCredit = {
+    ...activities,
+    drawCustomerCredit: async (p: { max: number }) => Math.min(p.max, 500),
+    creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }),
+  };
+  await withWorker(withCredit, async (taskQueue) => {
+    const inp = input(`sub_eu_endpending${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(2, 28, 12)); // the renewal is charged and still processing
+    await waitFor(() => invoicesOf(rec, inp.id).length > 1 && chargesOf(rec, inp.id).length === 2);
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    await h.executeUpdate(cancelSubscriptionUpdate, { args: [{}] });
+    await waitFor(() => rec.canceledIntents.length > 0);
+    // Canceled, but its invoice stays open: the customer may yet pay it. Before, it was voided here and its credit
+    // handed back, and the charge that then succeeded was kept against a void invoice.
+    expect((await stateOf(h)).subscription.status).toBe('canceled');
+    const intent = (await stateOf(h)).open.find((o) => o.invoice.id === renewal.id)!.invoice.paymentIntent!;
+    expect(lastInvoice(rec, renewal.id).status).toBe('open');
+    await h.signal(intentOutcomeSignal, { paymentIntent: intent, status: 'success' });
+    expect(await h.result()).toBe('canceled');
+    expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'paid', amountPaid: 1500 });
+    expect(eventsOf(rec, renewal.id)).toContain('invoice.paid');
+    expect(credits).toEqual([]);
+  });
+});
+
 test('canceled with a renewal still open: its intent is canceled and the invoice voided, the credit it took given back', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);

@@ -52,6 +52,8 @@ const UNPAID_NOT_ATTEMPTED_PATCH = 'unpaid-not-attempted';
 const UNPAID_STOPS_OTHER_RETRIES_PATCH = 'unpaid-stops-other-retries';
 /** Its clock deleted: canceled now (a signal an older run held unhandled changes nothing on replay). */
 const CLOCK_DELETED_CANCELS_PATCH = 'clock-deleted-cancels';
+/** Runs whose end waits for an open invoice's charge still being decided; older runs voided it under the charge. */
+const END_WAITS_FOR_CHARGE_PATCH = 'end-waits-for-charge';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -489,16 +491,33 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   }
 
   /**
-   * Ended (canceled, expired incomplete): nothing is collected any more and no workflow would hear of a payment,
-   * so each open invoice's intent is canceled and the invoice voided (or paid, if its intent was paid meanwhile).
+   * Ended (canceled, expired incomplete): nothing is collected any more, so each open invoice's intent is canceled
+   * and the invoice voided (or paid, if its intent was paid meanwhile). One whose charge is still being decided
+   * stays open: its intent's word decides it (settleOutcomesAtEnd), or a later ask here.
    */
   async function settleOpenAtEnd(at: number): Promise<void> {
     for (const o of b.openAtEnd()) {
       const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
+      if (intent === 'pending' && patched(END_WAITS_FOR_CHARGE_PATCH)) continue;
       if (intent === 'success') b.paid(o, at);
       else {
         if (intent === 'pending') log.warn('an ended subscription voids an invoice whose charge is still being decided', { invoice: o.invoice.id });
         b.void(o, at);
+        await giveCreditBack(o.invoice);
+      }
+      await invoiceMoved(o.invoice, b.sub.status);
+    }
+  }
+
+  /** Ended: an open invoice's intent said how its charge ended. Paid, it is paid; else voided, its credit given back. */
+  async function settleOutcomesAtEnd(): Promise<void> {
+    while (outcomes.length) {
+      const { paymentIntent, status } = outcomes.shift()!;
+      const o = b.openByIntent(paymentIntent);
+      if (!o) continue;
+      if (status === 'success') b.paid(o, now());
+      else {
+        b.void(o, now());
         await giveCreditBack(o.invoice);
       }
       await invoiceMoved(o.invoice, b.sub.status);
@@ -589,6 +608,16 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     });
   }
   await exclusive(() => settleOpenAtEnd(b.sub.endedAt ?? now()));
+  // A charge still being decided when it ended (canceled under a renewal answered `processing`): the customer may
+  // yet pay it, so its invoice waits for its intent's word (intentOutcomeSignal), asked again every hour should
+  // that word be lost. Before, it was voided under the charge and a payment landing after was kept unseen.
+  while (b.openAtEnd().length > 0) {
+    await condition(() => outcomes.length > 0, '1 hour');
+    await exclusive(async () => {
+      await settleOutcomesAtEnd();
+      await settleOpenAtEnd(now());
+    });
+  }
   await condition(() => allHandlersFinished() && !busy);
   await chain;
   await tellClock(true);
