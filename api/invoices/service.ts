@@ -2,7 +2,8 @@ import { conflict, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
-import { invoiceView, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { invoiceView, isEndedSubscription, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord } from '../../platform/billing-records';
 import { couponData } from '../../data/coupons';
 import { taxRateData } from '../../data/tax-rates';
@@ -42,8 +43,13 @@ export const voidInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onO
 export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: InvoicePreviewBody): Promise<InvoiceView> {
   const r = await subscriptionData(deps.mongo).find(auth.tenantId, body.subscription);
   if (!r) throw notFound('subscription', body.subscription, 'subscription');
-  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).query(subscriptionStateQuery)).catch(() => null);
-  if (!state) throw conflict('subscription_ended', `This subscription is ${r.snapshot.status}`);
+  // No workflow: it ended (or never started). A query that got no answer is a 503, not an ended subscription; one a
+  // closed workflow answered says how it ended.
+  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).query(subscriptionStateQuery)).catch((err: unknown) => {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  });
+  if (!state || isEndedSubscription(state.subscription.status)) throw conflict('subscription_ended', `This subscription is ${state?.subscription.status ?? r.snapshot.status}`);
   const sub = state.subscription;
   const now = state.clockNow ?? Date.now();
   const at = Math.min(Math.max(body.proration_date !== undefined ? body.proration_date * 1000 : now, sub.currentPeriodStart), sub.currentPeriodEnd);

@@ -223,6 +223,11 @@ describe('changes', () => {
     expect(canceled.body).toMatchObject({ status: 'canceled', canceled_at: at('2026-09-01T00:00:01Z') });
     // Repeated: the same answer, the cancellation not dated again.
     expect((await post(`/subscriptions/${t.subscription}/cancel`, {})).body).toMatchObject({ status: 'canceled', canceled_at: canceled.body.canceled_at });
+    // An ended subscription has no next invoice to preview, whether its closed workflow still answers or not.
+    for (const ended of [s.subscription, t.subscription]) {
+      const preview = await post('/invoices/create-preview', { subscription: ended });
+      expect([preview.status, preview.body.error?.code]).toEqual([409, 'subscription_ended']);
+    }
   }, 120_000);
 });
 
