@@ -1076,17 +1076,23 @@ test('three concurrent pays of one invoice are attempted one after the other, ne
   });
 });
 
-test('canceled under a renewal whose charge is still being decided: the invoice waits for its intent; paid, it is paid and its credit kept', async () => {
-  const T0 = at(1, 31);
-  await skipTo(T0);
-  // The renewal's charge answers processing; letting its intent go finds it still deciding.
-  const { rec, activities } = fakes((req, r) => (invoiceNumber(r, req) === 0 ? 'succeeded' : 'processing'), [], () => 'pending');
+/** The activities with a customer whose balance holds 500 of credit: each invoice draws it; `credits` records what is given back. */
+function creditOf500<A extends object>(activities: A) {
   const credits: { key: string; amount: number }[] = [];
   const withCredit = {
     ...activities,
     drawCustomerCredit: async (p: { max: number }) => Math.min(p.max, 500),
     creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }),
   };
+  return { credits, withCredit };
+}
+
+test('canceled under a renewal whose charge is still being decided: the invoice waits for its intent; paid, it is paid and its credit kept', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  // The renewal's charge answers processing; letting its intent go finds it still deciding.
+  const { rec, activities } = fakes((req, r) => (invoiceNumber(r, req) === 0 ? 'succeeded' : 'processing'), [], () => 'pending');
+  const { credits, withCredit } = creditOf500(activities);
   await withWorker(withCredit, async (taskQueue) => {
     const inp = input(`sub_eu_endpending${++n}`, T0);
     const h = await start(taskQueue, inp);
@@ -1113,12 +1119,7 @@ test('canceled with a renewal still open: its intent is canceled and the invoice
   const T0 = at(1, 31);
   await skipTo(T0);
   const { rec, activities } = fakes(declineRenewals());
-  const credits: { key: string; amount: number }[] = [];
-  const withCredit = {
-    ...activities,
-    drawCustomerCredit: async (p: { max: number }) => Math.min(p.max, 500),
-    creditCustomer: async (p: { key: string; amount: number }) => void credits.push({ key: p.key, amount: p.amount }),
-  };
+  const { credits, withCredit } = creditOf500(activities);
   await withWorker(withCredit, async (taskQueue) => {
     const inp = input(`sub_eu_endopen${++n}`, T0);
     const h = await start(taskQueue, inp);
