@@ -1,5 +1,5 @@
 import type { Mongo } from '../platform/mongo';
-import { insertOnce, insertOrHolder, saveVersioned } from './versioned-writes';
+import { insertOnce, insertOrHolder, oneSaveAtATime, saveVersioned } from './versioned-writes';
 import type { EventRecord, PaymentIntentRecord, RefundRecord, SavedPaymentMethodRecord } from '../platform/records';
 
 // What workflows write to MongoDB, through their activities (activities/store.ts): their own records, the
@@ -43,9 +43,11 @@ export function workflowRecordData(mongo: Mongo) {
   const { paymentIntents, refunds, events, savedPaymentMethods } = mongo.c;
   return {
     savePaymentIntent: (id: string, version: number, progress: PaymentIntentProgress) => saveVersioned(paymentIntents, id, version, progress),
-    addVoidedCharge: async (id: string, voided: VoidedCharge) =>
+    addVoidedCharge: (id: string, voided: VoidedCharge) =>
+      // One at a time with the record's saves in this process: FerretDB rewrites the whole document per update, so a
+      // save of the intent in flight beside this one could land after it and drop the field (seen in the suite).
       // `voided_charges` is for operators only: the record's type does not declare it.
-      void (await paymentIntents.updateOne({ _id: id }, { $addToSet: { voided_charges: voided } } as never)),
+      oneSaveAtATime(paymentIntents.collectionName, id, async () => void (await paymentIntents.updateOne({ _id: id }, { $addToSet: { voided_charges: voided } } as never))),
     /**
      * Inserts a refund's record. A retried insert finds its own record and changes nothing; when another
      * refund holds the same idempotency scope, answers that refund's id (else null).

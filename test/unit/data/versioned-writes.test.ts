@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { MongoClient, type Collection } from 'mongodb';
 import { saveVersioned } from '../../../data/versioned-writes';
+import { workflowRecordData } from '../../../data/workflow-records';
+import type { Mongo } from '../../../platform/mongo';
 import { startFerret, type Proc } from '../../../scripts/stack';
 import { holdSqliteWriteLock } from '../sqlite-write-lock';
 
@@ -49,6 +51,29 @@ test('two saves of one record started together while the database is busy end on
     expect(doc).toEqual({ _id: id, version: 3, status: 'success' });
   }
   expect(ends).toEqual(Array(12).fill(3));
+}, 60_000);
+
+test("a voided charge recorded while a save of its intent is in flight is kept: one write of a record at a time, whoever writes", async () => {
+  const intents = client.db().collection<{ _id: string; version: number; status: string; voided_charges?: unknown[] }>('payment_intents');
+  const data = workflowRecordData({ c: { paymentIntents: intents } } as unknown as Mongo);
+  const kept: number[] = [];
+  for (let round = 0; round < 12; round += 1) {
+    const id = `pi_void_${round}`;
+    await intents.insertOne({ _id: id, version: 1, status: 'pending' });
+    const lock = await holdSqliteWriteLock(path.join(dir, 'ferretdb', 'payorch.sqlite'));
+    // The intent's save (a cancel) and the voided charge's record, both read before either writes.
+    const both = Promise.all([
+      data.savePaymentIntent(id, 2, { status: 'canceled' } as never),
+      data.addVoidedCharge(id, { charge_id: 'ch_lost', attempt: 1, at: new Date(0), outcome: 'refunded', error: null }),
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    await lock.release();
+    await both;
+    const doc = await intents.findOne({ _id: id });
+    kept.push(doc?.voided_charges?.length ?? 0);
+    expect(doc).toMatchObject({ version: 2, status: 'canceled' });
+  }
+  expect(kept).toEqual(Array(12).fill(1));
 }, 60_000);
 
 test('a stale save stays stale, and a failed save does not hold the next one', async () => {
