@@ -56,7 +56,7 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
   let items = sub.items;
   let prorations: LineSnapshot[] = [...state.pendingProrations];
   if (body.items) {
-    const priced = await priceItems(deps, auth.tenantId, body.items);
+    const priced = await priceItems(deps, auth.tenantId, body.items, 'items', sub.items);
     const after = priced.items.map((i, n) => ({ item: i.item || `new_${n}`, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description }));
     if (sub.status !== 'trialing') {
       const lines = prorationLines(

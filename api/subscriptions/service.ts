@@ -61,19 +61,25 @@ function periodAmountOf(plan: PlanRecord, quantity: number, param: string): numb
   return amount;
 }
 
-/** The plans of `items`, all the tenant's, active, of one currency and one interval; each item priced. */
+/**
+ * The plans of `items`, all the tenant's, active, of one currency and one interval; each item priced. `holding`: the
+ * subscription's items as they are (a change or its preview): an item that keeps the plan it holds may keep an
+ * archived one, as Stripe's keeps an archived price on an existing item; only a new plan must be active.
+ */
 export async function priceItems(
   deps: AppDeps,
   tenantId: string,
   items: { plan: string; quantity: number; item?: string }[],
   param = 'items',
+  holding: readonly { item: string; plan: string }[] = [],
 ): Promise<{ items: (BilledItem & { item?: string })[]; currency: string; interval: PlanRecord['interval']; intervalCount: number; plans: PlanRecord[] }> {
   const plans = await planData(deps.mongo).findMany(tenantId, items.map((i) => i.plan));
   const byId = new Map(plans.map((p) => [p._id, p]));
   const priced = items.map((i, n) => {
     const plan = byId.get(i.plan);
     if (!plan) throw invalidRequest('resource_missing', `No such plan: '${i.plan}'`, `${param}[${n}][plan]`);
-    if (!plan.active) throw invalidRequest('plan_inactive', `Plan '${i.plan}' is archived and takes no new subscriptions`, `${param}[${n}][plan]`);
+    const kept = i.item !== undefined && holding.some((h) => h.item === i.item && h.plan === plan._id);
+    if (!plan.active && !kept) throw invalidRequest('plan_inactive', `Plan '${i.plan}' is archived and takes no new subscriptions`, `${param}[${n}][plan]`);
     return { item: i.item ?? '', plan: plan._id, quantity: i.quantity, periodAmount: periodAmountOf(plan, i.quantity, `${param}[${n}][quantity]`), description: itemDescription(plan, i.quantity) };
   });
   // The invoice of a period adds every item up (tax on top): past the largest amount a payment takes, nothing
@@ -327,7 +333,7 @@ export async function updateSubscription(deps: AppDeps, auth: AuthContext, id: s
     body.items.forEach((i, n) => {
       if (i.item !== undefined && !known.has(i.item)) throw invalidRequest('resource_missing', `No such item of this subscription: '${i.item}'`, `items[${n}][item]`);
     });
-    const priced = await priceItems(deps, auth.tenantId, body.items);
+    const priced = await priceItems(deps, auth.tenantId, body.items, 'items', r.snapshot.items);
     if (priced.currency !== r.snapshot.currency || priced.interval !== r.snapshot.interval || priced.intervalCount !== r.snapshot.intervalCount)
       throw invalidRequest('plans_mismatch', "The new plans must have the subscription's currency, interval and interval_count", 'items');
     change.items = priced.items.map((i) => ({ plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description, ...(i.item ? { item: i.item } : {}) }));

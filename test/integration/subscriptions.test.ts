@@ -191,6 +191,29 @@ describe('changes', () => {
     expect(renewal).toMatchObject({ billing_reason: 'subscription_cycle', total: 24_000, status: 'paid' });
   }, 120_000);
 
+  test('an item keeps its archived plan through a quantity change and its preview; an archived plan takes no new item or subscription', async () => {
+    const clock = await clockAt('2026-04-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const base = await plan({ amount: 3000 });
+    const addOn = await plan({ amount: 500 });
+    const sub = (await post('/subscriptions', { customer, items: [{ plan: base }], default_payment_method: pm })).body;
+    expect((await post(`/plans/${base}/archive`, {})).body.active).toBe(false);
+    const item = sub.items[0].item;
+    // Seats added to the item on the archived plan: as Stripe's, the existing item keeps its price.
+    const preview = await post('/invoices/create-preview', { subscription: sub.subscription, items: [{ item, plan: base, quantity: 3 }] });
+    expect(preview.status).toBe(200);
+    const changed = await post(`/subscriptions/${sub.subscription}`, { items: [{ item, plan: base, quantity: 3 }, { plan: addOn }] });
+    expect([changed.status, changed.body.items.map((i: { quantity: number }) => i.quantity)]).toEqual([200, [3, 1]]);
+    // The archived plan on a new item, or another item switched to it, or a new subscription: refused.
+    const addOnItem = changed.body.items[1].item;
+    for (const items of [[{ item, plan: base, quantity: 3 }, { item: addOnItem, plan: addOn }, { plan: base }], [{ item, plan: base, quantity: 3 }, { item: addOnItem, plan: base }]]) {
+      const r = await post(`/subscriptions/${sub.subscription}`, { items });
+      expect([r.status, r.body.error?.code]).toEqual([400, 'plan_inactive']);
+    }
+    const fresh = await post('/subscriptions', { customer, items: [{ plan: base }], default_payment_method: pm });
+    expect([fresh.status, fresh.body.error?.code]).toEqual([400, 'plan_inactive']);
+  }, 120_000);
+
   test('a 50% coupon for 2 months and a 20% exclusive tax rate: taxed after the discount, the discount ends after two invoices', async () => {
     const clock = await clockAt('2026-06-15T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock);
