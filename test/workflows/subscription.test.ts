@@ -513,6 +513,32 @@ test('unpaid: a payment the merchant asks for that fails is not retried on the d
   });
 });
 
+test('payments the merchant asks for that fail use none of the dunning schedule: its retries come 1, 3 and 7 days after, then it cancels', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(declineRenewals());
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_askedpay${++n}`, T0);
+    const h = await start(taskQueue, inp);
+    await skipTo(at(2, 28, 12)); // the renewal declined once: past_due, retry due a day after
+    await waitFor(() => invoicesOf(rec, inp.id).length > 1 && lastInvoice(rec, invoicesOf(rec, inp.id)[1]!.id).lastFailure !== null);
+    const renewal = invoicesOf(rec, inp.id)[1]!;
+    // Three pays the merchant asks for within the hour, each declined. Before, the third used up the schedule and
+    // canceled the subscription on the spot.
+    for (let i = 0; i < 3; i++) {
+      const tried = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal.id }] });
+      expect(tried.invoice).toMatchObject({ status: 'open', nextPaymentAttempt: at(3, 1), lastFailure: 'card_declined' });
+    }
+    expect((await stateOf(h)).subscription.status).toBe('past_due');
+    expect(await h.result()).toBe('canceled');
+    // The schedule's own retries, at its days, then canceled after its fourth failure.
+    const scheduled = rec.charges.filter((c) => c.req.invoice === renewal.id).map((c) => sec(c.at));
+    expect(scheduled.filter((t) => [at(3, 1), at(3, 3), at(3, 7)].map(iso).includes(t))).toEqual([iso(at(3, 1)), iso(at(3, 3)), iso(at(3, 7))]);
+    expect(rec.charges.filter((c) => c.req.invoice === renewal.id)).toHaveLength(7);
+    expect(lastInvoice(rec, renewal.id).status).toBe('uncollectible');
+  });
+});
+
 test('paying a past_due invoice between its retries: active again, and the retries left are not attempted', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);

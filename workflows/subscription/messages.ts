@@ -94,6 +94,8 @@ export interface OpenInvoice {
   invoice: InvoiceSnapshot;
   /** Unix ms of the first failed attempt, from which the retry days count. */
   firstFailureAt: number | null;
+  /** Failed attempts the merchant asked for (POST /invoices/{id}/pay): not the schedule's, so they use none of it. */
+  askedFailures?: number;
 }
 
 export interface ItemChange {

@@ -154,10 +154,16 @@ export class SubscriptionBook {
    * An attempt failed: the next attempt per the dunning days (counted from the first failure), or none left.
    * Answers whether attempts are exhausted.
    */
-  failed(o: OpenInvoice, code: string, at: number, noRetry = false): { exhausted: boolean } {
+  failed(o: OpenInvoice, code: string, at: number, noRetry = false, asked = false): { exhausted: boolean } {
     const inv = o.invoice;
     inv.lastFailure = code;
     if (o.firstFailureAt === null) o.firstFailureAt = at;
+    // An attempt the merchant asked for that failed is not one of the schedule's: the retry due stands, and the
+    // schedule counts only its own (Stripe's manual attempts do not shorten dunning).
+    if (asked) {
+      o.askedFailures = (o.askedFailures ?? 0) + 1;
+      if (inv.nextPaymentAttempt !== null) return { exhausted: false };
+    }
     // Unpaid: nothing is attempted by the schedule any more (a payment the merchant asks for still is).
     if (noRetry) {
       inv.nextPaymentAttempt = null;
@@ -168,7 +174,7 @@ export class SubscriptionBook {
       inv.nextPaymentAttempt = null;
       return { exhausted: false };
     }
-    const retriesDone = inv.attemptCount - 1;
+    const retriesDone = inv.attemptCount - 1 - (o.askedFailures ?? 0);
     const days = this.input.dunning.retryDays;
     if (retriesDone < days.length) {
       inv.nextPaymentAttempt = o.firstFailureAt + days[retriesDone]! * DAY_MS;

@@ -54,6 +54,8 @@ const UNPAID_STOPS_OTHER_RETRIES_PATCH = 'unpaid-stops-other-retries';
 const CLOCK_DELETED_CANCELS_PATCH = 'clock-deleted-cancels';
 /** Runs whose end waits for an open invoice's charge still being decided; older runs voided it under the charge. */
 const END_WAITS_FOR_CHARGE_PATCH = 'end-waits-for-charge';
+/** A failed attempt the merchant asked for leaves the dunning schedule as it was; older runs counted it as a retry. */
+const ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH = 'asked-attempts-off-schedule';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -183,7 +185,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   }
 
   /** Charges an open invoice once (nothing to charge: paid at once) and applies the outcome. */
-  async function collect(o: OpenInvoice, at: number): Promise<void> {
+  /** `asked`: the merchant asked for this attempt (POST /invoices/{id}/pay), not the dunning schedule. */
+  async function collect(o: OpenInvoice, at: number, asked = false): Promise<void> {
     const inv = o.invoice;
     const statusBefore = b.sub.status;
     if (inv.amountDue === 0) {
@@ -211,7 +214,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         inv.nextPaymentAttempt = null;
       } else {
         // A payment the merchant asked for while unpaid is not retried either.
-        const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at, notAttempted());
+        const { exhausted } = b.failed(o, r.failureCode ?? r.outcome, at, notAttempted(), asked && patched(ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH));
         if (exhausted && input.dunning.whenExhausted === 'cancel' && inv.paymentIntent && patched(LAST_ATTEMPT_INTENT_PATCH)) {
           await lastAttemptLost(o, at, statusBefore);
           return;
@@ -457,7 +460,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       exclusive(async () => {
         const o = b.openInvoice(invoice);
         if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
-        await collect(o, now());
+        await collect(o, now(), true);
         return answer(o.invoice);
       }),
     { validator: ({ invoice }) => void openOrRefuse(invoice) },
