@@ -40,12 +40,8 @@ export function payoutRecipientData(mongo: Mongo) {
     /** Whether the record was there to take the gateway's id (its inserter may have taken it back meanwhile). */
     registered: async (tenantId: string, uuid: string, gatewayRecipientId: string): Promise<boolean> =>
       (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })).matchedCount === 1,
-    /**
-     * Takes back a recipient the gateway refused or did not answer about, while it is unregistered (a same-key
-     * request may have registered it meanwhile); answers whether it did.
-     */
-    removeUnregistered: async (tenantId: string, uuid: string): Promise<boolean> =>
-      (await c.deleteOne({ _id: uuid, tenant_id: tenantId, gateway_recipient_id: null })).deletedCount === 1,
+    /** Takes back a recipient the gateway refused or did not answer about, while it is unregistered. */
+    removeUnregistered: async (tenantId: string, uuid: string): Promise<void> => void (await c.deleteOne({ _id: uuid, tenant_id: tenantId, gateway_recipient_id: null })),
     list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, RECIPIENT_LIST),
   };
 }

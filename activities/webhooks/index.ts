@@ -36,7 +36,7 @@ export interface WebhookActivityConfig {
 
 export const DEFAULT_DISABLE_AFTER_MS = 3 * 24 * 3600 * 1000;
 export const DEFAULT_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
-export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 50;
+const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 50;
 
 /** The slot group of a tenant's attempts (endpoint ids are `whe_...`, so the two never meet). */
 export const tenantSlotGroup = (tenantId: string): string => `tenant:${tenantId}`;
@@ -240,22 +240,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       // One slow endpoint holds at most maxInFlight activity slots, and one tenant's endpoints together at most
       // maxPerTenant (a merchant with many slow URLs, an order id in each, is one merchant): the rest of the
       // worker serves others.
-      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, slotTtlFor(input)) : null;
+      const ttl = slotTtlFor(input);
+      const lease = maxInFlight > 0 ? await slots.acquire(endpoint._id, maxInFlight, ttl) : null;
       if (maxInFlight > 0 && lease === null) return putOff('endpoint_busy');
       let tenantLease: string | null = null;
       try {
-        tenantLease = maxPerTenant > 0 ? await slots.acquire(tenantSlotGroup(input.tenantId), maxPerTenant, slotTtlFor(input)) : null;
-      } catch (err) {
-        await release(lease); // not held until its expiry for a read that failed
-        throw err;
-      }
-      if (maxPerTenant > 0 && tenantLease === null) {
-        await release(lease);
-        return putOff('tenant_busy');
-      }
-      try {
+        tenantLease = maxPerTenant > 0 ? await slots.acquire(tenantSlotGroup(input.tenantId), maxPerTenant, ttl) : null;
+        if (maxPerTenant > 0 && tenantLease === null) return putOff('tenant_busy');
         return await attemptSend(input, attemptedAt, fail);
       } finally {
+        // Whatever was taken goes back, a failed read of the tenant's slots included.
         await release(lease);
         await release(tenantLease);
       }

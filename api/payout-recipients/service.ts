@@ -86,7 +86,7 @@ export async function registerRecipient(
   const data = payoutRecipientData(deps.mongo);
   if (scope.value) {
     const existing = await data.byScope(scope.value);
-    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter, false), created: false };
+    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter), created: false };
   }
   // The request schema has applied the rule; here it only says which kind the fields describe.
   const rule = recipientRule(fields);
@@ -120,8 +120,8 @@ export async function registerRecipient(
     () => data.insert(record),
     () => (scope.value ? data.byScope(scope.value) : Promise.resolve(null)),
   );
-  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter, false), created: false };
-  return { record: await ensureRegistered(deps, record, gateway.adapter, true), created: true };
+  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
+  return { record: await ensureRegistered(deps, record, gateway.adapter), created: true };
 }
 
 /**
@@ -132,7 +132,7 @@ export async function registerRecipient(
  * one just answered. An inserter whose answer was lost answers the record a same-key request registered meanwhile.
  * A refusal takes it back whoever asked (the same fields are refused again, so nobody can be registering it).
  */
-async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter, inserted: boolean): Promise<PayoutRecipientRecord> {
+async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
   const data = payoutRecipientData(deps.mongo);
   let outcome;
@@ -149,9 +149,9 @@ async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter
     });
   } catch (err) {
     deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
-    if (r.idempotency_scope === r._id) {
-      if (inserted) await data.removeUnregistered(r.tenant_id, r._id);
-    } else {
+    // A keyless record is reached only by the request that inserted it.
+    if (r.idempotency_scope === r._id) await data.removeUnregistered(r.tenant_id, r._id);
+    else {
       const now = await data.find(r.tenant_id, r._id);
       if (now?.gateway_recipient_id) return now;
     }

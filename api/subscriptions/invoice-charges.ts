@@ -8,7 +8,7 @@ import { paymentMethodData } from '../../data/payment-methods';
 import { cancelUpdate, mitChargeUpdate, type MitChargeResult } from '../../workflows/payment-intent/messages';
 import { mitChargeInputFor } from '../cards-mit/service';
 import { insertAndStart, newIntentRecord } from '../payment-intents/service';
-import type { AppDeps, AuthContext } from '../deps';
+import { tenantAuth, type AppDeps } from '../deps';
 import { addCustomerCredit, drawCustomerCredit } from '../credit-notes/balance';
 import { retryingUntaken } from '../http/workflow-calls';
 
@@ -24,7 +24,7 @@ export function createInvoiceCharges(base: InvoiceChargeDeps) {
   const withClient = (temporal: Client): AppDeps => ({ ...base, temporal });
 
   async function invoiceIntent(deps: AppDeps, req: InvoiceCharge, connector: string): Promise<string> {
-    const auth: AuthContext = { tenantId: req.tenantId, region: req.region, keyKind: 'secret', claims: [] };
+    const auth = tenantAuth(req.tenantId, req.region);
     const record = await newIntentRecord(deps, auth, {
       amount: req.amount,
       currency: req.currency,

@@ -90,7 +90,10 @@ describe('checkout', () => {
         return real.insertOne(doc);
       });
       const body = checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS });
+      const intents = async () => (await api.get('/v202607/payment-intents?limit=1', m.secretKey)).body;
+      const before = await intents();
       await expect(createCheckout(apiDeps(late, temporal), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      expect(await intents()).toEqual(before); // no payment intent was made for it
       // Nothing was held for it, and its checkout lets the cart go: sent again, the cart checks out and holds.
       expect(await stockOf(p)).toBe(5);
       const again = await eventually(async () => {
@@ -302,6 +305,8 @@ describe('a delivery sent again with its stockChangeKey', () => {
       // The owner applies the change, but its answer misses the API's deadline.
       const late = apiDeps(db, withLateAnswers(temporal));
       await expect(updateProduct(late, m.tenant, a, productUpdateBody.parse({ stockChange: 5, stockChangeKey: key }))).rejects.toMatchObject({ code: 'service_unavailable' });
+      // It was applied: what follows proves the resend is not applied again.
+      expect(await stockOf(a)).toBe(15);
     } finally {
       await db.close();
       await temporal.connection.close();

@@ -193,6 +193,33 @@ export function withLateAnswers(temporal: Client): Client {
   return new Proxy(temporal, { get: (c, p) => (p === 'workflow' ? workflow : Reflect.get(c, p, c)) });
 }
 
+/**
+ * `db` whose first insert into collection `name` meets another request's record and sees it taken back: the other
+ * record (`other(doc)`, the same key) is inserted first, ours is tried against it, then the other is deleted. The
+ * race a create with an idempotency key must survive when the request that won it undid its record.
+ * `collided()`: whether our insert did meet the other one (a test that never raced proves nothing).
+ */
+export function withWinnerTakenBack<N extends keyof Mongo['c']>(db: Mongo, name: N, other: (doc: { _id: string }) => { _id: string } = (doc) => doc) {
+  let collided = false;
+  let done = false;
+  const racing = withMethod(db, name, 'insertOne', (real) => async (doc: { _id: string }) => {
+    const c = real as unknown as { insertOne(d: unknown): Promise<unknown>; deleteOne(f: unknown): Promise<unknown> };
+    if (done) return c.insertOne(doc);
+    done = true;
+    const theirs = other(doc);
+    await c.insertOne(theirs);
+    try {
+      return await c.insertOne(doc);
+    } catch (err) {
+      collided = true;
+      throw err;
+    } finally {
+      await c.deleteOne({ _id: theirs._id });
+    }
+  });
+  return { db: racing, collided: () => collided };
+}
+
 export function apiDeps(mongo: Mongo, temporal: Client, env: Record<string, string> = {}): AppDeps {
   return { config: loadConfig({ ...process.env, ...getStack().env, ...env }), mongo, temporal } as unknown as AppDeps;
 }

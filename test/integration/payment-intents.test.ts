@@ -2,8 +2,7 @@ import { createPaymentIntent } from '../../api/payment-intents/service';
 import { createBodyV202607 } from '../../api/payment-intents/schemas';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import type { PaymentIntentRecord } from '../../platform/records';
-import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, type Merchant } from './harness';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withWinnerTakenBack, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -69,24 +68,13 @@ describe('idempotency', () => {
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
     try {
-      let tookBack = 0;
-      const racing = withMethod(db, 'paymentIntents', 'insertOne', (real) => async (doc: PaymentIntentRecord) => {
-        if (tookBack > 0) return real.insertOne(doc);
-        // Another request with the key inserted first; ours meets its record, which it then takes back.
-        const other = { ...doc, _id: `${doc._id}0` };
-        await real.insertOne(other);
-        try {
-          return await real.insertOne(doc);
-        } finally {
-          await real.deleteOne({ _id: other._id });
-          tookBack += 1;
-        }
-      });
-      const deps = apiDeps(racing, temporal);
+      // Another request with the key (its own id) inserted first; ours meets its record, which it then takes back.
+      const race = withWinnerTakenBack(db, 'paymentIntents', (doc) => ({ ...doc, _id: `${doc._id}0` }));
+      const deps = apiDeps(race.db, temporal);
       const key = `taken-back-${Date.now()}`;
       const auth = tenantAuth(m.tenant, 'eu');
       const made = await createPaymentIntent(deps, auth, createBodyV202607.parse({ amount: 1234, currency: 'EUR', idempotency_key: key }), 'v202607');
-      expect(tookBack).toBe(1);
+      expect(race.collided()).toBe(true);
       expect(made.status).toBe(201);
       // It stands with its workflow: the key answers it, and it can be paid.
       const again = await create({ amount: 1234, currency: 'EUR', idempotency_key: key });

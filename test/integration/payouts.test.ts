@@ -1,3 +1,4 @@
+import { tenantAuth } from '../../api/deps';
 import { payoutCreateBody } from '../../api/payouts/schemas';
 import { createPayout as createPayoutCall, payoutGatewayStatus } from '../../api/payouts/service';
 import { recipientCreateBody } from '../../api/payout-recipients/schemas';
@@ -279,7 +280,7 @@ test('a payout without a key whose answer comes too late is answered as made (20
   const temporal = await temporalClient();
   try {
     const body = payoutCreateBody.parse({ amount: 5000, currency: 'NGN', gateway: 'sandbox', ...bank(ACCOUNTS.ordinary) });
-    const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createPayoutCall>[1];
+    const auth = tenantAuth(shop.tenant, 'eu');
     const deps = apiDeps(db, withLateAnswers(temporal));
     const gateways = createGatewayRegistry({ sandboxUrl: deps.config.SANDBOX_URL, sandboxCallbackSecret: deps.config.SANDBOX_CALLBACK_SECRET });
     const made = await createPayoutCall({ ...deps, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) }, auth, body);
@@ -331,7 +332,7 @@ describe('two same-key recipient requests, one of whose gateway registrations ge
           }),
       };
       const deps = { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
-      const auth = { tenantId: shop.tenant, region: 'eu', keyKind: 'secret', claims: [] } as Parameters<typeof createRecipient>[1];
+      const auth = tenantAuth(shop.tenant, 'eu');
       const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-race-${Date.now()}` });
       const settle = <T,>(p: Promise<T>) => p.then((v) => ({ ok: v }), (err: unknown) => ({ err }));
       const a = settle(createRecipient(deps, auth, body));
@@ -394,7 +395,7 @@ describe('reads: the status endpoint, null bodies and other tenants', () => {
     try {
       const down = createGatewayRegistry({ sandboxUrl: 'http://127.0.0.1:9', sandboxCallbackSecret: 'unused', timeoutMs: 2000 });
       const deps = { ...apiDeps(db, temporal), gateways: down, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
-      const refused = await payoutGatewayStatus(deps, { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] }, done.body.payout_uuid).catch((e: unknown) => e);
+      const refused = await payoutGatewayStatus(deps, tenantAuth(m.tenant, 'eu'), done.body.payout_uuid).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(DomainError);
       expect(refused).toMatchObject({ kind: 'unavailable', code: 'gateway_unavailable' });
       expect((refused as Error).message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|sandbox/);

@@ -2,7 +2,7 @@ import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -302,20 +302,11 @@ describe('a same-key create whose concurrent winner took its record back', () =>
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
     try {
-      // The other request with the key (same id) inserts first; ours meets its record, which it then takes back.
-      let tookBack = 0;
-      const racing = withMethod(db, 'subscriptions', 'insertOne', (real) => async (doc: Parameters<typeof real.insertOne>[0]) => {
-        await real.insertOne(doc);
-        try {
-          return await real.insertOne(doc);
-        } finally {
-          await real.deleteOne({ _id: doc._id });
-          tookBack += 1;
-        }
-      });
+      // The other request with the key (the same id) inserts first; ours meets its record, which it then takes back.
+      const race = withWinnerTakenBack(db, 'subscriptions');
       const auth = tenantAuth(m.tenant, 'eu');
-      await expect(createSubscription(apiDeps(racing, temporal), auth, body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
-      expect(tookBack).toBe(1);
+      await expect(createSubscription(apiDeps(race.db, temporal), auth, body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      expect(race.collided()).toBe(true);
       expect((await get(`/subscriptions?customer=${customer}`)).body.data).toEqual([]);
       const again = await post('/subscriptions', body);
       expect([again.status, again.body.status, again.body.customer]).toEqual([201, 'active', customer]);

@@ -228,29 +228,36 @@ test('an endpoint is disabled only after failing all through the period, not aft
 
 test("attempts put off at the tenant's cap until their budget ran out do not count against the endpoint's health", async () => {
   const DAY = 24 * 3600_000;
-  const url = `https://healthy.example/hook-${Date.now()}`;
   const endpoints = webhookEndpointData(db);
-  expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY, new Date(Date.now() - 5 * DAY))).toBe(false);
-  // A failure in each day of the period, every one of them never sent: the tenant's other endpoints held its slots.
-  for (const [n, hoursAgo] of [72, 51, 31, 17, 0].entries()) {
-    const r = await activities.recordDeliveryAttempt({
-      deliveryId: `evt_eu_tenantbusy${n}-0`,
-      tenantId: m.tenant,
-      eventId: `evt_eu_tenantbusy${n}`,
-      url,
-      attempt: 1,
-      attemptedAt: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
-      statusCode: null,
-      latencyMs: 0,
-      error: "tenant_busy: put off 240 times at the tenant's in-flight cap",
-      outcome: 'failed',
-      final: null,
-    });
-    expect(r.endpointDisabled).toBe(false);
-  }
-  const e = await endpoints.byUrl(m.tenant, url);
-  expect(await endpoints.health(e!)).toMatchObject({ failingSince: null });
-  expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY)).toBe(false);
+  /** A failure in each day of the period for `url`, each with `error` (never sent), and whether the last disabled it. */
+  const failingThroughout = async (url: string, error: string) => {
+    expect(await endpoints.disableIfFailing(m.tenant, url, 3 * DAY, new Date(Date.now() - 5 * DAY))).toBe(false);
+    let disabled = false;
+    for (const [n, hoursAgo] of [72, 51, 31, 17, 0].entries()) {
+      const r = await activities.recordDeliveryAttempt({
+        deliveryId: `evt_eu_busy${url.length}${n}${Date.now()}-0`,
+        tenantId: m.tenant,
+        eventId: `evt_eu_busy${n}`,
+        url,
+        attempt: 1,
+        attemptedAt: new Date(Date.now() - hoursAgo * 3600_000).toISOString(),
+        statusCode: null,
+        latencyMs: 0,
+        error,
+        outcome: 'failed',
+        final: null,
+      });
+      disabled = r.endpointDisabled;
+    }
+    return disabled;
+  };
+  // The tenant's other endpoints held its slots every time: nothing of it reached this one.
+  const healthy = `https://healthy.example/hook-${Date.now()}`;
+  expect(await failingThroughout(healthy, "tenant_busy: put off 240 times at the tenant's in-flight cap")).toBe(false);
+  expect(await endpoints.health((await endpoints.byUrl(m.tenant, healthy))!)).toMatchObject({ failingSince: null });
+  // Its own cap, every time: the endpoint's own slowness, which counts.
+  const slow = `https://slow.example/hook-${Date.now()}`;
+  expect(await failingThroughout(slow, "endpoint_busy: put off 240 times at the endpoint's in-flight cap")).toBe(true);
 });
 
 test('the in-flight cap holds in the database: a second attempt to a busy endpoint is put off, not sent', async () => {

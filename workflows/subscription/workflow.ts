@@ -502,29 +502,28 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     for (const o of b.openAtEnd()) {
       const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
       if (intent === 'pending' && patched(END_WAITS_FOR_CHARGE_PATCH)) continue;
-      if (intent === 'success') b.paid(o, at);
-      else {
-        if (intent === 'pending') log.warn('an ended subscription voids an invoice whose charge is still being decided', { invoice: o.invoice.id });
-        b.void(o, at);
-        await giveCreditBack(o.invoice);
-      }
-      await invoiceMoved(o.invoice, b.sub.status);
+      if (intent === 'pending') log.warn('an ended subscription voids an invoice whose charge is still being decided', { invoice: o.invoice.id });
+      await endInvoice(o, intent === 'success', at);
     }
   }
 
-  /** Ended: an open invoice's intent said how its charge ended. Paid, it is paid; else voided, its credit given back. */
+  /** Ended: an open invoice's intent said how its charge ended. */
   async function settleOutcomesAtEnd(): Promise<void> {
     while (outcomes.length) {
       const { paymentIntent, status } = outcomes.shift()!;
       const o = b.openByIntent(paymentIntent);
-      if (!o) continue;
-      if (status === 'success') b.paid(o, now());
-      else {
-        b.void(o, now());
-        await giveCreditBack(o.invoice);
-      }
-      await invoiceMoved(o.invoice, b.sub.status);
+      if (o) await endInvoice(o, status === 'success', now());
     }
+  }
+
+  /** An ended subscription's open invoice closes: paid, or voided with the credit it took given back. */
+  async function endInvoice(o: OpenInvoice, paid: boolean, at: number): Promise<void> {
+    if (paid) b.paid(o, at);
+    else {
+      b.void(o, at);
+      await giveCreditBack(o.invoice);
+    }
+    await invoiceMoved(o.invoice, b.sub.status);
   }
 
   function openOrRefuse(invoice: string): OpenInvoice {
