@@ -1073,7 +1073,9 @@ test('a retry the gateway answers processing is not attempted again: its intent 
     expect(open.invoice).toMatchObject({ attemptCount: 2, nextPaymentAttempt: null, lastFailure: null });
     await h.signal(intentOutcomeSignal, { paymentIntent: open.invoice.paymentIntent!, status: 'success' });
     await waitFor(async () => (await stateOf(h)).subscription.status === 'active');
-    expect(lastInvoice(rec, renewal.id).status).toBe('paid');
+    // The state moves before its write lands: the invoice's record is read once written.
+    await waitFor(() => lastInvoice(rec, renewal.id).status === 'paid');
+    expect(chargesOf(rec, inp.id).filter((c) => c.req.invoice === renewal.id)).toHaveLength(2);
     await h.terminate('test done');
   });
 });
