@@ -5,7 +5,7 @@ import type { Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceCharge, InvoiceChargeResult } from '../domain/billing/invoice-charge';
 import { subscriptionRecords } from '../data/subscriptions';
-import { balanceId, customerBalanceData } from '../data/credit-notes';
+import { balanceId, creditNoteData, customerBalanceData } from '../data/credit-notes';
 
 // The subscription workflow's I/O: its records and its invoices' (it is their only writer), and an invoice's
 // charge, made by the API's charge code (api/subscriptions/invoice-charges.ts, handed over by the worker) with
@@ -65,6 +65,27 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
     /** Credit the customer's balance offers an invoice (taken from it): 0 without asking anyone when there is none. */
     drawCustomerCredit: (req: CreditDraw): Promise<number> => port().drawCredit(Context.current().client, req),
     creditCustomer: (req: CreditDraw & { amount: number }): Promise<void> => port().addCredit(Context.current().client, req),
+
+    /**
+     * A credit note whose amount its intent admitted: issued (with the refund that returns it to the card, or
+     * its credit to the customer's balance), then that credit added, keyed by the note's id. The intent's
+     * workflow runs it, so a note admitted is finished though the API request that asked died (both steps are
+     * what that request does too, and each is done once whoever comes first). `missing`: no such note.
+     */
+    async issueCreditNote(p: { tenantId: string; creditNote: string; refund: string | null; creditToBalance: number }): Promise<'issued' | 'missing'> {
+      const issued = await creditNoteData(deps.mongo).issue(p.creditNote, { refund: p.refund, credit_to_balance: p.creditToBalance });
+      if (!issued) return 'missing';
+      if (issued.credit_to_balance > 0)
+        await port().addCredit(Context.current().client, {
+          tenantId: issued.tenant_id,
+          customer: issued.customer,
+          currency: issued.currency,
+          key: issued._id,
+          amount: issued.credit_to_balance,
+          max: issued.credit_to_balance,
+        });
+      return 'issued';
+    },
 
     /** The balance's figures, and the change that made them kept by its key first (a run after an idle close reads it). */
     async saveCustomerBalance(p: { tenantId: string; customer: string; currency: string; credit: number; version: number; change?: { key: string; amount: number } }): Promise<void> {

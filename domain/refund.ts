@@ -26,6 +26,9 @@ export const serviceRefundKey = {
   ofCreditNote: (creditNoteId: string) => `${SERVICE_REFUND_KEY_PREFIX.creditNote}${creditNoteId}`,
   ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,
 };
+/** The credit note a refund key of the service names, or null for any other key. */
+export const creditNoteOfRefundKey = (key: string | null): string | null =>
+  key?.startsWith(SERVICE_REFUND_KEY_PREFIX.creditNote) ? key.slice(SERVICE_REFUND_KEY_PREFIX.creditNote.length) : null;
 export const isServiceRefundKey = (key: string): boolean => Object.values(SERVICE_REFUND_KEY_PREFIX).some((p) => key.startsWith(p));
 /** What a merchant's refund key may not start with, as the refusal says it. */
 export const SERVICE_REFUND_KEY_PREFIXES = Object.values(SERVICE_REFUND_KEY_PREFIX).join(', ');

@@ -79,9 +79,11 @@ async function answerIssued(deps: AppDeps, note: CreditNoteRecord) {
  * refund workflow returns the money to the card); otherwise the amount is spent from that balance at once and
  * added to the customer's credit balance, which the next invoices use first.
  *
- * The note is written `pending` before its admission, holding the idempotency key and the request: a retry
- * with the key finishes that note (its admission, keyed by the note's id, is answered again rather than made
- * twice), and the key with other parameters is refused. Keyed by the note's id, an admission's key is no
+ * The note is written `pending` before its admission, holding the idempotency key and the request. The
+ * intent's workflow issues the note it admits and adds its credit (patch `credit-note-issued-by-intent`), so an
+ * admitted note is finished though this request dies; the request does both too (each is done once), which
+ * is all a worker on older code does. A retry with the key answers that note (its admission, keyed by the
+ * note's id, is answered again rather than made twice), and the key with other parameters is refused. Keyed by the note's id, an admission's key is no
  * refund's: a merchant's refund key cannot be known before the note it would collide with exists.
  */
 export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: CreditNoteCreateBody): Promise<{ status: number; body: ReturnType<typeof creditNoteView> }> {

@@ -4,7 +4,7 @@ import { addCustomerCredit, drawCustomerCredit } from '../../api/credit-notes/ba
 import { createCreditNote } from '../../api/credit-notes/service';
 import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo, type Mongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, temporalClient, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, temporalClient, withMethod, type Merchant } from './harness';
 
 // Credit notes on the real stack: against a paid invoice, refunded to the card through the refund workflow
 // or credited to the customer's balance, drawing with the invoice intent's refunds on one balance; the
@@ -143,21 +143,47 @@ test('a credit note admitted but never answered: its retry finishes it, and its 
   const body = { invoice: invoice.invoice, amount: 300, idempotency_key: `cn-lost-${Date.now()}` };
   const auth: AuthContext = { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] };
   await expect(createCreditNote(answerLost(apiDeps(db, temporal)), auth, body)).rejects.toMatchObject({ code: 'service_unavailable' });
+  // The intent issued the note it admitted, and credited it, before it answered: the lost answer lost nothing.
+  const [issued] = (await get(`/credit-notes?invoice=${invoice.invoice}`)).body.data;
+  expect(issued).toMatchObject({ amount: 300, refund: null, credit_to_balance: 300, status: 'issued' });
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 300 }]);
   // Before: each was answered with the first admission's id, and its own amount credited with 300 held.
   for (const other of [{ ...body, amount: 1000 }, { ...body, refund: true }]) {
     const r = await post('/credit-notes', other);
     expect([r.status, r.body.error]).toEqual([400, expect.objectContaining({ code: 'idempotency_key_in_use', param: 'idempotency_key' })]);
   }
-  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([]);
-  expect((await get(`/credit-notes?invoice=${invoice.invoice}`)).body.data).toEqual([]);
   const again = await post('/credit-notes', body);
-  expect([again.status, again.body]).toEqual([200, expect.objectContaining({ amount: 300, refund: null, credit_to_balance: 300 })]);
+  expect([again.status, again.body]).toEqual([200, expect.objectContaining({ credit_note: issued.credit_note, amount: 300, refund: null, credit_to_balance: 300 })]);
   expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 300 }]);
   // Held once: 700 is left to refund.
   expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 701, currency: 'EUR' })).body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
   // Once issued, the key still answers only this note.
   expect((await post('/credit-notes', { ...body, amount: 299 })).body.error.code).toBe('idempotency_key_in_use');
   expect((await post('/credit-notes', body)).body).toMatchObject({ credit_note: again.body.credit_note, amount: 300 });
+}, 120_000);
+
+test('credit notes whose requests died once their amounts were admitted are issued by the intent: the credit lands, the refund is named', async () => {
+  const { customer, invoice } = await paidInvoice();
+  const auth: AuthContext = { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] };
+  // The API process stops right after each admission: it never issues its note, nor credits the balance.
+  const stops = withMethod(db, 'creditNotes', 'updateOne', () => async () => {
+    throw new Error('the API process stopped here');
+  });
+  for (const body of [{ invoice: invoice.invoice, amount: 250 }, { invoice: invoice.invoice, amount: 150, refund: true }])
+    await expect(createCreditNote(apiDeps(stops, temporal), auth, body)).rejects.toThrow('stopped here');
+  // Before, neither was ever issued (no key to finish them with) and the 250 never reached the balance.
+  const notes = (await get(`/credit-notes?invoice=${invoice.invoice}`)).body.data;
+  expect(notes).toHaveLength(2);
+  expect(notes).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ amount: 250, refund: null, credit_to_balance: 250, status: 'issued' }),
+      expect.objectContaining({ amount: 150, refund: expect.stringMatching(/^re_eu_/), credit_to_balance: 0, status: 'issued' }),
+    ]),
+  );
+  expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 250 }]);
+  // Each held once: 1000 - 250 - 150 leaves 600 to refund.
+  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 601, currency: 'EUR' })).body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
+  expect((await post('/refunds', { payment_intent: invoice.payment_intent, amount: 600, currency: 'EUR' })).status).toBe(201);
 }, 120_000);
 
 test("a credit draw retried after its first try emptied the balance gets what that try took: the customer's credit is not lost", async () => {

@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowHan
 import { ApplicationFailure } from '@temporalio/common';
 import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
+import { serviceRefundKey } from '../../domain/refund';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, refundSettledSignal, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
 import { gate, keepHistory, useWorkflowTestEnv, waitFor } from './env';
@@ -176,6 +177,40 @@ test('refund idempotency keys that are property names work like any other key', 
       expect(again).toMatchObject({ ok: true, created: false, refund: (first[i] as { refund: string }).refund });
     }
     expect((await handle.query(intentStateQuery)).refundable_amount_left).toBe(2500 - 5 * 100);
+    await handle.terminate('test done');
+  });
+});
+
+test('a credit note the intent admits is issued by the intent before it answers: to the balance with its amount, or with the refund that returns it', async () => {
+  const { activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
+  const issued: unknown[] = [];
+  let tries = 0;
+  const acts = {
+    ...activities,
+    issueCreditNote: async (p: unknown) => {
+      // The database was away on the first try: the intent tries again, and the admission waits for it.
+      if (++tries === 1) throw new Error('connection to the database closed');
+      issued.push(p);
+      return 'issued';
+    },
+  };
+  const inp = await input(1800);
+  await withWorker(acts, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
+    const toBalance = await handle.executeUpdate(admitRefundUpdate, { args: [{ ...refund(300, serviceRefundKey.ofCreditNote('cn_eu_tobalance')), creditNote: 'cn_eu_tobalance' }] });
+    expect(toBalance).toMatchObject({ ok: true, refund: 'cn_eu_tobalance', created: true, refundable_amount_left: 2200 });
+    expect(issued).toEqual([{ tenantId: inp.tenantId, creditNote: 'cn_eu_tobalance', refund: null, creditToBalance: 300 }]);
+    const toCard = await handle.executeUpdate(admitRefundUpdate, { args: [refund(400, serviceRefundKey.ofCreditNote('cn_eu_tocard'))] });
+    expect(toCard).toMatchObject({ ok: true, refund: expect.stringMatching(/^re_eu_/), created: true });
+    expect(issued[1]).toEqual({ tenantId: inp.tenantId, creditNote: 'cn_eu_tocard', refund: (toCard as { refund: string }).refund, creditToBalance: 0 });
+    // Asked again, neither is issued twice; a merchant's own refund names no credit note.
+    await handle.executeUpdate(admitRefundUpdate, { args: [{ ...refund(300, serviceRefundKey.ofCreditNote('cn_eu_tobalance')), creditNote: 'cn_eu_tobalance' }] });
+    await handle.executeUpdate(admitRefundUpdate, { args: [refund(400, serviceRefundKey.ofCreditNote('cn_eu_tocard'))] });
+    expect(await handle.executeUpdate(admitRefundUpdate, { args: [refund(100, 'merchant-key')] })).toMatchObject({ ok: true, created: true });
+    expect(issued).toHaveLength(2);
+    expect(tries).toBe(3);
+    keepHistory('payment-intent-credit-notes-issued', await handle.fetchHistory());
     await handle.terminate('test done');
   });
 });

@@ -34,6 +34,9 @@ import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord }
 
 // A billing session's side of its paid intent: the API's code, which waits on Temporal and MongoDB; retried a while.
 const sessions = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 30 } });
+// A credit note this intent admitted is issued by it: tried until it is, since the note and its credit must not
+// depend on the API request that asked still being there.
+const creditNotes = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m' } });
 const store = proxyActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
@@ -109,6 +112,20 @@ export function persist(run: IntentRun, saveWith?: Parameters<IntentRun['writer'
  */
 export function persistProgress(run: IntentRun): void {
   if (patched('older-progress-writes')) void persist(run);
+}
+
+/**
+ * Issues a credit note whose amount this intent admitted (to the customer's balance, or `refund` returning it
+ * to the card). Awaited by the admission, so its answer finds the note issued; should the worker be unable
+ * to (a failure not retried), the API's create still issues it, as it did before the intent did.
+ */
+export async function issueCreditNote(run: IntentRun, creditNote: string, refund: string | null, creditToBalance: number): Promise<void> {
+  try {
+    const r = await creditNotes.issueCreditNote({ tenantId: run.input.tenantId, creditNote, refund, creditToBalance });
+    if (r === 'missing') log.warn('an admitted credit note has no record to issue', { creditNote });
+  } catch (err) {
+    log.error('the credit note could not be issued; its create issues it', { creditNote, error: String(err) });
+  }
 }
 
 /** The summary operators read in the Temporal UI. */

@@ -1,8 +1,9 @@
 import { ApplicationFailure, condition, log, patched, uuid4 } from '@temporalio/workflow';
 import { typedIdFromUuid } from '../../domain/ids';
+import { creditNoteOfRefundKey } from '../../domain/refund';
 import type { AttemptInput, AttemptResult, ChargeOutcomeHint, IntentView, MitChargeInput, MitChargeResult, RefundAdmission, RefundAdmissionInput, RefundSettled } from './messages';
 import { refundAmountRefusal, type Attempt, type GatewayWord, type Refusal } from './state';
-import { ask, cancelIntent, causeOf, charge, connectorUnreachable, describe, persist, persistProgress, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
+import { ask, cancelIntent, causeOf, charge, connectorUnreachable, describe, issueCreditNote, persist, persistProgress, recordRefund, refusedOutright, resolve, startRefundWorkflow, type IntentRun } from './effects';
 
 // What each Update and Signal of a payment intent does. workflow.ts registers them; state.ts decides, and
 // effects.ts performs what it decides.
@@ -16,6 +17,8 @@ const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
 const MIT_RETRY_NOT_THE_CARD_PATCH = 'mit-retry-not-the-card';
 /** A repeated refund request whose first one gave its key back (its record refused) is admitted afresh. */
 const REFUND_REPEAT_AFTER_UNDO_PATCH = 'refund-repeat-after-undo';
+/** A credit note this intent admits is issued by the intent (and credited), not only by the API request that asked. */
+const CREDIT_NOTE_ISSUED_BY_INTENT_PATCH = 'credit-note-issued-by-intent';
 
 /** Waits, boundedly, until a charge on the wire (or one being reconciled) has decided, or the intent is no longer pending. */
 function chargeDecided(run: IntentRun): Promise<boolean> {
@@ -220,6 +223,9 @@ export async function onAdmitRefund(run: IntentRun, req: RefundAdmissionInput): 
     throw err;
   }
   s.startedRefunds.add(refundId);
+  // A credit note's refund to the card: the note names it.
+  const creditNote = creditNoteOfRefundKey(req.idempotencyKey);
+  if (creditNote && patched(CREDIT_NOTE_ISSUED_BY_INTENT_PATCH)) await issueCreditNote(run, creditNote, refundId, 0);
   return { ok: true, refund: refundId, created: true, refundable_amount_left: decision.left };
 }
 
@@ -233,6 +239,7 @@ async function onAdmitCredit(run: IntentRun, req: RefundAdmissionInput, creditNo
   s.settledRefunds.add(creditNote);
   describe(run);
   await persist(run);
+  if (patched(CREDIT_NOTE_ISSUED_BY_INTENT_PATCH)) await issueCreditNote(run, creditNote, null, req.amount);
   return { ok: true, refund: creditNote, created: true, refundable_amount_left: decision.left };
 }
 
