@@ -54,13 +54,16 @@ export const testClockRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'Advance a test clock; answers once the subscriptions on it have run what became due',
     description:
-      'Moves the clock to `frozen_time`: every subscription on the clock runs what is due up to it, in order (renewals with their invoices, charges, events and dunning). The answer waits for that (up to 30 seconds by default): `ready` at the new time, or `advancing` when the wait ran out; retrieve the clock until it is `ready`.',
+      'Moves the clock to `frozen_time`: every subscription on the clock runs what is due up to it, in order (renewals with their invoices, charges, events and dunning). One advance goes at most two intervals of the shortest subscription on the clock ahead (two years when none is on it), as in Stripe; advance in steps to go further. The answer waits for that (up to 30 seconds by default): `ready` at the new time, or `advancing` when the wait ran out; retrieve the clock until it is `ready`.',
     tags,
     params,
     body: testClockAdvanceBody,
     responses: {
       200: { description: 'The clock: `ready` at the new time, or still `advancing`', schema: testClockViewSchema },
-      400: { description: '`test_clock_time_backwards`: `frozen_time` is not after the clock\'s time' },
+      400: {
+        description:
+          "`test_clock_time_backwards`: `frozen_time` is not after the clock's time; `test_clock_advance_too_far`: it is more than two intervals of the shortest subscription on the clock ahead (two years when none is on it)",
+      },
       404: { description: 'Unknown or deleted' },
       409: { description: '`test_clock_advancing`: an advance is still running' },
     },

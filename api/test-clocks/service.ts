@@ -90,15 +90,22 @@ export async function createTestClock(deps: AppDeps, auth: AuthContext, body: Te
 
 /**
  * Advances a clock: the workflow admits the new time (or refuses: 409 `test_clock_advancing`, 400
- * `test_clock_time_backwards`), then the answer waits up to TEST_CLOCK_ADVANCE_WAIT_MS for the clock to be
+ * `test_clock_time_backwards`, or 400 `test_clock_advance_too_far` past two intervals of the shortest
+ * subscription on the clock, two years without one, as Stripe's), then the answer waits up to TEST_CLOCK_ADVANCE_WAIT_MS for the clock to be
  * ready, asking its state every 100 ms. It answers `ready` at the new time, or `advancing` when the wait ran
  * out (a later retrieve shows `ready` once the subscriptions caught up).
  */
 export async function advanceTestClock(deps: AppDeps, tenantId: string, id: string, frozenTimeSeconds: number): Promise<TestClockView> {
   const record = await getTestClock(deps, tenantId, id);
   const handle = deps.temporal.workflow.getHandle<typeof testClockWorkflow>(testClockWorkflowId(id));
-  // A refusal becomes 409 test_clock_advancing or 400 test_clock_time_backwards (api/http/workflow-calls.ts).
-  const admitted: TestClockState = await runUpdate(deps, () => handle.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: frozenTimeSeconds * 1000 }] }), () => missing(id));
+  const subscriptionIntervals = await testClockData(deps.mongo).subscriptionIntervalsOn(tenantId, id);
+  // A refusal becomes 409 test_clock_advancing, or 400 test_clock_time_backwards or test_clock_advance_too_far
+  // (api/http/workflow-calls.ts).
+  const admitted: TestClockState = await runUpdate(
+    deps,
+    () => handle.executeUpdate(advanceClockUpdate, { args: [{ frozenTime: frozenTimeSeconds * 1000, subscriptionIntervals }] }),
+    () => missing(id),
+  );
   if (admitted.deleted) throw missing(id);
   const settled = await untilReady(deps, handle, admitted, Date.now() + deps.config.TEST_CLOCK_ADVANCE_WAIT_MS);
   if (settled.deleted) throw missing(id);

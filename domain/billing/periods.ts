@@ -103,6 +103,16 @@ export function addIntervals(anchorMs: number, interval: Interval, intervalCount
   return addMonths(anchorMs, monthsPerInterval(interval) * intervalCount * n);
 }
 
+/**
+ * The furthest a test clock at `fromMs` may advance in one step (Stripe's rule): two intervals of its shortest
+ * subscription not ended, or two years when none lives on it. It bounds the work one advance can ask for (a
+ * monthly subscription moved a century ahead would run 1,200 renewals before the clock is ready).
+ */
+export function clockAdvanceLimit(fromMs: number, subscriptions: readonly { interval: Interval; intervalCount: number }[]): number {
+  if (subscriptions.length === 0) return addIntervals(fromMs, 'year', 1, 2);
+  return Math.min(...subscriptions.map((s) => addIntervals(fromMs, s.interval, s.intervalCount, 2)));
+}
+
 /** The billing period with index `n` (0 = the first): [addIntervals(anchor, .., n), addIntervals(anchor, .., n + 1)). */
 export function periodAt(anchorMs: number, interval: Interval, intervalCount: number, n: number): { index: number; start: number; end: number } {
   return {

@@ -82,7 +82,8 @@ test('the clock is a workflow operators can find; an advance lists the live subs
   // Subscription records on the clock whose workflows do not exist: the live one is signalled (and, being
   // gone, counts as ended); the canceled one is not listed. Either way the advance completes.
   const subs = db.db().collection('subscriptions');
-  const sub = (id: string, status: string) => ({ _id: id, tenant_id: m.tenant, test_clock: c.test_clock, status, idempotency_scope: `${m.tenant}:${id}` }) as never;
+  const sub = (id: string, status: string) =>
+    ({ _id: id, tenant_id: m.tenant, test_clock: c.test_clock, status, idempotency_scope: `${m.tenant}:${id}`, snapshot: { interval: 'month', intervalCount: 1 } }) as never;
   const [live, done] = [`sub_eu_clockLive${Date.now()}`, `sub_eu_clockDone${Date.now()}`];
   await subs.insertMany([sub(live, 'active'), sub(done, 'canceled')]);
   const r = await api.post(`/v202607/test-clocks/${c.test_clock}/advance`, { frozen_time: T0 + MONTH }, m.secretKey);
@@ -94,6 +95,25 @@ test('the clock is a workflow operators can find; an advance lists the live subs
   // Two writes (advancing, then ready), each numbered above the last.
   expect(record).toMatchObject({ tenant_id: m.tenant, status: 'ready', frozen_time: new Date((T0 + MONTH) * 1000) });
   expect(record!.version).toBeGreaterThan(1);
+});
+
+test('one advance goes at most two intervals of the shortest subscription on the clock, two years without one (a 400 that moves nothing)', async () => {
+  const c = await newClock();
+  const advance = (frozen_time: number) => api.post(`/v202607/test-clocks/${c.test_clock}/advance`, { frozen_time }, m.secretKey);
+  const twoYears = Date.UTC(2028, 7, 14, 9) / 1000;
+  const tooFar = await advance(twoYears + 1);
+  expect([tooFar.status, tooFar.body]).toEqual([400, errorShape('test_clock_advance_too_far', 'frozen_time')]);
+  expect(tooFar.body.error.message).toContain(`at most ${twoYears}`);
+  expect((await api.get(`/v202607/test-clocks/${c.test_clock}`, m.secretKey)).body).toMatchObject({ frozen_time: T0, status: 'ready' });
+
+  // Subscription records on the clock (their workflows absent, so each counts as ended once signalled): a
+  // monthly and a two-weekly one bound it to four weeks; an ended daily one bounds nothing.
+  const sub = (id: string, status: string, interval: string, intervalCount: number) =>
+    ({ _id: `sub_eu_${id}${Date.now()}`, tenant_id: m.tenant, test_clock: c.test_clock, status, idempotency_scope: `${m.tenant}:${id}${Date.now()}`, snapshot: { interval, intervalCount } }) as never;
+  await db.db().collection('subscriptions').insertMany([sub('bMonthly', 'active', 'month', 1), sub('bFortnight', 'trialing', 'week', 2), sub('bDaily', 'canceled', 'day', 1)]);
+  const fourWeeks = T0 + 28 * 86_400;
+  expect((await advance(fourWeeks + 1)).body).toEqual(errorShape('test_clock_advance_too_far', 'frozen_time'));
+  expect((await advance(fourWeeks)).body).toMatchObject({ frozen_time: fourWeeks, status: 'ready' });
 });
 
 test("unknown and another tenant's clocks are 404s everywhere", async () => {

@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Interval } from '../../domain/billing/periods';
 
 // A test clock (`clock_...`, v202607) is one workflow, id = the clock id. Advancing it tells every
 // subscription on the clock the new time and waits until each has run everything due up to it (renewals,
@@ -21,8 +22,21 @@ export interface TestClockState {
   deleted: boolean;
 }
 
-/** Refused (409 `test_clock_advancing`, 400 `test_clock_time_backwards`) by the validator, before history. */
-export const advanceClockUpdate = defineUpdate<TestClockState, [{ frozenTime: number }]>('advance');
+export interface AdvanceClockInput {
+  /** Unix milliseconds. */
+  frozenTime: number;
+  /**
+   * The intervals of the subscriptions on the clock not ended, as the API read them: the advance may go at most
+   * two of the shortest ahead (clockAdvanceLimit). Absent (callers before it): not bounded.
+   */
+  subscriptionIntervals?: { interval: Interval; intervalCount: number }[];
+}
+
+/**
+ * Refused (409 `test_clock_advancing`, 400 `test_clock_time_backwards` or `test_clock_advance_too_far`) by the
+ * validator, before history.
+ */
+export const advanceClockUpdate = defineUpdate<TestClockState, [AdvanceClockInput]>('advance');
 export const deleteClockUpdate = defineUpdate<TestClockState, []>('delete');
 export const clockStateQuery = defineQuery<TestClockState>('state');
 

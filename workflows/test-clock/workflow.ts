@@ -13,6 +13,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import { clockAdvanceLimit } from '../../domain/billing/periods';
 import { historyIsLong } from '../history';
 import { serialWriter } from '../serial-writer';
 import {
@@ -84,11 +85,20 @@ export async function testClockWorkflow(input: TestClockInput): Promise<void> {
       return state();
     },
     {
-      validator: ({ frozenTime: to }) => {
+      validator: ({ frozenTime: to, subscriptionIntervals }) => {
         if (deleted) return;
         if (target !== null) throw ApplicationFailure.nonRetryable('The test clock is still advancing: advance it again once its status is ready', 'test_clock_advancing');
         if (!Number.isSafeInteger(to) || to <= frozenTime)
           throw ApplicationFailure.nonRetryable(`frozen_time must be after the clock's current time (${Math.floor(frozenTime / 1000)})`, 'test_clock_time_backwards');
+        // A validator's refusal writes no history, so this bound needs no patch.
+        const limit = subscriptionIntervals ? clockAdvanceLimit(frozenTime, subscriptionIntervals) : Infinity;
+        if (to > limit) {
+          const of = subscriptionIntervals?.length ? 'two intervals of the shortest subscription on the clock' : 'two years when no subscription is on it';
+          throw ApplicationFailure.nonRetryable(
+            `frozen_time may be at most ${Math.floor(limit / 1000)}: one advance goes at most ${of}; advance in steps`,
+            'test_clock_advance_too_far',
+          );
+        }
       },
     },
   );

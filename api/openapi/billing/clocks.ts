@@ -53,6 +53,11 @@ export const EXAMPLES: Record<string, OperationExample> = {
         summary: "A time that is not after the clock's",
         body: error('test_clock_time_backwards', "frozen_time must be after the clock's current time (1789376400)", 'frozen_time'),
       },
+      {
+        status: 400,
+        summary: 'Further than two intervals of the shortest subscription on the clock',
+        body: error('test_clock_advance_too_far', 'frozen_time may be at most 1791968400: one advance goes at most two intervals of the shortest subscription on the clock; advance in steps', 'frozen_time'),
+      },
       { status: 404, summary: 'Unknown or deleted clock', body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such test clock: '${CLOCK_OLD}'`, param: 'test_clock', request_id: REQUEST_ID } } },
       { status: 409, summary: 'An advance is still running', body: error('test_clock_advancing', 'The test clock is still advancing: advance it again once its status is ready') },
     ],
@@ -76,5 +81,12 @@ export const ERRORS: ErrorCatalogEntry[] = [
     statuses: [400],
     meaning: "The `frozen_time` given is not after the test clock's current time: a clock only moves forward.",
     action: "Give a time after the clock's `frozen_time`, or create a new clock for an earlier time.",
+  },
+  {
+    code: 'test_clock_advance_too_far',
+    statuses: [400],
+    meaning:
+      'The `frozen_time` given is more than two intervals of the shortest subscription on the clock ahead of its time (two years when no subscription is on it): one advance is bounded, as in Stripe.',
+    action: 'Advance in steps, each within the bound the message gives, waiting for `ready` between them.',
   },
 ];

@@ -1,4 +1,4 @@
-import { addIntervals, addMonths, DAY_MS, intervalProblem, periodAt, periodContaining, utcDate, type Interval } from '../../../domain/billing/periods';
+import { addIntervals, addMonths, clockAdvanceLimit, DAY_MS, intervalProblem, periodAt, periodContaining, utcDate, type Interval } from '../../../domain/billing/periods';
 
 const at = (iso: string): number => Date.parse(iso);
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -180,4 +180,12 @@ test('intervalProblem caps an interval at one year, as Stripe does', () => {
   expect(intervalProblem('week', 52)).toBeNull();
   expect(intervalProblem('month', 13)).toMatch(/at most 12/);
   expect(intervalProblem('day', 0)).toMatch(/positive integer/);
+});
+
+test("a test clock advances at most two intervals of its shortest subscription, two years without one (Stripe's bound)", () => {
+  const jan31 = at('2026-01-31T09:00:00Z');
+  expect(iso(clockAdvanceLimit(jan31, []))).toBe('2028-01-31T09:00:00.000Z');
+  expect(iso(clockAdvanceLimit(jan31, [{ interval: 'month', intervalCount: 1 }]))).toBe('2026-03-31T09:00:00.000Z');
+  expect(iso(clockAdvanceLimit(jan31, [{ interval: 'year', intervalCount: 1 }, { interval: 'week', intervalCount: 3 }, { interval: 'month', intervalCount: 1 }]))).toBe('2026-03-14T09:00:00.000Z');
+  expect(iso(clockAdvanceLimit(jan31, [{ interval: 'day', intervalCount: 1 }]))).toBe('2026-02-02T09:00:00.000Z');
 });
