@@ -65,7 +65,7 @@ export const subscriptionUpdateBody = z
     proration_behavior: z
       .enum(['create_prorations', 'always_invoice', 'none'])
       .optional()
-      .describe('`create_prorations` (default): the prorations go on the next renewal invoice; `always_invoice`: invoiced and charged now; `none`'),
+      .describe('`create_prorations` (default): the prorations go on the next renewal invoice; `always_invoice`: invoiced and charged now (while collection is paused, the invoice is made void at once); `none`'),
     proration_date: unixSeconds.optional().describe('The instant the prorations are computed for (a preview shown to the customer); default now'),
     cancel_at_period_end: z.boolean().optional(),
     pause_collection: z
@@ -73,7 +73,7 @@ export const subscriptionUpdateBody = z
       .strict()
       .nullable()
       .optional()
-      .describe('Pause collection (periods go on, nothing is invoiced) until `resumes_at` or until set to null'),
+      .describe('Pause collection (periods go on, nothing is invoiced; an `always_invoice` change makes a void invoice) until `resumes_at` or until set to null'),
     default_payment_method: typedId('pm').optional(),
     metadata: metadataSchema.optional(),
   })

@@ -846,6 +846,46 @@ test('pause (void) with a resume date, and pause resumed by hand: no invoices wh
   });
 });
 
+test("paused (void), an always_invoice change's invoice is voided at once, as Stripe's: not charged, no credit drawn; once resumed, charged again", async () => {
+  const T0 = at(4, 1, 0);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const [draws, credits]: string[][] = [[], []];
+  const acts = {
+    ...activities,
+    drawCustomerCredit: async (p: { key: string }) => {
+      draws.push(p.key);
+      return 0;
+    },
+    creditCustomer: async (p: { key: string }) => void credits.push(p.key),
+  };
+  const { basic, pro } = SWITCH;
+  await withWorker(acts, async (taskQueue) => {
+    const h = await start(taskQueue, input(`sub_eu_pausedchange${++n}`, T0, { items: [basic] }));
+    await h.executeUpdate(startedUpdate);
+    await skipTo(at(4, 11, 0));
+    await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
+    const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0) }] });
+    expect(up.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'void', total: 1000, amountPaid: 0, amountRemaining: 0, voidedAt: at(4, 11, 0) });
+    expect(up.subscription).toMatchObject({ status: 'paused', items: [pro] });
+    expect(eventsOf(rec, up.invoice!.id)).toEqual(['invoice.created']);
+    // A pause asked in the same change counts too: the downgrade back is voided, and credits nothing.
+    const resumed = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: null }] });
+    expect(resumed.subscription.status).toBe('active');
+    const down = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [basic], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0), pauseCollection: { behavior: 'void', resumesAt: null } }] });
+    expect(down.invoice).toMatchObject({ status: 'void', total: -1000 });
+    // Resumed, the next always_invoice change is charged.
+    await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: null }] });
+    const charged = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0) }] });
+    expect(charged.invoice).toMatchObject({ status: 'paid', total: 1000, amountPaid: 1000 });
+    expect(chargesOf(rec, h.workflowId).map((c) => c.req.invoice)).toEqual([invoicesOf(rec, h.workflowId)[0]!.id, charged.invoice!.id]);
+    expect(draws).toEqual([invoicesOf(rec, h.workflowId)[0]!.id, charged.invoice!.id]);
+    expect(credits).toEqual([]);
+    await keep('paused-change-invoice-void', h);
+    await h.terminate('test done');
+  });
+});
+
 test('the first invoice declined: incomplete, not dunned; voiding it makes the subscription incomplete_expired and cancels its intent', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);

@@ -56,6 +56,8 @@ const CLOCK_DELETED_CANCELS_PATCH = 'clock-deleted-cancels';
 const END_WAITS_FOR_CHARGE_PATCH = 'end-waits-for-charge';
 /** A failed attempt the merchant asked for leaves the dunning schedule as it was; older runs counted it as a retry. */
 const ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH = 'asked-attempts-off-schedule';
+/** Collection paused: a change's `always_invoice` invoice is voided at once, not charged (before, it was charged). */
+const PAUSED_CHANGE_INVOICE_VOID_PATCH = 'paused-change-invoice-void';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -163,6 +165,19 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     // Unpaid, an invoice with something due is issued, not attempted.
     if (o && !(inv.amountDue > 0 && notAttempted())) await collect(o, at);
     else await saveSub();
+  }
+
+  /**
+   * A new invoice while collection is paused (`void`): recorded and announced, voided at once, never charged; it
+   * took no credit (made without drawing any), and a credit it would have made (a downgrade) is not given.
+   */
+  async function issueVoided(inv: InvoiceSnapshot, at: number): Promise<void> {
+    b.took(inv);
+    const o = b.openInvoice(inv.id);
+    if (o) b.void(o, at);
+    await saveInvoice(inv);
+    await invoiceEvent('invoice.created', inv);
+    await saveSub();
   }
 
   /**
@@ -412,8 +427,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (c.items) {
           const lines = lineIds(b.changeItems(c, at, () => newId('si')));
           if (lines.length && c.prorationBehavior === 'always_invoice') {
-            invoice = await makeInvoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at);
-            await issue(invoice, at);
+            // Collection paused (by this change too), as Stripe's `void`: the invoice is made, and voided at once.
+            const paused = (c.pauseCollection !== undefined ? c.pauseCollection : b.sub.pauseCollection) !== null && patched(PAUSED_CHANGE_INVOICE_VOID_PATCH);
+            invoice = await makeInvoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at, !paused);
+            if (paused) await issueVoided(invoice, at);
+            else await issue(invoice, at);
           } else b.pendingProrations.push(...lines);
         }
         if (c.cancelAtPeriodEnd !== undefined) {

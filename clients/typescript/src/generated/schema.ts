@@ -11928,7 +11928,7 @@ export interface paths {
         put?: never;
         /**
          * Advance a test clock; answers once the subscriptions on it have run what became due
-         * @description Moves the clock to `frozen_time`: every subscription on the clock runs what is due up to it, in order (renewals with their invoices, charges, events and dunning). The answer waits for that (up to 30 seconds by default): `ready` at the new time, or `advancing` when the wait ran out; retrieve the clock until it is `ready`.
+         * @description Moves the clock to `frozen_time`: every subscription on the clock runs what is due up to it, in order (renewals with their invoices, charges, events and dunning). One advance goes at most two intervals of the shortest subscription on the clock ahead (two years when none is on it), as in Stripe; advance in steps to go further. The answer waits for that (up to 30 seconds by default): `ready` at the new time, or `advancing` when the wait ran out; retrieve the clock until it is `ready`.
          */
         post: {
             parameters: {
@@ -11971,7 +11971,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `test_clock_time_backwards`: `frozen_time` is not after the clock's time */
+                /** @description `test_clock_time_backwards`: `frozen_time` is not after the clock's time; `test_clock_advance_too_far`: it is more than two intervals of the shortest subscription on the clock ahead (two years when none is on it) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -12345,14 +12345,14 @@ export interface paths {
                             quantity?: number;
                         }[];
                         /**
-                         * @description `create_prorations` (default): the prorations go on the next renewal invoice; `always_invoice`: invoiced and charged now; `none`
+                         * @description `create_prorations` (default): the prorations go on the next renewal invoice; `always_invoice`: invoiced and charged now (while collection is paused, the invoice is made void at once); `none`
                          * @enum {string}
                          */
                         proration_behavior?: "create_prorations" | "always_invoice" | "none";
                         /** @description The instant the prorations are computed for (a preview shown to the customer); default now */
                         proration_date?: number;
                         cancel_at_period_end?: boolean;
-                        /** @description Pause collection (periods go on, nothing is invoiced) until `resumes_at` or until set to null */
+                        /** @description Pause collection (periods go on, nothing is invoiced; an `always_invoice` change makes a void invoice) until `resumes_at` or until set to null */
                         pause_collection?: {
                             /** @enum {string} */
                             behavior: "void";
