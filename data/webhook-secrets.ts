@@ -14,6 +14,8 @@ export function webhookSecretData(mongo: Mongo) {
       }
     },
     remove: async (id: string) => void (await c.deleteOne({ _id: id })),
+    /** Whether this tenant's record `id` is stored. */
+    stored: async (tenantId: string, id: string): Promise<boolean> => (await c.findOne({ _id: id, tenant_id: tenantId }, { projection: { _id: 1 } })) !== null,
     /** Endpoint `index`'s secret in record `id` of this tenant, or null (no such record, index or secret). */
     secretOf: async (tenantId: string, id: string, index: number): Promise<string | null> => {
       const record = await c.findOne({ _id: id, tenant_id: tenantId });

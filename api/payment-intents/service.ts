@@ -18,6 +18,7 @@ import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
+import { webhookSecretData } from '../../data/webhook-secrets';
 
 /** A stored intent in its one public shape (domain/views.ts). */
 export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentView {
@@ -259,9 +260,24 @@ export async function customerOf(deps: AppDeps, auth: AuthContext, given: Create
 
 /** A create repeated with a known idempotency key: the same intent, its workflow started if it never was. */
 async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<PaymentIntentRecord> {
-  // The first creator may have died between its insert and its start; starting again is harmless.
-  if (existing.version === 0) await startWorkflow(existing, deps);
+  if (existing.version === 0) {
+    // The first creator may have died between its insert and its start; starting again is harmless once what
+    // it writes after the insert is there. Not yet (it is still writing them, or died first): started now, the
+    // intent would send webhooks with no secret and name a customer never made. It is left to its creator, or
+    // to the stranded-records sweep, after which the key makes it afresh.
+    if (!(await sideWritesLanded(existing, deps)))
+      throw new DomainError('unavailable', 'service_unavailable', 'The first request with this idempotency key has not finished: retry shortly');
+    await startWorkflow(existing, deps);
+  }
   return existing;
+}
+
+/** Whether an unstarted intent's side writes (its webhook secrets, its customer) are all stored. */
+async function sideWritesLanded(r: PaymentIntentRecord, deps: AppDeps): Promise<boolean> {
+  const secretIds = new Set([...r.webhooks, ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])));
+  const secrets = webhookSecretData(deps.mongo);
+  for (const id of secretIds) if (!(await secrets.stored(r.tenant_id, id))) return false;
+  return !r.customer || (await findCustomer(deps.mongo, r.tenant_id, r.customer)) !== null;
 }
 
 function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {
