@@ -13,8 +13,6 @@ export function checkoutIntentData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws the driver's duplicate-key error when another create holds the same idempotency scope. */
     insert: async (record: CheckoutIntentRecord) => void (await c.insertOne(record)),
-    /** Takes back a create whose side writes failed. */
-    remove: async (id: string) => void (await c.deleteOne({ _id: id, status: 'open' })),
   };
 }
 

@@ -37,7 +37,7 @@ async function view(deps: AppDeps, r: CheckoutIntentRecord): Promise<CheckoutInt
   };
 }
 
-/** POST /checkout-intents: the insert is the idempotency guard; the secrets are written after it is won. */
+/** POST /checkout-intents: the insert is the idempotency guard; the secrets are written before it, and taken back when another request won it. */
 export async function createCheckoutIntent(deps: AppDeps, auth: AuthContext, body: CheckoutIntentCreateBody) {
   const data = checkoutIntentData(deps.mongo);
   const key = body.checkout_intent_idempotency_key ?? null;
@@ -77,17 +77,18 @@ export async function createCheckoutIntent(deps: AppDeps, auth: AuthContext, bod
     created_at: now,
     updated_at: now,
   };
+  // The secret first: a record is never without the secret it names, so a resend that finds it (the first
+  // request died, or its answer was lost) answers a checkout intent whose payments' webhooks can be signed. A
+  // request that loses the guard takes its secret back. One whose insert failed keeps it: the insert may have
+  // landed unanswered, and a secret no record names is only a stray row.
+  await storeWebhookSecrets(deps.mongo, webhooks);
   const winner = await insertOrHolder(
     () => data.insert(record),
     () => (key ? data.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
   );
-  if (winner) return replayed(winner);
-  try {
-    await storeWebhookSecrets(deps.mongo, webhooks);
-  } catch (err) {
-    await data.remove(id).catch(() => undefined);
+  if (winner) {
     await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
-    throw err;
+    return replayed(winner);
   }
   return { status: 201, body: { ...(await view(deps, record)), resource_created: true } };
 }

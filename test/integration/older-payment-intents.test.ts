@@ -1,4 +1,9 @@
-import { api, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, type Merchant, type Delivery } from './harness';
+import { createCheckoutIntent } from '../../api/checkout-intents/service';
+import { checkoutIntentCreateBody } from '../../api/checkout-intents/schemas';
+import { tenantAuth } from '../../api/deps';
+import { createGatewayRegistry } from '../../gateways/registry';
+import { connectMongo } from '../../platform/mongo';
+import { api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withMethod, type Merchant, type Delivery } from './harness';
 
 // The older interface's payment intents on the real stack: the unprefixed create bound to a gateway, the
 // v202606 create, checkout intents, the three ids of an intent, the front-end-safe retrieve, the
@@ -457,6 +462,34 @@ describe('checkout intents', () => {
       expect(v.status).toBe('canceled');
     }
     expect((await retrieve(a!)).body.status).toBe('success');
+  });
+
+  test('a checkout intent whose create was never answered is found by its key with its webhook secret: its payments are announced', async () => {
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      const key = `co-unanswered-${Date.now()}`;
+      const body = { amount: 3000, currency: 'EUR', webhook_urls: [`${hookBase}/co-unanswered`], webhook_secret: 'co-unanswered-secret', checkout_intent_idempotency_key: key };
+      // The insert lands, and its answer is lost (the database went away just after).
+      const unanswered = withMethod(db, 'checkoutIntents', 'insertOne', (real) => async (doc: unknown) => {
+        await (real as unknown as { insertOne(d: unknown): Promise<unknown> }).insertOne(doc);
+        throw new Error('connection closed before the answer');
+      });
+      const deps = apiDeps(unanswered, temporal);
+      deps.gateways = createGatewayRegistry({ sandboxUrl: deps.config.SANDBOX_URL, sandboxCallbackSecret: deps.config.SANDBOX_CALLBACK_SECRET });
+      await expect(createCheckoutIntent(deps, tenantAuth(m.tenant, 'eu'), checkoutIntentCreateBody.parse(body))).rejects.toThrow('connection closed');
+      const again = await api.post('/checkout-intents', body, m.secretKey);
+      expect([again.status, again.body.resource_created]).toEqual([200, false]);
+      // Before, the secret was to be written after the insert, so the record named one never stored: every
+      // webhook of its payments failed for good.
+      const uuid = (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: again.body.checkout_intent }, m.secretKey)).body.payment_intent as string;
+      await pay(await piOf(uuid), m.publishableKey);
+      const hook = await eventually(async () => hooks.find((h) => h.path === '/co-unanswered' && h.body.payment_intent === uuid && h.body.event === 'payment.success'), 15_000, 'its webhook');
+      expect(hook.secret).toBe('co-unanswered-secret');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   });
 });
 
