@@ -310,10 +310,19 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
 
       // Report entries inside the window that none of our rows claimed: ours from outside the window, a
       // capture an intent voided (and its void refund), or money we have no record of.
+      /** Keys of our rows from outside the window that an entry here paired with. */
+      const ownersPaired = new Set<string>();
       for (const g of matcher.unpairedGateway()) {
         const ours = await ownerOf(ledger, g);
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
+          // A second entry for one row of ours: the gateway moved money twice for one request.
+          if (ownersPaired.has(ours.row.matchKey)) {
+            const f = unpairedGatewayRow(g, ours.row.tenantId);
+            if (f) await record(f);
+            continue;
+          }
+          ownersPaired.add(ours.row.matchKey);
           pairedOutside += 1;
           if (comparedByRecheck.has(recheckId(ours.row))) continue;
           await noteIfUndecided(ours.row, g);

@@ -142,7 +142,8 @@ export function unpairedGatewayRow(gateway: GatewayRow, tenantId: string | null)
  * stamp an object at slightly different moments; only entries inside the window can be left unpaired.
  */
 export class SettlementMatcher {
-  private readonly open = new Map<string, GatewayRow>();
+  /** Unpaired report entries by match key: more than one under a key when the gateway moved money twice for one request. */
+  private readonly open = new Map<string, GatewayRow[]>();
   matched = 0;
 
   constructor(
@@ -151,31 +152,41 @@ export class SettlementMatcher {
   ) {}
 
   addGateway(row: GatewayRow): void {
-    if (row.object === this.object) this.open.set(gatewayMatchKey(row), row);
+    if (row.object !== this.object) return;
+    const key = gatewayMatchKey(row);
+    const held = this.open.get(key);
+    if (!held) this.open.set(key, [row]);
+    else if (!held.some((g) => g.gatewayId === row.gatewayId)) held.push(row);
   }
 
   /** The report entry a row of ours would pair with, if the report holds one (still unpaired). */
   gatewayFor(matchKey: string): GatewayRow | undefined {
-    return this.open.get(matchKey);
+    return this.open.get(matchKey)?.[0];
   }
 
-  /** Our row against the report: the pair's findings, or the lone row's. */
+  /**
+   * Our row against the report: the pair's findings, or the lone row's. It pairs with the entry of the gateway
+   * id it recorded (else the first); any other entry under its key is money the gateway moved twice for one
+   * request of ours, which our ledger does not hold (`missing_in_ledger`, unless it failed).
+   */
   pairLedger(ours: LedgerRow): Finding[] {
-    const gateway = this.open.get(ours.matchKey);
-    if (!gateway) {
+    const entries = this.open.get(ours.matchKey);
+    if (!entries) {
       const lone = unpairedLedgerRow(ours);
       return lone ? [lone] : [];
     }
     this.open.delete(ours.matchKey);
     this.matched += 1;
-    return comparePair(ours, gateway);
+    const gateway = entries.find((g) => g.gatewayId === ours.gatewayId) ?? entries[0]!;
+    const twice = entries.filter((g) => g !== gateway).map((g) => unpairedGatewayRow(g, ours.tenantId));
+    return [...comparePair(ours, gateway), ...twice.filter((f): f is Finding => f !== null)];
   }
 
   /** Report entries inside the window that no row of ours claimed (the caller looks each up before calling it missing). */
   unpairedGateway(): GatewayRow[] {
     const from = Date.parse(this.window.from);
     const to = Date.parse(this.window.to);
-    return [...this.open.values()].filter((g) => {
+    return [...this.open.values()].flat().filter((g) => {
       const at = Date.parse(g.occurredAt);
       return at >= from && at < to && gatewayMoneyState(g.status) !== 'failed';
     });

@@ -167,6 +167,25 @@ test('each planted mismatch opens one discrepancy and one event; matching rows o
   expect((await admin.get(`/admin/reconciliation/discrepancies/${amount.id}`)).body.status).toBe('resolved');
 });
 
+test('a second transfer the gateway made under one payout\'s (or refund\'s) idempotency key is money our ledger does not hold: missing_in_ledger', async () => {
+  const from = new Date(Date.now() - 60_000).toISOString();
+  const po = await paidOut(6100);
+  const cap = await paidIntent(2100);
+  const ref = await settledRefund(cap.id, 210);
+  // The gateway's report lists each of ours and, under the same key, a second entry (its lookup lagged, so the
+  // request was sent again and executed again). Before, the second overwrote the first in the matching, and
+  // nothing was opened.
+  const poTwice = await phantom({ object: 'payout', amount: 6100, currency: 'NGN', reference: po.id, idempotency_key: po.id });
+  const refTwice = await phantom({ object: 'refund', amount: 210, currency: 'EUR', reference: ref.id, idempotency_key: ref.id, charge_id: cap.charge });
+  const to = new Date(Date.now() + 60_000).toISOString();
+  const run = await finishedRun((await admin.post('/admin/reconciliation/runs', { from, to, operator: 'reconciliation-test', reason: 'a key paid twice' })).body.run);
+  const mine = await listed(`tenant=${m.tenant}&run=${run.run}`);
+  const about = (ids: string[]) => mine.filter((d) => ids.includes(d.our_id) || ids.includes(d.gateway_id)).map((d) => `${d.object_type} ${d.kind} ${d.our_id ?? d.gateway_id}`);
+  expect(about([po.id, po.gatewayId, poTwice]).sort()).toEqual([`payout missing_in_ledger ${poTwice}`]);
+  expect(about([ref.id, ref.gatewayId, refTwice]).sort()).toEqual([`refund missing_in_ledger ${refTwice}`]);
+  expect(mine.find((d) => d.gateway_id === poTwice)).toMatchObject({ tenant: m.tenant, reference: po.id, gateway_side: { amount: 6100, currency: 'NGN' } });
+});
+
 test('a void refund (of a capture its intent did not own) that has not settled at the gateway is a discrepancy; a settled one is not', async () => {
   const own = await createPayoutMerchant();
   const from = new Date(Date.now() - 60_000).toISOString();

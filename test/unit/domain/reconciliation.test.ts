@@ -132,6 +132,33 @@ describe('SettlementMatcher', () => {
   });
 });
 
+describe('SettlementMatcher with two entries under one key', () => {
+  const refundRow = capture({ object: 'refund', ourId: 're_eu_x', gatewayId: 'rf_1', matchKey: 're_eu_x', amount: 500 });
+  const refundEntry = (over: Partial<GatewayRow>) => entry({ object: 'refund', idempotencyKey: 're_eu_x', reference: 're_eu_x', amount: 500, ...over });
+
+  it('pairs ours with the entry of the gateway id it recorded; the other is money moved twice, missing in our ledger', () => {
+    const r = new SettlementMatcher('refund', window);
+    r.addGateway(refundEntry({ gatewayId: 'rf_again' }));
+    r.addGateway(refundEntry({ gatewayId: 'rf_1' }));
+    r.addGateway(refundEntry({ gatewayId: 'rf_1' })); // the same entry read twice (pages overlapping): one entry
+    const found = r.pairLedger(refundRow);
+    expect(found).toEqual([expect.objectContaining({ kind: 'missing_in_ledger', gatewayId: 'rf_again', tenantId: refundRow.tenantId, ourId: null, gateway: { amount: 500, currency: 'EUR', status: 'succeeded' } })]);
+    expect(r.matched).toBe(1);
+    expect(r.unpairedGateway()).toEqual([]);
+  });
+
+  it('a second entry that moved nothing is no finding; unclaimed, both are left for the owner lookup', () => {
+    const r = new SettlementMatcher('refund', window);
+    r.addGateway(refundEntry({ gatewayId: 'rf_1' }));
+    r.addGateway(refundEntry({ gatewayId: 'rf_declined', status: 'rejected' }));
+    expect(r.pairLedger(refundRow)).toEqual([]);
+    const lone = new SettlementMatcher('refund', window);
+    lone.addGateway(refundEntry({ gatewayId: 'rf_1' }));
+    lone.addGateway(refundEntry({ gatewayId: 'rf_again' }));
+    expect(lone.unpairedGateway().map((g) => g.gatewayId)).toEqual(['rf_1', 'rf_again']);
+  });
+});
+
 describe('discrepancyKey', () => {
   it('is one per object, kind and id, whatever run finds it', () => {
     expect(discrepancyKey({ object: 'capture', kind: 'amount_mismatch', ourId: 'pi_eu_A', gatewayId: 'ch_1' })).toBe('capture:pi_eu_A:amount_mismatch');
