@@ -107,6 +107,15 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       }
 
       const record = async (f: Finding): Promise<DiscrepancyRecord> => {
+        // A row a recheck compared for good has its mismatch under the settled key; a re-run of the row's window,
+        // comparing it final on both sides, finds that one rather than opening it again.
+        if (f.kind === 'status_mismatch' && !f.settled && f.ours && f.gateway && ledgerMoneyState(f.ours.status) !== 'pending' && gatewayMoneyState(f.gateway.status) !== 'pending') {
+          const settled = await discrepancies.byKey(discrepancyKey({ ...f, settled: true }));
+          if (settled) {
+            result.alreadyOpen += 1;
+            return settled;
+          }
+        }
         const opened = await openDiscrepancy(f);
         // One this run opened in an earlier attempt (the worker died before its result reached Temporal) is still
         // this run's: counted as opened, so the run does not end `clean`.

@@ -43,6 +43,7 @@ export function discrepancyData(mongo: Mongo) {
       }
     },
     setEvent: (id: string, eventId: string) => c.updateOne({ _id: id }, { $set: { event_id: eventId } }),
+    byKey: (key: string) => c.findOne({ discrepancy_key: key }),
     find: (id: string) => c.findOne({ _id: id }),
     /** Newest first, `starting_after` a discrepancy id; one extra row tells whether there is more. */
     list: async (filter: DiscrepancyFilter, page: { limit: number; starting_after?: string }) => {

@@ -383,4 +383,9 @@ test('rows with a side pending at their window\'s run are compared again by a la
   expect((await rechecks.find({ our_id: { $in: ids } } as never).toArray()).map((r) => r.done_by)).toEqual([later.run, later.run, later.run, later.run]);
   await finishedRun((await admin.post('/admin/reconciliation/runs', { from: new Date(Date.now() - 1_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() })).body.run);
   expect(await rechecks.countDocuments({ our_id: { $in: ids } } as never)).toBe(0);
+  // An operator re-runs the first window: its main pass pairs the four again, both sides final. The mismatch the
+  // later run opened once both had settled is the one it finds (before, goesOut's was opened a second time).
+  const rerun = await finishedRun((await admin.post('/admin/reconciliation/runs', { from: first.window.from, to: first.window.to, operator: 'amina@ops.example', reason: 're-run' })).body.run);
+  expect((await listed(`tenant=${m.tenant}&run=${rerun.run}`)).filter((d) => ids.includes(d.our_id))).toEqual([]);
+  expect((await listed(`tenant=${m.tenant}&status=open`)).filter((d) => d.our_id === goesOut.id)).toHaveLength(1);
 }, 300_000);
