@@ -21,7 +21,8 @@ export function customerData(mongo: Mongo) {
     insert: async (record: CustomerRecord) => void (await c.insertOne(record)),
     /** Takes back a customer this request created, unless it changed since (`updatedAt`). */
     removeIfUnchanged: async (id: string, updatedAt: Date) => void (await c.deleteOne({ _id: id, updated_at: updatedAt })),
-    update: async (tenantId: string, id: string, set: Partial<CustomerRecord>) => void (await c.updateOne({ _id: id, tenant_id: tenantId }, { $set: set })),
+    /** False when there is no such live customer (deleted meanwhile: a reference written then would stay held). */
+    update: async (tenantId: string, id: string, set: Partial<CustomerRecord>) => (await c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: set })).matchedCount > 0,
     /** Puts fields back, unless the customer changed since (`updatedAt`). */
     restoreIfUnchanged: async (id: string, updatedAt: Date, previous: Partial<CustomerRecord>) =>
       void (await c.updateOne({ _id: id, updated_at: updatedAt }, { $set: previous })),

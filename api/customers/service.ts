@@ -1,4 +1,4 @@
-import { invalidRequest, notFound } from '../../domain/errors';
+import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError, type Mongo } from '../../platform/mongo';
 import type { CustomerRecord } from '../../platform/records';
@@ -69,8 +69,13 @@ export async function upsertCustomer(
     if (input.reference) {
       const existing = await customerData(mongo).byReference(tenantId, input.reference);
       if (existing) {
-        const { record, undo } = await applyUpdate(mongo, tenantId, existing._id, input);
-        return { record, created: false, undo };
+        const updated = await applyUpdate(mongo, tenantId, existing._id, input).catch((err: unknown) => {
+          // Deleted since found (its reference freed): the next try makes a customer with it.
+          if (err instanceof DomainError && err.kind === 'not_found') return null;
+          throw err;
+        });
+        if (updated) return { record: updated.record, created: false, undo: updated.undo };
+        continue;
       }
     }
     if (input.test_clock !== undefined && !clockChecked) {
@@ -129,13 +134,16 @@ async function applyUpdate(mongo: Mongo, tenantId: string, id: string, input: Cu
   // FerretDB: look first, so the usual case is a clear 400 on either.
   const taken = () => (newReference !== null ? customerData(mongo).referenceTaken(tenantId, newReference, id) : Promise.resolve(false));
   if (await taken()) throw referenceInUse();
+  let updated: boolean;
   try {
-    await customerData(mongo).update(tenantId, id, set);
+    updated = await customerData(mongo).update(tenantId, id, set);
   } catch (err) {
     // A concurrent update took the reference between our look and our write.
     if (isDuplicateKeyError(err) || (await taken())) throw referenceInUse();
     throw err;
   }
+  // Deleted since we read it: a 404, as after the delete (its reference, freed by the delete, stays free).
+  if (!updated) throw notFound('customer', id, 'customer');
   const previous = Object.fromEntries(Object.keys(set).map((k) => [k, current[k as keyof CustomerRecord]]));
   const undo = () => customerData(mongo).restoreIfUnchanged(id, set.updated_at!, previous);
   return { record: { ...current, ...set } as CustomerRecord, undo };

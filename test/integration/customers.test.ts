@@ -1,4 +1,6 @@
-import { api, createMerchant, type Merchant } from './harness';
+import { updateCustomer } from '../../api/customers/service';
+import { connectMongo } from '../../platform/mongo';
+import { api, createMerchant, getStack, withMethod, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -35,6 +37,31 @@ test('retrieve, update, list, delete', async () => {
   expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.customer).toBe(c.customer);
   // Repeated, the same answer (a repeat finishes a delete that failed part-way).
   expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
+});
+
+test('an update that reads the customer just before its delete is a 404, and leaves its new reference free', async () => {
+  const c = (await api.post('/v202607/customers', { reference: `before-${Date.now()}` }, m.secretKey)).body;
+  const next = `after-${Date.now()}`;
+  const db = await connectMongo(getStack().mongoUri);
+  try {
+    // The update reads the live customer; the delete lands before the update writes.
+    let deleted = false;
+    const racing = withMethod(db, 'customers', 'findOne', (real) => async (...args: unknown[]) => {
+      const found = await (real as unknown as { findOne(...a: unknown[]): Promise<unknown> }).findOne(...args);
+      if (!deleted) {
+        deleted = true;
+        expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(200);
+      }
+      return found;
+    });
+    await expect(updateCustomer(racing, m.tenant, c.customer, { reference: next })).rejects.toMatchObject({ code: 'resource_missing' });
+  } finally {
+    await db.close();
+  }
+  // Before, the deleted customer was given the reference for good: every later create with it was a 404.
+  const made = await api.post('/v202607/customers', { reference: next }, m.secretKey);
+  expect([made.status, made.body.resource_created]).toEqual([201, true]);
+  expect(made.body.customer).not.toBe(c.customer);
 });
 
 test('inline customer on intent create is reconciled by reference', async () => {
