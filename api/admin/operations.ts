@@ -28,6 +28,12 @@ const HANDLERS: Record<OperatorActionName, OperatorHandler> = {
 };
 
 const text = (max: number) => z.string().trim().min(1).max(max);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A target as its owner keeps it: a uuid (a payout's, an older intent's) in lower case, as the public routes take it. */
+const targetId = (description: string) =>
+  text(200)
+    .transform((t) => (UUID.test(t) ? t.toLowerCase() : t))
+    .meta({ description });
 
 const auditView = z.object({
   id: z.string().meta({ description: 'The audit row (`opa_...`); also the idempotency of the action in its workflow' }),
@@ -82,7 +88,7 @@ export const operationsRoutes: RouteDef[] = [
     params: z.object({ action: z.enum(OPERATOR_ACTIONS) }),
     body: z
       .object({
-        target: text(200).meta({ description: 'The id acted on: `pi_...`, `re_...`, a payout uuid, a delivery workflow id' }),
+        target: targetId('The id acted on: `pi_...`, `re_...`, a payout uuid (any case), a delivery workflow id'),
         operator: text(100).meta({ description: 'Who acts (a name or an e-mail): kept in the workflow and the audit' }),
         reason: text(500).meta({ description: 'Why: kept in the workflow and the audit' }),
         evidence: text(1000).optional().meta({ description: 'What proves a manual decision (required by `confirm_payout`): a bank reference, a ticket' }),
@@ -104,7 +110,7 @@ export const operationsRoutes: RouteDef[] = [
     method: 'get',
     path: '/admin/operations',
     summary: 'The audit trail of operator actions on one target, newest first',
-    query: z.object({ target: text(200).meta({ description: 'The id acted on' }) }).strict(),
+    query: z.object({ target: targetId('The id acted on') }).strict(),
     responses: { 200: { description: 'Up to 200 actions', schema: z.object({ data: z.array(auditView) }) } },
     handler: async ({ query, deps }) => ({ status: 200, body: { data: (await operatorActionData(deps.mongo).ofTarget(query.target)).map(auditOf) } }),
   }),

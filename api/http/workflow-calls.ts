@@ -122,8 +122,9 @@ function failureToDomain(f: ApplicationFailure): DomainError {
     case 'invalid_amount':
       return invalidRequest('parameter_invalid', f.message, 'amount');
     case 'test_clock_time_backwards':
+      return invalidRequest('test_clock_time_backwards', f.message, 'frozen_time');
     case 'test_clock_advance_too_far':
-      return invalidRequest(f.type, f.message, 'frozen_time');
+      return invalidRequest('test_clock_advance_too_far', f.message, 'frozen_time');
     default:
       return conflict(f.type ?? 'update_rejected', f.message);
   }

@@ -168,6 +168,10 @@ test('a payout left at version 0 without a workflow is taken back with its webho
     expect(refused.body.error.code).toBe('payout_not_started');
   }
   expect((await operate('retry_payout', r.body.payout_uuid as string)).body.error.code).toBe('payout_final');
+  // A uuid as a merchant's ticket may write it, in upper case, names the same payout (as the public routes take it).
+  const upper = await operate('retry_payout', (r.body.payout_uuid as string).toUpperCase());
+  expect([upper.status, upper.body.error.code]).toEqual([409, 'payout_final']);
+  expect((await admin.get(`/admin/operations?target=${(r.body.payout_uuid as string).toUpperCase()}`)).body.data.filter((a: { outcome: string }) => a.outcome === 'refused')).toHaveLength(2);
 
   const outcome = await sweep(60);
   expect(outcome.payout.takenBack).toBeGreaterThanOrEqual(1);

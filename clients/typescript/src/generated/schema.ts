@@ -679,7 +679,7 @@ export interface paths {
             requestBody?: {
                 content: {
                     "application/json": {
-                        /** @description The id acted on: `pi_...`, `re_...`, a payout uuid, a delivery workflow id */
+                        /** @description The id acted on: `pi_...`, `re_...`, a payout uuid (any case), a delivery workflow id */
                         target: string;
                         /** @description Who acts (a name or an e-mail): kept in the workflow and the audit */
                         operator: string;
