@@ -39,11 +39,13 @@ function fail(message: string, code = 2): never {
 
 function adminToken(): string {
   if (process.env.ADMIN_API_TOKEN) return process.env.ADMIN_API_TOKEN;
-  // `npm run dev` keeps its token in .data/, `npm run dev:cluster` in .data/cluster/: the newer is the one running.
-  const files = [path.join(__dirname, '..', '.data', 'admin-token'), path.join(__dirname, '..', '.data', 'cluster', 'admin-token')].filter((f) => existsSync(f));
+  // `npm run dev` keeps its token in .data/, `npm run dev:cluster` in .data/cluster/ (either in DEV_DATA_DIR when
+  // it is set): the newer is the one running.
+  const dirs = process.env.DEV_DATA_DIR ? [path.resolve(process.env.DEV_DATA_DIR)] : [path.join(__dirname, '..', '.data'), path.join(__dirname, '..', '.data', 'cluster')];
+  const files = dirs.map((d) => path.join(d, 'admin-token')).filter((f) => existsSync(f));
   const newest = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
   if (newest) return readFileSync(newest, 'utf8').trim();
-  return fail('No admin token: set ADMIN_API_TOKEN (npm run dev keeps its own in .data/admin-token, dev:cluster in .data/cluster/admin-token)');
+  return fail('No admin token: set ADMIN_API_TOKEN (npm run dev keeps its own in .data/admin-token, dev:cluster in .data/cluster/admin-token, or in DEV_DATA_DIR)');
 }
 
 async function call(method: string, route: string, body?: unknown): Promise<unknown> {
