@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
-import { getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
+import { gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { intentFixtures } from './payment-intent-fixtures';
 
 // Merchant-initiated charges and orchestrator failover in the payment-intent workflow, in virtual time:
@@ -173,6 +173,36 @@ test('a 3DS demand answers REQUIRES_ACTION; a repeat while it waits answers the 
     const first = await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
     expect(first).toEqual({ code: 'REQUIRES_ACTION', transaction_uuid: expect.any(String), next_action: { type: 'redirect_to_url', url: 'http://sandbox/3ds/ch_sca' } });
     expect(await handle.executeUpdate(mitChargeUpdate, { args: [mitCall] })).toEqual(first);
+    await handle.terminate('test done');
+  });
+  expect(rec.charges).toBe(1);
+});
+
+test('the same call repeated while its capture claims the checkout intent joins the charge: answered its success, not 409', async () => {
+  const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_claimed' }));
+  const claim = gate<boolean>();
+  let claiming = false;
+  const acts = {
+    ...activities,
+    recordAgreementCharge: async () => undefined,
+    claimCheckoutIntent: async () => {
+      claiming = true;
+      return claim.p;
+    },
+  };
+  const older = { view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e02', payment_intent_secret: 8 } as never, transactionId: 71, payloadJson: null, webhooks: [], checkoutIntent: 'co-mit' };
+  const inp = await input(1800, { older });
+  await withWorker(acts, async (taskQueue) => {
+    const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+    const first = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
+    await waitFor(async () => claiming);
+    // Before, the validator refused the repeat as attempt_in_progress while the claim ran.
+    const repeat = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
+    await waitFor(async () => (await handle.fetchHistory()).events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length === 2);
+    claim.open(true);
+    const [a, b] = await Promise.all([first, repeat]);
+    expect(a).toMatchObject({ code: 'ok', transaction_uuid: expect.any(String) });
+    expect(b).toEqual(a);
     await handle.terminate('test done');
   });
   expect(rec.charges).toBe(1);

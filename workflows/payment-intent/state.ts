@@ -408,7 +408,8 @@ export class PaymentIntentState {
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
-    if (this.isSameMit(this.attempt, req) && !this.claiming) return null;
+    // The same call while its charge is deciding, or its capture claims the checkout intent: joined, and answered once decided.
+    if (this.isSameMit(this.attempt, req)) return null;
     return this.attemptRefusal({ token: '', connector: req.connector }, now, true);
   }
 
