@@ -1,5 +1,6 @@
 import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals';
 import { MAX_AMOUNT } from '../../domain/money';
+import { addressObject } from '../../domain/addresses';
 import type { CartProduct } from '../../data/carts';
 import type { AddressRecord, AddressSnapshot, CartLineRecord, CartRecord, CommerceTotals } from '../../platform/records';
 import type { AddressView, CartView } from './schemas';
@@ -12,9 +13,7 @@ export function addressSnapshot(r: AddressRecord): AddressSnapshot {
 }
 
 /** An Address object of the spec, from a saved address or a snapshot of one. */
-export function addressView(r: AddressSnapshot): AddressView {
-  return { id: r._id, phone: r.phone, additionalPhone: r.additional_phone, address: r.address, additionalInfo: r.additional_info, region: r.region, city: r.city };
-}
+export const addressView = (r: AddressSnapshot): AddressView => addressObject(r);
 
 /** The totals of stored lines (a cart's or a checkout's) at the tenant's rates; shipping only at checkout. */
 export function linesTotals(lines: readonly Pick<CartLineRecord, 'unit_price' | 'quantity'>[], rates: CommerceRates, withShipping: boolean): CommerceTotals {

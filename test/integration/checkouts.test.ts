@@ -465,6 +465,9 @@ describe('returns', () => {
     expect(bodies.map((h) => h.body.status).sort()).toEqual(['approved', 'received', 'refunded', 'requested']);
     expect([...bodies].sort((x, y) => x.body.updatedAt.localeCompare(y.body.updatedAt)).map((h) => h.body.status)).toEqual(['requested', 'approved', 'received', 'refunded']);
     expect(bodies.every((h) => h.secret === 'returns-secret' && h.body.webhook_type === 'return' && h.body.orderId === orderId)).toBe(true);
+    // The Return object as the API answers it, its address too (before, the webhook carried the stored `_id`, `additional_phone`...).
+    expect(received.body.address).toEqual(expect.objectContaining({ id: expect.stringMatching(/^addr_/), additionalPhone: null }));
+    expect(bodies.map((h) => h.body.address)).toEqual(bodies.map(() => received.body.address));
   });
 
   test('the same idempotencyKey answers the same return; a quantity above what is still returnable is 400', async () => {

@@ -2,6 +2,7 @@ import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getE
 import { historyIsLong } from '../history';
 import type { Activities } from '../../activities';
 import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
+import { addressObject } from '../../domain/addresses';
 import { backoffMs } from '../../domain/polling';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
@@ -158,7 +159,10 @@ function returnEventType(status: ReturnStatus): string {
   return `return.${status.startsWith('rejected.') ? 'rejected' : status}`;
 }
 
-/** The body of a return webhook: the Return object (camelCase, as GET /returns answers it) and the event. */
+/**
+ * The body of a return webhook: the Return object (camelCase, as GET /returns answers it, its address too) and
+ * the event. Only the send activity's input holds it, so changing it needs no patch.
+ */
 export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string): Record<string, unknown> {
   return {
     webhook_type: 'return',
@@ -171,7 +175,7 @@ export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refu
     status,
     reasonCode: input.reasonCode,
     quantity: input.quantity,
-    address: input.address,
+    address: addressObject(input.address),
     amount: input.amount,
     currency: input.currency,
     refund,
