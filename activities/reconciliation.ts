@@ -311,9 +311,11 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
           heartbeat(`report around the window: ${lone.size} rows of ours still unpaired`);
           if (lone.size === 0) break;
         }
+        let told = 0;
         for (const ours of lone.values()) {
           const f = unpairedLedgerRow(ours);
           if (f) await record(f);
+          if (++told % 200 === 0) heartbeat(`missing at the gateway: ${told} of ${lone.size} recorded`);
         }
       }
 
@@ -321,7 +323,11 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
       // capture an intent voided (and its void refund), or money we have no record of.
       /** Keys of our rows from outside the window that an entry here paired with. */
       const ownersPaired = new Set<string>();
-      for (const g of matcher.unpairedGateway()) {
+      const unclaimed = matcher.unpairedGateway();
+      let lookedUp = 0;
+      for (const g of unclaimed) {
+        // A flood of findings (a report late or cut short) keeps the activity alive past its heartbeat timeout.
+        if (++lookedUp % 200 === 0) heartbeat(`report entries no row of ours claimed: ${lookedUp} of ${unclaimed.length} looked up`);
         const ours = await ownerOf(ledger, g);
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
