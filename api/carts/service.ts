@@ -59,6 +59,21 @@ export async function ensureRetention(deps: AppDeps, cart: CartRecord): Promise<
   }
 }
 
+/**
+ * Starts a just-inserted cart's retention; when it surely did not start, the cart is taken back (it would never
+ * be deleted) and the error thrown. A start that timed out on our side may have happened: then the cart stands.
+ */
+export async function retainOrTakeBack(deps: AppDeps, cart: CartRecord): Promise<void> {
+  try {
+    await ensureRetention(deps, cart);
+  } catch (err) {
+    if (!(await retentionExists(deps, cart._id))) {
+      await cartData(deps.mongo).takeBack(cart.tenant_id, cart._id).catch(() => undefined);
+      throw err;
+    }
+  }
+}
+
 /** Whether the server has the cart's retention; unknown (Temporal unreachable) counts as no. */
 async function retentionExists(deps: AppDeps, cartId: string): Promise<boolean> {
   return (await workflowExistence(deps.temporal, cartRetentionWorkflowId(cartId))) === true;
@@ -114,15 +129,7 @@ export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCre
     () => (key ? carts.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
   );
   if (winner) return repeated(winner);
-  try {
-    await ensureRetention(deps, cart);
-  } catch (err) {
-    // A start that timed out on our side may have happened on the server: then the cart stands.
-    if (!(await retentionExists(deps, id))) {
-      await carts.takeBack(auth.tenantId, id).catch(() => undefined);
-      throw err;
-    }
-  }
+  await retainOrTakeBack(deps, cart);
   return createAnswer(deps, cart, 201);
 }
 

@@ -9,7 +9,7 @@ import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
 import type { AppDeps, AuthContext } from '../deps';
-import { commerceRates, ensureRetention, newCartRecord } from '../carts/service';
+import { commerceRates, newCartRecord, retainOrTakeBack } from '../carts/service';
 import { addressSnapshot, addressView, cartLineView, linesTotals, payableTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
@@ -118,15 +118,22 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
     throw err;
   }
 
+  const handle = deps.temporal.workflow.getHandle(id);
+  // The checkout lets its cart and what it holds go now (it would after ATTACH_WITHIN_MS): one that cannot reach
+  // payment must not keep the cart locked (409 checkout_in_progress) and its units from other shoppers. Its
+  // workflow may have ended already (its window passed): then there is nothing to tell.
+  const letGo = () => handle.signal(checkoutChangedSignal).catch(() => undefined);
+
   // The workflow stops waiting ATTACH_WITHIN_MS after it starts, which is after the record's creation.
   const holdableUntil = record.created_at.getTime() + ATTACH_WITHIN_MS;
-  const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })), holdableUntil);
-  const handle = deps.temporal.workflow.getHandle(id);
+  const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })), holdableUntil).catch(async (err: unknown) => {
+    await letGo();
+    throw err;
+  });
   // A reserve refused though enough is for sale came past the checkout's window (a backlog, or the API's clock):
   // nothing is held for it, so it must not reach payment, nor be shown as a change of the cart.
   if (cart.products.some((l) => live.has(l.product_id) && lateRefusal(l.quantity, held.get(l.product_id)))) {
-    // Its workflow may have ended already (its window passed, the holds released): then there is nothing to tell.
-    await handle.signal(checkoutChangedSignal).catch(() => undefined);
+    await letGo();
     throw new DomainError('unavailable', 'service_unavailable', 'The stock could not be held in time; check the cart out again in a moment');
   }
   const differences = cart.products.flatMap((l): Difference[] => {
@@ -140,11 +147,14 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   });
   if (differences.length > 0) {
     // Whatever was held goes back: the workflow releases it (and would on its own, after ATTACH_WITHIN_MS).
-    await handle.signal(checkoutChangedSignal);
+    await letGo();
     return { status: 200, body: await changedAnswer(deps, auth, cart, live, differences, rates, id) };
   }
 
-  const intent = await checkoutIntent(deps, auth, record);
+  const intent = await checkoutIntent(deps, auth, record).catch(async (err: unknown) => {
+    await letGo();
+    throw err;
+  });
   try {
     await runUpdate(
       deps,
@@ -299,7 +309,7 @@ async function changedAnswer(
     .filter((l) => l.quantity > 0);
   const newCart = newCartRecord(auth, cart.user_id, cart.currency, null, lines);
   await cartData(deps.mongo).insert(newCart);
-  await ensureRetention(deps, newCart);
+  await retainOrTakeBack(deps, newCart);
   const quantity = differences.some((d) => d.quantityChange !== 0);
   const prices = differences.some((d) => d.priceChange !== 0);
   return {

@@ -4,6 +4,7 @@ import { createCheckout } from '../../api/checkouts/service';
 import { productUpdateBody } from '../../api/catalog/schemas';
 import { updateProduct } from '../../api/catalog/service';
 import { tenantAuth } from '../../api/deps';
+import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo } from '../../platform/mongo';
 import type { CheckoutRecord } from '../../platform/records';
 import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withLateAnswers, withMethod, type HookReceiver, type Merchant } from './harness';
@@ -96,6 +97,36 @@ describe('checkout', () => {
       expect(await intents()).toEqual(before); // no payment intent was made for it
       // Nothing was held for it, and its checkout lets the cart go: sent again, the cart checks out and holds.
       expect(await stockOf(p)).toBe(5);
+      const again = await eventually(async () => {
+        const r = await checkout(cartId);
+        return r.status === 201 ? r : undefined;
+      }, 20_000, 'the cart checked out again');
+      expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  });
+
+  test('a checkout whose stock owner does not answer (503) lets its cart and what it held go at once: sent again, the cart checks out', async () => {
+    const [a, b] = [await product(1300, 5), await product(1400, 5)];
+    const cartId = await cart([{ id: a, quantity: 2 }, { id: b, quantity: 1 }]);
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The first line is held; the second product's owner does not answer in time.
+      const silent = Object.assign(Object.create(temporal) as typeof temporal, {
+        workflow: Object.assign(Object.create(temporal.workflow) as typeof temporal.workflow, {
+          executeUpdateWithStart: (async (update, options) => {
+            if (options.startWorkflowOperation.options.workflowId.includes(b)) throw notAnswered();
+            return temporal.workflow.executeUpdateWithStart(update, options);
+          }) as typeof temporal.workflow.executeUpdateWithStart,
+        }),
+      });
+      const body = checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS });
+      await expect(createCheckout(apiDeps(db, silent), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ code: 'service_unavailable' });
+      // Before, the checkout kept the cart (409 checkout_in_progress) and the two units of the first line for two minutes.
+      await eventually(async () => ((await stockOf(a)) === 5 ? true : undefined), 20_000, 'the held units back on sale');
       const again = await eventually(async () => {
         const r = await checkout(cartId);
         return r.status === 201 ? r : undefined;
