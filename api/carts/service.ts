@@ -123,7 +123,6 @@ export async function createCart(deps: AppDeps, auth: AuthContext, body: CartCre
     if (existing) return repeated(existing);
   }
   const cart = newCartRecord(auth, body.userId, body.currency, key, []);
-  const id = cart._id;
   const winner = await insertOrHolder(
     () => carts.insert(cart),
     () => (key ? carts.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
