@@ -331,8 +331,10 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         const ours = await ownerOf(ledger, g);
         if (ours === 'voided') continue;
         if (ours && 'row' in ours) {
-          // A second entry for one row of ours: the gateway moved money twice for one request.
-          if (ownersPaired.has(ours.row.matchKey)) {
+          // A second entry for one row of ours (in this report, or beside the gateway id our row recorded, which
+          // another window's report held): the gateway moved money twice for one request.
+          const another = ours.row.gatewayId !== null && ours.row.gatewayId !== g.gatewayId;
+          if (another || ownersPaired.has(ours.row.matchKey)) {
             const f = unpairedGatewayRow(g, ours.row.tenantId);
             if (f) await record(f);
             continue;

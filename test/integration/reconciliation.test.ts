@@ -184,6 +184,15 @@ test('a second transfer the gateway made under one payout\'s (or refund\'s) idem
   expect(about([po.id, po.gatewayId, poTwice]).sort()).toEqual([`payout missing_in_ledger ${poTwice}`]);
   expect(about([ref.id, ref.gatewayId, refTwice]).sort()).toEqual([`refund missing_in_ledger ${refTwice}`]);
   expect(mine.find((d) => d.gateway_id === poTwice)).toMatchObject({ tenant: m.tenant, reference: po.id, gateway_side: { amount: 6100, currency: 'NGN' } });
+
+  // A third execution lands in a later window, whose report holds neither our payout's row nor its first entry:
+  // beside the gateway id our payout recorded, it is the same finding (before, it was paired with our row).
+  const laterFrom = new Date(Date.now() + 1_000).toISOString();
+  await new Promise((r) => setTimeout(r, 1_500));
+  const poLater = await phantom({ object: 'payout', amount: 6100, currency: 'NGN', reference: po.id, idempotency_key: po.id });
+  const later = await finishedRun((await admin.post('/admin/reconciliation/runs', { from: laterFrom, to: new Date(Date.now() + 60_000).toISOString(), operator: 'reconciliation-test', reason: 'a key paid again later' })).body.run);
+  const laterFound = (await listed(`tenant=${m.tenant}&run=${later.run}`)).filter((d) => [po.id, po.gatewayId, poTwice, poLater].includes(d.our_id ?? d.gateway_id));
+  expect(laterFound.map((d) => `${d.object_type} ${d.kind} ${d.gateway_id}`)).toEqual([`payout missing_in_ledger ${poLater}`]);
 });
 
 test('a void refund (of a capture its intent did not own) that has not settled at the gateway is a discrepancy; a settled one is not', async () => {
