@@ -13,7 +13,7 @@ import { paymentIntentData } from '../../data/payment-intents';
 import { subscriptionData } from '../../data/subscriptions';
 import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
-import { webhookSecretData } from '../../data/webhook-secrets';
+import { parseSecretRef, webhookSecretData } from '../../data/webhook-secrets';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
@@ -202,18 +202,24 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
     created_at: now,
     version: 0,
   };
+  // The secrets first (as a checkout intent's): a session a resend finds by its key always has the secrets it
+  // names. A request that loses the guard takes them back; one whose insert failed keeps them (the insert may
+  // have landed unanswered; a secret no session names is only a stray row).
+  await storeWebhookSecrets(deps.mongo, webhooks);
   const winner = await insertOrHolder(
     () => sessions.insert(record),
     () => (body.idempotency_key ? sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key) : Promise.resolve(null)),
   );
-  if (winner) return repeated(winner);
-  // The guard is won: this request alone writes the secrets and makes the intent.
+  if (winner) {
+    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
+    return repeated(winner);
+  }
+  // The guard is won: this request alone makes the intent.
   try {
-    await storeWebhookSecrets(deps.mongo, webhooks);
     return { status: 201, body: checkoutSessionView(await ensureSessionIntent(deps, record), deps, now) };
   } catch (err) {
-    await sessions.takeBack(id).catch(() => undefined);
-    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
+    // Its secrets go only with the session: one left standing (its take-back failed) keeps what it names.
+    if (await sessions.takeBack(id).catch(() => null)) await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
     throw err;
   }
 }
@@ -348,8 +354,8 @@ async function webhooksWithSecrets(deps: AppDeps, s: CheckoutSessionRecord): Pro
   const secrets = webhookSecretData(deps.mongo);
   return Promise.all(
     s.webhooks.map(async (w) => {
-      const [ref, index] = (w.secretRef ?? '').split('#');
-      const secret = ref ? await secrets.secretOf(s.tenant_id, ref, Number(index)) : null;
+      const ref = w.secretRef ? parseSecretRef(w.secretRef) : null;
+      const secret = ref ? await secrets.secretOf(s.tenant_id, ref.id, ref.index) : null;
       return { url: w.url, events: w.events as NonNullable<SubscriptionCreateBody['webhooks']>[number]['events'], ...(secret ? { secret } : {}) };
     }),
   );

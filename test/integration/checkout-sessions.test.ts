@@ -1,4 +1,8 @@
-import { api, createMerchant, eventually, mongo, startHookReceiver, type HookReceiver, type Merchant } from './harness';
+import { createCheckoutSession } from '../../api/checkout-sessions/service';
+import { checkoutSessionCreateBody } from '../../api/checkout-sessions/schemas';
+import { tenantAuth } from '../../api/deps';
+import { connectMongo } from '../../platform/mongo';
+import { api, apiDeps, createMerchant, eventually, getStack, mongo, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
 
 // Checkout sessions (mode subscription) through the API on the real stack: create with the first invoice
 // worked out, retrieve, refusals, tenant isolation, idempotency, expiry, and completion exactly once (paid on
@@ -226,6 +230,35 @@ test("a trial: nothing due today; the intent is a card check of 1.00, refunded o
   expect(page.headers.get('location')).toBe(`https://shop.example.com/welcome?s=${s.checkout_session}`);
   const created = await eventually(async () => hooks.of('subscription.created').find((d) => d.body.data.subscription === done.subscription), 20_000, 'subscription.created');
   expect(created.secret).toBe('shared-secret-1');
+});
+
+test("a session whose create was never answered is found by its key with its endpoints' secrets: its subscription's webhooks are signed", async () => {
+  const cus = await customer();
+  const box = await plan({ trial_period_days: 7 });
+  const webhooks = [{ url: hooks.url, events: ['subscription.created'], secret: 'shared-secret-unanswered' }];
+  const body = sessionBody(cus, box, { idempotency_key: `cs-unanswered-${Date.now()}`, subscription_data: { webhooks } });
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    // The insert lands, and its answer is lost (the database went away just after).
+    const unanswered = withMethod(db, 'checkoutSessions', 'insertOne', (real) => async (doc: unknown) => {
+      await (real as unknown as { insertOne(d: unknown): Promise<unknown> }).insertOne(doc);
+      throw new Error('connection closed before the answer');
+    });
+    await expect(createCheckoutSession(apiDeps(unanswered, temporal), tenantAuth(m.tenant, 'eu'), checkoutSessionCreateBody.parse(body))).rejects.toThrow('connection closed');
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
+  // Before, the secrets were to be written after the insert: the session a resend found named none, and the
+  // subscription it made had endpoints without their secret.
+  const s = await post('/checkout-sessions', body);
+  expect(s.status).toBe(200);
+  await pay(s.body.payment_intent);
+  const done = (await get(`/checkout-sessions/${s.body.checkout_session}`)).body;
+  expect(done.status).toBe('complete');
+  const created = await eventually(async () => hooks.of('subscription.created').find((d) => d.body.data.subscription === done.subscription), 20_000, 'subscription.created');
+  expect(created.secret).toBe('shared-secret-unanswered');
 });
 
 test('an intent canceled by the merchant ends its session', async () => {
