@@ -1,6 +1,15 @@
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { WebhookSecretsRecord } from '../platform/records';
 
+/** How a workflow names endpoint `index`'s secret in a webhook_secrets record: `<webhook_secrets _id>#<index>`. */
+export const secretRef = (secretsId: string, index: number): string => `${secretsId}#${index}`;
+
+/** The record and index a secretRef names; null for anything else. */
+export function parseSecretRef(ref: string): { id: string; index: number } | null {
+  const m = /^([^#]+)#(\d{1,4})$/.exec(ref);
+  return m ? { id: m[1]!, index: Number(m[2]) } : null;
+}
+
 /** The secrets of a resource's webhook endpoints, kept out of workflow history (referenced by secretRef). */
 export function webhookSecretData(mongo: Mongo) {
   const c = mongo.c.webhookSecrets;

@@ -2,7 +2,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../../platform/logger';
 import type { Mongo } from '../../platform/mongo';
 import { isDuplicateKeyError } from '../../platform/mongo';
-import { webhookSecretData } from '../../data/webhook-secrets';
+import { parseSecretRef, webhookSecretData } from '../../data/webhook-secrets';
 import { signingSecretsAt, webhookSigningSecretData } from '../../data/webhook-signing-secrets';
 import {
   honoursRetryAfter,
@@ -123,12 +123,6 @@ export interface DeliveryAttemptInput {
 
 export const WEBHOOK_USER_AGENT = 'payorch-webhooks/1';
 export const SECRET_HEADER = 'Service-Webhook-Secret';
-
-/** `<webhook_secrets _id>#<index>` */
-export function parseSecretRef(ref: string): { id: string; index: number } | null {
-  const m = /^([^#]+)#(\d{1,4})$/.exec(ref);
-  return m ? { id: m[1]!, index: Number(m[2]) } : null;
-}
 
 function metric<T>(registry: Registry, name: string, make: () => T): T {
   // A registry outlives one factory call in tests and in a worker that rebuilds activities.

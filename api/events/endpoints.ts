@@ -7,7 +7,7 @@ import type { WebhookSecretsRecord } from '../../platform/records';
 import type { EndpointRef } from '../../workflows/events';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import type { webhooksSchema } from '../http/common-schemas';
-import { webhookSecretData } from '../../data/webhook-secrets';
+import { secretRef, webhookSecretData } from '../../data/webhook-secrets';
 
 // The endpoints a merchant gives keep their secrets in `webhook_secrets`, so that workflows carry only a
 // reference (`whs_...#<index>`) and no secret ever enters workflow history. Checking and naming the secrets
@@ -20,8 +20,7 @@ export interface PlannedWebhooks {
   secrets: WebhookSecretsRecord | null;
 }
 
-/** How a workflow names endpoint `index`'s secret in a webhook_secrets record (parsed back by the sender). */
-export const secretRef = (secretsId: string, index: number): string => `${secretsId}#${index}`;
+export { secretRef } from '../../data/webhook-secrets';
 
 /**
  * Checks the endpoints (400 naming the one refused) and names their secrets' record, without writing. The

@@ -18,7 +18,8 @@ import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
-import { webhookSecretData } from '../../data/webhook-secrets';
+import { parseSecretRef, webhookSecretData } from '../../data/webhook-secrets';
+import { customerData } from '../../data/customers';
 
 /** A stored intent in its one public shape (domain/views.ts). */
 export function intentView(r: PaymentIntentRecord, deps: AppDeps): PaymentIntentView {
@@ -207,9 +208,10 @@ export async function insertAndStart(
   // The guard is won: this request alone makes the side writes.
   let customerCreated = false;
   const undo: (() => Promise<void>)[] = [];
-  // Without its workflow the intent would never expire: take it all back so a retry starts clean.
+  // Without its workflow the intent would never expire: take it all back so a retry starts clean. A record left
+  // standing (its take-back failed) keeps its side writes, so a resend with its key can start it whole.
   const takeBack = async () => {
-    await intents.takeBack(id).catch(() => undefined);
+    if (!(await intents.takeBack(id).catch(() => null))) return;
     for (const step of undo) await step().catch(() => undefined);
   };
   try {
@@ -272,12 +274,15 @@ async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<Pay
   return existing;
 }
 
-/** Whether an unstarted intent's side writes (its webhook secrets, its customer) are all stored. */
+/**
+ * Whether an unstarted intent's side writes (its webhook secrets, an inline customer) are all stored. Its
+ * customer counts when it has a record, deleted or not: one given by id and deleted since is not a side write.
+ */
 async function sideWritesLanded(r: PaymentIntentRecord, deps: AppDeps): Promise<boolean> {
-  const secretIds = new Set([...r.webhooks, ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [w.secretRef.split('#')[0]!] : [])));
+  const secretIds = new Set([...r.webhooks, ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [parseSecretRef(w.secretRef)?.id ?? w.secretRef] : [])));
   const secrets = webhookSecretData(deps.mongo);
   for (const id of secretIds) if (!(await secrets.stored(r.tenant_id, id))) return false;
-  return !r.customer || (await findCustomer(deps.mongo, r.tenant_id, r.customer)) !== null;
+  return !r.customer || (await customerData(deps.mongo).findAny(r.tenant_id, r.customer)) !== null;
 }
 
 function createView(r: PaymentIntentRecord, deps: AppDeps, created: boolean) {

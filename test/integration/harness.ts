@@ -220,6 +220,13 @@ export function withWinnerTakenBack<N extends keyof Mongo['c']>(db: Mongo, name:
   return { db: racing, collided: () => collided };
 }
 
+/** `temporal` whose `workflow.<method>` is `replace(real)`: a Temporal call that fails, or is never made, as when a server does not answer or the process stops. */
+export function withWorkflowCall<K extends 'start' | 'executeUpdateWithStart'>(temporal: Client, method: K, replace: (real: Client['workflow'][K]) => Client['workflow'][K]): Client {
+  const real = temporal.workflow[method].bind(temporal.workflow) as Client['workflow'][K];
+  const workflow = Object.assign(Object.create(temporal.workflow) as Client['workflow'], { [method]: replace(real) });
+  return Object.assign(Object.create(temporal) as Client, { workflow });
+}
+
 export function apiDeps(mongo: Mongo, temporal: Client, env: Record<string, string> = {}): AppDeps {
   return { config: loadConfig({ ...process.env, ...getStack().env, ...env }), mongo, temporal } as unknown as AppDeps;
 }

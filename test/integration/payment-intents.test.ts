@@ -3,7 +3,7 @@ import { createBodyV202607 } from '../../api/payment-intents/schemas';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import { workflowExistence } from '../../platform/temporal';
-import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, withWinnerTakenBack, type Merchant } from './harness';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, withWinnerTakenBack, withWorkflowCall, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -87,47 +87,48 @@ describe('idempotency', () => {
     }
   });
 
-  test('a resend whose first request died after its insert, before its webhook secrets and customer were written, is a 503 and starts nothing', async () => {
-    const db = await connectMongo(getStack().mongoUri);
-    const temporal = await temporalClient();
-    try {
-      const key = `died-after-insert-${Date.now()}`;
-      const body = { amount: 1500, currency: 'EUR', idempotency_key: key, customer: { reference: `died-${Date.now()}` }, webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.success'], secret: 'whsec_shop' }] };
-      // The first request's secrets write fails, and so does the take-back of its record (the database was going away).
-      const failing = (what: string) => () => async () => {
-        throw new Error(`${what}: connection closed`);
-      };
-      const dying = withMethod(withMethod(db, 'webhookSecrets', 'insertOne', failing('secrets')), 'paymentIntents', 'findOneAndDelete', failing('take-back'));
-      await expect(createPaymentIntent(apiDeps(dying, temporal), tenantAuth(m.tenant, 'eu'), createBodyV202607.parse(body), 'v202607')).rejects.toThrow('connection closed');
-      const left = await db.c.paymentIntents.findOne({ tenant_id: m.tenant, idempotency_key: key } as never);
-      expect(left).toMatchObject({ version: 0 });
-      // Before, the resend started this intent: every webhook would fail for want of its secret, and its customer was never made.
-      const again = await create(body);
-      expect([again.status, again.body.error?.code]).toEqual([503, 'service_unavailable']);
-      expect(await workflowExistence(temporal, left!._id)).toBe(false);
-    } finally {
-      await db.close();
-      await temporal.connection.close();
-    }
+  describe('a resend whose first request died after its insert, before its side writes were all stored, is a 503 and starts nothing', () => {
+    // Before, the resend started the intent: its webhooks could never be signed, or it named a customer never made.
+    test.each([
+      ['its webhook secrets', 'webhookSecrets'],
+      ['its inline customer', 'customers'],
+    ] as const)('missing %s', async (_what, collection) => {
+      const db = await connectMongo(getStack().mongoUri);
+      const temporal = await temporalClient();
+      try {
+        const key = `died-after-insert-${collection}-${Date.now()}`;
+        const body = { amount: 1500, currency: 'EUR', idempotency_key: key, customer: { reference: `died-${key}` }, webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.success'], secret: 'whsec_shop' }] };
+        // That side write fails, and so does the take-back of the record (the database was going away).
+        const failing = (what: string) => () => async () => {
+          throw new Error(`${what}: connection closed`);
+        };
+        const dying = withMethod(withMethod(db, collection, 'insertOne', failing(collection)), 'paymentIntents', 'findOneAndDelete', failing('take-back'));
+        await expect(createPaymentIntent(apiDeps(dying, temporal), tenantAuth(m.tenant, 'eu'), createBodyV202607.parse(body), 'v202607')).rejects.toThrow('connection closed');
+        const left = await db.c.paymentIntents.findOne({ tenant_id: m.tenant, idempotency_key: key } as never);
+        expect(left).toMatchObject({ version: 0 });
+        const again = await create(body);
+        expect([again.status, again.body.error?.code]).toEqual([503, 'service_unavailable']);
+        expect(await workflowExistence(temporal, left!._id)).toBe(false);
+      } finally {
+        await db.close();
+        await temporal.connection.close();
+      }
+    });
   });
 
-  test('a resend whose first request died after its side writes, before its start, starts that intent', async () => {
+  test('a resend whose first request could not start it, nor take its record back, starts that intent: a record left standing keeps its side writes', async () => {
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
     try {
       const key = `died-before-start-${Date.now()}`;
       const body = { amount: 1600, currency: 'EUR', idempotency_key: key, webhooks: [{ url: 'https://shop.example/hooks', events: ['payment.success'], secret: 'whsec_shop' }] };
-      // Everything written, then the process stops before the start: none of its take-back runs.
-      const stopped = () => async () => {
+      // Everything written; the start fails, and so does the take-back of the record. Before, the secrets were
+      // discarded all the same, and the record left standing could never be started whole.
+      const stops = withMethod(db, 'paymentIntents', 'findOneAndDelete', () => async () => {
         throw new Error('the API process stopped here');
-      };
-      const stops = withMethod(withMethod(db, 'paymentIntents', 'findOneAndDelete', stopped), 'webhookSecrets', 'deleteOne', stopped);
-      const noStart = Object.assign(Object.create(temporal) as typeof temporal, {
-        workflow: Object.assign(Object.create(temporal.workflow) as typeof temporal.workflow, {
-          start: async () => {
-            throw new Error('the API process stopped here');
-          },
-        }),
+      });
+      const noStart = withWorkflowCall(temporal, 'start', () => async () => {
+        throw new Error('the API process stopped here');
       });
       await expect(createPaymentIntent(apiDeps(stops, noStart), tenantAuth(m.tenant, 'eu'), createBodyV202607.parse(body), 'v202607')).rejects.toThrow('stopped here');
       const again = await create(body);
