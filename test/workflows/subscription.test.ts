@@ -867,7 +867,8 @@ test("paused (void), an always_invoice change's invoice is voided at once, as St
     await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
     const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0) }] });
     expect(up.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'void', total: 1000, amountPaid: 0, amountRemaining: 0, voidedAt: at(4, 11, 0) });
-    expect(up.subscription).toMatchObject({ status: 'paused', items: [pro] });
+    // Not the latest invoice: an unpaid subscription is active again once its latest is paid, which a void one never is.
+    expect(up.subscription).toMatchObject({ status: 'paused', items: [pro], latestInvoice: invoicesOf(rec, h.workflowId)[0]!.id });
     expect(eventsOf(rec, up.invoice!.id)).toEqual(['invoice.created']);
     // A pause asked in the same change counts too: the downgrade back is voided, and credits nothing.
     const resumed = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: null }] });

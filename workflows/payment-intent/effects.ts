@@ -34,9 +34,10 @@ import { claimContradicted, PaymentIntentState, type Attempt, type GatewayWord }
 
 // A billing session's side of its paid intent: the API's code, which waits on Temporal and MongoDB; retried a while.
 const sessions = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: { initialInterval: '2s', maximumInterval: '1m', maximumAttempts: 30 } });
-// A credit note this intent admitted is issued by it: tried until it is, since the note and its credit must not
-// depend on the API request that asked still being there.
-const creditNotes = proxyActivities<Activities>({ startToCloseTimeout: '1m', retry: { initialInterval: '1s', maximumInterval: '1m' } });
+// A credit note this intent admitted is issued by it: tried for a day, since the note and its credit must not
+// depend on the API request that asked still being there; bounded, since the admission's handler (and so the
+// run's end or continue-as-new) waits for it.
+const creditNotes = proxyActivities<Activities>({ startToCloseTimeout: '1m', scheduleToCloseTimeout: '1 day', retry: { initialInterval: '1s', maximumInterval: '1m' } });
 const store = proxyActivities<Activities>({
   startToCloseTimeout: '10s',
   retry: { initialInterval: '200ms', maximumInterval: '10s' },
@@ -124,7 +125,8 @@ export async function issueCreditNote(run: IntentRun, creditNote: string, refund
     const r = await creditNotes.issueCreditNote({ tenantId: run.input.tenantId, creditNote, refund, creditToBalance });
     if (r === 'missing') log.warn('an admitted credit note has no record to issue', { creditNote });
   } catch (err) {
-    log.error('the credit note could not be issued; its create issues it', { creditNote, error: String(err) });
+    // Operators: the note stays pending (unlisted) and its credit unadded; the activity's input names it.
+    log.error('the credit note could not be issued in a day of tries; only its create (if still running) issues it', { creditNote, error: String(err) });
   }
 }
 
