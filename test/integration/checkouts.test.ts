@@ -7,7 +7,7 @@ import { tenantAuth } from '../../api/deps';
 import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo } from '../../platform/mongo';
 import type { CheckoutRecord } from '../../platform/records';
-import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withLateAnswers, withMethod, type HookReceiver, type Merchant } from './harness';
+import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withLateAnswers, withMethod, withWorkflowCall, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
 // the three kinds of cartChanges and continuing with the new cart, payment making the order, cancellation
@@ -108,34 +108,38 @@ describe('checkout', () => {
     }
   });
 
-  test('a checkout whose stock owner does not answer (503) lets its cart and what it held go at once: sent again, the cart checks out', async () => {
-    const [a, b] = [await product(1300, 5), await product(1400, 5)];
-    const cartId = await cart([{ id: a, quantity: 2 }, { id: b, quantity: 1 }]);
-    const db = await connectMongo(getStack().mongoUri);
-    const temporal = await temporalClient();
-    try {
-      // The first line is held; the second product's owner does not answer in time.
-      const silent = Object.assign(Object.create(temporal) as typeof temporal, {
-        workflow: Object.assign(Object.create(temporal.workflow) as typeof temporal.workflow, {
-          executeUpdateWithStart: (async (update, options) => {
-            if (options.startWorkflowOperation.options.workflowId.includes(b)) throw notAnswered();
-            return temporal.workflow.executeUpdateWithStart(update, options);
-          }) as typeof temporal.workflow.executeUpdateWithStart,
-        }),
-      });
-      const body = checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS });
-      await expect(createCheckout(apiDeps(db, silent), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ code: 'service_unavailable' });
-      // Before, the checkout kept the cart (409 checkout_in_progress) and the two units of the first line for two minutes.
-      await eventually(async () => ((await stockOf(a)) === 5 ? true : undefined), 20_000, 'the held units back on sale');
-      const again = await eventually(async () => {
-        const r = await checkout(cartId);
-        return r.status === 201 ? r : undefined;
-      }, 20_000, 'the cart checked out again');
-      expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
-    } finally {
-      await db.close();
-      await temporal.connection.close();
-    }
+  describe('a checkout that cannot reach payment (503) lets its cart and what it held go at once: sent again, the cart checks out', () => {
+    // Before, it kept the cart (409 checkout_in_progress) and the units it held for two minutes.
+    test.each([
+      ['the second product\'s stock owner does not answer', 'stock'],
+      ['the payment intent cannot be made', 'intent'],
+    ] as const)('%s', async (_what, failing) => {
+      // Lines are held in product order: the first is held before anything fails.
+      const [held, other] = [await product(1300, 5), await product(1400, 5)].sort();
+      const cartId = await cart([{ id: held!, quantity: 2 }, { id: other!, quantity: 1 }]);
+      const db = await connectMongo(getStack().mongoUri);
+      const temporal = await temporalClient();
+      try {
+        const silentOwner = withWorkflowCall(temporal, 'executeUpdateWithStart', (real) => (async (update, options) => {
+          if (options.startWorkflowOperation.options.workflowId.includes(other!)) throw notAnswered();
+          return real(update, options);
+        }) as typeof real);
+        const noIntent = withMethod(db, 'paymentIntents', 'insertOne', () => async () => {
+          throw new Error('connection closed');
+        });
+        const deps = failing === 'stock' ? apiDeps(db, silentOwner) : apiDeps(noIntent, temporal);
+        await expect(createCheckout(deps, tenantAuth(m.tenant, 'eu'), checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS }))).rejects.toThrow();
+        await eventually(async () => ((await stockOf(held!)) === 5 ? true : undefined), 20_000, 'the held units back on sale');
+        const again = await eventually(async () => {
+          const r = await checkout(cartId);
+          return r.status === 201 ? r : undefined;
+        }, 20_000, 'the cart checked out again');
+        expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+      } finally {
+        await db.close();
+        await temporal.connection.close();
+      }
+    });
   });
 
   test('holds the stock, prices it live with shipping, and its payment makes the order; the cart is converted and the stock sold', async () => {

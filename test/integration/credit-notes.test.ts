@@ -138,7 +138,7 @@ function answerLost(deps: AppDeps): AppDeps {
   return { ...deps, temporal: Object.assign(Object.create(deps.temporal) as Client, { workflow: lossy }) };
 }
 
-test('a credit note admitted but never answered: its retry finishes it, and its key with another amount or destination is refused', async () => {
+test('a credit note admitted but never answered loses nothing: the intent issued and credited it; its key answers it, and with another amount or destination is refused', async () => {
   const { customer, invoice } = await paidInvoice();
   const body = { invoice: invoice.invoice, amount: 300, idempotency_key: `cn-lost-${Date.now()}` };
   const auth: AuthContext = { tenantId: m.tenant, region: 'eu', keyKind: 'secret', claims: [] };

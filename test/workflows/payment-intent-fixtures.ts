@@ -2,10 +2,19 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { ChargeOutcome } from '../../gateways/types';
 import type { PaymentIntentPatch } from '../../activities/store';
-import type { PaymentIntentInput } from '../../workflows/payment-intent/messages';
+import type { OlderIntentInput, PaymentIntentInput } from '../../workflows/payment-intent/messages';
 import { gate, getWorkflowBundle } from './env';
 
 // What the payment-intent workflow tests share: recording activities, an input, a worker per test.
+
+/** An intent's older-interface part (its UUID view, older webhooks), under checkout intent `checkoutIntent` if given. */
+export const olderPart = (checkoutIntent: string | null): OlderIntentInput => ({
+  view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e01', payment_intent_secret: 7 } as never,
+  transactionId: 70,
+  payloadJson: '{"order":"A-1"}',
+  webhooks: [{ url: 'http://127.0.0.1:1/older', events: [] }],
+  checkoutIntent,
+});
 
 export function intentFixtures(testEnv: () => TestWorkflowEnvironment) {
   interface Recorded {

@@ -1,9 +1,10 @@
+import { WorkflowUpdateStage } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { ChargeOutcome } from '../../gateways/types';
 import { attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, mitChargeUpdate, PAYMENT_INTENT_WORKFLOW, type MitChargeInput } from '../../workflows/payment-intent/messages';
 import { gate, getWorkflowBundle, keepHistory, useWorkflowTestEnv, waitFor } from './env';
-import { intentFixtures } from './payment-intent-fixtures';
+import { intentFixtures, olderPart } from './payment-intent-fixtures';
 
 // Merchant-initiated charges and orchestrator failover in the payment-intent workflow, in virtual time:
 // the workflow owns the charge (once per call, across a worker that dies mid-charge), and an attempt
@@ -190,17 +191,15 @@ test('the same call repeated while its capture claims the checkout intent joins 
       return claim.p;
     },
   };
-  const older = { view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e02', payment_intent_secret: 8 } as never, transactionId: 71, payloadJson: null, webhooks: [], checkoutIntent: 'co-mit' };
-  const inp = await input(1800, { older });
+  const inp = await input(1800, { older: olderPart('co-mit') });
   await withWorker(acts, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const first = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
     await waitFor(async () => claiming);
-    // Before, the validator refused the repeat as attempt_in_progress while the claim ran.
-    const repeat = handle.executeUpdate(mitChargeUpdate, { args: [mitCall] });
-    await waitFor(async () => (await handle.fetchHistory()).events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length === 2);
+    // Accepted while the claim runs (before, the validator refused it: 409 attempt_in_progress), answered once it is done.
+    const repeat = await handle.startUpdate(mitChargeUpdate, { args: [mitCall], waitForStage: WorkflowUpdateStage.ACCEPTED });
     claim.open(true);
-    const [a, b] = await Promise.all([first, repeat]);
+    const [a, b] = await Promise.all([first, repeat.result()]);
     expect(a).toMatchObject({ code: 'ok', transaction_uuid: expect.any(String) });
     expect(b).toEqual(a);
     await handle.terminate('test done');

@@ -1,20 +1,12 @@
-import { attemptUpdate, PAYMENT_INTENT_WORKFLOW, type OlderIntentInput } from '../../workflows/payment-intent/messages';
+import { attemptUpdate, PAYMENT_INTENT_WORKFLOW } from '../../workflows/payment-intent/messages';
 import { keepHistory, useWorkflowTestEnv, waitFor } from './env';
-import { intentFixtures } from './payment-intent-fixtures';
+import { intentFixtures, olderPart } from './payment-intent-fixtures';
 
 // The payment-intent workflow's older-interface part in virtual time: the progress fields it writes as an
 // attempt moves, the older webhook emitted beside each event, and the checkout intent's one claim.
 
 const testEnv = useWorkflowTestEnv();
 const { recorders, input, withWorker } = intentFixtures(testEnv);
-
-const older = (checkoutIntent: string | null): OlderIntentInput => ({
-  view: { payment_intent: '0b6f6a8e-6c1e-4d84-9a55-0c1f3d2b7e01', payment_intent_secret: 7 } as never,
-  transactionId: 70,
-  payloadJson: '{"order":"A-1"}',
-  webhooks: [{ url: 'http://127.0.0.1:1/older', events: [] }],
-  checkoutIntent,
-});
 
 /** Keeps a run's history (RECORD_HISTORIES=1) for test/workflows/replay-recorded-histories. */
 async function keep(name: string, workflowId: string) {
@@ -24,7 +16,7 @@ async function keep(name: string, workflowId: string) {
 test('a paid older intent: progress written as the attempt moves, and each event also in the older body', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
   const claims: string[] = [];
-  const inp = await input(1800, { older: older('co-1') });
+  const inp = await input(1800, { older: olderPart('co-1') });
   await withWorker({ ...activities, claimCheckoutIntent: async (c: { paymentIntent: string }) => (claims.push(c.paymentIntent), true) }, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     // The workflow takes the record over first (pending_created); an attempt delivered in its very first task
@@ -47,7 +39,7 @@ test('a paid older intent: progress written as the attempt moves, and each event
 
 test('losing the checkout intent claim: the capture is refunded and the intent ends canceled_checkout_completed', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_second' }));
-  const inp = await input(1800, { older: older('co-2') });
+  const inp = await input(1800, { older: olderPart('co-2') });
   await withWorker({ ...activities, claimCheckoutIntent: async () => false }, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
     const result = await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] });
