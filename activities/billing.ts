@@ -5,7 +5,7 @@ import type { Mongo } from '../platform/mongo';
 import type { InvoiceSnapshot, SubscriptionSnapshot } from '../domain/billing/snapshots';
 import type { InvoiceCharge, InvoiceChargeResult } from '../domain/billing/invoice-charge';
 import { subscriptionRecords } from '../data/subscriptions';
-import { balanceId, creditNoteData, customerBalanceData } from '../data/credit-notes';
+import { balanceId, creditNoteData, creditOfNote, customerBalanceData } from '../data/credit-notes';
 
 // The subscription workflow's I/O: its records and its invoices' (it is their only writer), and an invoice's
 // charge, made by the API's charge code (api/subscriptions/invoice-charges.ts, handed over by the worker) with
@@ -75,15 +75,8 @@ export function createBillingActivities(deps: { mongo: Mongo; invoiceCharges?: I
     async issueCreditNote(p: { tenantId: string; creditNote: string; refund: string | null; creditToBalance: number }): Promise<'issued' | 'missing'> {
       const issued = await creditNoteData(deps.mongo).issue(p.creditNote, { refund: p.refund, credit_to_balance: p.creditToBalance });
       if (!issued) return 'missing';
-      if (issued.credit_to_balance > 0)
-        await port().addCredit(Context.current().client, {
-          tenantId: issued.tenant_id,
-          customer: issued.customer,
-          currency: issued.currency,
-          key: issued._id,
-          amount: issued.credit_to_balance,
-          max: issued.credit_to_balance,
-        });
+      const credit = creditOfNote(issued);
+      if (credit) await port().addCredit(Context.current().client, { ...credit, max: credit.amount });
       return 'issued';
     },
 

@@ -51,6 +51,14 @@ export function creditNoteData(mongo: Mongo) {
   };
 }
 
+/**
+ * The credit an issued note adds to its customer's balance, keyed by the note (added once however often it is
+ * asked: by the create, its retry, or the intent that admitted it); null for a note refunded to the card.
+ */
+export function creditOfNote(note: CreditNoteRecord): { tenantId: string; customer: string; currency: string; key: string; amount: number } | null {
+  return note.credit_to_balance > 0 ? { tenantId: note.tenant_id, customer: note.customer, currency: note.currency, key: note._id, amount: note.credit_to_balance } : null;
+}
+
 export const balanceId = (customer: string, currency: string) => `${customer}:${currency}`;
 
 export function customerBalanceData(mongo: Mongo) {

@@ -3,7 +3,7 @@ import type { CreditNoteRecord, InvoiceRecord } from '../../platform/billing-rec
 import { unixSeconds } from '../../domain/billing/snapshots';
 import { newId } from '../../platform/ids';
 import { idempotencyScope } from '../../data/idempotency';
-import { creditNoteData, customerBalanceData } from '../../data/credit-notes';
+import { creditNoteData, creditOfNote, customerBalanceData } from '../../data/credit-notes';
 import { invoiceData } from '../../data/subscriptions';
 import { admitOnIntent } from '../refunds/service';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
@@ -68,8 +68,8 @@ const keyInUse = () =>
 
 /** An issued note asked for again: credited now if the first request could not (once per note, by its id). */
 async function answerIssued(deps: AppDeps, note: CreditNoteRecord) {
-  if (note.credit_to_balance > 0)
-    await addCustomerCredit(deps, { tenantId: note.tenant_id, customer: note.customer, currency: note.currency, key: note._id, amount: note.credit_to_balance });
+  const credit = creditOfNote(note);
+  if (credit) await addCustomerCredit(deps, credit);
   return { status: 200, body: creditNoteView(note) };
 }
 
@@ -144,7 +144,8 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
     throw new Error(`credit note ${note._id}: its admission answered ${admission.refund}`);
   const issued = await notes.issue(note._id, { refund: refund ? admission.refund : null, credit_to_balance: refund ? 0 : amount });
   if (!issued) throw new Error(`credit note ${note._id}: admitted, but given back by a concurrent request; nothing credited`);
-  if (!refund) await addCustomerCredit(deps, { tenantId: auth.tenantId, customer: inv.customer, currency: inv.snapshot.currency, key: note._id, amount });
+  const credit = creditOfNote(issued);
+  if (credit) await addCustomerCredit(deps, credit);
   return { status: admission.created ? 201 : 200, body: creditNoteView(issued) };
 }
 

@@ -54,6 +54,15 @@ async function stockOf(productId: string): Promise<number> {
   }
 }
 
+/** A cart whose checkout let it go checks out again, holding its stock, once that checkout has ended. */
+async function checksOutAgain(cartId: string): Promise<void> {
+  const again = await eventually(async () => {
+    const r = await checkout(cartId);
+    return r.status === 201 ? r : undefined;
+  }, 20_000, 'the cart checked out again');
+  expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+}
+
 /** Pays a checkout's intent and waits for its order. */
 async function paidOrder(checkoutId: string, intent: string, merchant = m): Promise<string> {
   expect((await pay(intent, merchant.publishableKey)).body.status).toBe('success');
@@ -97,11 +106,7 @@ describe('checkout', () => {
       expect(await intents()).toEqual(before); // no payment intent was made for it
       // Nothing was held for it, and its checkout lets the cart go: sent again, the cart checks out and holds.
       expect(await stockOf(p)).toBe(5);
-      const again = await eventually(async () => {
-        const r = await checkout(cartId);
-        return r.status === 201 ? r : undefined;
-      }, 20_000, 'the cart checked out again');
-      expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+      await checksOutAgain(cartId);
     } finally {
       await db.close();
       await temporal.connection.close();
@@ -130,11 +135,7 @@ describe('checkout', () => {
         const deps = failing === 'stock' ? apiDeps(db, silentOwner) : apiDeps(noIntent, temporal);
         await expect(createCheckout(deps, tenantAuth(m.tenant, 'eu'), checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS }))).rejects.toThrow();
         await eventually(async () => ((await stockOf(held!)) === 5 ? true : undefined), 20_000, 'the held units back on sale');
-        const again = await eventually(async () => {
-          const r = await checkout(cartId);
-          return r.status === 201 ? r : undefined;
-        }, 20_000, 'the cart checked out again');
-        expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
+        await checksOutAgain(cartId);
       } finally {
         await db.close();
         await temporal.connection.close();
