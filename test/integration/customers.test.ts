@@ -1,4 +1,4 @@
-import { updateCustomer } from '../../api/customers/service';
+import { updateCustomer, upsertCustomer } from '../../api/customers/service';
 import { connectMongo } from '../../platform/mongo';
 import { api, createMerchant, getStack, withMethod, type Merchant } from './harness';
 
@@ -62,6 +62,30 @@ test('an update that reads the customer just before its delete is a 404, and lea
   const made = await api.post('/v202607/customers', { reference: next }, m.secretKey);
   expect([made.status, made.body.resource_created]).toEqual([201, true]);
   expect(made.body.customer).not.toBe(c.customer);
+});
+
+test('an upsert by reference whose customer is deleted just after it was found makes a new customer with that reference', async () => {
+  const reference = `gone-${Date.now()}`;
+  const c = (await api.post('/v202607/customers', { reference }, m.secretKey)).body;
+  const db = await connectMongo(getStack().mongoUri);
+  try {
+    // The upsert finds the customer by its reference; the delete lands before the upsert updates it.
+    let deleted = false;
+    const racing = withMethod(db, 'customers', 'findOne', (real) => async (...args: unknown[]) => {
+      const found = await (real as unknown as { findOne(...a: unknown[]): Promise<unknown> }).findOne(...args);
+      if (!deleted && found) {
+        deleted = true;
+        expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).status).toBe(200);
+      }
+      return found;
+    });
+    const made = await upsertCustomer(racing, m.tenant, 'eu', { reference, first_name: 'Ada' });
+    expect(made).toMatchObject({ created: true, record: { reference, first_name: 'Ada' } });
+    expect(made.record._id).not.toBe(c.customer);
+    expect((await api.get(`/v202607/customers/${made.record._id}`, m.secretKey)).body).toMatchObject({ reference });
+  } finally {
+    await db.close();
+  }
 });
 
 test('inline customer on intent create is reconciled by reference', async () => {
