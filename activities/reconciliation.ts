@@ -280,7 +280,7 @@ export function createReconciliationActivities(deps: ReconciliationDeps) {
         for (const { row } of page) {
           result.ledgerRows += 1;
           const byRecheck = comparedByRecheck.has(recheckId(row));
-          if (!byRecheck) await noteIfUndecided(row, matcher.gatewayFor(row.matchKey));
+          if (!byRecheck) await noteIfUndecided(row, matcher.gatewayFor(row));
           const findings = matcher.pairLedger(row);
           if (byRecheck) continue; // compared above, with the report of its first window
           // Not in the padded report: looked for further out below before it is called missing.

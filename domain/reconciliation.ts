@@ -159,9 +159,10 @@ export class SettlementMatcher {
     else if (!held.some((g) => g.gatewayId === row.gatewayId)) held.push(row);
   }
 
-  /** The report entry a row of ours would pair with, if the report holds one (still unpaired). */
-  gatewayFor(matchKey: string): GatewayRow | undefined {
-    return this.open.get(matchKey)?.[0];
+  /** The report entry a row of ours would pair with (pairLedger's choice), if the report holds one (still unpaired). */
+  gatewayFor(ours: Pick<LedgerRow, 'matchKey' | 'gatewayId'>): GatewayRow | undefined {
+    const entries = this.open.get(ours.matchKey);
+    return entries?.find((g) => g.gatewayId === ours.gatewayId) ?? entries?.[0];
   }
 
   /**
@@ -175,9 +176,9 @@ export class SettlementMatcher {
       const lone = unpairedLedgerRow(ours);
       return lone ? [lone] : [];
     }
+    const gateway = this.gatewayFor(ours)!;
     this.open.delete(ours.matchKey);
     this.matched += 1;
-    const gateway = entries.find((g) => g.gatewayId === ours.gatewayId) ?? entries[0]!;
     const twice = entries.filter((g) => g !== gateway).map((g) => unpairedGatewayRow(g, ours.tenantId));
     return [...comparePair(ours, gateway), ...twice.filter((f): f is Finding => f !== null)];
   }
