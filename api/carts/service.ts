@@ -2,13 +2,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { settingsOrDefault, type CommerceRates } from '../../domain/commerce-totals';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { MAX_AMOUNT } from '../../domain/money';
-import { addressData } from '../../data/addresses';
+import { addressData, sameAddress, type AddressInput } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { newId } from '../../platform/ids';
-import type { CartLineRecord, CartRecord } from '../../platform/records';
+import type { AddressRecord, CartLineRecord, CartRecord } from '../../platform/records';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { CART_RETENTION_MONTHS, CART_RETENTION_WORKFLOW, cartRetentionWorkflowId, retentionDueMs, type CartRetentionInput } from '../../workflows/cart-retention/messages';
 import type { cartRetentionWorkflow } from '../../workflows/cart-retention/workflow';
@@ -22,6 +22,18 @@ import { addressView, cartView, payableTotals } from './views';
 // is decided by reads before its one write.
 
 /** A tenant's tax and shipping rates (the defaults when it never set them). */
+/**
+ * The user's saved address an `{id}` names (404-like 400 naming `param` when the user has none). A full Address
+ * object with its id must carry that address's fields: a changed field is a 400, not a silent choice of one.
+ */
+export async function savedAddressNamed(deps: AppDeps, tenantId: string, userId: string, given: { id: string } & Partial<AddressInput>, param: string): Promise<AddressRecord> {
+  const saved = await addressData(deps.mongo).find(tenantId, userId, given.id);
+  if (!saved) throw invalidRequest('resource_missing', `No such address of this user: '${given.id}'`, `${param}.id`);
+  if (given.phone !== undefined && !sameAddress(saved, given as AddressInput))
+    throw invalidRequest('parameter_invalid', `These fields are not those of saved address '${given.id}': give {id} alone for it, or the fields without id for another`, param);
+  return saved;
+}
+
 export async function commerceRates(deps: AppDeps, tenantId: string): Promise<CommerceRates> {
   return settingsOrDefault(await commerceSettingsData(deps.mongo).find(tenantId));
 }

@@ -1,9 +1,12 @@
 import { z } from 'zod';
 import { typedId } from '../http/common-schemas';
-import { addressInputSchema, addressView, cartProductView, totalsSchema } from '../carts/schemas';
+import { addressFields, addressInputSchema, addressView, cartProductView, totalsSchema } from '../carts/schemas';
 
-/** `{id}` of one of the user's saved addresses, or a full Address (saved for the user). */
-export const shippingAddressInput = z.union([z.object({ id: typedId('addr') }).strict(), addressInputSchema]);
+/**
+ * `{id}` of one of the user's saved addresses, or a full Address (saved for the user). A full Address object
+ * with its `id` (as `customerAddresses` lists it) names that saved address, whose fields it must carry.
+ */
+export const shippingAddressInput = z.union([z.object({ id: typedId('addr') }).strict(), addressInputSchema, z.object({ id: typedId('addr'), ...addressFields }).strict()]);
 
 export const checkoutCreateBody = z
   .object({

@@ -9,7 +9,7 @@ import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
 import { attachIntentUpdate, CHECKOUT_WORKFLOW, checkoutChangedSignal, type CheckoutInput } from '../../workflows/checkout/messages';
 import type { AppDeps, AuthContext } from '../deps';
-import { commerceRates, newCartRecord, retainOrTakeBack } from '../carts/service';
+import { commerceRates, newCartRecord, retainOrTakeBack, savedAddressNamed } from '../carts/service';
 import { addressSnapshot, addressView, cartLineView, linesTotals, payableTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
@@ -223,11 +223,7 @@ function sameContents(checkout: readonly CheckoutLineRecord[], cart: CartRecord[
 /** `{id}` of the user's saved address, or a full one, saved for the user (the same fields are not saved twice). */
 async function shippingAddress(deps: AppDeps, auth: AuthContext, cart: CartRecord, given: CheckoutCreateBody['shippingAddress']): Promise<AddressSnapshot> {
   const addresses = addressData(deps.mongo);
-  if ('id' in given) {
-    const saved = await addresses.find(auth.tenantId, cart.user_id, given.id);
-    if (!saved) throw invalidRequest('resource_missing', `No such address of this cart's user: '${given.id}'`, 'shippingAddress.id');
-    return addressSnapshot(saved);
-  }
+  if ('id' in given) return addressSnapshot(await savedAddressNamed(deps, auth.tenantId, cart.user_id, given, 'shippingAddress'));
   return addressSnapshot(await addresses.save(auth.tenantId, auth.region, cart.user_id, given, { reuseIdentical: true }));
 }
 

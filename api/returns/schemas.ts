@@ -11,7 +11,7 @@ export const returnCreateBody = z
     productId: typedId('prod'),
     quantity: z.number().int().min(1).meta({ description: "1 to the product's returnableQuantity on the order (open returns count)" }),
     reasonCode: z.enum(RETURN_REASONS),
-    address: shippingAddressInput.meta({ description: "Where the goods are collected: `{id}` of one of the user's saved addresses, or a full Address" }),
+    address: shippingAddressInput.meta({ description: "Where the goods are collected: `{id}` of one of the user's saved addresses, or a full Address (with its `id`, it names that saved address and must carry its fields)" }),
   })
   .strict();
 export type ReturnCreateBody = z.infer<typeof returnCreateBody>;

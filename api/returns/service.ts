@@ -4,13 +4,14 @@ import { pageList } from '../../data/page-list';
 import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
-import { addressData, storedAddressFields } from '../../data/addresses';
+import { storedAddressFields } from '../../data/addresses';
 import { orderData, returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { addressSnapshot, addressView } from '../carts/views';
+import { savedAddressNamed } from '../carts/service';
 import { endpointRefs, planWebhookEndpoints } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import { admitRefund } from '../refunds/service';
@@ -44,11 +45,7 @@ export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
 
 /** The collection address: one of the user's saved addresses, or the given one, kept with the return only. */
 async function collectionAddress(deps: AppDeps, auth: AuthContext, order: OrderRecord, given: ReturnCreateBody['address']): Promise<AddressSnapshot> {
-  if ('id' in given) {
-    const saved = await addressData(deps.mongo).find(auth.tenantId, order.user_id, given.id);
-    if (!saved) throw invalidRequest('resource_missing', `No such address of this order's user: '${given.id}'`, 'address.id');
-    return addressSnapshot(saved);
-  }
+  if ('id' in given) return addressSnapshot(await savedAddressNamed(deps, auth.tenantId, order.user_id, given, 'address'));
   return { _id: newId('addr', auth.region), ...storedAddressFields(given) };
 }
 

@@ -275,6 +275,16 @@ describe('checkout', () => {
     await api.post('/cart', { cartId: next.body.cartId, products: [{ id: a, quantity: 1 }] }, m.secretKey);
     const byId = await api.post('/checkouts', { cartId: next.body.cartId, shippingAddress: { id: next.body.customerAddresses[0].id } }, m.secretKey);
     expect(byId.status).toBe(201);
+    // The full Address object as customerAddresses lists it (with its id) names that address too; with a field
+    // changed, it names neither that one nor a new one: a 400 (before, any object with an id and fields was one).
+    const third = await api.post('/commerce/cart', { userId, currency: 'EUR' }, m.secretKey);
+    await api.post('/cart', { cartId: third.body.cartId, products: [{ id: a, quantity: 1 }] }, m.secretKey);
+    const listed = third.body.customerAddresses[0];
+    const changed = await api.post('/checkouts', { cartId: third.body.cartId, shippingAddress: { ...listed, city: 'Sharjah' } }, m.secretKey);
+    expect([changed.status, changed.body.error?.code, changed.body.error?.param]).toEqual([400, 'parameter_invalid', 'shippingAddress']);
+    const whole = await api.post('/checkouts', { cartId: third.body.cartId, shippingAddress: listed }, m.secretKey);
+    expect(whole.status).toBe(201);
+    expect((await api.get(`/checkouts/${whole.body.checkoutId}`, m.secretKey)).body.shippingAddress).toEqual(listed);
   });
 
   test('canceling the payment intent releases the held stock', async () => {

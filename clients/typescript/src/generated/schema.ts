@@ -8851,6 +8851,16 @@ export interface paths {
                             additionalInfo?: string | null;
                             region: string;
                             city: string;
+                        } | {
+                            id: string;
+                            phone: string;
+                            additionalPhone?: string | null;
+                            /** @description Street, building, floor: the delivery line */
+                            address: string;
+                            /** @description Directions for the courier */
+                            additionalInfo?: string | null;
+                            region: string;
+                            city: string;
                         };
                     };
                 };
@@ -9510,10 +9520,20 @@ export interface paths {
                         quantity: number;
                         /** @enum {string} */
                         reasonCode: "damaged" | "defective" | "wrong_item" | "not_as_described" | "no_longer_needed" | "other";
-                        /** @description Where the goods are collected: `{id}` of one of the user's saved addresses, or a full Address */
+                        /** @description Where the goods are collected: `{id}` of one of the user's saved addresses, or a full Address (with its `id`, it names that saved address and must carry its fields) */
                         address: {
                             id: string;
                         } | {
+                            phone: string;
+                            additionalPhone?: string | null;
+                            /** @description Street, building, floor: the delivery line */
+                            address: string;
+                            /** @description Directions for the courier */
+                            additionalInfo?: string | null;
+                            region: string;
+                            city: string;
+                        } | {
+                            id: string;
                             phone: string;
                             additionalPhone?: string | null;
                             /** @description Street, building, floor: the delivery line */
