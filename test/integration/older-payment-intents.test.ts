@@ -464,6 +464,23 @@ describe('checkout intents', () => {
     expect((await retrieve(a!)).body.status).toBe('success');
   });
 
+  test('concurrent creates with one key make one checkout intent and leave one secret: the losers take theirs back', async () => {
+    const secrets = async () => {
+      const db = await mongo();
+      try {
+        return await db.db().collection('webhook_secrets').countDocuments({ tenant_id: m.tenant });
+      } finally {
+        await db.close();
+      }
+    };
+    const before = await secrets();
+    const key = `co-burst-${Date.now()}`;
+    const replies = await Promise.all(Array.from({ length: 5 }, () => createCheckout({ checkout_intent_idempotency_key: key })));
+    expect(new Set(replies.map((r) => r.body.checkout_intent)).size).toBe(1);
+    expect(replies.filter((r) => r.body.resource_created === true)).toHaveLength(1);
+    expect(await secrets()).toBe(before + 1);
+  });
+
   test('a checkout intent whose create was never answered is found by its key with its webhook secret: its payments are announced', async () => {
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
