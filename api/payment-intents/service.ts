@@ -264,14 +264,28 @@ export async function customerOf(deps: AppDeps, auth: AuthContext, given: Create
 async function replay(existing: PaymentIntentRecord, deps: AppDeps): Promise<PaymentIntentRecord> {
   if (existing.version === 0) {
     // The first creator may have died between its insert and its start; starting again is harmless once what
-    // it writes after the insert is there. Not yet (it is still writing them, or died first): started now, the
-    // intent would send webhooks with no secret and name a customer never made. It is left to its creator, or
-    // to the stranded-records sweep, after which the key makes it afresh.
-    if (!(await sideWritesLanded(existing, deps)))
+    // it writes after the insert is there. A duplicate sent at the same moment waits for a first request still
+    // writing them. Not there after that (it died first): started now, the intent would send webhooks with no
+    // secret and name a customer never made, so it is left to the stranded-records sweep, after which the key
+    // makes it afresh.
+    if (!(await sideWritesLandedSoon(existing, deps)))
       throw new DomainError('unavailable', 'service_unavailable', 'The first request with this idempotency key has not finished: retry shortly');
     await startWorkflow(existing, deps);
   }
   return existing;
+}
+
+/** How long a resend waits for a concurrent first request (alive, still writing) to store its side writes. */
+const SIDE_WRITES_WAIT_MS = 3_000;
+
+/** sideWritesLanded, asked again every 50 ms for up to SIDE_WRITES_WAIT_MS: a duplicate sent at the same moment joins the first. */
+async function sideWritesLandedSoon(r: PaymentIntentRecord, deps: AppDeps): Promise<boolean> {
+  const until = Date.now() + SIDE_WRITES_WAIT_MS;
+  for (;;) {
+    if (await sideWritesLanded(r, deps)) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /**
