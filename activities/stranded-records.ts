@@ -7,7 +7,7 @@ import { payoutData } from '../data/payouts';
 import { subscriptionData } from '../data/subscriptions';
 import { testClockData } from '../data/test-clocks';
 import type { versionZeroRecords } from '../data/versioned-writes';
-import { parseSecretRef, webhookSecretData } from '../data/webhook-secrets';
+import { secretsRecordOf, webhookSecretData } from '../data/webhook-secrets';
 import { strandedTakenBackData } from '../data/stranded-taken-back';
 import type { CountedDiscount, StrandedKind, VersionZeroCursor } from '../domain/stranded-kinds';
 import type { Logger } from '../platform/logger';
@@ -92,7 +92,7 @@ const kind = <T extends Swept>(k: Kind<T>) => k as unknown as Kind<Swept>;
  * `whs_...#<index>`: the record of secrets, then the endpoint's place in it. An intent's older-interface
  * `legacy_webhooks` may be a checkout intent's, shared by all its intents: those stay.
  */
-const ownSecrets = (r: { webhooks?: { secretRef?: string }[] }): string[] => [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [parseSecretRef(w.secretRef)?.id ?? w.secretRef] : [])))];
+const ownSecrets = (r: { webhooks?: { secretRef?: string }[] }): string[] => [...new Set((r.webhooks ?? []).flatMap((w) => (w.secretRef ? [secretsRecordOf(w.secretRef)] : [])))];
 
 export function createStrandedRecordActivities(deps: { mongo: Mongo; logger: Logger; redemptionGiveBack?: RedemptionGiveBackPort }) {
   const secrets = webhookSecretData(deps.mongo);

@@ -10,6 +10,9 @@ export function parseSecretRef(ref: string): { id: string; index: number } | nul
   return m ? { id: m[1]!, index: Number(m[2]) } : null;
 }
 
+/** The webhook_secrets record a secretRef names (the ref itself when it is not one). */
+export const secretsRecordOf = (ref: string): string => parseSecretRef(ref)?.id ?? ref;
+
 /** The secrets of a resource's webhook endpoints, kept out of workflow history (referenced by secretRef). */
 export function webhookSecretData(mongo: Mongo) {
   const c = mongo.c.webhookSecrets;

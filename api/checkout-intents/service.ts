@@ -3,10 +3,10 @@ import { invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import type { CheckoutIntentRecord } from '../../platform/records';
 import { checkoutIntentData } from '../../data/checkout-intents';
-import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
+import { idempotencyScope } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
 import type { AppDeps, AuthContext } from '../deps';
-import { discardWebhookSecrets, planSharedSecretWebhooks, sharedSecretEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { insertNamingSecrets, planSharedSecretWebhooks, sharedSecretEndpoints } from '../events/endpoints';
 import { paymentGateways } from '../older-payment-intents/service';
 import type { CheckoutIntentCreateBody, CheckoutIntentView } from './schemas';
 
@@ -77,19 +77,15 @@ export async function createCheckoutIntent(deps: AppDeps, auth: AuthContext, bod
     created_at: now,
     updated_at: now,
   };
-  // The secret first: a record is never without the secret it names, so a resend that finds it (the first
-  // request died, or its answer was lost) answers a checkout intent whose payments' webhooks can be signed. A
-  // request that loses the guard takes its secret back. One whose insert failed keeps it: the insert may have
-  // landed unanswered, and a secret no record names is only a stray row.
-  await storeWebhookSecrets(deps.mongo, webhooks);
-  const winner = await insertOrHolder(
+  // A resend that finds the record (the first request died, or its answer was lost) answers a checkout intent
+  // whose payments' webhooks can be signed.
+  const winner = await insertNamingSecrets(
+    deps.mongo,
+    webhooks,
     () => data.insert(record),
     () => (key ? data.byIdempotencyKey(auth.tenantId, key) : Promise.resolve(null)),
   );
-  if (winner) {
-    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
-    return replayed(winner);
-  }
+  if (winner) return replayed(winner);
   return { status: 201, body: { ...(await view(deps, record)), resource_created: true } };
 }
 

@@ -8,7 +8,7 @@ import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing
 import type { PaymentIntentRecord } from '../../platform/records';
 import { checkoutSessionData } from '../../data/billing-sessions';
 import { couponData, promotionCodeData } from '../../data/coupons';
-import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
+import { idempotencyScope } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
 import { subscriptionData } from '../../data/subscriptions';
 import { taxRateData } from '../../data/tax-rates';
@@ -16,7 +16,7 @@ import { testClockData } from '../../data/test-clocks';
 import { parseSecretRef, webhookSecretData } from '../../data/webhook-secrets';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
-import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
+import { discardWebhookSecrets, insertNamingSecrets, planWebhookEndpoints } from '../events/endpoints';
 import { checkoutPageUrl, CHECKOUT_SESSION_METADATA } from '../hosted/billing-paths';
 import { insertAndStart, newIntentRecord, replayByKey } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
@@ -202,18 +202,13 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
     created_at: now,
     version: 0,
   };
-  // The secrets first (as a checkout intent's): a session a resend finds by its key always has the secrets it
-  // names. A request that loses the guard takes them back; one whose insert failed keeps them (the insert may
-  // have landed unanswered; a secret no session names is only a stray row).
-  await storeWebhookSecrets(deps.mongo, webhooks);
-  const winner = await insertOrHolder(
+  const winner = await insertNamingSecrets(
+    deps.mongo,
+    webhooks,
     () => sessions.insert(record),
     () => (body.idempotency_key ? sessions.byIdempotencyKey(auth.tenantId, body.idempotency_key) : Promise.resolve(null)),
   );
-  if (winner) {
-    await discardWebhookSecrets(deps.mongo, webhooks).catch(() => undefined);
-    return repeated(winner);
-  }
+  if (winner) return repeated(winner);
   // The guard is won: this request alone makes the intent.
   try {
     return { status: 201, body: checkoutSessionView(await ensureSessionIntent(deps, record), deps, now) };

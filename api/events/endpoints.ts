@@ -8,6 +8,7 @@ import type { EndpointRef } from '../../workflows/events';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import type { webhooksSchema } from '../http/common-schemas';
 import { secretRef, webhookSecretData } from '../../data/webhook-secrets';
+import { insertOrHolder } from '../../data/idempotency';
 
 // The endpoints a merchant gives keep their secrets in `webhook_secrets`, so that workflows carry only a
 // reference (`whs_...#<index>`) and no secret ever enters workflow history. Checking and naming the secrets
@@ -50,6 +51,19 @@ export function planWebhookEndpoints(
 /** Writes the planned secrets. */
 export async function storeWebhookSecrets(mongo: Mongo, plan: PlannedWebhooks): Promise<void> {
   if (plan.secrets) await webhookSecretData(mongo).insert(plan.secrets);
+}
+
+/**
+ * A create whose record names its secrets: the secrets first, then the insert that is its idempotency guard, so
+ * a record a resend finds always has the secrets it names. Answers the holder of the key when another request
+ * won it (this request's secrets are taken back), else null. Secrets of an insert that failed are kept: it may
+ * have landed unanswered, and a secret no record names is only a stray row.
+ */
+export async function insertNamingSecrets<T>(mongo: Mongo, plan: PlannedWebhooks, insert: () => Promise<unknown>, holder: () => Promise<T | null>): Promise<T | null> {
+  await storeWebhookSecrets(mongo, plan);
+  const winner = await insertOrHolder(insert, holder);
+  if (winner) await discardWebhookSecrets(mongo, plan).catch(() => undefined);
+  return winner;
 }
 
 /** Takes back the secrets of a create that did not go through. */

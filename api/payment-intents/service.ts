@@ -18,7 +18,7 @@ import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import type { PaymentIntentView } from '../../domain/views';
 import { olderIntentView } from '../older-payment-intents/views';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
-import { parseSecretRef, webhookSecretData } from '../../data/webhook-secrets';
+import { secretsRecordOf, webhookSecretData } from '../../data/webhook-secrets';
 import { customerData } from '../../data/customers';
 
 /** A stored intent in its one public shape (domain/views.ts). */
@@ -293,7 +293,7 @@ async function sideWritesLandedSoon(r: PaymentIntentRecord, deps: AppDeps): Prom
  * customer counts when it has a record, deleted or not: one given by id and deleted since is not a side write.
  */
 async function sideWritesLanded(r: PaymentIntentRecord, deps: AppDeps): Promise<boolean> {
-  const secretIds = new Set([...r.webhooks, ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [parseSecretRef(w.secretRef)?.id ?? w.secretRef] : [])));
+  const secretIds = new Set([...r.webhooks, ...(r.legacy_webhooks ?? [])].flatMap((w) => (w.secretRef ? [secretsRecordOf(w.secretRef)] : [])));
   const secrets = webhookSecretData(deps.mongo);
   for (const id of secretIds) if (!(await secrets.stored(r.tenant_id, id))) return false;
   return !r.customer || (await customerData(deps.mongo).findAny(r.tenant_id, r.customer)) !== null;

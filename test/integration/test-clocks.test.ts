@@ -24,6 +24,10 @@ const errorShape = (code: string, param?: string) => ({
   error: { type: 'invalid_request_error', code, message: expect.any(String), ...(param ? { param } : {}), request_id: expect.any(String) },
 });
 
+/** A subscription record on the clock whose workflow does not exist (signalled, it counts as ended). */
+const subscriptionOn = (clock: string, id: string, status: string, interval = 'month', intervalCount = 1) =>
+  ({ _id: id, tenant_id: m.tenant, test_clock: clock, status, idempotency_scope: `${m.tenant}:${id}`, snapshot: { interval, intervalCount } }) as never;
+
 async function newClock(key = m.secretKey, body: Record<string, unknown> = { frozen_time: T0 }) {
   const r = await api.post('/v202607/test-clocks', body, key);
   expect(r.status).toBe(201);
@@ -81,11 +85,8 @@ test('the clock is a workflow operators can find; an advance lists the live subs
 
   // Subscription records on the clock whose workflows do not exist: the live one is signalled (and, being
   // gone, counts as ended); the canceled one is not listed. Either way the advance completes.
-  const subs = db.db().collection('subscriptions');
-  const sub = (id: string, status: string) =>
-    ({ _id: id, tenant_id: m.tenant, test_clock: c.test_clock, status, idempotency_scope: `${m.tenant}:${id}`, snapshot: { interval: 'month', intervalCount: 1 } }) as never;
   const [live, done] = [`sub_eu_clockLive${Date.now()}`, `sub_eu_clockDone${Date.now()}`];
-  await subs.insertMany([sub(live, 'active'), sub(done, 'canceled')]);
+  await db.db().collection('subscriptions').insertMany([subscriptionOn(c.test_clock, live, 'active'), subscriptionOn(c.test_clock, done, 'canceled')]);
   const r = await api.post(`/v202607/test-clocks/${c.test_clock}/advance`, { frozen_time: T0 + MONTH }, m.secretKey);
   expect(r.body).toMatchObject({ frozen_time: T0 + MONTH, status: 'ready' });
   const history = await temporal.workflow.getHandle(c.test_clock).fetchHistory();
@@ -108,9 +109,15 @@ test('one advance goes at most two intervals of the shortest subscription on the
 
   // Subscription records on the clock (their workflows absent, so each counts as ended once signalled): a
   // monthly and a two-weekly one bound it to four weeks; an ended daily one bounds nothing.
-  const sub = (id: string, status: string, interval: string, intervalCount: number) =>
-    ({ _id: `sub_eu_${id}${Date.now()}`, tenant_id: m.tenant, test_clock: c.test_clock, status, idempotency_scope: `${m.tenant}:${id}${Date.now()}`, snapshot: { interval, intervalCount } }) as never;
-  await db.db().collection('subscriptions').insertMany([sub('bMonthly', 'active', 'month', 1), sub('bFortnight', 'trialing', 'week', 2), sub('bDaily', 'canceled', 'day', 1)]);
+  const at = Date.now();
+  await db
+    .db()
+    .collection('subscriptions')
+    .insertMany([
+      subscriptionOn(c.test_clock, `sub_eu_bMonthly${at}`, 'active'),
+      subscriptionOn(c.test_clock, `sub_eu_bFortnight${at}`, 'trialing', 'week', 2),
+      subscriptionOn(c.test_clock, `sub_eu_bDaily${at}`, 'canceled', 'day'),
+    ]);
   const fourWeeks = T0 + 28 * 86_400;
   expect((await advance(fourWeeks + 1)).body).toEqual(errorShape('test_clock_advance_too_far', 'frozen_time'));
   expect((await advance(fourWeeks)).body).toMatchObject({ frozen_time: fourWeeks, status: 'ready' });
