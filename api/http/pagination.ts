@@ -55,16 +55,23 @@ export const createdSchema = z
       ctx.addIssue({ code: 'custom', message: 'give one of gt, gte, lt, lte' });
       return z.NEVER;
     }
+    // Each bound names a whole second (or minute, or day), as an exact value does: `lte T` takes all of T and
+    // `gt T` none of it, so `gt` of the last value seen pages on without repeats (records keep milliseconds).
+    const from = [range.gte && range.gte.at, range.gt && end(range.gt)].filter((d): d is Date => !!d);
+    const until = [range.lt && range.lt.at, range.lte && end(range.lte)].filter((d): d is Date => !!d);
     const f: CreatedFilter = {};
-    if (range.gt) f.$gt = range.gt.at;
-    if (range.gte) f.$gte = range.gte.at;
-    if (range.lt) f.$lt = range.lt.at;
-    if (range.lte) f.$lte = range.lte.at;
+    if (from.length > 0) f.$gte = new Date(Math.max(...from.map((d) => d.getTime())));
+    if (until.length > 0) f.$lt = new Date(Math.min(...until.map((d) => d.getTime())));
     return f;
   });
 
+/** The first instant after the second (or minute, or day) a value names. */
+function end(p: { at: Date; precisionMs: number }): Date {
+  return new Date(p.at.getTime() + p.precisionMs);
+}
+
 function exact(p: { at: Date; precisionMs: number }): CreatedFilter {
-  return { $gte: p.at, $lt: new Date(p.at.getTime() + p.precisionMs) };
+  return { $gte: p.at, $lt: end(p) };
 }
 
 const cursorId = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z]{2,8}_[0-9A-Za-z]{8,64}$`), `must be a ${prefix}_... id`);

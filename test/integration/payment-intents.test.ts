@@ -263,6 +263,14 @@ describe('list', () => {
     expect((await list(`?created[gte]=${sec}&limit=100`)).body.data).toHaveLength(7);
     expect((await list(`?created[lt]=${encodeURIComponent(new Date(new Date(oldest).getTime() - 60_000).toISOString())}`)).body.data).toHaveLength(0);
   });
+  test('a range bound takes or leaves the whole second it names: `lte T` finds an intent made during T, `gt T` does not', async () => {
+    const newest = (await list('?limit=1')).body.data[0];
+    const sec = Math.floor(new Date(newest.created_at).getTime() / 1000);
+    const found = async (q: string) => ((await list(q)).body.data as { payment_intent: string }[]).map((p) => p.payment_intent);
+    expect(await found(`?created[lte]=${sec}&limit=1`)).toEqual([newest.payment_intent]);
+    expect(await found(`?created[gt]=${sec}`)).not.toContain(newest.payment_intent);
+    expect(await found(`?created[lte]=${encodeURIComponent(newest.created_at.slice(0, 10))}&limit=1`)).toEqual([newest.payment_intent]);
+  });
   test.each(['?limit=0', '?limit=101', '?limit=abc', '?status=paid', '?created[foo]=1'])('refuses %s', async (q) => {
     expect((await list(q)).status).toBe(400);
   });

@@ -68,7 +68,16 @@ describe('created', () => {
 
   it('takes a range in the bracket form, mixing Unix and ISO values', () => {
     expect(ok('created[gte]=1767225600&created[lt]=2026-02-01T00:00:00Z').created).toEqual({ $gte: t('2026-01-01T00:00:00Z'), $lt: t('2026-02-01T00:00:00Z') });
-    expect(ok('created[gt]=1767225600&created[lte]=1767225700').created).toEqual({ $gt: t('2026-01-01T00:00:00Z'), $lte: t('2026-01-01T00:01:40Z') });
+  });
+
+  it('reads each bound of a range as the whole second, minute or day it names, as an exact value', () => {
+    // Records keep milliseconds: `lte T` takes all of second T, and `gt T` none of it.
+    expect(ok('created[gt]=1767225600&created[lte]=1767225700').created).toEqual({ $gte: t('2026-01-01T00:00:01Z'), $lt: t('2026-01-01T00:01:41Z') });
+    expect(ok('created[lte]=2026-03-02').created).toEqual({ $lt: t('2026-03-03T00:00:00Z') });
+    expect(ok('created[gt]=2026-03-02T10:15Z').created).toEqual({ $gte: t('2026-03-02T10:16:00Z') });
+    // Two bounds on one side: the narrower one holds.
+    expect(ok('created[gte]=1767225600&created[gt]=1767225600').created).toEqual({ $gte: t('2026-01-01T00:00:01Z') });
+    expect(ok('created[lt]=1767225600&created[lte]=1767225700').created).toEqual({ $lt: t('2026-01-01T00:00:00Z') });
   });
 
   it('refuses nonsense, unknown operators and an exact value mixed with a range', () => {
