@@ -12,6 +12,7 @@ import { intentPageUrl, isClientSecretFor } from '../hosted/client-secret';
 import { planSharedSecretWebhooks, sharedSecretEndpoints } from '../events/endpoints';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { findCustomer } from '../customers/service';
+import { namesTenant } from '../payout-recipients/service';
 import {
   cancelPaymentIntent,
   customerOf,
@@ -31,7 +32,7 @@ import { definedOnly } from '../../data/list';
 async function checkTenant(deps: AppDeps, auth: AuthContext, given: string | undefined): Promise<void> {
   if (given === undefined) return;
   const tenant = await tenantData(deps.mongo).find(auth.tenantId);
-  if (!tenant || (given !== tenant._id && given !== tenant.name && given !== String(tenant.number)))
+  if (!tenant || !namesTenant(tenant, given))
     throw invalidRequest('tenant_mismatch', 'tenant must name the tenant of the API key (or be omitted)', 'tenant');
 }
 

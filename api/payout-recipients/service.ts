@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError, invalidRequest } from '../../domain/errors';
 import { recipientRule } from '../../domain/payouts';
 import type { GatewayAdapter } from '../../gateways/types';
-import type { ConnectorRecord, PayoutRecipientRecord } from '../../platform/records';
+import type { ConnectorRecord, PayoutRecipientRecord, TenantRecord } from '../../platform/records';
 import { connectorData } from '../../data/connectors';
 import { idempotencyScope, insertOrHolder } from '../../data/idempotency';
 import { payoutRecipientData } from '../../data/payout-recipients';
@@ -19,13 +19,21 @@ export interface PayoutTenant {
 }
 
 /**
- * The tenant a payout request acts for: always the key's own. A `tenant` parameter may name it (by its id or
- * its integer) and is refused when it names any other; a key whose tenant row is gone is refused too.
+ * Whether a request's `tenant` parameter names `tenant`: by its id, its name or its integer tenant_id. Payouts
+ * and the older payment intents take the same forms, so one merchant integration sends one value to both.
+ */
+export function namesTenant(tenant: TenantRecord, given: string): boolean {
+  return given === tenant._id || given === tenant.name || given === String(tenant.number);
+}
+
+/**
+ * The tenant a payout request acts for: always the key's own. A `tenant` parameter may name it (namesTenant)
+ * and is refused when it names any other; a key whose tenant row is gone is refused too.
  */
 export async function payoutTenant(deps: AppDeps, auth: AuthContext, given?: string): Promise<PayoutTenant> {
   const tenant = await tenantData(deps.mongo).find(auth.tenantId);
   if (!tenant) throw invalidRequest('tenant_missing', "The key's tenant no longer exists", 'tenant');
-  if (given !== undefined && given !== tenant._id && given !== String(tenant.number)) {
+  if (given !== undefined && !namesTenant(tenant, given)) {
     throw invalidRequest('tenant_mismatch', 'tenant must name the tenant of the API key (or be omitted)', 'tenant');
   }
   return { id: tenant._id, number: tenant.number, payoutTimeoutSeconds: tenant.payout_timeout_seconds ?? null };

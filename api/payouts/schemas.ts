@@ -14,7 +14,7 @@ export const payoutCreateBody = z
     gateway: gatewayName,
     recipient_uuid: z.uuid().toLowerCase().optional().meta({ description: 'An existing recipient; required when no complete inline recipient is given' }),
     ...recipientFields,
-    tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id or its integer tenant_id)" }),
+    tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id)" }),
     narration: z.string().trim().min(1).max(140).optional(),
     idempotency_key: idempotencyKeySchema.optional(),
     webhook_urls: z.array(z.string().max(2048)).max(10).optional(),

@@ -35,13 +35,13 @@ beforeAll(async () => {
 afterAll(() => closeHooks());
 
 /** A merchant whose sandbox connector also pays out. */
-async function payoutMerchant(): Promise<Merchant & { tenantNumber: number }> {
+async function payoutMerchant(): Promise<Merchant & { tenantNumber: number; tenantName: string }> {
   const m = await createPayoutMerchant();
   const t = await admin.get(`/admin/tenants/${m.tenant}`);
-  return { ...m, tenantNumber: t.body.tenant_id };
+  return { ...m, tenantNumber: t.body.tenant_id, tenantName: t.body.name };
 }
 
-let m: Merchant & { tenantNumber: number };
+let m: Merchant & { tenantNumber: number; tenantName: string };
 beforeAll(async () => {
   m = await payoutMerchant();
 });
@@ -188,9 +188,12 @@ describe('the recipient rule and the request checks', () => {
     expect(unknown.body.error).toMatchObject({ param: 'recipient_uuid' });
   });
 
-  test('tenant may name the key\'s own tenant (by id or integer) and nothing else', async () => {
+  test("tenant may name the key's own tenant by id, name or integer, as the older POST /payment-intents takes it, and nothing else", async () => {
     expect((await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: m.tenant })).status).toBe(201);
     expect((await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: String(m.tenantNumber) })).status).toBe(201);
+    const byName = await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: m.tenantName });
+    expect([byName.status, byName.body.error]).toEqual([201, undefined]);
+    expect((await api.post('/payment-intents', { gateway: 'sandbox', amount: 100, currency: 'EUR', tenant: m.tenantName }, m.secretKey)).status).toBe(201);
     const other = await payoutMerchant();
     const r = await createPayout({ ...bank(ACCOUNTS.ordinary), tenant: other.tenant });
     expect(r.status).toBe(400);
