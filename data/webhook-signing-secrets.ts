@@ -13,7 +13,7 @@ export const SIGNING_SECRET_PREFIX = 'whsec_';
 export const SIGNING_SECRET_BYTES = 32;
 /** How long a rotated-out secret keeps signing deliveries beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
-/** Concurrent rotations of one tenant are retried this many times before giving up. */
+/** Claims left by dead rotations are let go and the rotation tried again this many times before giving up. */
 const ROTATE_TRIES = 5;
 /** A rotation's claim on a version still not written after this long was left by a rotation that died. */
 const STALE_CLAIM_MS = 60_000;
@@ -71,9 +71,10 @@ export function webhookSigningSecretData(mongo: Mongo) {
 
     /**
      * A new current secret; the one it replaces keeps signing for ROTATION_OVERLAP_MS (and those rotated out
-     * before it, until their own expiry). The write applies only to the version read; a concurrent rotation
-     * makes it read again, and the outcome is checked by reading back (on FerretDB conditional updates of one
-     * document are not atomic), so the secret returned is the one stored.
+     * before it, until their own expiry). A rotation that meets a concurrent one is refused
+     * (SigningSecretRotationConflict), never tried again on top of it: a client retrying a rotate that timed out
+     * while the first still runs must not rotate twice. The outcome is checked by reading back (on FerretDB
+     * conditional updates of one document are not atomic), so the secret returned is the one stored.
      */
     rotate: async (tenantId: string, now = new Date()): Promise<WebhookSigningSecretRecord> => {
       for (let i = 0; i < ROTATE_TRIES; i++) {
@@ -96,17 +97,19 @@ export function webhookSigningSecretData(mongo: Mongo) {
           await mongo.c.webhookSigningRotations.insertOne({ _id: claim, tenant_id: tenantId, created_at: now });
         } catch (err) {
           if (!isDuplicateKeyError(err)) throw err;
-          // Claimed by a concurrent rotation, which lands in milliseconds, or by one that died before its write
-          // (its version never landed): such a claim, old enough, is let go, or the tenant could never rotate again.
+          // Claimed by a concurrent rotation (landed, or landing in milliseconds): this one lost the race. Only a
+          // claim left by a rotation that died before its write (old, its version never landed) is let go, or
+          // the tenant could never rotate again.
           const held = await mongo.c.webhookSigningRotations.findOne({ _id: claim });
           const landed = (await find(tenantId))?.version !== current.version;
-          if (held && !landed && now.getTime() - held.created_at.getTime() >= STALE_CLAIM_MS)
-            await mongo.c.webhookSigningRotations.deleteOne({ _id: claim, created_at: held.created_at });
+          if (held && (landed || now.getTime() - held.created_at.getTime() < STALE_CLAIM_MS)) throw new SigningSecretRotationConflict(tenantId);
+          if (held) await mongo.c.webhookSigningRotations.deleteOne({ _id: claim, created_at: held.created_at });
           continue;
         }
         const { _id: _ignored, ...fields } = next;
         const r = await c.updateOne({ _id: tenantId, tenant_id: tenantId, version: current.version }, { $set: fields });
-        if (r.matchedCount === 0) continue;
+        // The version moved under this rotation's claim: another one took the claim over as stale and landed.
+        if (r.matchedCount === 0) throw new SigningSecretRotationConflict(tenantId);
         const stored = await find(tenantId);
         if (stored?.secret === next.secret) return stored;
         throw new SigningSecretRotationConflict(tenantId);

@@ -89,23 +89,36 @@ test('a rotation of a tenant without a secret yet creates one and rotates it', a
   expect(r.previous).toHaveLength(1);
 });
 
-test('a rotation that lost to a concurrent one reads again, and says so if the store kept the other', async () => {
+test('two rotations at once: one rotates, the other is refused (409), and the secret moved once', async () => {
+  const { data } = setup();
+  const s0 = await data.ensure(TENANT, T0);
+  // Both read version 1 before either writes: a client's rotate, and its retry after a timeout.
+  const [a, b] = await Promise.allSettled([data.rotate(TENANT, hours(1)), data.rotate(TENANT, hours(1))]);
+  const won = [a, b].flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const lost = [a, b].flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  expect(won).toHaveLength(1);
+  expect(lost).toEqual([expect.any(SigningSecretRotationConflict)]);
+  const stored = await data.ensure(TENANT, hours(1));
+  expect(stored).toEqual(won[0]);
+  expect(stored).toMatchObject({ version: 2, previous: [{ secret: s0.secret, expires_at: hours(25) }] });
+});
+
+test('a rotation whose version moved under it is refused, and says so if the store kept the other', async () => {
   const { data, collection } = setup();
   await data.ensure(TENANT, T0);
-  // The version moved between our read and our write: the write matches nothing and is retried.
+  // Another rotation landed between our read and our write: ours matches nothing and is refused, not tried again.
   const updateOne = collection.updateOne.bind(collection);
-  let first = true;
+  let other: string | null = null;
   collection.updateOne = async (q, u) => {
-    if (first) {
-      first = false;
+    if (other === null) {
       const doc = collection.docs.get(TENANT)! as unknown as WebhookSigningSecretRecord;
       doc.version += 1;
-      doc.secret = generateSigningSecret();
+      doc.secret = other = generateSigningSecret();
     }
     return updateOne(q, u);
   };
-  const r = await data.rotate(TENANT, hours(1));
-  expect(r.version).toBe(3);
+  await expect(data.rotate(TENANT, hours(1))).rejects.toBeInstanceOf(SigningSecretRotationConflict);
+  expect(await data.ensure(TENANT, hours(1))).toMatchObject({ version: 2, secret: other });
 
   // The write "applied" but another one landed over it (no atomic conditional update on FerretDB).
   collection.updateOne = async (q, u) => {
