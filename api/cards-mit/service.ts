@@ -17,6 +17,15 @@ import { checkoutStillOpen } from '../older-payment-intents/service';
 /** The claim a secret key needs to charge saved cards. */
 export const MIT_CLAIM = 'cards.mit';
 
+/**
+ * Every request that has a saved card charged with the customer absent needs the claim, whichever route asks:
+ * POST /cards/mit, and the subscription requests that name the card, change what it is charged, or charge an
+ * invoice now. Otherwise a key without it could charge any saved card any amount through a subscription.
+ */
+export function requireMitClaim(auth: AuthContext): void {
+  if (!auth.claims.includes(MIT_CLAIM)) throw forbidden('missing_claim', `Charging a saved card needs a secret key with the claim '${MIT_CLAIM}'`);
+}
+
 /** What the card's issuer said: answered as `card_declined` with the issuer's reason as `decline_code`. */
 const ISSUER_DECLINES = new Set(['card_declined', 'insufficient_funds', 'authentication_failed', 'expired_card', 'do_not_honor', 'lost_card', 'stolen_card']);
 
@@ -26,7 +35,7 @@ const ISSUER_DECLINES = new Set(['card_declined', 'insufficient_funds', 'authent
  * before the workflow accepts it: the agreement's record is made by its first successful charge.
  */
 export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: MitChargeBody): Promise<RouteResult> {
-  if (!auth.claims.includes(MIT_CLAIM)) throw forbidden('missing_claim', `Charging a saved card needs a secret key with the claim '${MIT_CLAIM}'`);
+  requireMitClaim(auth);
   const intent = await paymentIntentData(deps.mongo).findByRef(auth.tenantId, body.payment_intent_secret);
   if (!intent) throw notFound('payment_intent', body.payment_intent_secret, 'payment_intent_secret');
   const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);

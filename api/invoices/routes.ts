@@ -3,6 +3,7 @@ import { listQuerySchema } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
 import { INVOICE_STATUSES, invoicePreviewBody, invoiceViewSchema } from '../subscriptions/schemas';
 import { getInvoice, payInvoice, previewInvoice, recordInvoiceView, voidInvoice } from './service';
+import { requireMitClaim } from '../cards-mit/service';
 import { invoiceData } from '../../data/subscriptions';
 
 const tags = ['Billing: invoices'];
@@ -58,8 +59,16 @@ export const invoiceRoutes: RouteDef[] = [
     tags,
     params,
     body: z.object({}).strict().optional(),
-    responses: { 200: { description: 'The invoice after the attempt (`paid`, or still `open` with `last_payment_error`)', schema: invoiceViewSchema }, 404: { description: 'Unknown' }, 409: { description: '`invoice_not_open`' } },
-    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: await payInvoice(deps, auth, p.invoice) }),
+    responses: {
+      200: { description: 'The invoice after the attempt (`paid`, or still `open` with `last_payment_error`)', schema: invoiceViewSchema },
+      403: { description: '`missing_claim`: charging a saved card needs a secret key with the claim `cards.mit`' },
+      404: { description: 'Unknown' },
+      409: { description: '`invoice_not_open`' },
+    },
+    handler: async ({ params: p, auth, deps }) => {
+      requireMitClaim(auth);
+      return { status: 200, body: await payInvoice(deps, auth, p.invoice) };
+    },
   }),
   route({
     method: 'post',

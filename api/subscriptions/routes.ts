@@ -4,6 +4,7 @@ import { route, type RouteDef } from '../http/route';
 import { SUBSCRIPTION_STATUSES, subscriptionCreateBody, subscriptionUpdateBody, subscriptionViewSchema } from './schemas';
 import { cancelSubscription, createSubscription, getSubscription, recordView, updateSubscription } from './service';
 import { subscriptionData } from '../../data/subscriptions';
+import { requireMitClaim } from '../cards-mit/service';
 
 const tags = ['Billing: subscriptions'];
 const params = z.object({ subscription: z.string() }).strict();
@@ -24,9 +25,13 @@ export const subscriptionRoutes: RouteDef[] = [
       201: { description: 'Started', schema: subscriptionViewSchema },
       200: { description: 'The subscription of this idempotency_key, as it stands', schema: subscriptionViewSchema },
       400: { description: 'Invalid: unknown or archived plan, plans of different currencies or intervals, a card that cannot be charged (`NO_GATEWAY_TOKENS`), a refused coupon or promotion code' },
+      403: { description: '`missing_claim`: charging a saved card needs a secret key with the claim `cards.mit`' },
       409: { description: "`test_clock_advancing`: the customer's test clock is advancing" },
     },
-    handler: async ({ body, auth, deps }) => createSubscription(deps, auth, body),
+    handler: async ({ body, auth, deps }) => {
+      requireMitClaim(auth);
+      return createSubscription(deps, auth, body);
+    },
   }),
   route({
     method: 'get',
@@ -67,10 +72,15 @@ export const subscriptionRoutes: RouteDef[] = [
     body: subscriptionUpdateBody,
     responses: {
       200: { description: 'The subscription', schema: subscriptionViewSchema },
+      403: { description: '`missing_claim`: changing the card or the items (what the card is charged) needs a secret key with the claim `cards.mit`' },
       404: { description: 'Unknown' },
       409: { description: '`subscription_ended` (canceled or expired), `subscription_incomplete` (items of an unpaid first invoice)' },
     },
-    handler: async ({ params: p, body, auth, deps }) => ({ status: 200, body: await updateSubscription(deps, auth, p.subscription, body) }),
+    handler: async ({ params: p, body, auth, deps }) => {
+      // Cancelling at the period end, pausing or metadata charge nothing new: any secret key may.
+      if (body.default_payment_method !== undefined || body.items !== undefined) requireMitClaim(auth);
+      return { status: 200, body: await updateSubscription(deps, auth, p.subscription, body) };
+    },
   }),
   route({
     method: 'post',

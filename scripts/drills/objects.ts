@@ -151,7 +151,10 @@ async function billingChain(c: Calls, known: Known): Promise<void> {
   const card = known.byPrefix.get('pm')?.[0];
   if (!customer || !card) throw new Error('no customer with a saved card');
   const { plan } = await step<{ plan: string }>(known, 'plan', c.call('POST', '/v202607/plans', { amount: 1000, currency: 'EUR', interval: 'month', nickname: 'Drill, no trial' }));
-  const sub = await step<{ latest_invoice: string | null }>(known, 'subscription', c.call('POST', '/v202607/subscriptions', { customer, items: [{ plan }], default_payment_method: card }));
+  // A subscription charges the saved card with the customer absent: it needs the cards.mit claim too.
+  const sub = await withMitKey(c, known, (key) =>
+    step<{ latest_invoice: string | null }>(known, 'subscription', c.withKey(key, 'POST', '/v202607/subscriptions', { customer, items: [{ plan }], default_payment_method: card })),
+  );
   if (!sub.latest_invoice) throw new Error('the subscription has no invoice');
   await step(known, 'credit note', c.call('POST', '/v202607/credit-notes', { invoice: sub.latest_invoice, amount: 100, reason: 'product_unsatisfactory' }));
 }
@@ -197,21 +200,26 @@ async function endpointChain(c: Calls, known: Known): Promise<void> {
 }
 
 /**
- * A merchant-initiated charge of A's saved card (a `ti_...` transaction), made with a `cards.mit` key that is
- * revoked at once: A keeps no live key with the claim, which the `noclaim` probe needs.
+ * Runs `use` with a `cards.mit` key of A's that is revoked at once after: A keeps no live key with the claim,
+ * which the `noclaim` probe needs.
  */
+async function withMitKey<T>(c: Calls, known: Known, use: (secretKey: string) => Promise<T>): Promise<T> {
+  const key = await step<{ api_key: string; secret_key: string }>(known, 'cards.mit key', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys`, { kind: 'secret', claims: ['cards.mit'] }));
+  try {
+    return await use(key.secret_key);
+  } finally {
+    await step(known, 'cards.mit key revoked', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys/${key.api_key}/revoke`));
+  }
+}
+
+/** A merchant-initiated charge of A's saved card (a `ti_...` transaction). */
 async function mitChain(c: Calls, known: Known): Promise<void> {
   const customer = known.byPrefix.get('cus')?.[0];
   const card = known.byPrefix.get('pm')?.[0];
   if (!customer || !card) throw new Error('no customer with a saved card');
   const { payment_intent } = await step<{ payment_intent: string }>(known, 'intent to charge', c.call('POST', '/v202608/payment-intents', { amount: 1800, currency: 'EUR', customer }));
-  const key = await step<{ api_key: string; secret_key: string }>(known, 'cards.mit key', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys`, { kind: 'secret', claims: ['cards.mit'] }));
-  try {
-    const body = { payment_intent_secret: payment_intent, payment_method_uuid: card, agreement_id: 'drill-agreement', agreement_type: 'UNSCHEDULED' };
-    await step(known, 'merchant-initiated charge', c.withKey(key.secret_key, 'POST', '/cards/mit', body));
-  } finally {
-    await step(known, 'cards.mit key revoked', c.admin('POST', `/admin/tenants/${c.tenant}/api-keys/${key.api_key}/revoke`));
-  }
+  const body = { payment_intent_secret: payment_intent, payment_method_uuid: card, agreement_id: 'drill-agreement', agreement_type: 'UNSCHEDULED' };
+  await withMitKey(c, known, (key) => step(known, 'merchant-initiated charge', c.withKey(key, 'POST', '/cards/mit', body)));
 }
 
 const CHAINS: Record<string, (c: Calls, known: Known) => Promise<void>> = {

@@ -1,4 +1,4 @@
-import { api, createMerchant, eventually, mongo, type Merchant } from './harness';
+import { api, createMerchant, eventually, mongo, withMitClaim, type Merchant } from './harness';
 
 // Billing-portal sessions through the API and the page's own requests, on the real stack: create and its
 // refusals, the page (only the session's customer's subscriptions, an unknown or expired session), and the
@@ -9,7 +9,7 @@ import { api, createMerchant, eventually, mongo, type Merchant } from './harness
 let m: Merchant;
 let other: Merchant;
 beforeAll(async () => {
-  [m, other] = await Promise.all([createMerchant('Portal shop'), createMerchant('Another shop')]);
+  [m, other] = await Promise.all([createMerchant('Portal shop').then((x) => withMitClaim(x)), createMerchant('Another shop').then((x) => withMitClaim(x))]);
 });
 
 const post = (path: string, body: unknown, key = m.secretKey) => api.post(`/v202607${path}`, body, key);

@@ -4,7 +4,7 @@ import { addCustomerCredit, drawCustomerCredit } from '../../api/credit-notes/ba
 import { createCreditNote } from '../../api/credit-notes/service';
 import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo, type Mongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, temporalClient, withMethod, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, temporalClient, withMethod, withMitClaim, type Merchant } from './harness';
 
 // Credit notes on the real stack: against a paid invoice, refunded to the card through the refund workflow
 // or credited to the customer's balance, drawing with the invoice intent's refunds on one balance; the
@@ -14,7 +14,7 @@ let m: Merchant;
 let db: Mongo;
 let temporal: Client;
 beforeAll(async () => {
-  m = await createMerchant();
+  m = await withMitClaim(await createMerchant());
   db = await connectMongo(getStack().mongoUri);
   temporal = await temporalClient();
 });

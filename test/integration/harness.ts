@@ -107,6 +107,13 @@ export async function createMerchant(name = `Test shop ${++counter}`, stack?: { 
   return { tenant: t.body.tenant, secretKey: t.body.secret_key, publishableKey: t.body.publishable_key, connector: c.body.connector };
 }
 
+/** The merchant with a secret key that carries `cards.mit`: subscriptions charge saved cards with the customer absent. */
+export async function withMitClaim(m: Merchant, stack?: { apiUrl: string; adminToken: string }): Promise<Merchant> {
+  const k = await call('POST', `/admin/tenants/${m.tenant}/api-keys`, { body: { claims: ['cards.mit'] }, key: stack?.adminToken ?? getStack().adminToken, ...(stack ? { baseUrl: stack.apiUrl } : {}) });
+  if (k.status !== 201) throw new Error(`cards.mit key failed: ${k.status} ${JSON.stringify(k.body)}`);
+  return { ...m, secretKey: k.body.secret_key };
+}
+
 /** A fresh merchant whose (second) sandbox connector also pays out: payouts, reconciliation, stranded payouts. */
 export async function createPayoutMerchant(): Promise<Merchant> {
   const m = await createMerchant();

@@ -9,7 +9,7 @@ import { strandedTakenBackData } from '../../data/stranded-taken-back';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { couponRedemptionsWorkflowId } from '../../workflows/coupon-redemptions/messages';
 import type { StrandedSweepOutcome } from '../../workflows/stranded-sweep/messages';
-import { admin, api, apiDeps, call, createPayoutMerchant, eventually, getStack, temporalClient, type Merchant } from './harness';
+import { admin, api, apiDeps, call, createPayoutMerchant, eventually, getStack, temporalClient, withMitClaim, type Merchant } from './harness';
 
 // The stranded-records sweep on the real stack. A create inserts its intent (payout, checkout, test clock,
 // subscription) at version 0, then starts its workflow; a record left behind without one (the API stopped
@@ -37,7 +37,7 @@ async function plantedSecrets(secret: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  m = await createPayoutMerchant();
+  m = await withMitClaim(await createPayoutMerchant());
   db = await connectMongo(getStack().mongoUri);
   temporal = await temporalClient();
   deps = apiDeps(db, temporal);

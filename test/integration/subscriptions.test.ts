@@ -2,17 +2,21 @@ import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
 // is advanced.
 
 let m: Merchant;
+/** The tenant's first secret key, which has no claims. */
+let claimless: string;
 let hooks: HookReceiver;
 
 beforeAll(async () => {
-  m = await createMerchant();
+  const made = await createMerchant();
+  claimless = made.secretKey;
+  m = await withMitClaim(made);
   hooks = await startHookReceiver();
 });
 afterAll(() => hooks.close());
@@ -139,6 +143,27 @@ describe('dunning', () => {
     await advance(clock, '2026-05-02T00:00:00Z');
     expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete_expired');
     expect((await get(`/invoices/${first.invoice}`)).body.status).toBe('void');
+  }, 120_000);
+
+  test('a key without the cards.mit claim cannot have a saved card charged: a create, a change of card or items and paying an invoice are 403; cancelling at the period end is not', async () => {
+    const clock = await clockAt('2026-05-05T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+    const body = { customer, items: [{ plan: await plan() }], default_payment_method: pm };
+    const refused = await api.post('/v202607/subscriptions', body, claimless);
+    expect([refused.status, refused.body.error]).toEqual([403, expect.objectContaining({ type: 'permission_error', code: 'missing_claim' })]);
+    expect((await get(`/subscriptions?customer=${customer}`)).body.data).toEqual([]);
+
+    const sub = (await post('/subscriptions', body)).body;
+    expect(sub.status).toBe('incomplete');
+    for (const change of [{ default_payment_method: pm }, { items: [{ item: sub.items[0].item, plan: sub.items[0].plan, quantity: 5 }] }]) {
+      const r = await api.post(`/v202607/subscriptions/${sub.subscription}`, change, claimless);
+      expect([r.status, r.body.error?.code]).toEqual([403, 'missing_claim']);
+    }
+    const pay = await api.post(`/v202607/invoices/${sub.latest_invoice}/pay`, {}, claimless);
+    expect([pay.status, pay.body.error?.code]).toEqual([403, 'missing_claim']);
+    expect((await get(`/invoices/${sub.latest_invoice}`)).body.attempt_count).toBe(1);
+    const kept = await api.post(`/v202607/subscriptions/${sub.subscription}`, { cancel_at_period_end: true }, claimless);
+    expect([kept.status, kept.body.cancel_at_period_end]).toEqual([200, true]);
   }, 120_000);
 
   test('voiding the first invoice of an incomplete subscription expires it; a paid invoice cannot be voided', async () => {
