@@ -2,6 +2,7 @@ import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import { inlineRecipientScope } from './idempotency';
 import type { PayoutRecipientRecord } from '../platform/records';
 import { pageList } from './page-list';
+import { uuidsInAnyCase } from './payouts';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 
 /** What `GET /payout-recipients` filters and sorts by. */
@@ -42,7 +43,7 @@ export function payoutRecipientData(mongo: Mongo) {
       (await c.updateOne({ _id: uuid, tenant_id: tenantId }, { $set: { gateway_recipient_id: gatewayRecipientId, updated_at: new Date() } })).matchedCount === 1,
     /** Takes back a recipient the gateway refused or did not answer about, while it is unregistered. */
     removeUnregistered: async (tenantId: string, uuid: string): Promise<void> => void (await c.deleteOne({ _id: uuid, tenant_id: tenantId, gateway_recipient_id: null })),
-    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, RECIPIENT_LIST),
+    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(q, ['uuid']), path, RECIPIENT_LIST),
   };
 }
 

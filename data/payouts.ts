@@ -4,7 +4,20 @@ import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
 import { pageList } from './page-list';
 import { saveVersioned, versionZeroRecords } from './versioned-writes';
-import type { PageListSpec, PageQuery } from '../domain/page-query';
+import type { FilterClause, PageListSpec, PageQuery } from '../domain/page-query';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The clauses of a page-numbered list with the whole UUIDs they give for `properties` lowercased: those ids are
+ * stored in lower case, and paths and bodies take them in any case, so filters do too (as GET
+ * /payment-intents's `payment_intent` does).
+ */
+export function uuidsInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
+  const lowered = (c: FilterClause): FilterClause =>
+    properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) } : c;
+  return { ...q, filters: q.filters.map(lowered) };
+}
 
 /** What `GET /payouts` filters and sorts by: public name -> stored field and type. */
 export const PAYOUT_LIST: PageListSpec = {
@@ -37,7 +50,7 @@ export function payoutData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
-    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, q, path, PAYOUT_LIST),
+    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(q, ['uuid', 'recipient_uuid']), path, PAYOUT_LIST),
     /** Records at version 0: the stranded-records sweep's page, take-back and put-back (a payout's create keeps its record). */
     ...versionZeroRecords(c),
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */

@@ -378,6 +378,12 @@ describe('GET /refunds', () => {
     expect((await get('?sortBy=created_at:DESC')).status).toBe(400);
   });
 
+  test('filter.uuid takes the UUID in any case, as ids in paths and bodies are taken', async () => {
+    const one = (await get(`?filter.id=$eq:${ids.eur100}`)).body.data[0];
+    expect(await idsOf(`?filter.uuid=$eq:${one.uuid.toUpperCase()}`)).toEqual([ids.eur100]);
+    expect(await idsOf(`?filter.uuid=$in:${one.uuid.toUpperCase()},${one.uuid}`)).toEqual([ids.eur100]);
+  });
+
   test('every filter', async () => {
     const one = (await get(`?filter.id=$eq:${ids.eur100}`)).body.data[0];
     const settledRow = (await get(`?filter.id=$eq:${ids.usd400}`)).body.data[0];

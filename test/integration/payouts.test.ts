@@ -533,6 +533,18 @@ describe('page-numbered lists', () => {
     expect(await amounts('filter.narration=$contains:(May)')).toEqual([100]);
   });
 
+  test('uuid and recipient_uuid filters take the ids in any case, as the paths do; so does the recipients list', async () => {
+    const [a, b] = made;
+    const upper = (uuid: string) => uuid.toUpperCase();
+    const stored = (await api.get(`/payouts/${upper(a!.uuid)}`, shop.secretKey)).body;
+    expect(stored.uuid).toBe(a!.uuid);
+    expect(await amounts(`filter.uuid=$eq:${upper(a!.uuid)}`)).toEqual([a!.amount]);
+    expect(await amounts(`filter.uuid=$in:${upper(a!.uuid)},${b!.uuid}&sortBy=amount:ASC`)).toEqual([a!.amount, b!.amount]);
+    expect(await amounts(`filter.recipient_uuid=$eq:${upper(stored.recipient_uuid)}`)).toEqual([a!.amount]);
+    const recipients = await api.get(`/payout-recipients?filter.uuid=$eq:${upper(stored.recipient_uuid)}`, shop.secretKey);
+    expect(recipients.body.data.map((r: { uuid: string }) => r.uuid)).toEqual([stored.recipient_uuid]);
+  });
+
   test('unknown properties, operators, bad values and limits are 400s naming them', async () => {
     const cases: Array<[string, string]> = [
       ['filter.secret=$eq:x', 'filter.secret'],
