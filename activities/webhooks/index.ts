@@ -15,6 +15,7 @@ import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
+import { redactUrl, redactUrls } from './redact';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
 // retries: a failed HTTP exchange is a result, not an exception) and record it.
@@ -122,6 +123,9 @@ export interface DeliveryAttemptInput {
 }
 
 export const WEBHOOK_USER_AGENT = 'payorch-webhooks/1';
+
+/** An endpoint as log lines name it: its URL cut to scheme, host and port (the rest may be a secret), and its id. */
+const loggedEndpoint = (tenantId: string, url: string) => ({ url: redactUrl(url), endpoint: endpointId(tenantId, url) });
 export const SECRET_HEADER = 'Service-Webhook-Secret';
 
 function metric<T>(registry: Registry, name: string, make: () => T): T {
@@ -266,14 +270,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         parked_at: new Date(),
       });
       if (p.mayResume !== false && (await endpoints.byUrl(p.tenantId, p.url))?.state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
-        logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery not parked: its endpoint was enabled again');
+        logger.info({ delivery_id: p.deliveryId, event_id: p.eventId, ...loggedEndpoint(p.tenantId, p.url) }, 'webhook delivery not parked: its endpoint was enabled again');
         // Its final attempt was left uncounted for this park: taken back, the delivery ends failed.
         if (p.lastAttemptFailed) ended('failed');
         return { resumed: true };
       }
       if (p.attempted) metrics.pending.dec();
       metrics.deliveries.inc({ outcome: 'parked' });
-      logger.warn({ delivery_id: p.deliveryId, event_id: p.eventId, url: p.url }, 'webhook delivery parked: endpoint disabled');
+      logger.warn({ delivery_id: p.deliveryId, event_id: p.eventId, ...loggedEndpoint(p.tenantId, p.url) }, 'webhook delivery parked: endpoint disabled');
       return { resumed: false };
     },
   };
@@ -308,9 +312,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const result = toAttemptResult(r, attemptedAt);
       metrics.attemptDuration.observe({ outcome: result.outcome }, r.latencyMs / 1000);
       if (result.outcome !== 'delivered') metrics.failedAttempts.inc({ reason: failureReason(r) });
-      const log = { delivery_id: input.deliveryId, event_id: input.eventId, attempt: input.attempt, url: input.url, status_code: r.statusCode, latency_ms: r.latencyMs };
+      const log = { delivery_id: input.deliveryId, event_id: input.eventId, attempt: input.attempt, ...loggedEndpoint(input.tenantId, input.url), status_code: r.statusCode, latency_ms: r.latencyMs };
       if (result.outcome === 'delivered') logger.info(log, 'webhook delivered');
-      else logger.warn({ ...log, error: result.error }, 'webhook attempt failed');
+      // A redirect's error names its Location, often the same secret-bearing URL.
+      else logger.warn({ ...log, error: result.error === null ? null : redactUrls(result.error) }, 'webhook attempt failed');
       return result;
     }
   }
@@ -347,7 +352,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         if (!isDuplicateKeyError(err)) throw err;
       }
       const disabled = a.outcome !== 'delivered' && !notTheEndpoints && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs));
-      if (disabled) logger.warn({ tenant_id: a.tenantId, url: a.url, delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
+      if (disabled) logger.warn({ tenant_id: a.tenantId, ...loggedEndpoint(a.tenantId, a.url), delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
       // A final failure that disabled the endpoint is parked next: the park counts it (parked, or failed if taken back).
       if (fresh && a.final && !(disabled && a.final === 'failed')) ended(a.final);
       return { endpointDisabled: disabled };

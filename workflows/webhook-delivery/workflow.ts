@@ -246,7 +246,9 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
       if (final === 'gone') return end('gone', `gone: the endpoint answered 410 on attempt ${attempt}; not retried`);
       if (final === 'failed') {
-        log.warn('webhook delivery failed', { deliveryId, eventId: input.eventId, attempts: attempt, error: r.error });
+        // Its kind only (`http_500`, `redirect_not_followed`): the detail may name a URL whose path is a secret (a
+        // redirect's Location). The attempt's record keeps it whole.
+        log.warn('webhook delivery failed', { deliveryId, eventId: input.eventId, attempts: attempt, error: r.error?.split(':', 1)[0] ?? null });
         return end('failed', r.permanent ? `failed: permanent error: ${r.error}` : `failed: no retry left within the window after ${attempt} attempts`);
       }
       describe(`attempt ${attempt} failed; attempt ${attempt + 1} in ${formatDuration(wait!)} (at ${new Date(Date.now() + wait!).toISOString()})`);

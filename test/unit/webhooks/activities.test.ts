@@ -1,8 +1,11 @@
+import pino from 'pino';
 import { Registry } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type DeliveryAttemptInput, type SendWebhookInput } from '../../../activities/webhooks';
 import { webhookSigningSecretData } from '../../../data/webhook-signing-secrets';
-import { createLogger } from '../../../platform/logger';
+import { endpointId } from '../../../data/webhook-endpoints';
+import { redactUrl } from '../../../activities/webhooks/redact';
+import { createLogger, type Logger } from '../../../platform/logger';
 import type { WebhookSecretsRecord } from '../../../platform/records';
 import { FakeCollection, fakeMongo as fakeCollections } from './fake-mongo';
 import { receiverPool } from './receiver';
@@ -22,14 +25,14 @@ const TENANT = 'ten_eu_webhooktest';
 const SECRETS: WebhookSecretsRecord[] = [{ _id: 'whs_eu_abc12345', tenant_id: TENANT, secrets: [null, 's3cr3t-value'], created_at: new Date() }];
 const ENVELOPE = '{"id":"evt_eu_1","type":"payment.success","created_at":"2026-01-01T00:00:00.000Z","data":{"payment_intent":"pi_eu_1","metadata":{"order":"42"}}}';
 
-function setup(opts: { allowPrivateHosts?: boolean } = {}) {
+function setup(opts: { allowPrivateHosts?: boolean; logger?: Logger } = {}) {
   const { mongo, attempts, signing } = fakeMongo(SECRETS);
   const registry = new Registry();
   const activities = createWebhookActivities({
     mongo,
     // Endpoint limits off: their database work (slots, health) is tested against FerretDB in test/integration/webhook-endpoints.test.ts.
     webhooks: { allowPrivateHosts: opts.allowPrivateHosts ?? true, timeoutMs: 2000, disableAfterMs: 0, maxInFlightPerEndpoint: 0, maxInFlightPerTenant: 0 },
-    logger: createLogger({ name: 'test', level: 'silent' }),
+    logger: opts.logger ?? createLogger({ name: 'test', level: 'silent' }),
     registry,
   });
   /** The tenant's signing secret, as the admin API shows it (created on first use, by whichever comes first). */
@@ -283,4 +286,50 @@ describe('deliveryPlan', () => {
     });
     expect(await custom.deliveryPlan()).toMatchObject({ waitsMs: [100, 200], attemptTimeoutMs: 1000 });
   });
+});
+
+describe('log lines', () => {
+  /** A logger writing JSON lines where the test reads them (the worker's logger writes the same to stdout). */
+  function capturedLogs() {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    return { logger, lines };
+  }
+  const SECRET_PATH = '/services/T0001/B0002/XyZsEcReT0123456789';
+
+  it('name the endpoint by scheme, host and port and by its id, never by the path and query that carry its secret', async () => {
+    const r = await receiver((req, res) => {
+      if (req.path.startsWith('/ok')) return void res.writeHead(204).end();
+      if (req.path.startsWith('/moved')) return void res.writeHead(301, { location: `https://hooks.example.com${SECRET_PATH}?token=t0k3n` }).end();
+      res.writeHead(500).end('no');
+    });
+    const { logger, lines } = capturedLogs();
+    const { activities, mongo } = setup({ logger });
+    const origin = `http://127.0.0.1:${r.port}`;
+    const urls = [r.url(`/ok${SECRET_PATH}?token=t0k3n`), r.url(`/fail${SECRET_PATH}?token=t0k3n`), r.url(`/moved${SECRET_PATH}`)];
+    for (const url of urls) await activities.sendWebhook(input(url));
+    // A delivery parked at its disabled endpoint logs it too.
+    await mongo.c.webhookEndpoints.updateOne({ _id: endpointId(TENANT, urls[1]!) }, { $set: { state: 'disabled' } });
+    await activities.parkDelivery({ deliveryId: 'evt_eu_1-0', tenantId: TENANT, eventId: 'evt_eu_1', endpointIndex: 0, url: urls[1]! });
+
+    expect(lines.map((l) => [l.msg, l.url, l.endpoint])).toEqual([
+      ['webhook delivered', `${origin}/[redacted]`, endpointId(TENANT, urls[0]!)],
+      ['webhook attempt failed', `${origin}/[redacted]`, endpointId(TENANT, urls[1]!)],
+      ['webhook attempt failed', `${origin}/[redacted]`, endpointId(TENANT, urls[2]!)],
+      ['webhook delivery parked: endpoint disabled', `${origin}/[redacted]`, endpointId(TENANT, urls[1]!)],
+    ]);
+    // The redirect's Location is named the same way in the logged error (the merchant's own record keeps it whole).
+    expect(lines[2]!.error).toBe('redirect_not_followed: 301 to https://hooks.example.com/[redacted]');
+    const logged = JSON.stringify(lines);
+    for (const secret of ['XyZsEcReT', 't0k3n', '/services/']) expect(logged).not.toContain(secret);
+  });
+});
+
+test('a logged URL keeps its scheme, host and port; path, query, fragment and any credentials go', () => {
+  expect(redactUrl('https://hooks.slack.com/services/T0/B0/secret')).toBe('https://hooks.slack.com/[redacted]');
+  expect(redactUrl('https://shop.example:8443/hook?token=abc#x')).toBe('https://shop.example:8443/[redacted]');
+  expect(redactUrl('https://shop.example/')).toBe('https://shop.example');
+  expect(redactUrl('https://shop.example')).toBe('https://shop.example');
+  expect(redactUrl('https://user:pw@shop.example/x')).toBe('https://shop.example/[redacted]');
+  expect(redactUrl('not a url')).toBe('[redacted]');
 });

@@ -1,0 +1,19 @@
+// Webhook URLs as log lines show them. A receiver's path and query often carry its secret (Slack-style
+// `https://hooks.slack.com/services/T0/B0/<secret>`, `?token=`), so logs keep the scheme, host and port, enough
+// to operate; the endpoint's id (`whe_`, a hash of tenant and full URL) tells one tenant's URLs apart.
+
+const REDACTED = '[redacted]';
+
+/** `https://hooks.example.com:8443/[redacted]` for `https://hooks.example.com:8443/services/T0/B0/x?y=1`. */
+export function redactUrl(url: string): string {
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\s]*)(.*)$/is.exec(url.trim());
+  if (!m) return REDACTED;
+  // Credentials are refused at input; should any get through, they go too.
+  const host = m[2]!.replace(/^.*@/s, '');
+  return `${m[1]}${host}${m[3] && m[3] !== '/' ? `/${REDACTED}` : ''}`;
+}
+
+/** Every URL inside a text redacted: a redirect's `Location` in an attempt's error is often the same URL. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi, (u) => redactUrl(u));
+}
