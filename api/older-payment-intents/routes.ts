@@ -5,7 +5,9 @@ import { OLDER_INTENT_LIST, paymentIntentData } from '../../data/payment-intents
 import { route, type RouteDef } from '../http/route';
 import { createBodyV202606, createResponseV202606, olderCreateBody, olderCreateResponse, olderIntentParams } from './schemas';
 import { cancelOlderIntent, createIntentV202606, createOlderIntent, frontEndSafeIntent } from './service';
-import { olderIntentRow as rowOf, olderIntentView } from './views';
+import { olderIntentRow as rowOf, olderIntentView, publishableView } from './views';
+import { bearerToken } from '../http/auth';
+import { parseKey } from '../../platform/keys';
 
 // The older interface's payment intents: unprefixed and version-neutral, page-numbered, named by UUID (or the
 // `pi_` id, or the integer payment_intent_secret). The v202606 create is the one prefixed route here; its
@@ -76,11 +78,18 @@ export const olderPaymentIntentRoutes: RouteDef[] = [
     tags,
     params: olderIntentParams,
     responses: {
-      200: { description: `The intent (no secrets, webhooks or payload). ${MAPPING}`, schema: olderIntentViewSchema },
+      200: {
+        description: `The intent (no secrets, webhooks or payload; with a publishable key, no customer contact details and no \`redirect_to\`). ${MAPPING}`,
+        schema: olderIntentViewSchema,
+      },
       401: { description: 'No or invalid credential' },
       404: { description: 'No such intent for this credential (with a publishable key or client secret: named by UUID or pi_ id only)' },
     },
-    handler: async ({ params, deps, ctx }) => ({ status: 200, body: olderIntentView(await frontEndSafeIntent(ctx, deps, params.payment_intent), deps) }),
+    handler: async ({ params, deps, ctx }) => {
+      const view = olderIntentView(await frontEndSafeIntent(ctx, deps, params.payment_intent), deps);
+      const publishable = parseKey(bearerToken(ctx) ?? '')?.kind === 'publishable';
+      return { status: 200, body: publishable ? publishableView(view) : view };
+    },
   }),
   route({
     method: 'put',

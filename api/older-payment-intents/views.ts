@@ -48,6 +48,16 @@ export function olderIntentView(r: PaymentIntentRecord, deps: AppDeps): OlderInt
   };
 }
 
+/**
+ * The retrieve as a publishable key sees it: publishable keys live in web pages, so whoever holds one and an
+ * intent's id must not learn the customer's contact details, nor the client secret in `redirect_to` (it opens
+ * the hosted page, and through it the checkout or portal session the intent belongs to). A client secret's
+ * holder has the page already.
+ */
+export function publishableView(v: OlderIntentView): OlderIntentView {
+  return { ...v, tenant_initial_user_data: { ...v.tenant_initial_user_data, phone_number: null, email: null, redirect_to: null } };
+}
+
 /** A row of the older list: the retrieve's fields and the list-only ones. */
 export function olderIntentRow(r: PaymentIntentRecord, deps: AppDeps): OlderIntentRow {
   return {

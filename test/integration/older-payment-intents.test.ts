@@ -160,6 +160,18 @@ describe('GET /payment-intents/{payment_intent} is safe for front-end code', () 
     }
   });
 
+  test("a publishable key sees neither the customer's contact details nor the client secret in redirect_to; the secret key and the client secret do", async () => {
+    const made = await api.post('/v202606/payment-intents', { amount: 900, currency: 'EUR', customer: { email: 'fe-ada@example.com', phone_number: '+2348012345679' } }, m.secretKey);
+    const full = (await retrieve(made.body.payment_intent)).body;
+    expect(full.tenant_initial_user_data).toMatchObject({ email: 'fe-ada@example.com', phone_number: '+2348012345679', redirect_to: expect.stringContaining('client_secret=pics_') });
+    const shown = await retrieve(made.body.payment_intent, m.publishableKey);
+    expect(shown.status).toBe(200);
+    expect(shown.body.tenant_initial_user_data).toEqual({ email: null, phone_number: null, redirect_to: null, payment_intent_channel: 'api' });
+    for (const hidden of ['pics_', 'fe-ada@example.com', '2348012345679']) expect(JSON.stringify(shown.body)).not.toContain(hidden);
+    const secret = new URL(full.tenant_initial_user_data.redirect_to).searchParams.get('client_secret')!;
+    expect((await retrieve(made.body.payment_intent, secret)).body.tenant_initial_user_data).toEqual(full.tenant_initial_user_data);
+  });
+
   test('the client secret reads its own intent', async () => {
     const r = await retrieve(uuid, clientSecret);
     expect(r.status).toBe(200);
