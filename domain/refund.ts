@@ -15,8 +15,8 @@ export const DEFAULT_REFUND_SLA_SECONDS = 259_200; // 3 days
 /**
  * The refund keys the service makes for itself: one payment's refunds share one key space, so a merchant's key
  * shaped like one of these would be answered as (or answer) the return's, credit note's, card check's or checkout
- * session's refund.
- * The refund endpoints refuse merchant keys with these prefixes.
+ * session's refund. The refund endpoints refuse merchant keys of exactly these shapes (isServiceRefundKey); any
+ * other key, `return:RMA-1001` included, is the merchant's.
  */
 const SERVICE_REFUND_KEY_PREFIX = { return: 'return:', creditNote: 'credit_note:', cardCheck: 'billing_portal:', checkoutSession: 'checkout_session:' } as const;
 export const serviceRefundKey = {
@@ -26,12 +26,28 @@ export const serviceRefundKey = {
   ofCreditNote: (creditNoteId: string) => `${SERVICE_REFUND_KEY_PREFIX.creditNote}${creditNoteId}`,
   ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,
 };
-/** The credit note a refund key of the service names, or null for any other key. */
-export const creditNoteOfRefundKey = (key: string | null): string | null =>
-  key?.startsWith(SERVICE_REFUND_KEY_PREFIX.creditNote) ? key.slice(SERVICE_REFUND_KEY_PREFIX.creditNote.length) : null;
-export const isServiceRefundKey = (key: string): boolean => Object.values(SERVICE_REFUND_KEY_PREFIX).some((p) => key.startsWith(p));
-/** What a merchant's refund key may not start with, as the refusal says it. */
-export const SERVICE_REFUND_KEY_PREFIXES = Object.values(SERVICE_REFUND_KEY_PREFIX).join(', ');
+/**
+ * A typed id (platform/ids.ts `<prefix>_<region>_<opaque>`) as a pattern. The opaque part may be of any length,
+ * shorter than the service makes it: a key that reads as one of its ids is refused, not guessed about.
+ */
+const typedId = (prefix: string) => `${prefix}_[a-z]{2,8}_[0-9A-Za-z]{1,64}`;
+const CREDIT_NOTE_KEY = new RegExp(`^credit_note:(${typedId('cn')})$`);
+const SERVICE_REFUND_KEYS = [
+  new RegExp(`^return:${typedId('ret')}$`),
+  CREDIT_NOTE_KEY,
+  new RegExp(`^billing_portal:${typedId('bps')}:${typedId('pi')}:card_check$`),
+  new RegExp(`^checkout_session:${typedId('cs')}:(card_check|refund)$`),
+];
+/**
+ * The credit note a refund key of the service names, or null for any other key. The intent's workflow asks it:
+ * only the service's own keys ever reached it with this prefix (merchant keys with it were refused), so these
+ * exact shapes answer every recorded history as the prefix did.
+ */
+export const creditNoteOfRefundKey = (key: string | null): string | null => (key === null ? null : (CREDIT_NOTE_KEY.exec(key)?.[1] ?? null));
+export const isServiceRefundKey = (key: string): boolean => SERVICE_REFUND_KEYS.some((shape) => shape.test(key));
+/** The shapes a merchant's refund key may not have, as the refusal says them. */
+export const SERVICE_REFUND_KEY_SHAPES =
+  '`return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund`';
 
 /** A year: longer than any gateway's settlement, bounded so a typo does not park a refund for decades. */
 export const MAX_REFUND_SLA_SECONDS = 365 * 24 * 3600;

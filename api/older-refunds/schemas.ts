@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REFUND_SLA_SECONDS, MAX_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, MAX_REFUND_SLA_SECONDS, SERVICE_REFUND_KEY_SHAPES } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { olderRefundRow } from '../../domain/older-refund-views';
 import { currencySchema, sharedSecretWebhookFields } from '../http/common-schemas';
@@ -30,7 +30,9 @@ export const olderRefundCreateBody = z
       .meta({ description: `Seconds the gateway has to execute the refund before it is canceled (canceled_timeout_*). Default ${DEFAULT_REFUND_SLA_SECONDS} (3 days)` }),
     checkout_intent_idempotency_key: merchantRefundKeySchema
       .optional()
-      .meta({ description: "Prevents duplicates: a known key answers its refund (200, resource_created false). Keys are the tenant's, shared with v202607 refunds' idempotency_key" }),
+      .meta({
+        description: `Prevents duplicates: a known key answers its refund (200, resource_created false). Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`,
+      }),
   })
   .strict();
 export type OlderRefundCreateBody = z.infer<typeof olderRefundCreateBody>;

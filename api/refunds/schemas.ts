@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS, SERVICE_REFUND_KEY_PREFIXES } from '../../domain/refund';
+import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS, SERVICE_REFUND_KEY_SHAPES } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { refundView } from '../../domain/views';
 import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
 
-/** A merchant's refund key: any but the shapes of the service's own (domain/refund.ts serviceRefundKey). */
-export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), `keys starting with ${SERVICE_REFUND_KEY_PREFIXES} are the service’s own`);
+/** A merchant's refund key: any but the exact shapes of the service's own (domain/refund.ts serviceRefundKey). */
+export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), `keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service’s own`);
 
 export const refundCreateBody = z
   .object({
@@ -21,7 +21,9 @@ export const refundCreateBody = z
         "Endpoints for this refund's events (`refund.success`, `refund.canceled`). Refund events go only here: the payment intent's `webhooks` never receive them, even when they list refund event types.",
       ),
     refund_sla_timeout: z.number().int().min(1).max(MAX_REFUND_SLA_SECONDS).optional(),
-    idempotency_key: merchantRefundKeySchema.optional(),
+    idempotency_key: merchantRefundKeySchema
+      .optional()
+      .describe(`A repeated create with this key answers the refund it made (200, resource_created false). Keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`),
   })
   .strict();
 export type RefundCreateBody = z.infer<typeof refundCreateBody>;

@@ -86,6 +86,18 @@ test("a key shaped like the service's own (a return's, a credit note's, a card c
   expect((await refund({ payment_intent: pi, amount: 1000, currency: 'EUR', idempotency_key: 'returned-goods' })).body).toMatchObject({ refundable_amount_left: 0 });
 });
 
+test("a merchant's key that only starts like the service's (return:RMA-1001) is the merchant's, on both interfaces", async () => {
+  const pi = await paidIntent(1000);
+  const n = Date.now();
+  const made = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: `return:RMA-${n}` });
+  expect([made.status, made.body.resource_created]).toEqual([201, true]);
+  const again = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: `return:RMA-${n}` });
+  expect([again.status, again.body.refund]).toEqual([200, made.body.refund]);
+  const tx = (await api.get(`/payment-intents/${pi}`, m.secretKey)).body.transaction_id;
+  const older = await api.post('/refunds', { transaction_id: tx, amount: 200, currency: 'EUR', checkout_intent_idempotency_key: `credit_note:${n}` }, m.secretKey);
+  expect([older.status, older.body.refundable_amount_left]).toEqual([201, 700]);
+});
+
 test('currency mismatch, unpaid and canceled intents are refused with the spec codes', async () => {
   const pi = await paidIntent(1000);
   const ccy = await refund({ payment_intent: pi, amount: 100, currency: 'USD' });
