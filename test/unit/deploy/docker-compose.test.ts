@@ -34,7 +34,7 @@ interface ComposeService {
   command?: string | string[];
   entrypoint?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
-  ports?: Array<string | number | { target: number | string; published?: number | string }>;
+  ports?: Array<string | number | { target: number | string; published?: number | string; host_ip?: string }>;
   container_name?: string;
   deploy?: { replicas?: number };
   volumes?: Array<string | { type?: string; source?: string; target?: string }>;
@@ -95,11 +95,11 @@ function commandOf(service: ComposeService): string {
 }
 
 /** Host-side ports, whatever syntax compose printed them in ("8233:8080", "127.0.0.1:7233:7233/tcp", {published, target}). */
-function publishedPorts(service: ComposeService): Array<{ published: string; target: string }> {
+function publishedPorts(service: ComposeService): Array<{ published: string; target: string; host: string }> {
   return (service.ports ?? []).map((p) => {
-    if (typeof p === 'object') return { published: String(p.published ?? ''), target: String(p.target) };
+    if (typeof p === 'object') return { published: String(p.published ?? ''), target: String(p.target), host: p.host_ip ?? '' };
     const parts = String(p).replace(/\/(tcp|udp)$/, '').split(':');
-    return { published: parts.length > 1 ? parts[parts.length - 2]! : '', target: parts[parts.length - 1]! };
+    return { published: parts.length > 1 ? parts[parts.length - 2]! : '', target: parts[parts.length - 1]!, host: parts.length > 2 ? parts[0]! : '' };
   });
 }
 
@@ -174,7 +174,7 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(env).filter((key) => !known.has(key))).toEqual([]);
     const config = loadSandboxConfig(env);
     expect(config.host).toBe('0.0.0.0'); // reachable from the other containers
-    expect(publishedPorts(compose.services.sandbox!)).toContainEqual({ published: String(config.port), target: String(config.port) });
+    expect(publishedPorts(compose.services.sandbox!)).toContainEqual({ published: String(config.port), target: String(config.port), host: '127.0.0.1' });
     expect(envOf(compose.services.api!).SANDBOX_URL).toBe(`http://sandbox:${config.port}`);
     expect(config.callbackSecret).toBe(secrets.SANDBOX_CALLBACK_SECRET);
     expect(envOf(compose.services.api!).SANDBOX_CALLBACK_SECRET).toBe(secrets.SANDBOX_CALLBACK_SECRET);
@@ -263,15 +263,20 @@ describe('docker-compose.yml', () => {
     const codecEnv = envOf(compose.services['codec-server']!);
     expect(loadCodecConfig(codecEnv).CODEC_OPERATORS).toBe(secrets.CODEC_OPERATORS);
     expect(commandOf(compose.services['codec-server']!)).toBe('node dist/codec/main.js');
-    expect(publishedPorts(compose.services['codec-server']!)).toContainEqual({ published: codecEnv.CODEC_SERVER_PORT, target: codecEnv.CODEC_SERVER_PORT });
+    expect(publishedPorts(compose.services['codec-server']!)).toContainEqual({ published: codecEnv.CODEC_SERVER_PORT, target: codecEnv.CODEC_SERVER_PORT, host: '127.0.0.1' });
     const ui = envOf(compose.services['temporal-ui']!);
     expect(ui.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${codecEnv.CODEC_SERVER_PORT}`);
     expect(codecEnv.CODEC_CORS_ORIGINS).toBe('http://localhost:8233');
   });
 
-  it('publishes the api (through api-lb) on 3000 and the Temporal UI on 8233', () => {
-    expect(publishedPorts(compose.services['api-lb']!)).toContainEqual({ published: '3000', target: '3000' });
-    expect(publishedPorts(compose.services['temporal-ui']!)).toContainEqual({ published: '8233', target: '8080' });
+  it('publishes the api (through api-lb) on 3000, and the Temporal UI on 8233 on loopback only', () => {
+    expect(publishedPorts(compose.services['api-lb']!)).toContainEqual({ published: '3000', target: '3000', host: '' });
+    expect(publishedPorts(compose.services['temporal-ui']!)).toContainEqual({ published: '8233', target: '8080', host: '127.0.0.1' });
+  });
+
+  it('publishes nothing but the api beyond loopback: the UI, the codec server, the sandbox and Temporal have no login of their own', () => {
+    const open = Object.entries(compose.services).flatMap(([name, s]) => publishedPorts(s).filter((p) => p.host !== '127.0.0.1').map((p) => `${name}:${p.published}`));
+    expect(open).toEqual(['api-lb:3000']);
   });
 
   it('starts the api and worker only after MongoDB is healthy and Temporal is set up', () => {
