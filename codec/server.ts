@@ -7,7 +7,7 @@ import { errorBody } from '../api/http/error-handler';
 import type { ErrorKind } from '../domain/errors';
 import { mayRead, operatorByToken, type CodecOperator, type Reader } from '../platform/codec-operators';
 import { looksLikeJwt, type OidcOperatorOf } from '../platform/codec-oidc';
-import type { TenantPayloadCodec } from '../platform/payload-codec';
+import { scopeOf, type TenantPayloadCodec } from '../platform/payload-codec';
 
 // The codec server the Temporal UI calls (its "Codec Server" setting, with "pass access token" on) to show
 // operators the payloads the codec sealed. POST /decode opens what the operator's scopes allow and returns
@@ -73,6 +73,8 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
       const e = err instanceof CodecHttpError ? err : new CodecHttpError(400, 'invalid_request', 'payload_not_decodable', err instanceof Error ? err.message : String(err));
       ctx.status = e.status;
       ctx.body = errorBody(e.kind, e.code, e.message, requestId);
+      // Refusals are audited too: a run of bad tokens or of refused encodes is what an audit is for.
+      opts.audit?.({ operator: (ctx.state.operator as string | undefined) ?? null, path: ctx.path, payloads: 0, opened: 0, status: e.status });
     }
     if (ctx.status === 404 && ctx.body === undefined) {
       ctx.status = 404;
@@ -94,6 +96,11 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
     if (!op) throw new CodecHttpError(401, 'authentication', 'operator_token_invalid', 'An operator token is required (Authorization: Bearer <token>)');
     return op;
   };
+  const operatorFor = async (ctx: Koa.Context): Promise<Reader> => {
+    const op = await operatorOf(ctx.get('Authorization'));
+    ctx.state.operator = op.name;
+    return op;
+  };
   const payloadsOf = (body: unknown): Payload[] => {
     const list = (body as { payloads?: unknown } | undefined)?.payloads;
     if (!Array.isArray(list)) throw new CodecHttpError(400, 'invalid_request', 'parameter_invalid', 'The body must be {"payloads": [...]}');
@@ -101,7 +108,7 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
   };
 
   router.post('/decode', async (ctx) => {
-    const op = await operatorOf(ctx.get('Authorization'));
+    const op = await operatorFor(ctx);
     const payloads = payloadsOf(ctx.request.body);
     const out = opts.codec.decodeAllowed(payloads, (scope) => mayRead(op, scope));
     const opened = out.filter((p, i) => p !== payloads[i]).length;
@@ -109,8 +116,11 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
     ctx.body = { payloads: out.map(toJson) };
   });
   router.post('/encode', async (ctx) => {
-    const op = await operatorOf(ctx.get('Authorization'));
+    const op = await operatorFor(ctx);
     const payloads = payloadsOf(ctx.request.body);
+    // An operator seals only what it may open: else one scoped to a tenant could make input sealed as another's.
+    const foreign = payloads.map(scopeOf).find((scope) => !mayRead(op, scope));
+    if (foreign !== undefined) throw new CodecHttpError(403, 'permission', 'scope_not_allowed', `This operator may not seal payloads of scope '${foreign}'`);
     ctx.body = { payloads: payloads.map((p) => toJson(opts.codec.seal(p))) };
     opts.audit?.({ operator: op.name, path: '/encode', payloads: payloads.length, opened: 0, status: 200 });
   });

@@ -25,7 +25,7 @@ let jwksServed = true;
 const jwksHits = { discovery: 0, keys: 0 };
 let signingKey: CryptoKey;
 let strangerKey: CryptoKey;
-const audit: { operator: string | null; opened: number }[] = [];
+const audit: { operator: string | null; opened: number; path?: string; status?: number }[] = [];
 
 beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
@@ -50,7 +50,7 @@ beforeAll(async () => {
     operators: parseCodecOperators(`cli:${'c'.repeat(32)}:ten_eu_b`),
     oidc: oidcOperators({ issuer, audience: AUDIENCE, scopesClaim: 'payorch_codec_scopes' }),
     corsOrigins: [],
-    audit: (line) => audit.push({ operator: line.operator, opened: line.opened }),
+    audit: (line) => audit.push({ operator: line.operator, opened: line.opened, path: line.path, status: line.status }),
   });
   codecListener = app.listen(0, '127.0.0.1');
   await new Promise((r) => codecListener.once('listening', r));
@@ -97,7 +97,7 @@ test("a signed-in operator's access token opens the tenants its scopes claim lis
   expect((await decode(await token({ payorch_codec_scopes: ['*'] }))).opened).toEqual([true, true]);
   // Signed in, but no scopes: authenticated, everything stays sealed.
   expect(await decode(await token({}))).toEqual({ status: 200, code: undefined, opened: [false, false] });
-  expect(audit.at(-1)).toEqual({ operator: 'oidc:nadia@ops.example', opened: 0 });
+  expect(audit.at(-1)).toMatchObject({ operator: 'oidc:nadia@ops.example', opened: 0 });
   // The key set is fetched once (discovery, then the keys), not per request.
   expect(jwksHits).toEqual({ discovery: 1, keys: 1 });
 });
@@ -116,6 +116,25 @@ test('tokens that do not verify are refused as an unknown operator', async () =>
   expect(await decode(unsigned)).toEqual(refused);
   // Static operator tokens still work beside sign-on.
   expect((await decode('c'.repeat(32))).opened).toEqual([false, true]);
+});
+
+test('an operator seals only payloads of the tenants it may open; refusals are audited', async () => {
+  const encode = async (bearer: string, tenantId: string) => {
+    const p = intentOf(tenantId);
+    const r = await fetch(`${codecUrl}/encode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+      body: JSON.stringify({ payloads: [{ metadata: Object.fromEntries(Object.entries(p.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString('base64')])), data: Buffer.from(p.data!).toString('base64') }] }),
+    });
+    return { status: r.status, code: ((await r.json()) as { error?: { code: string } }).error?.code };
+  };
+  const cli = 'c'.repeat(32); // scoped to ten_eu_b
+  expect(await encode(cli, 'ten_eu_b')).toEqual({ status: 200, code: undefined });
+  expect(await encode(cli, 'ten_eu_a')).toEqual({ status: 403, code: 'scope_not_allowed' });
+  expect(audit.at(-1)).toEqual({ operator: 'cli', opened: 0, path: '/encode', status: 403 });
+  expect(await encode(await token({ payorch_codec_scopes: ['*'] }), 'ten_eu_a')).toEqual({ status: 200, code: undefined });
+  expect((await decode('not-a-token')).status).toBe(401);
+  expect(audit.at(-1)).toEqual({ operator: null, opened: 0, path: '/decode', status: 401 });
 });
 
 test("the issuer's keys out of reach answer 503 (retry), not 401", async () => {
