@@ -10,15 +10,17 @@ import { createReturn, listReturns, moveReturn } from './service';
 const tags = ['Commerce: returns'];
 const errors = { 400: { description: 'Invalid request' }, 401: { description: 'Missing or invalid key' } };
 
+// A filter given twice ANDs (`filter.amount=$gte:1000&filter.amount=$lte:5000`), as in every page-numbered list.
+const filter = () => z.union([z.string(), z.array(z.string())]).optional();
 const listQuery = z
   .looseObject({
     page: z.string().optional().meta({ description: 'Page number, from 1' }),
     perPage: z.string().optional().meta({ description: 'Returns per page: 1 to 100, default 20' }),
-    'filter.userId': z.string().optional().meta({ description: "`$eq:<userId>` (or just the value): the merchant's user" }),
-    'filter.idempotencyKey': z.string().optional().meta({ description: '`$eq:<key>` or `$in:[k1,k2]`' }),
-    'filter.status': z.string().optional().meta({ description: '`$eq:<status>` or `$in:[requested,approved]`' }),
-    'filter.id': z.string().optional().meta({ description: '`$eq:<ret_...>` or `$in:[...]`' }),
-    'filter.amount': z.string().optional().meta({ description: 'Operators of the list language on the amount: `$gte:1000`, `$btw:1000,5000`' }),
+    'filter.userId': filter().meta({ description: "`$eq:<userId>` (or just the value): the merchant's user" }),
+    'filter.idempotencyKey': filter().meta({ description: '`$eq:<key>` or `$in:[k1,k2]`' }),
+    'filter.status': filter().meta({ description: '`$eq:<status>` or `$in:[requested,approved]`' }),
+    'filter.id': filter().meta({ description: '`$eq:<ret_...>` or `$in:[...]`' }),
+    'filter.amount': filter().meta({ description: 'Operators of the list language on the amount: `$gte:1000`, `$btw:1000,5000`; given twice, both hold' }),
     sortBy: z.string().optional().meta({ description: '`createdAt` or `amount`, `:ASC` or `:DESC`; default createdAt:DESC' }),
   })
   .meta({ description: 'Filters combine (AND).' });

@@ -185,10 +185,12 @@ export const RETURN_LIST: PageListSpec = {
   defaultSort: ['createdAt', 'DESC'],
 };
 
-/** `$in:[a,b]` as the commerce endpoints write lists, read as the list language's `$in:a,b`. */
+/** `$in:[a, b]` as the commerce endpoints write lists (spaces after commas too), read as the list language's `$in:a,b`. */
 function unbracket(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(unbracket);
-  return typeof value === 'string' ? value.replace(/^((?:\$not:)?\$(?:in|btw)):\[(.*)\]$/, '$1:$2') : value;
+  if (typeof value !== 'string') return value;
+  const m = /^((?:\$not:)?\$(?:in|btw)):\[(.*)\]$/.exec(value);
+  return m ? `${m[1]}:${m[2]!.split(',').map((v) => v.trim()).join(',')}` : value;
 }
 
 /** GET /returns: page-numbered with `page` and `perPage` (default 20, at most 100), `{returns, pagination}`. */

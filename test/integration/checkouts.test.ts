@@ -557,6 +557,15 @@ describe('returns', () => {
     const byUser = await api.get(`/returns?filter.userId=$eq:${encodeURIComponent(user)}&filter.amount=$gte:1000`, m.secretKey);
     expect(byUser.body.returns.every((r: { userId: string; amount: number }) => r.userId === user && r.amount >= 1000)).toBe(true);
     expect((await api.get('/returns?perPage=101', m.secretKey)).status).toBe(400);
+    // A bracketed list with spaces after its commas, and a filter given twice (both hold).
+    const spaced = await api.get('/returns?filter.status=$in:[rejected.worn, refunded]&perPage=100', m.secretKey);
+    expect(spaced.body.returns.map((r: { id: string }) => r.id).sort()).toEqual(rejected.body.returns.map((r: { id: string }) => r.id).sort());
+    const amounts = rejected.body.returns.map((r: { amount: number }) => r.amount).sort((a: number, b: number) => a - b);
+    const [low, high] = [amounts[0], amounts[amounts.length - 1]];
+    const between = await api.get(`/returns?filter.status=$in:[rejected.worn,refunded]&filter.amount=$gte:${low}&filter.amount=$lte:${high}&perPage=100`, m.secretKey);
+    expect([between.status, between.body.returns.length]).toEqual([200, rejected.body.returns.length]);
+    const none = await api.get(`/returns?filter.amount=$gte:${high + 1}&filter.amount=$lte:${high}`, m.secretKey);
+    expect([none.status, none.body.returns]).toEqual([200, []]);
   });
 
   test('a return of a free item (amount 0) is refunded at once without a refund, instead of staying received', async () => {
