@@ -109,9 +109,11 @@ export function webhookEndpointData(mongo: Mongo) {
      * Disables the endpoint when every attempt since `failingSince` failed for `disableAfterMs` by `now`.
      * Stores one `webhook_endpoint.disabled` event per disable (tenant-scoped, delivered nowhere: the
      * endpoint it is about no longer receives). Answers whether the endpoint is disabled after the call.
+     * `attemptedAt`: the attempt being judged, from which an endpoint not made yet (its attempt failed before
+     * the send made it) is enabled, so that attempt counts.
      */
-    async disableIfFailing(tenantId: string, url: string, disableAfterMs: number, now = new Date()): Promise<boolean> {
-      const e = await ensure(tenantId, url, now);
+    async disableIfFailing(tenantId: string, url: string, disableAfterMs: number, now = new Date(), attemptedAt = now): Promise<boolean> {
+      const e = await ensure(tenantId, url, attemptedAt);
       if (e.state === 'disabled') return true;
       const h = await health(e);
       if (!h.failingSince || now.getTime() - h.failingSince.getTime() < disableAfterMs) return false;

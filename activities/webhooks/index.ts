@@ -223,8 +223,10 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const urlCheck = checkWebhookUrl(input.url, ssrf);
       if (!urlCheck.ok) return fail('ssrf_refused', `ssrf_refused: ${urlCheck.reason}`, true);
 
-      // A disabled endpoint is sent nothing: the delivery is parked until an admin re-enables it.
-      const endpoint = await endpoints.ensure(input.tenantId, input.url);
+      // A disabled endpoint is sent nothing: the delivery is parked until an admin re-enables it. One this attempt
+      // makes is enabled from the attempt's own instant: made a millisecond later, its health would leave the
+      // attempt out and a dead endpoint's one retry schedule would fall short of the disable period.
+      const endpoint = await endpoints.ensure(input.tenantId, input.url, attemptedAt);
       if (endpoint.state === 'disabled') {
         return { attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: 0, error: 'endpoint_disabled', outcome: 'failed', permanent: true, retryAfterMs: null, parked: true };
       }
@@ -351,7 +353,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         // A retried write: recorded (and counted) already, but the disable check below may not have run.
         if (!isDuplicateKeyError(err)) throw err;
       }
-      const disabled = a.outcome !== 'delivered' && !notTheEndpoints && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs));
+      const disabled =
+        a.outcome !== 'delivered' && !notTheEndpoints && disableAfterMs > 0 && (await endpoints.disableIfFailing(a.tenantId, a.url, disableAfterMs, new Date(), new Date(a.attemptedAt)));
       if (disabled) logger.warn({ tenant_id: a.tenantId, ...loggedEndpoint(a.tenantId, a.url), delivery_id: a.deliveryId }, 'webhook endpoint disabled: every attempt failed for WEBHOOK_DISABLE_AFTER');
       // A final failure that disabled the endpoint is parked next: the park counts it (parked, or failed if taken back).
       if (fresh && a.final && !(disabled && a.final === 'failed')) ended(a.final);

@@ -114,6 +114,21 @@ test('a receiver that never answers 2xx gets the whole default schedule, to the 
   expect(run.details).toContain('| 10 |');
 });
 
+test('put-offs before the first attempt do not shorten the window: the last attempt comes 3 days after the first one made', async () => {
+  const busy: Answer = { busy: true, error: 'endpoint_busy', statusCode: null };
+  const run = await deliver([busy, busy, busy, fail(500)]);
+  // What the endpoint's health reads: each attempt's own instant (put-offs are none).
+  const made = run.records.map((r) => Date.parse(r.attemptedAt));
+  expectOffsets(
+    made.map((t) => Math.round((t - made[0]!) / 1000)),
+    [0, 5 * S, 5 * M + 5 * S, 35 * M + 5 * S, 2 * H + 35 * M + 5 * S, 7 * H + 35 * M + 5 * S, 17 * H + 35 * M + 5 * S, 31 * H + 35 * M + 5 * S, 51 * H + 35 * M + 5 * S, 72 * H],
+  );
+  // So one event failing every attempt has failed for the whole default disable period (3 days) by its last.
+  expect(made.at(-1)! - made[0]!).toBeGreaterThanOrEqual(DELIVERY_WINDOW_MS);
+  expect(run.result).toEqual({ status: 'failed', attempts: 10 });
+  keepHistory('webhook-delivery-put-off-then-failed-window-from-first-attempt', run.history);
+});
+
 test('success on the fourth attempt ends the delivery as delivered', async () => {
   const run = await deliver([fail(502), fail(504), { outcome: 'failed', statusCode: null, error: 'timeout: no response within 10000 ms' }, ok(204)]);
   expectOffsets(run.offsets, [0, 5, 305, 2105]);

@@ -42,6 +42,12 @@ const localStore = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s'
 const LOCAL_ATTEMPT_RECORDS_PATCH = 'local-delivery-attempt-records';
 /** Runs that spend an operator's wake on the attempt it led to; older ones kept it for the next wait. */
 const WAKE_SPENT_PATCH = 'delivery-wake-spent';
+/**
+ * Runs that count the 3-day window from their first attempt made, as the endpoint's health counts its failing
+ * time; older ones counted it from the run's start, so put-offs and the start's own latency cut the schedule
+ * short of the disable period and a dead endpoint's one schedule did not disable it.
+ */
+const WINDOW_FROM_FIRST_ATTEMPT_PATCH = 'delivery-window-from-first-attempt';
 
 /** How long an operator's redeliverNow waits for the attempt before answering `pending` (the attempt still comes). */
 const REDELIVER_NOW_WAITS_MS = 30_000;
@@ -50,6 +56,9 @@ const REDELIVER_NOW_WAITS_MS = 30_000;
 const ACTIVITY_MARGIN_MS = 5000;
 
 type Status = WebhookDeliveryResult['status'];
+
+/** `ms` kept within [from, to]; `from` when it is no instant. */
+const between = (ms: number, from: number, to: number): number => (Number.isNaN(ms) ? from : Math.min(Math.max(ms, from), to));
 
 interface AttemptLine {
   attempt: number;
@@ -180,7 +189,11 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   };
 
   const run = async (): Promise<WebhookDeliveryResult> => {
-    const firstAttemptAt = Date.now();
+    const startedAt = Date.now();
+    /** Where the retry window starts (ms): set at the first attempt made. */
+    let windowFrom: number | null = null;
+    /** When the attempt on the wire (or just back) was asked for, by the workflow's clock. */
+    let sentAt = startedAt;
     // Put-offs are budgeted per delivery, not per attempt: each costs about 11 history events, so the budget
     // bounds the history (240 put-offs: about 2,700 events) however many attempts follow.
     let putOffsLeft = MAX_BUSY_WAITS;
@@ -194,6 +207,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         // An operator's "now" that came while no wait was running (a park being taken back) is this attempt:
         // left set, it would cut the next retry's wait short too.
         if (wake && patched(WAKE_SPENT_PATCH)) wake = false;
+        sentAt = Date.now();
         r = await send(attempt);
         attempting = false;
         // Enabled again between the send's read and the park: nothing was sent, so the attempt goes now (a
@@ -217,11 +231,15 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       }
       if (r.parked) return end('parked', 'parked: the endpoint is disabled; nothing sent (replayed when an admin re-enables it with replay_missed)');
       lines.push({ attempt, at: r.attemptedAt, statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error, outcome: r.outcome });
+      const retrying = r.outcome === 'failed' && !r.permanent;
+      // The window starts at the instant the first attempt recorded (the one its endpoint's health reads), not at
+      // the run's start: a put-off is no attempt, and the last attempt then comes a whole window after the first
+      // failed one. That instant is the worker's clock: kept between the attempt's asking and its answer by ours,
+      // so a worker whose clock is off moves the window by no more than the attempt lasted. Asked only when a
+      // retry may follow: at attempt 1 then, whose any other outcome ends the delivery.
+      if (retrying) windowFrom ??= patched(WINDOW_FROM_FIRST_ATTEMPT_PATCH) ? between(Date.parse(r.attemptedAt), sentAt, Date.now()) : startedAt;
 
-      const wait =
-        r.outcome === 'failed' && !r.permanent
-          ? nextRetryDelay(schedule, { attempt, elapsedMs: Date.now() - firstAttemptAt, retryAfterMs: r.retryAfterMs })
-          : null;
+      const wait = retrying ? nextRetryDelay(schedule, { attempt, elapsedMs: Date.now() - windowFrom!, retryAfterMs: r.retryAfterMs }) : null;
       const final: Status | null = r.outcome !== 'failed' ? r.outcome : wait === null ? 'failed' : null;
       const recorded = await (patched(LOCAL_ATTEMPT_RECORDS_PATCH) ? localStore : store).recordDeliveryAttempt({
         deliveryId,

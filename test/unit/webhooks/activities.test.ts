@@ -6,6 +6,7 @@ import { webhookSigningSecretData } from '../../../data/webhook-signing-secrets'
 import { endpointId } from '../../../data/webhook-endpoints';
 import { redactUrl } from '../../../activities/webhooks/redact';
 import { createLogger, type Logger } from '../../../platform/logger';
+import * as ssrf from '../../../platform/ssrf';
 import type { WebhookSecretsRecord } from '../../../platform/records';
 import { FakeCollection, fakeMongo as fakeCollections } from './fake-mongo';
 import { receiverPool } from './receiver';
@@ -224,6 +225,24 @@ describe('sendWebhook', () => {
       ['delivered', 1],
       ['failed', 1],
     ]);
+  });
+});
+
+describe('the endpoint an attempt makes', () => {
+  it("is enabled from the attempt's own instant, so its health (attempts at or after enabled_at) counts that attempt", async () => {
+    const r = await receiver((_req, res) => void res.writeHead(500).end());
+    const { activities, mongo } = setup();
+    // The clock moves on between the attempt's start and the endpoint's creation (a loaded worker).
+    const check = ssrf.checkWebhookUrl;
+    const spy = jest.spyOn(ssrf, 'checkWebhookUrl').mockImplementation((...args) => {
+      const until = Date.now() + 3;
+      while (Date.now() < until);
+      return check(...args);
+    });
+    const res = await activities.sendWebhook(input(r.url())).finally(() => spy.mockRestore());
+    expect(res).toMatchObject({ outcome: 'failed', statusCode: 500 });
+    const made = await mongo.c.webhookEndpoints.findOne({ _id: endpointId(TENANT, r.url()) });
+    expect(made).toMatchObject({ state: 'enabled', created_at: new Date(res.attemptedAt), enabled_at: new Date(res.attemptedAt) });
   });
 });
 
