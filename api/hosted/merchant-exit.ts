@@ -39,9 +39,10 @@ export function resultExitUrl(urls: MerchantUrls, outcome: FinalOutcome | null):
 }
 
 /**
- * Where a customer who gives up after a failed attempt goes: where a failed ending would take them, offered
- * only when the merchant gave a final_failure_url (the intent stays open until it expires or is canceled).
+ * Where a customer who gives up after a failed attempt goes: where a failed ending would take them (the
+ * return_url, else the final_failure_url), so a customer whose card was declined is never held on our page
+ * until the intent expires. The intent stays open until it expires or is canceled.
  */
 export function giveUpUrl(urls: MerchantUrls): string | null {
-  return urls.finalFailureUrl ? exitUrl(urls, 'canceled') : null;
+  return exitUrl(urls, 'canceled');
 }

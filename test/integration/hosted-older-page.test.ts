@@ -180,12 +180,25 @@ describe('v202607 intents are shown as before', () => {
     const res = await page(r.body.url);
     expect(res.html).toMatch(/<html lang="en">/);
     expect(res.html).not.toContain('line-items');
-    expect(res.html).not.toContain('id="give-up"');
+    expect(res.html).toContain('<p id="give-up" class="give-up" hidden><a href="https://shop.example/back">'); // until an attempt fails
     const config = configOf(res.html);
     expect(config).toMatchObject({ finalSuccessUrl: null, finalFailureUrl: null });
     expect(config.returnUrl).toBe('https://shop.example/back');
     expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data:;");
     // ?lg= works for them too.
     expect((await page(withQuery(r.body.url, 'lg=ar'))).html).toMatch(/<html lang="ar" dir="rtl">/);
+  });
+
+  test('after a failed attempt the page offers the way back to return_url, where the flow would end; without one, none', async () => {
+    const r = await api.post('/v202607/payment-intents', { amount: 2500, currency: 'EUR', return_url: 'https://shop.example/back' }, m.secretKey);
+    expect((await pay(r.body.payment_intent, m.publishableKey, 'tok_decline')).body.status).toBe('failed');
+    const after = await eventually(async () => {
+      const p = await page(r.body.url);
+      return p.html.includes('<p id="give-up" class="give-up" >') ? p : undefined;
+    }, 20_000, 'the failed attempt on the record');
+    expect(after.html).toContain('<a href="https://shop.example/back">');
+    expect(after.html).toContain('id="card-form"'); // another card may still be tried
+    const without = await api.post('/v202607/payment-intents', { amount: 2500, currency: 'EUR' }, m.secretKey);
+    expect((await page(without.body.url)).html).not.toContain('id="give-up"');
   });
 });
