@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { customerView } from '../../domain/views';
-import { typedId } from '../http/common-schemas';
+import { phoneNumberSchema, typedId } from '../http/common-schemas';
 
 const text = (max = 200) => z.string().max(max);
 
@@ -21,7 +21,7 @@ export const customerFields = {
   last_name: text().optional(),
   // What a browser's email field accepts: the document says `format: email`, and so should we.
   email: z.email({ pattern: z.regexes.html5Email }).max(320).optional(),
-  phone_number: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'a phone number such as +4915112345678').optional(),
+  phone_number: phoneNumberSchema.optional(),
 };
 
 /** A customer given inline to a payment intent (v202607). */

@@ -15,6 +15,15 @@ export const currencySchema = z
 export const amountSchema = z.number().int('an integer in minor units').min(0).max(MAX_AMOUNT);
 
 /**
+ * A phone number as merchants' systems hold them: digits with the usual separators (spaces, dots, slashes,
+ * dashes, brackets) and an extension (`+1 (555) 123.4567 x12`, `0151/12345678`). Not a format check beyond
+ * that: one unusual spelling from a CRM must not stop a payment from being created.
+ */
+export const phoneNumberSchema = z
+  .string()
+  .regex(/^\+?\(?[0-9][0-9 ().\/-]{2,30}[0-9](?: ?(?:[xX]|[eE][xX][tT]\.?) ?[0-9]{1,6})?$/, 'a phone number such as +4915112345678 (separators and an extension such as x12 are kept)');
+
+/**
  * Why a key of a free-form object could not be stored, or null. MongoDB reads a `$` prefix as an operator
  * and a dot as a path, BSON ends a key at NUL, and the driver takes a `_bsontype` key for a type tag: each
  * fails the write with a server error, after the request's side writes. Refused here instead, with a 400.

@@ -17,6 +17,17 @@ test('upsert by reference creates, then partially updates', async () => {
   expect(b.body).toMatchObject({ customer: a.body.customer, first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', resource_created: false });
 });
 
+test('phone numbers are taken as merchants keep them: dots, slashes, brackets and an extension', async () => {
+  for (const phone of ['555.123.4567', '0151/12345678', '+1 555-1234 x12', '+1 (555) 123-4567 ext. 7', '+4915112345678']) {
+    const r = await api.post('/v202607/customers', { phone_number: phone }, m.secretKey);
+    expect([r.status, r.body.phone_number]).toEqual([201, phone]);
+  }
+  for (const phone of ['call me', '--', '+1 555 1234 ask for Bo']) {
+    const r = await api.post('/v202607/customers', { phone_number: phone }, m.secretKey);
+    expect([r.status, r.body.error?.param]).toEqual([400, 'phone_number']);
+  }
+});
+
 test('no reference always creates', async () => {
   const a = await api.post('/v202607/customers', { first_name: 'X' }, m.secretKey);
   const b = await api.post('/v202607/customers', { first_name: 'X' }, m.secretKey);
