@@ -50,23 +50,29 @@ const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.st
 export const REPLAY_MAX_AGE_DAYS = 30;
 export const REPLAY_MAX_EVENTS = 500;
 
+const instant = z.union([z.number().int().min(0), z.string().min(1).max(40)]);
 const replayBody = z
   .object({
     url: z.string().min(1).max(2048).describe('The endpoint: a webhook URL your events were sent to'),
-    since: z
-      .union([z.number().int().min(0), z.string().min(1).max(40)])
-      .describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
+    since: instant.describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
     starting_after: typedId('evt')
       .optional()
       .describe('With `since`, from a previous answer\'s `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends)'),
+    origin: instant
+      .optional()
+      .describe(
+        'With `since` = a previous answer\'s `next_since`: the `since` of the replay\'s first call (at or before `since`). Every page of one replay is keyed by it, so a page sent again starts nothing twice and another replay never meets this one\'s pages. Absent: the call begins a replay from `since`',
+      ),
   })
   .strict();
 const replayResponse = z.object({
   url: z.string(),
-  since: z.string().describe('The instant replayed from (ISO 8601)'),
+  since: z.string().describe('The instant this call replayed from (ISO 8601)'),
   deliveries: z.array(z.string()).describe('One new delivery workflow per event and endpoint, `<event>-<index>-replay-<key>`'),
-  already_started: z.number().int().describe('Deliveries this same request (url and since) had started before: not started again'),
-  has_more: z.boolean().describe(`More than ${REPLAY_MAX_EVENTS} events matched: replay again with since = next_since (and starting_after = next_starting_after when it is not null)`),
+  already_started: z.number().int().describe('Deliveries this same replay (url and origin) had started before: not started again'),
+  has_more: z
+    .boolean()
+    .describe(`More than ${REPLAY_MAX_EVENTS} events matched: replay again with since = next_since and origin = the first call's since (and starting_after = next_starting_after when it is not null)`),
   next_since: z.string().nullable(),
   next_starting_after: z.string().nullable().describe('Set when the page ended inside events made at one instant: send it as starting_after with since = next_since'),
 });
@@ -92,12 +98,29 @@ export function replayPage<E extends { _id: string; created_at: Date }>(
   return { events: page, hasMore: true, nextSince: new Date(next), nextAfter: page.at(-1)!._id };
 }
 
-function replaySince(raw: number | string, now: Date): Date {
+function instantOf(raw: number | string, param: 'since' | 'origin'): Date {
   const at = typeof raw === 'number' ? new Date(raw * 1000) : (parseIsoInstant(raw)?.at ?? null);
-  if (!at || Number.isNaN(at.getTime())) throw invalidRequest('parameter_invalid', 'since must be Unix seconds or an ISO 8601 instant', 'since');
+  if (!at || Number.isNaN(at.getTime())) throw invalidRequest('parameter_invalid', `${param} must be Unix seconds or an ISO 8601 instant`, param);
+  return at;
+}
+
+function replaySince(raw: number | string, now: Date): Date {
+  const at = instantOf(raw, 'since');
   if (now.getTime() - at.getTime() > REPLAY_MAX_AGE_DAYS * 86_400_000)
     throw invalidRequest('parameter_invalid', `since may be at most ${REPLAY_MAX_AGE_DAYS} days ago`, 'since');
   return at;
+}
+
+/**
+ * The key of a replay's delivery ids. Every page of one replay shares its origin's key (pages never overlap, so
+ * an event is keyed once), and a page sent again starts nothing twice. Keyed by each page's own `since`, a new
+ * replay whose page boundary fell on an earlier replay's (the same first page from S - 1 s, or a new `since`
+ * equal to an old `next_since`) met that replay's ids and sent nothing. A continuation without `origin` (clients
+ * before it) is keyed as it was: by since and starting_after.
+ */
+export function replayKey(tenantId: string, url: string, page: { since: Date; origin: Date | null; startingAfter?: string }): string {
+  if (page.origin) return idKey(tenantId, url, page.origin.toISOString());
+  return idKey(tenantId, url, page.since.toISOString(), ...(page.startingAfter ? [page.startingAfter] : []));
 }
 
 
@@ -192,25 +215,27 @@ export const eventRoutes: RouteDef[] = [
     summary: 'Replay every event since an instant to one endpoint',
     description:
       `Sends again, oldest first, every event created at or after \`since\` that was sent to \`url\`, each as a new delivery marked as a redelivery (same event id, body and headers, full retry schedule). ` +
-      `At most ${REPLAY_MAX_EVENTS} events per call (then \`has_more\` and \`next_since\`), \`since\` at most ${REPLAY_MAX_AGE_DAYS} days ago. ` +
-      'Idempotent: the same url and since replay each event once however often the call is repeated.',
+      `At most ${REPLAY_MAX_EVENTS} events per call (then \`has_more\` and \`next_since\`: call again with it as \`since\` and the first call's \`since\` as \`origin\`), \`since\` at most ${REPLAY_MAX_AGE_DAYS} days ago. ` +
+      'Idempotent: one replay (url and origin, the `since` it began from) sends each event once however often a call of it is repeated; a replay from another `since` sends them again.',
     tags,
     body: replayBody,
     responses: {
       202: { description: 'Replay started', schema: replayResponse },
-      400: { description: '`since` is not an instant or is too far back' },
+      400: { description: '`since` is not an instant or is too far back, or `origin` is not an instant at or before it' },
       409: { description: 'The endpoint is disabled (`webhook_endpoint_disabled`): an admin re-enables it, with replay_missed to send what it missed' },
     },
     handler: async ({ body, auth, deps }) => {
       const now = new Date();
       const since = replaySince(body.since, now);
+      const origin = body.origin === undefined ? null : instantOf(body.origin, 'origin');
+      if (origin && origin > since) throw invalidRequest('parameter_invalid', 'origin is the since a replay began from: at or before since', 'origin');
       const endpoints = webhookEndpointData(deps.mongo);
       const endpoint = await endpoints.byUrl(auth.tenantId, body.url);
       if (endpoint?.state === 'disabled')
         throw conflict('webhook_endpoint_disabled', `The endpoint ${body.url} is disabled: deliveries to it are parked until an admin re-enables it`);
       const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1, body.starting_after);
       const { events, hasMore, nextSince, nextAfter } = replayPage(found, REPLAY_MAX_EVENTS);
-      const key = idKey(auth.tenantId, body.url, since.toISOString(), ...(body.starting_after ? [body.starting_after] : []));
+      const key = replayKey(auth.tenantId, body.url, { since, origin, ...(body.starting_after ? { startingAfter: body.starting_after } : {}) });
       const inputs = events.flatMap((e) => deliveryTemplates(e, body.url));
       const started = await inBatches(inputs, 16, (input) => startKeyedRedelivery(deps, input, 'replay', key));
       return {
