@@ -1,6 +1,6 @@
 import type { Mongo } from '../platform/mongo';
 import { newId } from '../platform/ids';
-import type { OperatorActionName, OperatorActionRecord, OperatorStamp } from '../platform/ops-records';
+import type { AuditedActionName, OperatorActionName, OperatorActionRecord, OperatorStamp } from '../platform/ops-records';
 
 /**
  * The audit trail of operator actions. A row is written before the owning workflow is asked (so an action
@@ -44,6 +44,25 @@ export function operatorActionData(mongo: Mongo) {
           },
         },
       ),
+    /** An admin change made at once (no workflow to ask): its row is written done, with what was changed. */
+    made: async (a: { action: Exclude<AuditedActionName, OperatorActionName>; target: string; tenantId: string; region: string; message: string } & OperatorStamp): Promise<void> => {
+      const now = new Date();
+      const record: OperatorActionRecord = {
+        _id: newId('opa', a.region),
+        action: a.action,
+        target: a.target,
+        tenant_id: a.tenantId,
+        operator: a.operator,
+        reason: a.reason,
+        evidence: null,
+        requested_at: now,
+        outcome: 'done',
+        code: null,
+        message: a.message,
+        finished_at: now,
+      };
+      await c.insertOne(record);
+    },
     /** The actions taken on one target, newest first (at most 200). */
     ofTarget: (target: string) => c.find({ target }).sort({ requested_at: -1, _id: -1 }).limit(200).toArray(),
   };

@@ -12,6 +12,12 @@ export const OPERATOR_ACTIONS = [
   'enable_webhook_endpoint',
 ] as const;
 export type OperatorActionName = (typeof OPERATOR_ACTIONS)[number];
+/**
+ * Admin changes that touch no workflow but are audited beside the actions: who gave a tenant a key (one with
+ * `cards.mit` charges saved cards) and who took one away. Written done, once made.
+ */
+export const ADMIN_CHANGES = ['issue_api_key', 'revoke_api_key'] as const;
+export type AuditedActionName = OperatorActionName | (typeof ADMIN_CHANGES)[number];
 
 /** Who acted and why: carried into the workflow's Update and kept in the audit collection. */
 export interface OperatorStamp {
@@ -28,8 +34,8 @@ export interface OperatorUpdateInput extends OperatorStamp {
 
 export interface OperatorActionRecord {
   _id: string; // opa_<region>_...
-  action: OperatorActionName;
-  /** The id the action was taken on: `pi_`, `re_`, a payout uuid, a delivery's workflow id. */
+  action: AuditedActionName;
+  /** The id the action was taken on: `pi_`, `re_`, a payout uuid, a delivery's workflow id, an API key's id. */
   target: string;
   tenant_id: string | null;
   operator: string;

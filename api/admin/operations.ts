@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import { OPERATOR_ACTIONS, type OperatorActionName, type OperatorActionRecord } from '../../platform/ops-records';
+import { ADMIN_CHANGES, OPERATOR_ACTIONS, type OperatorActionName, type OperatorActionRecord } from '../../platform/ops-records';
 import { RUNBOOK_QUERIES, runbookQuery } from '../../platform/runbook-queries';
 import { operatorActionData } from '../../data/operator-actions';
 import { route, type RouteDef } from '../http/route';
@@ -37,7 +37,7 @@ const targetId = (description: string) =>
 
 const auditView = z.object({
   id: z.string().meta({ description: 'The audit row (`opa_...`); also the idempotency of the action in its workflow' }),
-  action: z.enum(OPERATOR_ACTIONS),
+  action: z.enum([...OPERATOR_ACTIONS, ...ADMIN_CHANGES]),
   target: z.string(),
   tenant: z.string().nullable(),
   operator: z.string(),
@@ -109,7 +109,7 @@ export const operationsRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/admin/operations',
-    summary: 'The audit trail of operator actions on one target, newest first',
+    summary: 'The audit trail of operator actions on one target (an API key\'s id too: who issued or revoked it), newest first',
     query: z.object({ target: targetId('The id acted on') }).strict(),
     responses: { 200: { description: 'Up to 200 actions', schema: z.object({ data: z.array(auditView) }) } },
     handler: async ({ query, deps }) => ({ status: 200, body: { data: (await operatorActionData(deps.mongo).ofTarget(query.target)).map(auditOf) } }),

@@ -14,6 +14,7 @@ import { orchestratorData } from '../../data/orchestrators';
 import { paymentFormData } from '../../data/payment-forms';
 import { payoutTimeoutSeconds } from '../payouts/schemas';
 import { tenantOr404, tenantParam } from './tenant-param';
+import { operatorActionData } from '../../data/operator-actions';
 
 const idList = (prefix: string) => z.array(z.string().startsWith(`${prefix}_`)).min(1).max(20);
 const methods = z.array(z.enum(PAYMENT_METHOD_NAMES)).min(1);
@@ -27,6 +28,13 @@ async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]
 }
 
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
+
+// Who issues or revokes a key, and why: kept in `operator_actions` (GET /admin/operations?target=<key id>).
+// Optional, as the admin token is one shared secret: without a name the row says so.
+const stamp = {
+  operator: z.string().trim().min(1).max(100).default('unnamed (admin token)').meta({ description: 'Who acts (a name or an e-mail): kept in the audit' }),
+  reason: z.string().trim().max(500).default('').meta({ description: 'Why: kept in the audit' }),
+};
 
 export const adminRoutes: RouteDef[] = [
   route({
@@ -94,13 +102,22 @@ export const adminRoutes: RouteDef[] = [
     summary: 'Issue another key (secret by default) with claims',
     params: tenantParam,
     body: z
-      .object({ claims: z.array(z.enum(KNOWN_CLAIMS)).max(10).default([]), kind: z.enum(['secret', 'publishable']).default('secret') })
+      .object({ claims: z.array(z.enum(KNOWN_CLAIMS)).max(10).default([]), kind: z.enum(['secret', 'publishable']).default('secret'), ...stamp })
       .strict(),
-    responses: { 201: { description: 'Created', schema: z.object({ api_key: z.string(), claims: z.array(z.string()) }) } },
+    responses: { 201: { description: 'Created (audited: GET /admin/operations?target=<api_key>)', schema: z.object({ api_key: z.string(), claims: z.array(z.string()) }) } },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       const claims = [...new Set(body.claims)];
       const { key, id } = await issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims);
+      await operatorActionData(deps.mongo).made({
+        action: 'issue_api_key',
+        target: id,
+        tenantId: t._id,
+        region: t.region,
+        operator: body.operator,
+        reason: body.reason,
+        message: `a ${body.kind} key, claims: ${claims.join(', ') || 'none'}`,
+      });
       return { status: 201, body: { api_key: id, [body.kind === 'secret' ? 'secret_key' : 'publishable_key']: key, claims } };
     },
   }),
@@ -110,10 +127,14 @@ export const adminRoutes: RouteDef[] = [
     path: '/admin/tenants/:tenant/api-keys/:api_key/revoke',
     summary: 'Revoke a key; it is refused from the next request on',
     params: z.object({ tenant: z.string(), api_key: z.string() }).strict(),
-    responses: { 200: { description: 'Revoked' } },
-    handler: async ({ params, deps }) => {
+    body: z.object(stamp).strict().optional(),
+    responses: { 200: { description: 'Revoked (audited: GET /admin/operations?target=<api_key>)' } },
+    handler: async ({ params, body, deps }) => {
       if (!(await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key))) throw notFound('api key', params.api_key, 'api_key');
       forgetApiKey(params.api_key);
+      const t = await tenantOr404(deps, params.tenant);
+      const { operator, reason } = body ?? { operator: 'unnamed (admin token)', reason: '' };
+      await operatorActionData(deps.mongo).made({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason, message: 'revoked' });
       return { status: 200, body: { api_key: params.api_key, revoked: true } };
     },
   }),

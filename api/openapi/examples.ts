@@ -544,12 +544,13 @@ export const EXAMPLES: Record<string, OperationExample> = {
   'POST /admin/tenants/:tenant/api-keys': {
     summary: 'Issue a secret key that may charge saved cards',
     params: { tenant: TENANT },
-    body: { kind: 'secret', claims: ['cards.mit'] },
+    body: { kind: 'secret', claims: ['cards.mit'], operator: 'nadia@ops.example', reason: 'subscriptions go live' },
     response: { status: 201, body: { api_key: API_KEY_ID_2, secret_key: MIT_KEY, claims: ['cards.mit'] } },
   },
   'POST /admin/tenants/:tenant/api-keys/:api_key/revoke': {
     summary: 'Revoke a key',
     params: { tenant: TENANT, api_key: API_KEY_ID },
+    body: { operator: 'nadia@ops.example', reason: 'the key was pasted into a support ticket' },
     response: { status: 200, body: { api_key: API_KEY_ID, revoked: true } },
   },
   'POST /admin/tenants/:tenant/connectors': {

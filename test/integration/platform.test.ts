@@ -140,6 +140,16 @@ describe('admin API', () => {
     const k = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'] });
     expect(k.body).toMatchObject({ claims: ['cards.mit'], secret_key: expect.stringMatching(/^sk_eu_/) });
   });
+  test('who issued and who revoked a key is audited in operator_actions', async () => {
+    const k = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'], operator: 'nadia@ops.example', reason: 'subscriptions go live' });
+    expect((await admin.post(`/admin/tenants/${m.tenant}/api-keys/${k.body.api_key}/revoke`, {})).status).toBe(200);
+    const rows = (await admin.get(`/admin/operations?target=${k.body.api_key}`)).body.data;
+    expect(rows).toHaveLength(2);
+    expect(rows).toEqual(expect.arrayContaining([
+      expect.objectContaining({ action: 'revoke_api_key', tenant: m.tenant, operator: 'unnamed (admin token)', outcome: 'done' }),
+      expect.objectContaining({ action: 'issue_api_key', tenant: m.tenant, operator: 'nadia@ops.example', reason: 'subscriptions go live', outcome: 'done', message: 'a secret key, claims: cards.mit' }),
+    ]));
+  });
 });
 
 describe('operations', () => {
