@@ -42,7 +42,10 @@ export const olderCreateBody = z
     checkout_intent: z.uuid().toLowerCase().optional().meta({ description: 'The checkout intent this payment belongs to; amount, currency and the other fields then come from it' }),
     amount: amountSchema.optional().meta({ description: 'Cents, >= 0; required without checkout_intent (with it, must equal its amount if given)' }),
     currency: currencySchema.optional(),
-    checkout_intent_idempotency_key: merchantIntentKeySchema.optional().meta({ description: 'A repeated create with this key answers the existing intent (resource_created false)' }),
+    checkout_intent_idempotency_key: merchantIntentKeySchema.optional().meta({
+      description:
+        'A repeated create with this key answers the existing intent (resource_created false) when gateway, checkout_intent, amount and currency are the same; otherwise 400 `idempotency_key_in_use`. The page fields, payload, timeout and webhooks may differ',
+    }),
     feature_flag: z.string().min(1).max(100).optional(),
     tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id)" }),
     ...olderPresentationFields,

@@ -74,14 +74,39 @@ const createdAnswer = (r: PaymentIntentRecord, created: boolean, deps: AppDeps) 
 });
 
 /**
+ * Whether `body` asks for the intent `r` is: bound to the same gateway, under the same checkout intent (or none),
+ * for the same amount and currency where it gives them (with a checkout intent they are its). The page's words,
+ * URLs, language, line items, payload, timeout and webhooks change nothing charged, so a repeat may differ in them.
+ */
+function asksForIntent(r: PaymentIntentRecord, body: OlderCreateBody): boolean {
+  return (
+    (r.gateway ?? null) === body.gateway &&
+    (r.checkout_intent ?? null) === (body.checkout_intent ?? null) &&
+    (body.amount === undefined || body.amount === r.amount) &&
+    (body.currency === undefined || body.currency === r.currency)
+  );
+}
+
+/**
  * POST /payment-intents: an intent bound to one of the tenant's gateways, optionally under a checkout
  * intent (whose amount, currency, page and webhooks it takes). Nothing is written before every check passed.
+ * A known checkout_intent_idempotency_key answers its intent (200), or is a 400 `idempotency_key_in_use` when
+ * that intent is another gateway, checkout intent, amount or currency.
  */
 export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: OlderCreateBody) {
   await checkTenant(deps, auth, body.tenant);
   const key = body.checkout_intent_idempotency_key;
+  const answer = (r: PaymentIntentRecord, created: boolean) => {
+    if (!created && !asksForIntent(r, body))
+      throw invalidRequest(
+        'idempotency_key_in_use',
+        'This checkout_intent_idempotency_key was used for another payment intent (another gateway, checkout intent, amount or currency): use a new key for a new intent',
+        'checkout_intent_idempotency_key',
+      );
+    return createdAnswer(r, created, deps);
+  };
   const existing = await replayByKey(deps, auth, key);
-  if (existing) return createdAnswer(existing, false, deps);
+  if (existing) return answer(existing, false);
   const checkout = body.checkout_intent ? await openCheckoutIntent(deps, auth.tenantId, body.checkout_intent) : null;
   const amount = checkout?.amount ?? body.amount!;
   const currency = checkout?.currency ?? body.currency!;
@@ -119,7 +144,7 @@ export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: 
     contact: { phone_number: null, email: null },
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer: null });
-  return createdAnswer(made.record, made.created, deps);
+  return answer(made.record, made.created);
 }
 
 /** POST /v202606/payment-intents: no gateway (any live connector), a customer by id or by merchant_id. */

@@ -23,7 +23,7 @@ export const olderRefundRoutes: RouteDef[] = [
       200: { description: 'Existing refund for this checkout_intent_idempotency_key (resource_created false)', schema: olderRefundCreateResponse },
       400: {
         description:
-          'Invalid body; REFUND_TX_MUST_BE_SUCCESSFUL (the payment is not successful), REFUND_CCY_MISMATCH (currency differs from the payment\'s), REFUND_RQST_AMT_GREATER_THAN_TX_AMT (amount above what is left to refund), idempotency_key_in_use (the key names a refund of another payment)',
+          'Invalid body; REFUND_TX_MUST_BE_SUCCESSFUL (the payment is not successful), REFUND_CCY_MISMATCH (currency differs from the payment\'s), REFUND_RQST_AMT_GREATER_THAN_TX_AMT (amount above what is left to refund), idempotency_key_in_use (the key names a refund of another payment, amount or currency)',
       },
       404: { description: 'No payment of this tenant has this transaction_id' },
       503: { description: 'The payment service did not answer in time; retry with the same checkout_intent_idempotency_key' },

@@ -31,7 +31,7 @@ export const olderRefundCreateBody = z
     checkout_intent_idempotency_key: merchantRefundKeySchema
       .optional()
       .meta({
-        description: `Prevents duplicates: a known key answers its refund (200, resource_created false). Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`,
+        description: `Prevents duplicates: a known key answers its refund (200, resource_created false) when transaction_id, amount and currency are the same, else 400 \`idempotency_key_in_use\`. Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`,
       }),
   })
   .strict();

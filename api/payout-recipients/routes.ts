@@ -19,7 +19,10 @@ export const payoutRecipientRoutes: RouteDef[] = [
     responses: {
       201: { description: 'Registered', schema: recipientCreateResponse },
       200: { description: 'The recipient this idempotency_key registered', schema: recipientCreateResponse },
-      400: { description: 'Missing gateway, missing or conflicting bank/wallet fields, unsupported gateway, or the gateway refused the registration' },
+      400: {
+        description:
+          'Missing gateway, missing or conflicting bank/wallet fields, unsupported gateway, the gateway refused the registration, or `idempotency_key_in_use` (the key registered another gateway or destination)',
+      },
       503: { description: 'The gateway did not answer; nothing was kept' },
     },
     handler: async ({ body, auth, deps }) => createRecipient(deps, auth, body),

@@ -36,7 +36,10 @@ export const recipientCreateBody = z
   .object({
     ...recipientFields,
     gateway: gatewayName,
-    idempotency_key: idempotencyKeySchema.optional(),
+    idempotency_key: idempotencyKeySchema.optional().meta({
+      description:
+        'A repeat with this key answers the recipient it registered (200) when gateway and destination (bank_account_number, bank_account_name, bank_code, mobile_money_number, mobile_money_provider) are the same; otherwise 400 `idempotency_key_in_use`. Contact fields, bank_name and metadata may differ',
+    }),
     metadata: metadataSchema.optional(),
   })
   // Status notifications are for payouts only: webhook_urls / webhook_secret are unknown parameters here.

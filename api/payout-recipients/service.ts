@@ -77,6 +77,14 @@ export type RecipientFieldsInput = Omit<RecipientCreateBody, 'gateway' | 'idempo
 
 const orNull = (v: string | undefined) => v ?? null;
 
+/** The fields that say where a recipient's money goes; its name, email, phone, bank_name and metadata only describe it. */
+const DESTINATION_FIELDS = ['bank_account_number', 'bank_account_name', 'bank_code', 'mobile_money_number', 'mobile_money_provider'] as const;
+
+/** Whether `fields` through `gateway` send money where `r` does: a same-key repeat may differ only in how it is described. */
+export function sameDestination(r: PayoutRecipientRecord, gateway: string, fields: Partial<Record<(typeof DESTINATION_FIELDS)[number], string>>): boolean {
+  return r.gateway === gateway && DESTINATION_FIELDS.every((f) => r[f] === orNull(fields[f]));
+}
+
 /**
  * Registers a recipient with the gateway and keeps it. The insert comes first (its unique idempotency scope
  * decides between concurrent duplicates), then the gateway registration under the recipient's uuid (the
@@ -92,9 +100,15 @@ export async function registerRecipient(
   scope: { key: string | null; value: string | null },
 ): Promise<{ record: PayoutRecipientRecord; created: boolean }> {
   const data = payoutRecipientData(deps.mongo);
+  /** The recipient this scope holds (made before, or by a concurrent request): answered only for the same destination. */
+  const held = async (r: PayoutRecipientRecord) => {
+    if (!sameDestination(r, gateway.name, fields))
+      throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for another destination (gateway, bank account or wallet): use a new key for a new one', 'idempotency_key');
+    return { record: await ensureRegistered(deps, r, gateway.adapter), created: false };
+  };
   if (scope.value) {
     const existing = await data.byScope(scope.value);
-    if (existing) return { record: await ensureRegistered(deps, existing, gateway.adapter), created: false };
+    if (existing) return held(existing);
   }
   // The request schema has applied the rule; here it only says which kind the fields describe.
   const rule = recipientRule(fields);
@@ -128,7 +142,7 @@ export async function registerRecipient(
     () => data.insert(record),
     () => (scope.value ? data.byScope(scope.value) : Promise.resolve(null)),
   );
-  if (winner) return { record: await ensureRegistered(deps, winner, gateway.adapter), created: false };
+  if (winner) return held(winner);
   return { record: await ensureRegistered(deps, record, gateway.adapter), created: true };
 }
 
@@ -176,7 +190,10 @@ async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter
   return { ...r, gateway_recipient_id: outcome.gatewayRecipientId };
 }
 
-/** POST /payout-recipients: 201 for a new recipient, 200 for the one a repeated idempotency_key made. */
+/**
+ * POST /payout-recipients: 201 for a new recipient, 200 for the one a repeated idempotency_key made, 400
+ * `idempotency_key_in_use` when that one has another gateway or destination.
+ */
 export async function createRecipient(deps: AppDeps, auth: AuthContext, body: RecipientCreateBody) {
   const tenant = await payoutTenant(deps, auth);
   const { adapter } = await payoutConnector(deps, tenant.id, body.gateway);

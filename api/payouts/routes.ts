@@ -25,7 +25,10 @@ export const payoutRoutes: RouteDef[] = [
           'The payout: new (resource_created true) or the one this idempotency_key made (false). `status` is its sub-status once the gateway answered the transfer request (waited for up to 15 s): a transfer the gateway rejects is a `canceled_rejected` payout, a technical failure `canceled_failure`',
         schema: payoutCreateResponse,
       },
-      400: { description: 'Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key\'s, or the gateway refused an inline recipient' },
+      400: {
+        description:
+          "Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient)",
+      },
       503: { description: 'The gateway or the workflow service did not answer in time; retry with the same idempotency_key' },
     },
     handler: async ({ body, auth, deps }) => createPayout(deps, auth, body),

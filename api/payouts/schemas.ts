@@ -16,7 +16,10 @@ export const payoutCreateBody = z
     ...recipientFields,
     tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id)" }),
     narration: z.string().trim().min(1).max(140).optional(),
-    idempotency_key: idempotencyKeySchema.optional(),
+    idempotency_key: idempotencyKeySchema.optional().meta({
+      description:
+        'A repeat with this key answers the payout it made (resource_created false) when amount, currency, gateway and recipient (recipient_uuid, or the inline destination fields) are the same; otherwise 400 `idempotency_key_in_use`. Narration, metadata, webhooks and the window may differ',
+    }),
     webhook_urls: z.array(z.string().max(2048)).max(10).optional(),
     webhook_secret: headerSecretSchema.optional().meta({ description: 'Sent to every webhook_urls entry in the header Service-Webhook-Secret' }),
     metadata: metadataSchema.optional(),

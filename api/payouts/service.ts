@@ -17,7 +17,7 @@ import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
 import { discardWebhookSecrets, planSharedSecretWebhooks, secretRef, storeWebhookSecrets } from '../events/endpoints';
 import { freshStart, runUpdate } from '../http/workflow-calls';
-import { payoutConnector, payoutTenant, recipientView, registerRecipient } from '../payout-recipients/service';
+import { payoutConnector, payoutTenant, recipientView, registerRecipient, sameDestination } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
 
@@ -125,8 +125,22 @@ async function startAndAwaitInitiation(deps: AppDeps, input: PayoutInput): Promi
 }
 
 /**
+ * Whether `body` asks for the payout `p` is: the same amount and currency, through the same gateway, to the same
+ * recipient (by uuid, or inline with the same destination). Narration, metadata, webhooks and the window move no
+ * money, so a repeat may differ in them and is still answered `p`.
+ */
+async function asksForPayout(deps: AppDeps, p: PayoutRecord, body: PayoutCreateBody): Promise<boolean> {
+  if (p.amount !== body.amount || p.currency !== body.currency || p.gateway !== body.gateway) return false;
+  if (body.recipient_uuid !== undefined) return p.recipient_uuid === body.recipient_uuid;
+  const recipient = await payoutRecipientData(deps.mongo).find(p.tenant_id, p.recipient_uuid);
+  // A payout's recipient is registered before it and never removed after; were it gone, nothing could be compared.
+  return recipient === null || sameDestination(recipient, body.gateway, body);
+}
+
+/**
  * POST /payouts: 201 for a new payout and for the payout a repeated idempotency_key made (resource_created
- * false). Everything that can refuse the request (tenant, gateway, recipient, webhook URLs) is checked before
+ * false); 400 `idempotency_key_in_use` when that payout is another amount, currency, gateway or recipient (its
+ * second amount would never move). Everything that can refuse the request (tenant, gateway, recipient, webhook URLs) is checked before
  * anything is written; an inline recipient is registered under a scope derived from the payout's key, so
  * concurrent repeats share one recipient. The API records the payout as `pending_created` (its unique
  * idempotency scope is the guard) and its workflow asks for the transfer.
@@ -135,9 +149,14 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
   const tenant = await payoutTenant(deps, auth, body.tenant);
   const payouts = payoutData(deps.mongo);
   const key = body.idempotency_key ?? null;
+  const repeated = async (existing: PayoutRecord) => {
+    if (!(await asksForPayout(deps, existing, body)))
+      throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for another payout (another amount, currency, gateway or recipient): use a new key for a new payout', 'idempotency_key');
+    return { status: 201, body: await repeat(deps, existing) };
+  };
   if (key) {
     const existing = await payouts.byIdempotencyKey(tenant.id, key);
-    if (existing) return { status: 201, body: await repeat(deps, existing) };
+    if (existing) return repeated(existing);
   }
 
   let recipient: PayoutRecipientRecord | null = null;
@@ -196,7 +215,7 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     if (!isDuplicateKeyError(err) || !key) throw err;
     const winner = await payouts.byIdempotencyKey(tenant.id, key);
     if (!winner) throw err;
-    return { status: 201, body: await repeat(deps, winner) };
+    return repeated(winner);
   }
   let snapshot: PayoutSnapshot;
   try {

@@ -21,7 +21,10 @@ export const refundRoutes: RouteDef[] = [
     responses: {
       201: { description: 'New refund', schema: refundCreateResponse },
       200: { description: 'Existing refund for this idempotency_key', schema: refundCreateResponse },
-      400: { description: 'REFUND_TX_MUST_BE_SUCCESSFUL, REFUND_CCY_MISMATCH or REFUND_RQST_AMT_GREATER_THAN_TX_AMT' },
+      400: {
+        description:
+          'REFUND_TX_MUST_BE_SUCCESSFUL, REFUND_CCY_MISMATCH or REFUND_RQST_AMT_GREATER_THAN_TX_AMT; `idempotency_key_in_use` when the key made a refund of another payment intent, amount or currency',
+      },
       404: { description: 'No such payment intent' },
     },
     handler: async ({ body, auth, deps }) => createRefund(deps, auth, body),

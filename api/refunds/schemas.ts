@@ -23,7 +23,9 @@ export const refundCreateBody = z
     refund_sla_timeout: z.number().int().min(1).max(MAX_REFUND_SLA_SECONDS).optional(),
     idempotency_key: merchantRefundKeySchema
       .optional()
-      .describe(`A repeated create with this key answers the refund it made (200, resource_created false). Keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`),
+      .describe(
+        `A repeated create with this key answers the refund it made (200, resource_created false) when payment_intent, amount and currency are the same; otherwise 400 \`idempotency_key_in_use\`. Keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service's own (400)`,
+      ),
   })
   .strict();
 export type RefundCreateBody = z.infer<typeof refundCreateBody>;

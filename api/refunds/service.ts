@@ -69,21 +69,28 @@ export interface RefundAdmitted {
   refundable_amount_left: number;
 }
 
+/** Whether `req` asks for the refund `r` is: of the same payment, amount and currency (its SLA and webhooks move no money). */
+const asksForRefund = (r: RefundRecord, intent: PaymentIntentRecord, req: RefundAdmissionRequest) =>
+  r.payment_intent === intent._id && r.amount === req.amount && r.currency === req.currency;
+
+const refundKeyInUse = (via: RefundInterface) =>
+  invalidRequest('idempotency_key_in_use', `This ${via.idempotencyKey} was used for another refund (of another payment, amount or currency): use a new key for a new refund`, via.idempotencyKey);
+
 /**
  * Admits a refund of `intent`, for both interfaces (POST /v202607/refunds by `pi_` id, POST /refunds by
  * transaction_id). The payment intent's workflow owns the refundable balance: its Update handler checks and
  * reserves the amount before its first await, so concurrent refunds of either interface can never overdraw
  * it. MongoDB is not the guard here. When that workflow has closed (its refund window ended), it is started
  * again from the balance kept in MongoDB, in the same call (Update-with-Start). A known idempotency key
- * answers its refund (created false); one used for a refund of another intent is a 400.
+ * answers its refund (created false); one used for a refund of another intent, amount or currency is a 400,
+ * also when the two requests race (the workflow answers the second with the first's refund).
  */
 export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundAdmissionRequest, via: RefundInterface): Promise<RefundAdmitted> {
   const handle = deps.temporal.workflow.getHandle(intent._id);
   if (req.idempotencyKey) {
     const existing = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, req.idempotencyKey);
     if (existing) {
-      if (existing.payment_intent !== intent._id)
-        throw invalidRequest('idempotency_key_in_use', `This ${via.idempotencyKey} was used for a refund of another payment intent`, via.idempotencyKey);
+      if (!asksForRefund(existing, intent, req)) throw refundKeyInUse(via);
       const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(intentStateQuery))
         .then((s) => s.refundable_amount_left)
         .catch(() => intent.amount - (intent.amount_refunded ?? 0));
@@ -119,6 +126,7 @@ export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, re
   const record = await refundData(deps.mongo).find(intent.tenant_id, admission.refund);
   if (!record)
     throw new DomainError('unavailable', 'service_unavailable', `The refund was admitted but its record is not readable yet; retry with the same ${via.idempotencyKey}`);
+  if (!admission.created && !asksForRefund(record, intent, req)) throw refundKeyInUse(via);
   return { created: admission.created, record, refundable_amount_left: admission.refundable_amount_left };
 }
 

@@ -63,6 +63,28 @@ describe('POST /payment-intents (bound to a gateway)', () => {
     expect(r.body.target_url).toContain(v.initial_data.payment_intent_id);
   });
 
+  test('checkout_intent_idempotency_key with another amount, currency, gateway or checkout intent is a 400 idempotency_key_in_use, also at once; page fields may differ', async () => {
+    const key = `ord-other-${Date.now()}`;
+    const first = await create({ checkout_intent_idempotency_key: key, human_friendly_payment_intent_secret: 'ORDER-1' });
+    expect(first.status).toBe(201);
+    const checkout = await api.post('/checkout-intents', { amount: 2500, currency: 'EUR' }, m.secretKey);
+    const others: Record<string, unknown>[] = [{ amount: 2600 }, { currency: 'USD' }, { gateway: 'elsewhere' }, { checkout_intent: checkout.body.checkout_intent, amount: undefined, currency: undefined }];
+    for (const other of others) {
+      const r = await create({ checkout_intent_idempotency_key: key, ...other });
+      expect([JSON.stringify(other), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(other), 400, 'idempotency_key_in_use', 'checkout_intent_idempotency_key']);
+    }
+    const repage = await create({ checkout_intent_idempotency_key: key, human_friendly_payment_intent_secret: 'ORDER-1b', lg: 'fr', final_success_url: 'https://shop.example/ok', payment_intent_timeout_seconds: 60 });
+    expect([repage.status, repage.body]).toEqual([200, { ...first.body, resource_created: false }]);
+    // At once: one intent, answered to the requests of its amount; the others are refused.
+    const raced = `ord-race-${Date.now()}`;
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ checkout_intent_idempotency_key: raced, amount: i % 2 ? 2600 : 2500 })));
+    const winner = replies.findIndex((r) => r.status === 201);
+    expect(replies.map((r, i) => (i % 2 === winner % 2 ? r.body.payment_intent : r.body.error?.code))).toEqual(
+      replies.map((_, i) => (i % 2 === winner % 2 ? replies[winner]!.body.payment_intent : 'idempotency_key_in_use')),
+    );
+    expect((await retrieve(replies[winner]!.body.payment_intent)).body.amount).toBe(winner % 2 ? 2600 : 2500);
+  });
+
   test('defaults: a 1800 s timeout, no final URLs, no line items', async () => {
     const v = (await retrieve((await create({})).body.payment_intent)).body;
     expect(v).toMatchObject({ payment_intent_timeout_seconds: 1800, final_success_url: null, final_failure_url: null, line_items: [], lg: null });

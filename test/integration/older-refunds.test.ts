@@ -113,6 +113,21 @@ describe('POST /refunds', () => {
     expect(clash.body.error).toMatchObject({ code: 'idempotency_key_in_use', param: 'checkout_intent_idempotency_key' });
   });
 
+  test('checkout_intent_idempotency_key with another amount or currency is a 400 idempotency_key_in_use, also through the other interface', async () => {
+    const p = await paid(1000);
+    const key = `older-other-${Date.now()}`;
+    const a = await olderRefund({ transaction_id: p.tx, amount: 100, currency: 'EUR', checkout_intent_idempotency_key: key });
+    expect(a.status).toBe(201);
+    for (const other of [{ amount: 150 }, { currency: 'USD' }]) {
+      const r = await olderRefund({ transaction_id: p.tx, amount: 100, currency: 'EUR', checkout_intent_idempotency_key: key, ...other });
+      expect([JSON.stringify(other), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(other), 400, 'idempotency_key_in_use', 'checkout_intent_idempotency_key']);
+    }
+    const v = await v202607Refund({ payment_intent: p.pi, amount: 150, currency: 'EUR', idempotency_key: key });
+    expect([v.status, v.body.error?.code, v.body.error?.param]).toEqual([400, 'idempotency_key_in_use', 'idempotency_key']);
+    const same = await olderRefund({ transaction_id: p.tx, amount: 100, currency: 'EUR', checkout_intent_idempotency_key: key, refund_sla_timeout: 60 });
+    expect(same.body).toEqual({ refund_id: a.body.refund_id, refundable_amount_left: 900, resource_created: false });
+  });
+
   test('one idempotency key across the interfaces: a v202607 refund is answered by POST /refunds with its integer id', async () => {
     const p = await paid(1000);
     const key = `cross-${Date.now()}`;

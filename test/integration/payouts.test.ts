@@ -244,6 +244,35 @@ describe('the recipient rule and the request checks', () => {
     expect([own.status, own.body.recipient_uuid === paid.body.recipient_uuid]).toEqual([201, false]);
   });
 
+  test('a recipient idempotency_key sent again with another destination is a 400 idempotency_key_in_use, also at once; contact fields may differ', async () => {
+    const key = `rcp-other-${Date.now()}`;
+    const body = { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), name: 'Ada', idempotency_key: key };
+    const first = await api.post('/payout-recipients', body, m.secretKey);
+    expect(first.status).toBe(201);
+    const others: Record<string, unknown>[] = [
+      { ...body, bank_account_number: '0123456780' },
+      { ...body, bank_account_name: 'Bob Obi' },
+      { ...body, bank_code: '044' },
+      { gateway: 'sandbox', mobile_money_number: '+233200000002', idempotency_key: key },
+    ];
+    for (const other of others) {
+      const r = await api.post('/payout-recipients', other, m.secretKey);
+      expect([JSON.stringify(other), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(other), 400, 'idempotency_key_in_use', 'idempotency_key']);
+    }
+    const renamed = await api.post('/payout-recipients', { ...body, name: 'Ada O.', email: 'ada@example.com', bank_name: 'GTBank', metadata: { n: '2' } }, m.secretKey);
+    expect([renamed.status, renamed.body]).toEqual([200, { ...first.body, resource_created: false }]);
+    // At once: one recipient, registered once; the requests of the other destination are refused.
+    const raced = `rcp-race-${Date.now()}`;
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => api.post('/payout-recipients', { gateway: 'sandbox', ...bank(i % 2 ? '0123456780' : ACCOUNTS.ordinary), idempotency_key: raced }, m.secretKey)),
+    );
+    const winner = replies.findIndex((r) => r.status === 201);
+    expect(replies.map((r, i) => (i % 2 === winner % 2 ? r.body.recipient_uuid : r.body.error?.code))).toEqual(
+      replies.map((_, i) => (i % 2 === winner % 2 ? replies[winner]!.body.recipient_uuid : 'idempotency_key_in_use')),
+    );
+    expect((await sandboxEffects('recipient', replies[winner]!.body.recipient_uuid)).count).toBe(1);
+  });
+
   test('a recipient the gateway refuses is a 400 and is not kept', async () => {
     const before = (await api.get('/payout-recipients?limit=1', m.secretKey)).body.meta.totalItems;
     const r = await api.post('/payout-recipients', { gateway: 'sandbox', bank_account_number: '12-34', bank_account_name: 'X', bank_code: '058' }, m.secretKey);
@@ -275,6 +304,62 @@ test('20 concurrent identical creates with one idempotency_key: one payout, one 
   expect((await sandboxEffects('recipient', stored.recipient_uuid)).count).toBe(1);
   const again = await create();
   expect(again.body).toMatchObject({ payout_uuid: uuid, status: 'success', resource_created: false });
+});
+
+describe('an idempotency_key names one payout: the same request is answered, another is a 400 and moves nothing', () => {
+  test('sent again with another amount, currency, gateway or recipient: 400 idempotency_key_in_use; with other words and metadata: the payout', async () => {
+    const shop = await payoutMerchant();
+    const key = `po-other-${Date.now()}`;
+    const body = { ...bank(ACCOUNTS.ordinary), idempotency_key: key, narration: 'June' };
+    const first = await createPayout(body, shop.secretKey);
+    expect([first.status, first.body.resource_created]).toEqual([201, true]);
+    const elsewhere = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank('0123456780') }, shop.secretKey);
+    const others: Record<string, unknown>[] = [
+      { ...body, amount: 7000 },
+      { ...body, currency: 'GHS' },
+      { ...body, gateway: 'elsewhere' },
+      { ...body, bank_account_number: '0123456780' },
+      { ...body, bank_account_name: 'Bob Obi' },
+      { ...body, bank_code: '044' },
+      { recipient_uuid: elsewhere.body.recipient_uuid, idempotency_key: key },
+      { mobile_money_number: '+233200000002', idempotency_key: key },
+    ];
+    for (const other of others) {
+      const r = await createPayout(other, shop.secretKey);
+      expect([JSON.stringify(other), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(other), 400, 'idempotency_key_in_use', 'idempotency_key']);
+    }
+    // What does not move money may differ; the recipient may be named by its uuid.
+    const reworded = await createPayout({ ...body, narration: 'June (again)', name: 'Ada O.', metadata: { retry: '1' }, webhook_urls: [hookUrl] }, shop.secretKey);
+    expect([reworded.status, reworded.body]).toEqual([201, { ...first.body, status: 'success', resource_created: false }]);
+    const byUuid = await createPayout({ recipient_uuid: first.body.recipient_uuid, idempotency_key: key }, shop.secretKey);
+    expect(byUuid.body).toMatchObject({ payout_uuid: first.body.payout_uuid, resource_created: false });
+    expect((await api.get('/payouts', shop.secretKey)).body.meta.totalItems).toBe(1);
+    expect((await sandboxEffects('payout', first.body.payout_uuid)).count).toBe(1);
+  });
+
+  const amount = (i: number) => (i % 2 ? 7000 : 5000);
+  const account = (i: number) => (i % 2 ? '0123456780' : ACCOUNTS.ordinary);
+  test.each<[string, (i: number) => Record<string, unknown>, (i: number) => Record<string, unknown>]>([
+    ['amounts', (i) => ({ amount: amount(i), ...bank(ACCOUNTS.ordinary) }), (i) => ({ amount: amount(i) })],
+    ['destinations', (i) => bank(account(i)), (i) => ({ amount: 5000, recipient: { bank_account_number: account(i) } })],
+  ])('six same-key requests at once, of two %s: one payout, the requests that asked for it answered, the others 400', async (_, variant, payoutOf) => {
+    const shop = await payoutMerchant();
+    const key = `po-race-${Date.now()}`;
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => createPayout({ ...variant(i), idempotency_key: key }, shop.secretKey)));
+    const made = replies.filter((r) => r.status === 201);
+    expect(made.filter((r) => r.body.resource_created)).toHaveLength(1);
+    expect(new Set(made.map((r) => r.body.payout_uuid)).size).toBe(1);
+    // Every request of the payout's kind was answered it; every one of the other kind was refused.
+    const winner = replies.findIndex((r) => r.body.resource_created);
+    expect(replies.map((r, i) => (i % 2 === winner % 2 ? r.status : r.body.error?.code))).toEqual(replies.map((_, i) => (i % 2 === winner % 2 ? 201 : 'idempotency_key_in_use')));
+    const stored = await eventually(async () => {
+      const r = await api.get(`/payouts/${made[0]!.body.payout_uuid}`, shop.secretKey);
+      return r.body?.sub_status === 'success' ? r.body : undefined;
+    });
+    expect(stored).toMatchObject(payoutOf(winner));
+    expect((await api.get('/payouts', shop.secretKey)).body.meta.totalItems).toBe(1);
+    expect((await sandboxEffects('payout', stored.uuid)).count).toBe(1);
+  });
 });
 
 test('a payout without a key whose answer comes too late is answered as made (201), not 503: a resend would pay twice', async () => {

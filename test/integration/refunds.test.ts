@@ -72,6 +72,28 @@ test('idempotency_key returns the existing refund with 200', async () => {
   expect(b.body).toMatchObject({ refund: a.body.refund, resource_created: false, refundable_amount_left: 900 });
 });
 
+test('idempotency_key with another amount or currency is a 400 idempotency_key_in_use, also at once, and holds nothing; another SLA is the same refund', async () => {
+  const pi = await paidIntent(1000);
+  const key = `rf-other-${Date.now()}`;
+  const first = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: key });
+  expect(first.status).toBe(201);
+  for (const other of [{ amount: 200 }, { currency: 'USD' }]) {
+    const r = await refund({ payment_intent: pi, amount: 100, currency: 'EUR', idempotency_key: key, ...other });
+    expect([JSON.stringify(other), r.status, r.body.error?.code, r.body.error?.param]).toEqual([JSON.stringify(other), 400, 'idempotency_key_in_use', 'idempotency_key']);
+  }
+  const resent = await refund({ payment_intent: pi, amount: 100, currency: 'eur', idempotency_key: key, refund_sla_timeout: 60 });
+  expect([resent.status, resent.body.refund, resent.body.refundable_amount_left]).toEqual([200, first.body.refund, 900]);
+  // At once: the workflow answers the later requests with the first one's refund; those of another amount are refused.
+  const raced = `rf-race-${Date.now()}`;
+  const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => refund({ payment_intent: pi, amount: i % 2 ? 200 : 300, currency: 'EUR', idempotency_key: raced })));
+  const winner = replies.findIndex((r) => r.status === 201);
+  expect(replies.map((r, i) => (i % 2 === winner % 2 ? r.body.refund : r.body.error?.code))).toEqual(
+    replies.map((_, i) => (i % 2 === winner % 2 ? replies[winner]!.body.refund : 'idempotency_key_in_use')),
+  );
+  const left = 900 - (winner % 2 ? 200 : 300);
+  expect((await refund({ payment_intent: pi, amount: left, currency: 'EUR' })).body.refundable_amount_left).toBe(0);
+});
+
 test("a key shaped like the service's own (a return's, a credit note's, a card check's, a checkout session's) is refused: it would be answered as that refund", async () => {
   const pi = await paidIntent(1000);
   for (const key of ['return:ret_eu_0123456789abcdef', 'credit_note:cn_eu_0123456789abcdef', 'billing_portal:bps_eu_1:pi_eu_1:card_check', 'checkout_session:cs_eu_1:card_check']) {
