@@ -28,7 +28,7 @@ import { addressView, cartView, payableTotals } from './views';
  */
 export async function savedAddressNamed(deps: AppDeps, tenantId: string, userId: string, given: { id: string } & Partial<AddressInput>, param: string): Promise<AddressRecord> {
   const saved = await addressData(deps.mongo).find(tenantId, userId, given.id);
-  if (!saved) throw invalidRequest('resource_missing', `No such address of this user: '${given.id}'`, `${param}.id`);
+  if (!saved) throw invalidRequest('resource_missing', `No such address of this user: '${given.id}'`, `${param}[id]`);
   if (given.phone !== undefined && !sameAddress(saved, given as AddressInput))
     throw invalidRequest('parameter_invalid', `These fields are not those of saved address '${given.id}': give {id} alone for it, or the fields without id for another`, param);
   return saved;

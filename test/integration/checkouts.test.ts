@@ -427,7 +427,7 @@ describe('refused checkouts', () => {
     expect(r.body.error.code).toBe('cart_empty');
     const bad = await api.post('/checkouts', { cartId: mine, shippingAddress: { id: 'addr_eu_000000000000000000000' } }, m.secretKey);
     expect(bad.status).toBe(400);
-    expect(bad.body.error.param).toBe('shippingAddress.id');
+    expect(bad.body.error.param).toBe('shippingAddress[id]');
   });
 
   test('a checkout that would total 0 is a 400 checkout_total_zero: nothing held, saved or made; with shipping to pay, it checks out', async () => {
