@@ -13,6 +13,19 @@ import { buildEnvelope, type FilterClause, type PageEnvelope, type PageListSpec,
 // operator expression, $regex with $options 'i', $all, $and, countDocuments, sort on several fields with
 // skip; test/integration/page-list.test.ts proves each against it.
 
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The clauses of a page-numbered list with the whole UUIDs they give for `properties` lowercased: those ids are
+ * stored in lower case, and paths and bodies take them in any case, so filters do too (as GET
+ * /payment-intents's `payment_intent` does).
+ */
+export function uuidsInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
+  const lowered = (c: FilterClause): FilterClause =>
+    properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) } : c;
+  return { ...q, filters: q.filters.map(lowered) };
+}
+
 /** `text` matching itself and nothing else inside a regular expression (PCRE for MongoDB, RE2 for FerretDB). */
 export function escapeRegex(text: string): string {
   // NUL is written as an escape: MongoDB refuses a pattern with an embedded NUL byte.

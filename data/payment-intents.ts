@@ -4,7 +4,7 @@ import type { PaymentIntentRecord } from '../platform/records';
 import type { FilterClause, PageListSpec, PageQuery } from '../domain/page-query';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery as CursorQuery } from './list';
-import { pageList } from './page-list';
+import { pageList, UUID_RE, uuidsInAnyCase } from './page-list';
 import { sequencesFor } from './sequences';
 import { versionZeroRecords } from './versioned-writes';
 
@@ -19,7 +19,6 @@ const INTENT_SECRET_SEQUENCE = 'payment_intents';
 const TRANSACTION_SEQUENCE = 'transactions';
 
 /** The three ids of an intent, as the older interface takes them: `pi_...`, its UUID, or its integer secret. */
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function intentRefFilter(ref: string): Record<string, unknown> | null {
   if (/^pi_/.test(ref)) return { _id: ref };
   if (UUID_RE.test(ref)) return { uuid: ref.toLowerCase() };
@@ -99,7 +98,8 @@ export function paymentIntentData(mongo: Mongo) {
     pendingSiblings: (tenantId: string, checkoutIntent: string, except: string) =>
       c.find({ tenant_id: tenantId, checkout_intent: checkoutIntent, status: 'pending', _id: { $ne: except } }, { projection: { _id: 1 } }).limit(100).toArray(),
     /** The older interface's page-numbered list. */
-    listOlder: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, { ...q, filters: q.filters.map(byEitherIntentId) }, path, OLDER_INTENT_LIST),
+    listOlder: (tenantId: string, q: PageQuery, path: string) =>
+      pageList(c, { tenant_id: tenantId }, uuidsInAnyCase({ ...q, filters: q.filters.map(byEitherIntentId) }, ['checkout_intent']), path, OLDER_INTENT_LIST),
   };
 }
 

@@ -1,8 +1,7 @@
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import { inlineRecipientScope } from './idempotency';
 import type { PayoutRecipientRecord } from '../platform/records';
-import { pageList } from './page-list';
-import { uuidsInAnyCase } from './payouts';
+import { pageList, uuidsInAnyCase } from './page-list';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 
 /** What `GET /payout-recipients` filters and sorts by. */

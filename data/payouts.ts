@@ -2,22 +2,9 @@ import type { Mongo } from '../platform/mongo';
 import type { PayoutPatch, PayoutRecord } from '../platform/records';
 import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
-import { pageList } from './page-list';
+import { pageList, uuidsInAnyCase } from './page-list';
 import { saveVersioned, versionZeroRecords } from './versioned-writes';
-import type { FilterClause, PageListSpec, PageQuery } from '../domain/page-query';
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The clauses of a page-numbered list with the whole UUIDs they give for `properties` lowercased: those ids are
- * stored in lower case, and paths and bodies take them in any case, so filters do too (as GET
- * /payment-intents's `payment_intent` does).
- */
-export function uuidsInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
-  const lowered = (c: FilterClause): FilterClause =>
-    properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) } : c;
-  return { ...q, filters: q.filters.map(lowered) };
-}
+import type { PageListSpec, PageQuery } from '../domain/page-query';
 
 /** What `GET /payouts` filters and sorts by: public name -> stored field and type. */
 export const PAYOUT_LIST: PageListSpec = {

@@ -5,8 +5,7 @@ import type { PageListSpec, PageQuery as PageNumberQuery } from '../domain/page-
 import { OLDER_REFUND_SUB_STATUSES, subStatusOfRecord, type OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
-import { pageList } from './page-list';
-import { uuidsInAnyCase } from './payouts';
+import { pageList, uuidsInAnyCase } from './page-list';
 import { sequencesFor } from './sequences';
 import { paymentIntentData } from './payment-intents';
 import { connectorData } from './connectors';

@@ -440,6 +440,9 @@ describe('checkout intents', () => {
     const mismatch = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co, amount: 1 }, m.secretKey);
     expect(mismatch.body.error).toMatchObject({ code: 'amount_mismatch', param: 'amount' });
     expect((await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, other.secretKey)).body.error.param).toBe('checkout_intent');
+    // The list finds it by its checkout intent in any case, as the checkout intent's own path takes it.
+    const rows = (await api.get(`/payment-intents?filter.checkout_intent=$eq:${String(co).toUpperCase()}`, m.secretKey)).body.data;
+    expect(rows.map((row: { payment_intent: string }) => row.payment_intent)).toEqual([r.body.payment_intent]);
   });
 
   test('two payment intents paid at the same moment: exactly one succeeds, the other capture is given back', async () => {
