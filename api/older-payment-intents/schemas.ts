@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { lineItemSchema } from '../../domain/older-views';
-import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
+import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, phoneNumberSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
 
 // The older interface's request shapes: the unprefixed create (bound to a gateway), the v202606 create, and
 // the fields they share with checkout intents.
@@ -69,7 +69,7 @@ const customerV202606 = z
     merchant_id: z.string().min(1).max(200).optional().meta({ description: "Your id for the customer: the customer's `reference`. A known one is matched (and updated)" }),
     first_name: z.string().max(200).optional(),
     last_name: z.string().max(200).optional(),
-    phone_number: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'a phone number such as +4915112345678').optional(),
+    phone_number: phoneNumberSchema.optional(),
     email: z.email({ pattern: z.regexes.html5Email }).max(320).optional(),
   })
   .strict();

@@ -338,11 +338,21 @@ export interface paths {
                          * @enum {string}
                          */
                         kind?: "secret" | "publishable";
+                        /**
+                         * @description Who acts (a name or an e-mail): kept in the audit
+                         * @default unnamed (admin token)
+                         */
+                        operator?: string;
+                        /**
+                         * @description Why: kept in the audit
+                         * @default
+                         */
+                        reason?: string;
                     };
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description Created (audited: GET /admin/operations?target=<api_key>) */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -399,9 +409,24 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Who acts (a name or an e-mail): kept in the audit
+                         * @default unnamed (admin token)
+                         */
+                        operator?: string;
+                        /**
+                         * @description Why: kept in the audit
+                         * @default
+                         */
+                        reason?: string;
+                    };
+                };
+            };
             responses: {
-                /** @description Revoked */
+                /** @description Revoked (audited: GET /admin/operations?target=<api_key>) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -793,7 +818,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The audit trail of operator actions on one target, newest first */
+        /** The audit trail of operator actions on one target (an API key's id too: who issued or revoked it), newest first */
         get: {
             parameters: {
                 query: {
@@ -817,7 +842,7 @@ export interface paths {
                                 /** @description The audit row (`opa_...`); also the idempotency of the action in its workflow */
                                 id: string;
                                 /** @enum {string} */
-                                action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint";
+                                action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint" | "issue_api_key" | "revoke_api_key";
                                 target: string;
                                 tenant: string | null;
                                 operator: string;
@@ -3064,6 +3089,7 @@ export interface paths {
                             events: components["schemas"]["WebhookEventType"][];
                         }[];
                         refund_sla_timeout?: number;
+                        /** @description A repeated create with this key answers the refund it made (200, resource_created false) when payment_intent, amount and currency are the same; otherwise 400 `idempotency_key_in_use`. Keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` are the service's own (400) */
                         idempotency_key?: string;
                     };
                 };
@@ -3107,7 +3133,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description REFUND_TX_MUST_BE_SUCCESSFUL, REFUND_CCY_MISMATCH or REFUND_RQST_AMT_GREATER_THAN_TX_AMT */
+                /** @description REFUND_TX_MUST_BE_SUCCESSFUL, REFUND_CCY_MISMATCH or REFUND_RQST_AMT_GREATER_THAN_TX_AMT; `idempotency_key_in_use` when the key made a refund of another payment intent, amount or currency */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3410,7 +3436,7 @@ export interface paths {
                         webhook_secret?: string;
                         /** @description Seconds the gateway has to execute the refund before it is canceled (canceled_timeout_*). Default 259200 (3 days) */
                         refund_sla_timeout?: number;
-                        /** @description Prevents duplicates: a known key answers its refund (200, resource_created false). Keys are the tenant's, shared with v202607 refunds' idempotency_key */
+                        /** @description Prevents duplicates: a known key answers its refund (200, resource_created false) when transaction_id, amount and currency are the same, else 400 `idempotency_key_in_use`. Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` are the service's own (400) */
                         checkout_intent_idempotency_key?: string;
                     };
                 };
@@ -3448,7 +3474,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid body; REFUND_TX_MUST_BE_SUCCESSFUL (the payment is not successful), REFUND_CCY_MISMATCH (currency differs from the payment's), REFUND_RQST_AMT_GREATER_THAN_TX_AMT (amount above what is left to refund), idempotency_key_in_use (the key names a refund of another payment) */
+                /** @description Invalid body; REFUND_TX_MUST_BE_SUCCESSFUL (the payment is not successful), REFUND_CCY_MISMATCH (currency differs from the payment's), REFUND_RQST_AMT_GREATER_THAN_TX_AMT (amount above what is left to refund), idempotency_key_in_use (the key names a refund of another payment, amount or currency) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3839,7 +3865,7 @@ export interface paths {
         put?: never;
         /**
          * Replay every event since an instant to one endpoint
-         * @description Sends again, oldest first, every event created at or after `since` that was sent to `url`, each as a new delivery marked as a redelivery (same event id, body and headers, full retry schedule). At most 500 events per call (then `has_more` and `next_since`), `since` at most 30 days ago. Idempotent: the same url and since replay each event once however often the call is repeated.
+         * @description Sends again, oldest first, every event created at or after `since` that was sent to `url`, each as a new delivery marked as a redelivery (same event id, body and headers, full retry schedule). At most 500 events per call (then `has_more` and `next_since`: call again with it as `since` and the first call's `since` as `origin`), `since` at most 30 days ago. Idempotent: one replay (url and origin, the `since` it began from) sends each event once however often a call of it is repeated; a replay from another `since` sends them again.
          */
         post: {
             parameters: {
@@ -3857,6 +3883,8 @@ export interface paths {
                         since: number | string;
                         /** @description With `since`, from a previous answer's `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends) */
                         starting_after?: string;
+                        /** @description With `since` = a previous answer's `next_since`: the `since` of the replay's first call (at or before `since`). Every page of one replay is keyed by it, so a page sent again starts nothing twice and another replay never meets this one's pages. Absent: the call begins a replay from `since` */
+                        origin?: number | string;
                     };
                 };
             };
@@ -3869,13 +3897,13 @@ export interface paths {
                     content: {
                         "application/json": {
                             url: string;
-                            /** @description The instant replayed from (ISO 8601) */
+                            /** @description The instant this call replayed from (ISO 8601) */
                             since: string;
                             /** @description One new delivery workflow per event and endpoint, `<event>-<index>-replay-<key>` */
                             deliveries: string[];
-                            /** @description Deliveries this same request (url and since) had started before: not started again */
+                            /** @description Deliveries this same replay (url and origin) had started before: not started again */
                             already_started: number;
-                            /** @description More than 500 events matched: replay again with since = next_since (and starting_after = next_starting_after when it is not null) */
+                            /** @description More than 500 events matched: replay again with since = next_since and origin = the first call's since (and starting_after = next_starting_after when it is not null) */
                             has_more: boolean;
                             next_since: string | null;
                             /** @description Set when the page ended inside events made at one instant: send it as starting_after with since = next_since */
@@ -3883,7 +3911,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `since` is not an instant or is too far back */
+                /** @description `since` is not an instant or is too far back, or `origin` is not an instant at or before it */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4130,9 +4158,10 @@ export interface paths {
                         /** Format: email */
                         email?: string;
                         phone?: string;
-                        /** @description Defaults to the key's tenant; when given, must name it (its id or its integer tenant_id) */
+                        /** @description Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id) */
                         tenant?: string;
                         narration?: string;
+                        /** @description A repeat with this key answers the payout it made (resource_created false) when amount, currency, gateway and recipient (recipient_uuid, or the inline destination fields) are the same; otherwise 400 `idempotency_key_in_use`. Narration, metadata, webhooks and the window may differ */
                         idempotency_key?: string;
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
@@ -4167,7 +4196,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key's, or the gateway refused an inline recipient */
+                /** @description Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4624,6 +4653,7 @@ export interface paths {
                         phone?: string;
                         /** @description A gateway registered for payouts for the tenant (e.g. `sandbox`) */
                         gateway: string;
+                        /** @description A repeat with this key answers the recipient it registered (200) when gateway and destination (bank_account_number, bank_account_name, bank_code, mobile_money_number, mobile_money_provider) are the same; otherwise 400 `idempotency_key_in_use`. Contact fields, bank_name and metadata may differ */
                         idempotency_key?: string;
                         metadata?: {
                             [key: string]: string;
@@ -4660,7 +4690,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Missing gateway, missing or conflicting bank/wallet fields, unsupported gateway, or the gateway refused the registration */
+                /** @description Missing gateway, missing or conflicting bank/wallet fields, unsupported gateway, the gateway refused the registration, or `idempotency_key_in_use` (the key registered another gateway or destination) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4998,7 +5028,7 @@ export interface paths {
                         amount?: number;
                         /** @enum {string} */
                         currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description A repeated create with this key answers the existing intent (resource_created false) */
+                        /** @description A repeated create with this key answers the existing intent (resource_created false) when gateway, checkout_intent, amount and currency are the same; otherwise 400 `idempotency_key_in_use`. The page fields, payload, timeout and webhooks may differ */
                         checkout_intent_idempotency_key?: string;
                         feature_flag?: string;
                         /** @description Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id) */
@@ -5280,7 +5310,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The intent (no secrets, webhooks or payload). Status mapping from the workflow: pending_created (no attempt yet, step 1), pending_processing (a charge on the wire or its lost answer being checked, step 2), pending_requires_action (3DS, step 3), pending_promise (the gateway took the charge and will answer, step 3), pending_failed_attempt (the last attempt failed; the customer may retry, step 1), success (step 4), canceled_requested, canceled_timeout (payment_intent_timeout_seconds ran out), canceled_checkout_completed (another intent of its checkout intent paid). On a canceled intent step_number is the furthest step its attempts reached. last_reason is the failure code of the last failed attempt, else empty. */
+                /** @description The intent (no secrets, webhooks or payload; with a publishable key, no customer contact details and no `redirect_to`). Status mapping from the workflow: pending_created (no attempt yet, step 1), pending_processing (a charge on the wire or its lost answer being checked, step 2), pending_requires_action (3DS, step 3), pending_promise (the gateway took the charge and will answer, step 3), pending_failed_attempt (the last attempt failed; the customer may retry, step 1), success (step 4), canceled_requested, canceled_timeout (payment_intent_timeout_seconds ran out), canceled_checkout_completed (another intent of its checkout intent paid). On a canceled intent step_number is the furthest step its attempts reached. last_reason is the failure code of the last failed attempt, else empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9378,15 +9408,15 @@ export interface paths {
                     /** @description Returns per page: 1 to 100, default 20 */
                     perPage?: string;
                     /** @description `$eq:<userId>` (or just the value): the merchant's user */
-                    "filter.userId"?: string;
+                    "filter.userId"?: string | string[];
                     /** @description `$eq:<key>` or `$in:[k1,k2]` */
-                    "filter.idempotencyKey"?: string;
+                    "filter.idempotencyKey"?: string | string[];
                     /** @description `$eq:<status>` or `$in:[requested,approved]` */
-                    "filter.status"?: string;
+                    "filter.status"?: string | string[];
                     /** @description `$eq:<ret_...>` or `$in:[...]` */
-                    "filter.id"?: string;
-                    /** @description Operators of the list language on the amount: `$gte:1000`, `$btw:1000,5000` */
-                    "filter.amount"?: string;
+                    "filter.id"?: string | string[];
+                    /** @description Operators of the list language on the amount: `$gte:1000`, `$btw:1000,5000`; given twice, both hold */
+                    "filter.amount"?: string | string[];
                     /** @description `createdAt` or `amount`, `:ASC` or `:DESC`; default createdAt:DESC */
                     sortBy?: string;
                 };
@@ -12230,6 +12260,23 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `missing_claim`: charging a saved card needs a secret key with the claim `cards.mit` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description `test_clock_advancing`: the customer's test clock is advancing */
                 409: {
                     headers: {
@@ -12393,6 +12440,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Subscription"];
+                    };
+                };
+                /** @description `missing_claim`: changing the card or the items (what the card is charged) needs a secret key with the claim `cards.mit` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
                     };
                 };
                 /** @description Unknown */
@@ -12829,6 +12893,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Invoice"];
+                    };
+                };
+                /** @description `missing_claim`: charging a saved card needs a secret key with the claim `cards.mit` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
                     };
                 };
                 /** @description Unknown */
