@@ -15,7 +15,7 @@ import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
-import { redactUrl, redactUrls } from './redact';
+import { redactUrl } from './redact';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
 // retries: a failed HTTP exchange is a result, not an exception) and record it.
@@ -316,8 +316,9 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       if (result.outcome !== 'delivered') metrics.failedAttempts.inc({ reason: failureReason(r) });
       const log = { delivery_id: input.deliveryId, event_id: input.eventId, attempt: input.attempt, ...loggedEndpoint(input.tenantId, input.url), status_code: r.statusCode, latency_ms: r.latencyMs };
       if (result.outcome === 'delivered') logger.info(log, 'webhook delivered');
-      // A redirect's error names its Location, often the same secret-bearing URL.
-      else logger.warn({ ...log, error: result.error === null ? null : redactUrls(result.error) }, 'webhook attempt failed');
+      // Only the error's kind (`http_404`, `redirect_not_followed`): its detail can name the secret-bearing path, in a
+      // Location (relative ones too) or a receiver's echo (`Cannot POST /hooks/<token>`). The attempt record keeps it.
+      else logger.warn({ ...log, error: result.error === null ? null : result.error.split(':', 1)[0] }, 'webhook attempt failed');
       return result;
     }
   }

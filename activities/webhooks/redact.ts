@@ -12,8 +12,3 @@ export function redactUrl(url: string): string {
   const host = m[2]!.replace(/^.*@/s, '');
   return `${m[1]}${host}${m[3] && m[3] !== '/' ? `/${REDACTED}` : ''}`;
 }
-
-/** Every URL inside a text redacted: a redirect's `Location` in an attempt's error is often the same URL. */
-export function redactUrls(text: string): string {
-  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*/gi, (u) => redactUrl(u));
-}
