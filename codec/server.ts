@@ -7,7 +7,7 @@ import { errorBody } from '../api/http/error-handler';
 import type { ErrorKind } from '../domain/errors';
 import { mayRead, operatorByToken, type CodecOperator, type Reader } from '../platform/codec-operators';
 import { looksLikeJwt, type OidcOperatorOf } from '../platform/codec-oidc';
-import { scopeOf, type TenantPayloadCodec } from '../platform/payload-codec';
+import { isEncrypted, PLATFORM_SCOPE, scopeOf, type TenantPayloadCodec } from '../platform/payload-codec';
 
 // The codec server the Temporal UI calls (its "Codec Server" setting, with "pass access token" on) to show
 // operators the payloads the codec sealed. POST /decode opens what the operator's scopes allow and returns
@@ -118,8 +118,10 @@ export function createCodecServer(opts: CodecServerOptions): Koa {
   router.post('/encode', async (ctx) => {
     const op = await operatorFor(ctx);
     const payloads = payloadsOf(ctx.request.body);
-    // An operator seals only what it may open: else one scoped to a tenant could make input sealed as another's.
-    const foreign = payloads.map(scopeOf).find((scope) => !mayRead(op, scope));
+    // An operator seals no tenant's payload but its own: else one scoped to a tenant could make input sealed as
+    // another's. Input naming no tenant (the platform's: an operator's stamp) and payloads sealed already are
+    // sealed or passed on as before; sealing reveals nothing, and the UI's signals and Updates need it.
+    const foreign = payloads.filter((p) => !isEncrypted(p)).map(scopeOf).find((scope) => scope !== PLATFORM_SCOPE && !mayRead(op, scope));
     if (foreign !== undefined) throw new CodecHttpError(403, 'permission', 'scope_not_allowed', `This operator may not seal payloads of scope '${foreign}'`);
     ctx.body = { payloads: payloads.map((p) => toJson(opts.codec.seal(p))) };
     opts.audit?.({ operator: op.name, path: '/encode', payloads: payloads.length, opened: 0, status: 200 });

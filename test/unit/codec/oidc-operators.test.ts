@@ -133,6 +133,8 @@ test('an operator seals only payloads of the tenants it may open; refusals are a
   expect(await encode(cli, 'ten_eu_a')).toEqual({ status: 403, code: 'scope_not_allowed' });
   expect(audit.at(-1)).toEqual({ operator: 'cli', opened: 0, path: '/encode', status: 403 });
   expect(await encode(await token({ payorch_codec_scopes: ['*'] }), 'ten_eu_a')).toEqual({ status: 200, code: undefined });
+  // Input naming no tenant (an operator's stamp on a signal or Update) is the platform's: any operator seals it.
+  expect(await encode(cli, 'not-a-tenant')).toEqual({ status: 200, code: undefined });
   expect((await decode('not-a-token')).status).toBe(401);
   expect(audit.at(-1)).toEqual({ operator: null, opened: 0, path: '/decode', status: 401 });
 });
