@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { listQuerySchema } from '../http/pagination';
 import { route, type RouteDef } from '../http/route';
+import { requireMitClaim } from '../cards-mit/service';
 import { testClockAdvanceBody, testClockCreateBody, testClockView as testClockViewSchema } from './schemas';
 import { advanceTestClock, createTestClock, deleteTestClock, getTestClock, listTestClocks, testClockView } from './service';
 
@@ -64,10 +65,16 @@ export const testClockRoutes: RouteDef[] = [
         description:
           "`test_clock_time_backwards`: `frozen_time` is not after the clock's time; `test_clock_advance_too_far`: it is more than two intervals of the shortest subscription on the clock ahead (two years when none is on it)",
       },
+      403: { description: '`missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit`' },
       404: { description: 'Unknown or deleted' },
       409: { description: '`test_clock_advancing`: an advance is still running' },
     },
-    handler: async ({ params: p, body, auth, deps }) => ({ status: 200, body: await advanceTestClock(deps, auth.tenantId, p.test_clock, body.frozen_time) }),
+    handler: async ({ params: p, body, auth, deps }) => {
+      // Renewals charge saved cards, and a clock's subscriptions may be on live connectors: as a subscription's
+      // create, this needs the claim, else a claimless key could charge a card again with every advance.
+      requireMitClaim(auth);
+      return { status: 200, body: await advanceTestClock(deps, auth.tenantId, p.test_clock, body.frozen_time) };
+    },
   }),
   route({
     method: 'delete',

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, useBrowser } from './browser';
-import { api, createMerchant, eventually, getStack, mongo, type Merchant } from './harness';
+import { api, createMerchant, eventually, getStack, mongo, withMitClaim, type Merchant } from './harness';
 
 // The two hosted billing pages in headless Chromium against the real stack. A customer (on a test clock, so
 // the proration figures are exact) opens a checkout session, enters a card, subscribes and lands on the
@@ -51,7 +51,7 @@ const amountsOf = (page: Page, selector: string) => page.locator(`${selector} dd
 let seq = 0;
 
 test('a customer subscribes on the checkout page, then switches plan, updates the card and cancels in the billing portal', async () => {
-  const m = await createMerchant('Dar Al Qahwa');
+  const m = await withMitClaim(await createMerchant('Dar Al Qahwa'));
   const { post, get } = client(m);
   const clock = (await post('/test-clocks', { frozen_time: at('2026-04-01T00:00:00Z') })).body.test_clock;
   const customer = (await post('/customers', { reference: `billing-page-${Date.now()}-${++seq}`, test_clock: clock })).body.customer as string;
@@ -187,7 +187,7 @@ test('a customer subscribes on the checkout page, then switches plan, updates th
 }, 180_000);
 
 test('in Arabic, with a trial and a 3-D Secure card: right to left, a card check instead of a charge, back on the page after the bank', async () => {
-  const m = await createMerchant('Dar Al Qahwa');
+  const m = await withMitClaim(await createMerchant('Dar Al Qahwa'));
   const { post, get } = client(m);
   const customer = (await post('/customers', { reference: `billing-ar-${Date.now()}-${++seq}` })).body.customer as string;
   const plan = (await post('/plans', { amount: 1999, currency: 'EUR', interval: 'month', nickname: 'Coffee box' })).body.plan as string;
@@ -249,7 +249,7 @@ test('in Arabic, with a trial and a 3-D Secure card: right to left, a card check
 }, 120_000);
 
 test('an expired checkout session and an expired portal session say so', async () => {
-  const m = await createMerchant('Dar Al Qahwa');
+  const m = await withMitClaim(await createMerchant('Dar Al Qahwa'));
   const { post } = client(m);
   const customer = (await post('/customers', { reference: `billing-exp-${Date.now()}-${++seq}` })).body.customer as string;
   const plan = (await post('/plans', { amount: 500, currency: 'EUR', interval: 'month' })).body.plan as string;

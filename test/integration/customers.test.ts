@@ -18,10 +18,12 @@ test('upsert by reference creates, then partially updates', async () => {
 });
 
 test('phone numbers are taken as merchants keep them: dots, slashes, brackets and an extension', async () => {
-  for (const phone of ['555.123.4567', '0151/12345678', '+1 555-1234 x12', '+1 (555) 123-4567 ext. 7', '+4915112345678']) {
+  for (const phone of ['555.123.4567', '0151/12345678', '+1 555-1234 x12', '+1 (555) 123-4567 ext. 7', '+4915112345678', '+ 49 151 1234567']) {
     const r = await api.post('/v202607/customers', { phone_number: phone }, m.secretKey);
     expect([r.status, r.body.phone_number]).toEqual([201, phone]);
   }
+  // Spaces around it, which the earlier pattern took, are trimmed.
+  expect((await api.post('/v202607/customers', { phone_number: ' +4915112345678 ' }, m.secretKey)).body.phone_number).toBe('+4915112345678');
   for (const phone of ['call me', '--', '+1 555 1234 ask for Bo']) {
     const r = await api.post('/v202607/customers', { phone_number: phone }, m.secretKey);
     expect([r.status, r.body.error?.param]).toEqual([400, 'phone_number']);

@@ -1,14 +1,18 @@
 import type { MongoClient } from 'mongodb';
 import type { Client } from '@temporalio/client';
-import { api, createMerchant, mongo, temporalClient, type Merchant } from './harness';
+import { api, createMerchant, mongo, temporalClient, withMitClaim, type Merchant } from './harness';
 
 // Test clocks on the real stack: each one a workflow that writes its record; customers created on a clock.
 
 let m: Merchant;
+/** The tenant's first secret key, which has no claims. */
+let claimless: string;
 let db: MongoClient;
 let temporal: Client;
 beforeAll(async () => {
-  m = await createMerchant();
+  const made = await createMerchant();
+  claimless = made.secretKey;
+  m = await withMitClaim(made);
   db = await mongo();
   temporal = await temporalClient();
 });
@@ -63,6 +67,9 @@ test('a create with a bad frozen_time is a 400 and makes nothing', async () => {
 
 test('advance: ready at the new time; a time not after the clock is a 400', async () => {
   const c = await newClock();
+  // Renewals charge saved cards: an advance needs the cards.mit claim, as a subscription's create does.
+  const refused = await api.post(`/v202607/test-clocks/${c.test_clock}/advance`, { frozen_time: T0 + MONTH }, claimless);
+  expect([refused.status, refused.body.error?.code]).toEqual([403, 'missing_claim']);
   const r = await api.post(`/v202607/test-clocks/${c.test_clock}/advance`, { frozen_time: T0 + MONTH }, m.secretKey);
   expect(r.status).toBe(200);
   expect(r.body).toEqual({ ...c, frozen_time: T0 + MONTH, status: 'ready' });
