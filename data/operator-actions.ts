@@ -1,12 +1,11 @@
 import type { Mongo } from '../platform/mongo';
 import { newId } from '../platform/ids';
-import type { AuditedActionName, OperatorActionName, OperatorActionRecord, OperatorStamp } from '../platform/ops-records';
+import type { AuditedActionName, OperatorActionRecord, OperatorStamp } from '../platform/ops-records';
 
 type RowInput = { action: AuditedActionName; target: string; tenantId: string | null; region: string } & OperatorStamp;
 
-/** A new audit row: `requested` until its workflow answers, or done at once with what was changed. */
-function row(a: RowInput, done: { message: string } | null): OperatorActionRecord {
-  const now = new Date();
+/** A new audit row, `requested` until it is finished. */
+function row(a: RowInput): OperatorActionRecord {
   return {
     _id: newId('opa', a.region),
     action: a.action,
@@ -15,23 +14,23 @@ function row(a: RowInput, done: { message: string } | null): OperatorActionRecor
     operator: a.operator,
     reason: a.reason,
     evidence: a.evidence ?? null,
-    requested_at: now,
-    outcome: done ? 'done' : 'requested',
+    requested_at: new Date(),
+    outcome: 'requested',
     code: null,
-    message: done?.message ?? null,
-    finished_at: done ? now : null,
+    message: null,
+    finished_at: null,
   };
 }
 
 /**
- * The audit trail of operator actions. A row is written before the owning workflow is asked (so an action
- * whose process dies mid-way still shows as `requested`) and finished with the workflow's answer.
+ * The audit trail of operator actions and audited admin changes. A row is written before the owning workflow is
+ * asked, or the change made (so one whose process dies mid-way still shows as `requested`), and finished after.
  */
 export function operatorActionData(mongo: Mongo) {
   const c = mongo.c.operatorActions;
   return {
-    begin: async (a: RowInput & { action: OperatorActionName }): Promise<string> => {
-      const record = row(a, null);
+    begin: async (a: RowInput): Promise<string> => {
+      const record = row(a);
       await c.insertOne(record);
       return record._id;
     },
@@ -52,10 +51,6 @@ export function operatorActionData(mongo: Mongo) {
           },
         },
       ),
-    /** An admin change made at once (no workflow to ask): its row is written done, with what was changed. */
-    made: async (a: RowInput & { action: Exclude<AuditedActionName, OperatorActionName>; tenantId: string; message: string }): Promise<void> => {
-      await c.insertOne(row(a, { message: a.message }));
-    },
     /** The actions taken on one target, newest first (at most 200). */
     ofTarget: (target: string) => c.find({ target }).sort({ requested_at: -1, _id: -1 }).limit(200).toArray(),
   };

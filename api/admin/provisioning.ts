@@ -22,8 +22,9 @@ export async function createTenant(mongo: Mongo, pepper: string, input: { name: 
   return { tenant, secretKey: secret.key, publishableKey: publishable.key };
 }
 
-export async function issueKey(mongo: Mongo, pepper: string, tenantId: string, region: string, kind: KeyKind, claims: string[]) {
-  const { key, lookupId, hash } = generateKey(kind, region, pepper);
+/** Stores a key (`generated` when its id had to be known before, for its audit row) and answers it once. */
+export async function issueKey(mongo: Mongo, pepper: string, tenantId: string, region: string, kind: KeyKind, claims: string[], generated = generateKey(kind, region, pepper)) {
+  const { key, lookupId, hash } = generated;
   await apiKeyData(mongo).insert({ _id: lookupId, tenant_id: tenantId, region, kind, hash, claims, created_at: new Date(), revoked_at: null });
   return { key, id: lookupId };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
-import { KNOWN_CLAIMS } from '../../platform/keys';
+import { generateKey, KNOWN_CLAIMS } from '../../platform/keys';
 import { route, type RouteDef } from '../http/route';
 import { createConnector, createTenant, issueKey } from './provisioning';
 import { PAYMENT_METHOD_NAMES } from '../payment-methods/catalog';
@@ -108,16 +108,13 @@ export const adminRoutes: RouteDef[] = [
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       const claims = [...new Set(body.claims)];
-      const { key, id } = await issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims);
-      await operatorActionData(deps.mongo).made({
-        action: 'issue_api_key',
-        target: id,
-        tenantId: t._id,
-        region: t.region,
-        operator: body.operator,
-        reason: body.reason,
-        message: `a ${body.kind} key, claims: ${claims.join(', ') || 'none'}`,
-      });
+      // The key's id is drawn first and its audit row written before the key exists: a process dying between
+      // them leaves a `requested` row for a key that may exist, never a key no row names.
+      const audit = operatorActionData(deps.mongo);
+      const generated = generateKey(body.kind, t.region, deps.config.KEY_HASH_SECRET);
+      const row = await audit.begin({ action: 'issue_api_key', target: generated.lookupId, tenantId: t._id, region: t.region, operator: body.operator, reason: body.reason });
+      const { key, id } = await issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims, generated);
+      await audit.finish(row, 'done', { message: `a ${body.kind} key, claims: ${claims.join(', ') || 'none'}` });
       return { status: 201, body: { api_key: id, [body.kind === 'secret' ? 'secret_key' : 'publishable_key']: key, claims } };
     },
   }),
@@ -130,11 +127,16 @@ export const adminRoutes: RouteDef[] = [
     body: z.object(stamp).strict().optional(),
     responses: { 200: { description: 'Revoked (audited: GET /admin/operations?target=<api_key>)' } },
     handler: async ({ params, body, deps }) => {
-      if (!(await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key))) throw notFound('api key', params.api_key, 'api_key');
-      forgetApiKey(params.api_key);
       const t = await tenantOr404(deps, params.tenant);
       const { operator, reason } = body ?? { operator: 'unnamed (admin token)', reason: '' };
-      await operatorActionData(deps.mongo).made({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason, message: 'revoked' });
+      const audit = operatorActionData(deps.mongo);
+      const row = await audit.begin({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason });
+      if (!(await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key))) {
+        await audit.finish(row, 'refused', { code: 'resource_missing', message: 'no such key of this tenant' });
+        throw notFound('api key', params.api_key, 'api_key');
+      }
+      forgetApiKey(params.api_key);
+      await audit.finish(row, 'done', { message: 'revoked' });
       return { status: 200, body: { api_key: params.api_key, revoked: true } };
     },
   }),
