@@ -1,5 +1,6 @@
 // ISO 8601 instants as the API reads them in query strings (the cursor lists' `created`, the page-numbered
-// lists' date filters): one parser, so both lists agree on what a date means.
+// lists' date filters): one parser, so both read a date the same way. The cursor lists use its precision (a
+// bound names the whole day or second); the page-numbered ones compare instants, as nestjs-paginate does.
 
 const DAY = 86_400_000;
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

@@ -124,8 +124,8 @@ function positiveInteger(raw: unknown, param: string, max: number): number {
 }
 
 /**
- * A date filter's value: an ISO 8601 date or date-time (domain/instants.ts, as the cursor lists read
- * `created`). An unencoded `+01:00` in a query string arrives as ` 01:00` (a `+` decodes to a space): it is
+ * A date filter's value: an ISO 8601 date or date-time (domain/instants.ts, the cursor lists' parser), compared
+ * as the instant it starts at (nestjs-paginate's reading; the cursor lists' `created` bounds take whole units). An unencoded `+01:00` in a query string arrives as ` 01:00` (a `+` decodes to a space): it is
  * read back as the offset it was.
  */
 export function filterInstant(raw: string): Date | null {

@@ -86,7 +86,12 @@ export function listQuerySchema<S extends z.ZodRawShape>(prefix: string, filters
       limit: z.coerce.number().int('must be an integer').min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT),
       starting_after: cursorId(prefix).optional(),
       ending_before: cursorId(prefix).optional(),
-      created: createdSchema.optional(),
+      created: createdSchema
+        .optional()
+        .meta({
+          description:
+            'Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it',
+        }),
       ...filters,
     })
     .strict()

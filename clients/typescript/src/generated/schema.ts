@@ -1049,6 +1049,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -2029,6 +2030,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -2446,6 +2448,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -3000,6 +3003,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -3564,6 +3568,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -9844,6 +9849,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -10443,6 +10449,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -10817,6 +10824,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -11217,6 +11225,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -11688,6 +11697,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -12038,6 +12048,23 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit` */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unknown or deleted */
                 404: {
                     headers: {
@@ -12111,6 +12138,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -12625,6 +12653,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
@@ -13078,6 +13107,7 @@ export interface paths {
                     limit?: number;
                     starting_after?: string;
                     ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
                     created?: string | {
                         eq?: string;
                         gt?: string;
