@@ -6,7 +6,8 @@ import { regionPublicBaseUrl, type RegionalBaseConfig } from '../http/region';
 
 // The hosted page cannot hold a publishable key (keys are shown once and stored hashed), so each intent's
 // `url` carries a client secret bound to that one intent: an HMAC of its id under the server's pepper.
-// It allows exactly what a publishable key allows for that intent: show it and submit attempts.
+// It allows what a publishable key allows for that intent (show it, submit attempts) and a little more: its holder
+// is the customer on the page, so the front-end retrieve shows them the contact details and the page's own URL.
 
 export function clientSecretFor(paymentIntentId: string, pepper: string): string {
   return `pics_${createHmac('sha256', pepper).update(`client-secret:${paymentIntentId}`).digest('hex')}`;

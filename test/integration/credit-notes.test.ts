@@ -102,7 +102,7 @@ test('refusals: an invoice not paid, another tenant', async () => {
   expect(none.body.error).toMatchObject({ code: 'parameter_missing', param: 'amount' });
 }, 120_000);
 
-test("a refund's idempotency_key cannot name a credit note: `credit_note:<cn_ id>` is refused on a refund, and a merchant's key on both draws afresh", async () => {
+test("a refund's idempotency_key of the credit notes' own shape (`credit_note:<cn_ id>`) is refused on a refund, and a merchant's key on both draws afresh", async () => {
   const { customer, invoice } = await paidInvoice();
   const k = `cn-key-${Date.now()}`;
   // The exact shape of the service's own keys is refused on a refund; before, such a refund's id was answered for
