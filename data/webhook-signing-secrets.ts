@@ -102,7 +102,8 @@ export function webhookSigningSecretData(mongo: Mongo) {
           // the tenant could never rotate again.
           const held = await mongo.c.webhookSigningRotations.findOne({ _id: claim });
           const landed = (await find(tenantId))?.version !== current.version;
-          if (held && (landed || now.getTime() - held.created_at.getTime() < STALE_CLAIM_MS)) throw new SigningSecretRotationConflict(tenantId);
+          // Landed (whether its claim is still there or was taken over since): another rotation won.
+          if (landed || (held && now.getTime() - held.created_at.getTime() < STALE_CLAIM_MS)) throw new SigningSecretRotationConflict(tenantId);
           if (held) await mongo.c.webhookSigningRotations.deleteOne({ _id: claim, created_at: held.created_at });
           continue;
         }
