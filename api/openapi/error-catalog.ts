@@ -108,7 +108,6 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
 
   // Payouts -----------------------------------------------------------------------------------------------------
   { code: 'gateway_mismatch', statuses: [400], meaning: 'The recipient is registered with another gateway than the payout names.', action: 'Pay out through the recipient\'s gateway, or register the recipient with this one.' },
-  { code: 'recipient_not_registered', statuses: [400], meaning: 'The recipient is still being registered with the gateway.', action: 'Retry shortly.' },
   { code: 'recipient_registration_failed', statuses: [400], meaning: 'The gateway refused the recipient (`message` gives its reason).', action: 'Check the account or wallet details with the recipient.' },
   { code: 'gateway_unavailable', statuses: [503], meaning: 'The payout gateway did not answer.', action: 'Retry after `Retry-After` seconds with the same idempotency key.' },
   { code: 'payout_closed', statuses: [409], meaning: 'The payout has ended; there is nothing more to ask the gateway.', action: 'Read it with GET /payouts/{uuid}.' },

@@ -154,7 +154,7 @@ export async function registerRecipient(
  * one just answered. An inserter whose answer was lost answers the record a same-key request registered meanwhile.
  * A refusal takes it back whoever asked (the same fields are refused again, so nobody can be registering it).
  */
-async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
+export async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
   const data = payoutRecipientData(deps.mongo);
   let outcome;

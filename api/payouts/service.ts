@@ -17,7 +17,7 @@ import { SA } from '../../workflows/search-attributes';
 import type { AppDeps, AuthContext } from '../deps';
 import { discardWebhookSecrets, planSharedSecretWebhooks, secretRef, storeWebhookSecrets } from '../events/endpoints';
 import { freshStart, runUpdate } from '../http/workflow-calls';
-import { payoutConnector, payoutTenant, recipientView, registerRecipient, sameDestination } from '../payout-recipients/service';
+import { ensureRegistered, payoutConnector, payoutTenant, recipientView, registerRecipient, sameDestination } from '../payout-recipients/service';
 import type { PayoutCreateBody, PayoutView } from './schemas';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
 
@@ -165,9 +165,11 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     if (!recipient) throw invalidRequest('resource_missing', `No such payout recipient: '${body.recipient_uuid}'`, 'recipient_uuid');
     if (recipient.gateway !== body.gateway)
       throw invalidRequest('gateway_mismatch', `The recipient is registered with gateway "${recipient.gateway}", not "${body.gateway}"`, 'gateway');
-    if (!recipient.gateway_recipient_id) throw invalidRequest('recipient_not_registered', 'The recipient is still being registered with the gateway; retry shortly', 'recipient_uuid');
   }
   const { connector, adapter } = await payoutConnector(deps, tenant.id, body.gateway);
+  // A keyed recipient whose registration got no answer stays unregistered until something registers it: this
+  // payout does (the gateway's key is the recipient's uuid, so a registration running beside it makes one).
+  if (recipient && !recipient.gateway_recipient_id) recipient = await ensureRegistered(deps, recipient, adapter);
   // All webhook_urls share the one webhook_secret, sent back as Service-Webhook-Secret.
   const webhooks = planSharedSecretWebhooks(tenant.id, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   if (!recipient) {

@@ -454,6 +454,38 @@ describe('two same-key recipient requests, one of whose gateway registrations ge
   });
 });
 
+test('a keyed recipient whose registration got no answer is registered by the first payout to it (it was refused recipient_not_registered for good)', async () => {
+  const shop = await payoutMerchant();
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    const base = apiDeps(db, temporal);
+    const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
+    const silent = {
+      names: () => real.names(),
+      get: (...args: Parameters<typeof real.get>): GatewayAdapter =>
+        new Proxy(real.get(...args), {
+          get: (a, p) => (p === 'registerRecipient' ? () => Promise.reject(new Error('sandbox POST /v1/recipients timed out after 10000 ms')) : Reflect.get(a, p, a)),
+        }),
+    };
+    const deps = { ...base, gateways: silent, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+    const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-unanswered-${Date.now()}` });
+    await expect(createRecipient(deps, tenantAuth(shop.tenant, 'eu'), body)).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    const [kept] = (await api.get('/payout-recipients', shop.secretKey)).body.data;
+    expect(kept).toMatchObject({ gateway_recipient_id: null });
+
+    const paid = await createPayout({ recipient_uuid: kept.uuid }, shop.secretKey);
+    expect(paid.status).toBe(201);
+    const registered = (await api.get(`/payout-recipients/${kept.uuid}`, shop.secretKey)).body;
+    expect(registered.gateway_recipient_id).toEqual(expect.any(String));
+    // The recipient's own key now answers it, registered.
+    expect((await api.post('/payout-recipients', body, shop.secretKey)).body).toMatchObject({ recipient_uuid: kept.uuid, gateway_recipient_id: registered.gateway_recipient_id, resource_created: false });
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
+});
+
 describe('reads: the status endpoint, null bodies and other tenants', () => {
   test('the status endpoint asks the gateway and changes nothing stored', async () => {
     const done = await createPayout({ ...bank(ACCOUNTS.ordinary) });
