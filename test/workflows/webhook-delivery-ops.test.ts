@@ -68,7 +68,23 @@ function harness(answers: Answer[], opts: { waitsMs?: number[]; disableAfterReco
       args: [input],
       typedSearchAttributes: [{ key: SA.DeliveryStatus, value: 'pending' }],
     });
-  return { sends, records, parked, run, input };
+  /** Starts the delivery and sends `update` before any worker runs, so both reach the run's first task. */
+  const withFirstTask = async <T>(update: (h: Awaited<ReturnType<typeof start>>) => Promise<T>) => {
+    const handle = await start();
+    const answered = update(handle).then(
+      (value) => ({ status: 'fulfilled' as const, value }),
+      (reason: unknown) => ({ status: 'rejected' as const, reason }),
+    );
+    // Time for the server to hold the update before the first task is polled (the test checks it was in that task).
+    await new Promise((r) => setTimeout(r, 1000));
+    const worker = await Worker.create({ connection: testEnv().nativeConnection, taskQueue, workflowBundle: getWorkflowBundle(), activities });
+    const settled = await worker.runUntil(answered);
+    const events = (await handle.fetchHistory()).events!;
+    const accepted = events.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    const firstSend = events.findIndex((e) => e.activityTaskScheduledEventAttributes);
+    return { settled, inFirstTask: accepted >= 0 && (firstSend < 0 || accepted < firstSend) };
+  };
+  return { sends, records, parked, run, input, withFirstTask };
 }
 
 const details = async (h: { query: (q: string) => Promise<unknown> }) => ((await h.query('__temporal_workflow_metadata')) as { currentDetails?: string }).currentDetails ?? '';
@@ -88,6 +104,17 @@ test("an operator's redeliverNow cuts the hour's wait short, attempts now and an
     await expect(handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'again', actionId: 'opa_eu_2' }], updateId: 'opa_eu_2' })).rejects.toThrow();
     expect(h.sends).toHaveLength(2);
   }, 'operator-redeliver-now-delivered');
+});
+
+test("an operator's redeliverNow that arrives with the delivery's first task is taken (it was refused for want of a handler) and answered with attempt 1", async () => {
+  const h = harness([{ outcome: 'delivered', statusCode: 204, error: null }]);
+  const answer = await h.withFirstTask((handle) =>
+    handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'merchant asked', actionId: 'opa_eu_first' }], updateId: 'opa_eu_first' }),
+  );
+  expect(answer.settled).toEqual({ status: 'fulfilled', value: expect.objectContaining({ outcome: 'attempted', attempt: 1, attempt_outcome: 'delivered' }) });
+  expect(answer.inFirstTask).toBe(true);
+  // One attempt: the operator's "now" was that first attempt, not a second one.
+  expect(h.sends).toHaveLength(1);
 });
 
 test('the same operator action sent twice (same update id) attempts once and answers the first answer again', async () => {

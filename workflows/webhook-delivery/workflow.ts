@@ -71,10 +71,6 @@ interface AttemptLine {
 
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const deliveryId = workflowInfo().workflowId;
-  const p = await plan.deliveryPlan();
-  const schedule: RetryPlan = { waitsMs: p.waitsMs, windowMs: p.windowMs };
-  // HTTP outcomes are results, never retried by Temporal: the schedule below is the only retry policy.
-  const http = proxyActivities<Activities>({ startToCloseTimeout: p.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
 
   const lines: AttemptLine[] = [];
   const notes: string[] = [];
@@ -134,6 +130,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       },
     },
   );
+
+  // After the handler: an operator's redeliverNow that arrives with the first task is taken, not refused for want
+  // of a handler (this wait ends the task). The handler needs none of the plan. No command moves: no patch.
+  const p = await plan.deliveryPlan();
+  const schedule: RetryPlan = { waitsMs: p.waitsMs, windowMs: p.windowMs };
+  // HTTP outcomes are results, never retried by Temporal: the schedule below is the only retry policy.
+  const http = proxyActivities<Activities>({ startToCloseTimeout: p.attemptTimeoutMs + ACTIVITY_MARGIN_MS, retry: { maximumAttempts: 1 } });
 
   /**
    * Parks the delivery for a re-enable's replay. False when the endpoint was enabled again meanwhile: the park is
