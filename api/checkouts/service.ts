@@ -124,8 +124,16 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
   // workflow may have ended already (its window passed): then there is nothing to tell.
   const letGo = () => handle.signal(checkoutChangedSignal).catch(() => undefined);
 
-  // The workflow stops waiting ATTACH_WITHIN_MS after it starts, which is after the record's creation.
-  const holdableUntil = record.created_at.getTime() + ATTACH_WITHIN_MS;
+  // The workflow stops waiting ATTACH_WITHIN_MS after it starts, as the Temporal server's clock has it: the stock
+  // owners compare the deadline with that clock, and the API's may be minutes off it.
+  const startedAt = await handle.describe().then(
+    (d) => d.startTime.getTime(),
+    async (err: unknown) => {
+      await letGo();
+      throw err;
+    },
+  );
+  const holdableUntil = startedAt + ATTACH_WITHIN_MS;
   const held = await holdLines(deps, auth.tenantId, id, cart.products.map((l) => ({ productId: l.product_id, quantity: l.quantity })), holdableUntil).catch(async (err: unknown) => {
     await letGo();
     throw err;

@@ -7,6 +7,7 @@ import { tenantAuth } from '../../api/deps';
 import { notAnswered } from '../../api/http/workflow-calls';
 import { connectMongo } from '../../platform/mongo';
 import type { CheckoutRecord } from '../../platform/records';
+import type { Client } from '@temporalio/client';
 import { admin, api, apiDeps, call, createMerchant, eventually, getStack, mongo, pay, startHookReceiver, temporalClient, withLateAnswers, withMethod, withWorkflowCall, type HookReceiver, type Merchant } from './harness';
 
 // Checkouts, orders and returns on the real stack: stock held by each product's owner and never oversold,
@@ -63,6 +64,21 @@ async function checksOutAgain(cartId: string): Promise<void> {
   expect(again.body).toMatchObject({ status: 'awaiting_payment', payment_intent: expect.any(String) });
 }
 
+/** The Temporal client, but every workflow describes itself as started `agoMs` before it was. */
+function withStartedAgo(temporal: Client, agoMs: number): Client {
+  const workflow = temporal.workflow;
+  const getHandle = (id: string) => {
+    const handle = workflow.getHandle(id);
+    return Object.assign(Object.create(handle) as typeof handle, {
+      describe: async () => {
+        const d = await handle.describe();
+        return { ...d, startTime: new Date(d.startTime.getTime() - agoMs) };
+      },
+    });
+  };
+  return Object.assign(Object.create(temporal) as Client, { workflow: Object.assign(Object.create(workflow) as typeof workflow, { getHandle }) });
+}
+
 /** Pays a checkout's intent and waits for its order. */
 async function paidOrder(checkoutId: string, intent: string, merchant = m): Promise<string> {
   expect((await pay(intent, merchant.publishableKey)).body.status).toBe('success');
@@ -93,20 +109,37 @@ describe('checkout', () => {
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
     try {
-      // The checkout's record as a backlogged API would make it: its hold window (2 minutes from its creation) has
-      // passed by the time the product's owner hears the reserve.
-      const late = withMethod(db, 'checkouts', 'insertOne', (real) => async (doc: CheckoutRecord) => {
-        doc.created_at = new Date(Date.now() - 3 * 60_000);
-        return real.insertOne(doc);
-      });
+      // A backlogged API: the checkout's hold window (2 minutes from its workflow's start) has passed by the time
+      // the product's owner hears the reserve, as if the workflow had started 3 minutes before.
+      const late = withStartedAgo(temporal, 3 * 60_000);
       const body = checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS });
       const intents = async () => (await api.get('/v202607/payment-intents?limit=1', m.secretKey)).body;
       const before = await intents();
-      await expect(createCheckout(apiDeps(late, temporal), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      await expect(createCheckout(apiDeps(db, late), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
       expect(await intents()).toEqual(before); // no payment intent was made for it
       // Nothing was held for it, and its checkout lets the cart go: sent again, the cart checks out and holds.
       expect(await stockOf(p)).toBe(5);
       await checksOutAgain(cartId);
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  });
+
+  test("the hold window is the workflow's, on the Temporal server's clock: an API whose clock is 10 minutes behind still holds and reaches payment", async () => {
+    const p = await product(1250, 5);
+    const cartId = await cart([{ id: p, quantity: 2 }]);
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The record as an API whose clock is behind writes it; before, its window was counted from that.
+      const behind = withMethod(db, 'checkouts', 'insertOne', (real) => async (doc: CheckoutRecord) => {
+        doc.created_at = new Date(Date.now() - 10 * 60_000);
+        return real.insertOne(doc);
+      });
+      const made = await createCheckout(apiDeps(behind, temporal), tenantAuth(m.tenant, 'eu'), checkoutCreateBody.parse({ cartId, shippingAddress: ADDRESS }));
+      expect(made).toMatchObject({ status: 201, body: { status: 'awaiting_payment' } });
+      expect(await stockOf(p)).toBe(3);
     } finally {
       await db.close();
       await temporal.connection.close();
