@@ -6,7 +6,7 @@ import { ensureOlderIds } from '../data/payment-intents';
 import { ensureRefundOlderIds } from '../data/refunds';
 import { ensureInlineRecipientScopes } from '../data/payout-recipients';
 import { connectTemporalClient, hasPollers } from '../platform/temporal';
-import { createGatewayRegistry } from '../gateways/registry';
+import { gatewaysOfConfig } from '../gateways/registry';
 import { createApp } from './app';
 import { createApiMetrics } from './http/metrics';
 import type { AppDeps } from './deps';
@@ -28,7 +28,8 @@ async function main() {
     temporal,
     logger,
     metrics: createApiMetrics(),
-    gateways: createGatewayRegistry({ sandboxUrl: config.SANDBOX_URL, sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET }),
+    // GATEWAY_TIMEOUT_MS bounds the API's own gateway calls too (recipient registration, a payout's status).
+    gateways: gatewaysOfConfig(config),
     workerPolling: () => hasPollers(temporal, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE),
   };
   const app = createApp(deps);

@@ -29,6 +29,11 @@ export interface GatewayRegistry {
   names(): string[];
 }
 
+/** The registry every process builds from its configuration: the API and the worker call gateways alike. */
+export function gatewaysOfConfig(config: { SANDBOX_URL: string; SANDBOX_CALLBACK_SECRET: string; GATEWAY_TIMEOUT_MS: number }): GatewayRegistry {
+  return createGatewayRegistry({ sandboxUrl: config.SANDBOX_URL, sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET, timeoutMs: config.GATEWAY_TIMEOUT_MS });
+}
+
 export function createGatewayRegistry(config: GatewayRegistryConfig): GatewayRegistry {
   /** Per gateway name: the adapter for a connector's options (adapters are cached by the factory). */
   const factories = new Map<string, (connector: ConnectorAdapterOptions) => GatewayAdapter>();

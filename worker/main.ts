@@ -7,7 +7,7 @@ import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { createActivities } from '../activities';
-import { createGatewayRegistry } from '../gateways/registry';
+import { gatewaysOfConfig } from '../gateways/registry';
 import { loadWorkflowBundle } from './bundle';
 import { describePlan, planWorkers, WorkerConfigError, type QueueWorker } from './worker-options';
 import { stopWhenLauncherGone } from '../platform/launcher';
@@ -39,11 +39,7 @@ async function main() {
 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const gateways = createGatewayRegistry({
-    sandboxUrl: config.SANDBOX_URL,
-    sandboxCallbackSecret: config.SANDBOX_CALLBACK_SECRET,
-    timeoutMs: config.GATEWAY_TIMEOUT_MS,
-  });
+  const gateways = gatewaysOfConfig(config);
   // Before any connection: a gateway the registry does not know stops the process at once.
   const plan = planWorkersOrExit(config, gateways.names());
   const mongo = await connectMongo(config.MONGODB_URI, { maxPoolSize: config.MONGODB_MAX_POOL_SIZE });
