@@ -36,12 +36,18 @@ async function main() {
   mkdirSync(DATA, { recursive: true });
   const port = Number(process.env.PORT ?? 3000);
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+  // The sandbox on the port docs/docker-compose.md names, as the API and UI are; SANDBOX_PORT moves it.
+  const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
   // A generated admin token, kept across restarts so scripts that use it keep working.
   const tokenFile = path.join(DATA, 'admin-token');
   const adminToken = process.env.ADMIN_API_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : `adm_${randomBytes(24).toString('hex')}`);
   if (!process.env.ADMIN_API_TOKEN) writeFileSync(tokenFile, adminToken, { mode: 0o600 });
   const passthrough = Object.fromEntries(
-    Object.entries(process.env).filter(([k, v]) => v !== undefined && /^(WEBHOOK_|REGIONS|REGION_HOST_ALIASES|LOG_LEVEL|PUBLIC_BASE_URL|TEMPORAL_NAMESPACE|KEY_HASH_SECRET)/.test(k)),
+    // What the stack would set for itself, the caller's value wins (the rest reaches the processes anyway: they
+    // inherit this environment).
+    Object.entries(process.env).filter(
+      ([k, v]) => v !== undefined && /^(WEBHOOK_|REGIONS|REGION_HOST_ALIASES|LOG_LEVEL|PUBLIC_BASE_URL|TEMPORAL_NAMESPACE|KEY_HASH_SECRET|HOST$|WORKER_METRICS_PORT$|SANDBOX_PUBLIC_URL$|SANDBOX_URL$)/.test(k),
+    ),
   ) as Record<string, string>;
   const env: Record<string, string> = {
     ADMIN_API_TOKEN: adminToken,
@@ -53,7 +59,7 @@ async function main() {
   // What fails for certain is refused before anything starts: a configuration the API and worker would
   // refuse (they exit 78), and the fixed ports taken (often by a previous `npm run dev` still running).
   loadConfig({ ...process.env, NODE_ENV: 'development', ...env });
-  await assertPortsFree({ [`API, PORT`]: port, ...(process.env.TEMPORAL_ADDRESS ? {} : { [`Temporal UI, TEMPORAL_UI_PORT`]: uiPort }) });
+  await assertPortsFree({ [`API, PORT`]: port, [`gateway sandbox, SANDBOX_PORT`]: sandboxPort, ...(process.env.TEMPORAL_ADDRESS ? {} : { [`Temporal UI, TEMPORAL_UI_PORT`]: uiPort }) });
 
   stack = await startStack({
     dataDir: DATA,
@@ -63,6 +69,8 @@ async function main() {
     temporalUiPort: process.env.TEMPORAL_ADDRESS ? null : uiPort,
     echo: process.env.DEV_ECHO_LOGS === '1',
     apiPort: port,
+    sandboxPort,
+    ...(process.env.TEMPORAL_NAMESPACE ? { temporalNamespace: process.env.TEMPORAL_NAMESPACE } : {}),
     ...(process.env.TEMPORAL_ADDRESS ? { temporalAddress: process.env.TEMPORAL_ADDRESS } : {}),
     ...(process.env.MONGODB_URI ? { mongoUri: process.env.MONGODB_URI } : {}),
     env,

@@ -149,6 +149,10 @@ export interface StackOptions {
   temporalAddress?: string;
   mongoUri?: string;
   apiPort?: number;
+  /** The sandbox's port (default: a free one). */
+  sandboxPort?: number;
+  /** The namespace our own dev server makes and waits for (default `default`). */
+  temporalNamespace?: string;
   /** Abandons the start: startStack stops what it started and rejects (e.g. Ctrl-C while starting). */
   signal?: AbortSignal;
 }
@@ -205,7 +209,7 @@ const TEMPORAL_START_TRIES = 3;
  * it), and one of those may be taken by another process: it then exits at start (seen once in CI, exit 2).
  * On a port of our own choosing that is retried on another port; a port the caller asked for is not.
  */
-export async function startTemporal(opts: ChildStartOptions & { fast: boolean; uiPort: number | null }) {
+export async function startTemporal(opts: ChildStartOptions & { fast: boolean; uiPort: number | null; namespace?: string }) {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await startTemporalOnce(opts);
@@ -216,9 +220,10 @@ export async function startTemporal(opts: ChildStartOptions & { fast: boolean; u
   }
 }
 
-async function startTemporalOnce(opts: ChildStartOptions & { fast: boolean; uiPort: number | null }) {
+async function startTemporalOnce(opts: ChildStartOptions & { fast: boolean; uiPort: number | null; namespace?: string }) {
   const port = opts.port ?? (await freePort());
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', 'default'];
+  const namespace = opts.namespace ?? 'default';
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn', '--namespace', namespace];
   args.push('--db-filename', path.join(opts.dataDir, 'temporal.sqlite'));
   // Dev keeps WAL with synchronous=NORMAL: durable across process crashes at a fraction of the default's
   // fsync cost. Tests throw the database away, so they skip fsync entirely.
@@ -232,11 +237,11 @@ async function startTemporalOnce(opts: ChildStartOptions & { fast: boolean; uiPo
   const address = `127.0.0.1:${port}`;
   await readyOrStopped(proc, () => waitFor('Temporal dev server', async () => {
     if (!(await tcpOpen(port))) return false;
-    // The frontend accepts connections a moment before the default namespace is registered.
+    // The frontend accepts connections a moment before the namespace is registered.
     const { Connection } = await import('@temporalio/client');
     const conn = await Connection.connect({ address, connectTimeout: '1s' });
     try {
-      await conn.workflowService.describeNamespace({ namespace: 'default' });
+      await conn.workflowService.describeNamespace({ namespace });
       return true;
     } finally {
       await conn.close();
@@ -360,7 +365,9 @@ async function launch(
   const echo = opts.echo ?? false;
   const common = { dataDir: opts.dataDir, logDir: opts.logDir, echo, signal, onSpawn };
   const [temporal, ferret] = await allOrAbandon(abort, [
-    opts.temporalAddress ? Promise.resolve(null) : startTemporal({ ...common, fast: opts.temporalDb === 'fast', uiPort: opts.temporalUiPort ?? null }),
+    opts.temporalAddress
+      ? Promise.resolve(null)
+      : startTemporal({ ...common, fast: opts.temporalDb === 'fast', uiPort: opts.temporalUiPort ?? null, ...(opts.temporalNamespace ? { namespace: opts.temporalNamespace } : {}) }),
     opts.mongoUri ? Promise.resolve(null) : startFerret(common),
   ] as const);
   if (temporal) procs.temporal = temporal.proc;
@@ -368,7 +375,7 @@ async function launch(
   const temporalAddress = opts.temporalAddress ?? temporal!.address;
   const mongoUri = opts.mongoUri ?? ferret!.uri;
 
-  const sandboxPort = await freePort();
+  const sandboxPort = opts.sandboxPort ?? (await freePort());
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
   const apiPort = opts.apiPort ?? (await freePort());
   const apiUrl = `http://127.0.0.1:${apiPort}`;
@@ -431,6 +438,7 @@ async function launch(
       logDir: opts.logDir,
       fast: opts.temporalDb === 'fast',
       uiPort: opts.temporalUiPort ?? null,
+      ...(opts.temporalNamespace ? { namespace: opts.temporalNamespace } : {}),
       echo,
       port: temporal.port,
     });

@@ -126,7 +126,7 @@ describe('npm run dev (scripts/dev.ts), when it cannot start', () => {
   test('the Temporal UI port already taken: exits 1 naming the port and what to do, and leaves nothing running', async () => {
     const taken = await occupyPort();
     try {
-      const dev = await runDev({ PORT: String(await freePort()), TEMPORAL_UI_PORT: String(taken.port) });
+      const dev = await runDev({ PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(taken.port) });
 
       expect(dev.code).toBe(1);
       expect(dev.stderr).toContain(`npm run dev could not start: port ${taken.port} (Temporal UI, TEMPORAL_UI_PORT) is already in use`);
@@ -138,7 +138,7 @@ describe('npm run dev (scripts/dev.ts), when it cannot start', () => {
   });
 
   test('an ADMIN_API_TOKEN the API would refuse: exits 1 naming the variable, and leaves nothing running', async () => {
-    const dev = await runDev({ PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), ADMIN_API_TOKEN: SHORT_TOKEN });
+    const dev = await runDev({ PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), ADMIN_API_TOKEN: SHORT_TOKEN });
 
     expect(dev.code).toBe(1);
     expect(dev.stderr).toMatch(/npm run dev could not start: invalid configuration:\s+ADMIN_API_TOKEN: must be at least 24 characters/);
