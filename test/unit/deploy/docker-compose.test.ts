@@ -274,6 +274,11 @@ describe('docker-compose.yml', () => {
     expect(publishedPorts(compose.services['temporal-ui']!)).toContainEqual({ published: '8233', target: '8080', host: '127.0.0.1' });
   });
 
+  it("passes the README's tunables to the api and the workers: setting one in .env reaches them", () => {
+    const tunables = ['API_MAX_IN_FLIGHT', 'MONGODB_MAX_POOL_SIZE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ENDPOINT_MAX_IN_FLIGHT', 'WEBHOOK_TENANT_MAX_IN_FLIGHT', 'RECONCILIATION_SCHEDULE', 'RECONCILIATION_WINDOW_SECONDS', 'RECONCILIATION_GRACE_SECONDS', 'STRANDED_SWEEP_SCHEDULE', 'STRANDED_AFTER_SECONDS', 'TEST_CLOCK_ADVANCE_WAIT_MS', 'GATEWAY_TIMEOUT_MS'];
+    for (const service of ['api', 'worker', 'webhook-worker']) expect(tunables.filter((v) => !(v in envOf(compose.services[service]!)))).toEqual([]);
+  });
+
   it('publishes nothing but the api beyond loopback: the UI, the codec server, the sandbox and Temporal have no login of their own', () => {
     const open = Object.entries(compose.services).flatMap(([name, s]) => publishedPorts(s).filter((p) => p.host !== '127.0.0.1').map((p) => `${name}:${p.published}`));
     expect(open).toEqual(['api-lb:3000']);
