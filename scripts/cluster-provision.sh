@@ -2,7 +2,8 @@
 # Installs the production-shaped stack's servers (Temporal server in cluster mode and its SQL schema tool),
 # built from the Go module proxy into the per-user cache shared by every clone (like FerretDB in
 # provision.sh), and links them into .tools/bin. Idempotent: a second run is a few existence checks.
-# PostgreSQL 15 is taken from the machine (Debian's postgresql-15); FerretDB comes from provision.sh.
+# PostgreSQL is the machine's (Debian's postgresql-15, installed by provision.sh when missing and we are root);
+# FerretDB comes from provision.sh.
 set -euo pipefail
 
 TEMPORAL_SERVER_VERSION=v1.32.0
@@ -13,7 +14,7 @@ bin="$root/.tools/bin"
 mkdir -p "$cache" "$bin"
 log() { printf '[cluster-provision] %s\n' "$*" >&2; }
 
-"$root/scripts/provision.sh"
+PROVISION_POSTGRES=1 "$root/scripts/provision.sh"
 
 dest="$cache/temporal-server-$TEMPORAL_SERVER_VERSION"
 if [ ! -x "$dest/bin/temporal-server" ] || [ ! -x "$dest/bin/temporal-sql-tool" ] || [ ! -d "$dest/schema/postgresql" ]; then

