@@ -22,7 +22,7 @@ export const amountSchema = z.number().int('an integer in minor units').min(0).m
 export const phoneNumberSchema = z
   .string()
   .trim()
-  .regex(/^\+? ?\(?[0-9][0-9 ().\/-]{2,30}[0-9](?: ?(?:[xX]|[eE][xX][tT]\.?) ?[0-9]{1,6})?$/, 'a phone number such as +4915112345678 (separators and an extension such as x12 are kept)');
+  .regex(/^\+? ?\(?[0-9][0-9 ()./-]{2,30}[0-9](?: ?(?:[xX]|[eE][xX][tT]\.?) ?[0-9]{1,6})?$/, 'a phone number such as +4915112345678 (separators and an extension such as x12 are kept)');
 
 /**
  * Why a key of a free-form object could not be stored, or null. MongoDB reads a `$` prefix as an operator
