@@ -131,12 +131,13 @@ export const adminRoutes: RouteDef[] = [
       const { operator, reason } = body ?? { operator: 'unnamed (admin token)', reason: '' };
       const audit = operatorActionData(deps.mongo);
       const row = await audit.begin({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason });
-      if (!(await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key))) {
+      const revoked = await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key);
+      if (revoked === 'missing') {
         await audit.finish(row, 'refused', { code: 'resource_missing', message: 'no such key of this tenant' });
         throw notFound('api key', params.api_key, 'api_key');
       }
       forgetApiKey(params.api_key);
-      await audit.finish(row, 'done', { message: 'revoked' });
+      await audit.finish(row, 'done', { message: revoked === 'revoked' ? 'revoked' : 'revoked already: nothing changed' });
       return { status: 200, body: { api_key: params.api_key, revoked: true } };
     },
   }),

@@ -1,4 +1,4 @@
-import { admin, api, call, createMerchant, getStack, type Merchant } from './harness';
+import { admin, api, call, createMerchant, getStack, mongo, type Merchant } from './harness';
 
 // The platform every endpoint stands on: keys, tenants, regions, the one error shape, version fallback.
 
@@ -143,7 +143,19 @@ describe('admin API', () => {
   test('who issued and who revoked a key is audited in operator_actions', async () => {
     const k = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'], operator: 'nadia@ops.example', reason: 'subscriptions go live' });
     expect((await admin.post(`/admin/tenants/${m.tenant}/api-keys/${k.body.api_key}/revoke`, {})).status).toBe(200);
+    const db = await mongo();
+    try {
+      const keys = db.db().collection('api_keys');
+      const first = (await keys.findOne({ _id: k.body.api_key } as never))!.revoked_at as Date;
+      // Revoked again: 200, and its first revocation time stands.
+      expect((await admin.post(`/admin/tenants/${m.tenant}/api-keys/${k.body.api_key}/revoke`, {})).status).toBe(200);
+      expect((await keys.findOne({ _id: k.body.api_key } as never))!.revoked_at).toEqual(first);
+    } finally {
+      await db.close();
+    }
     const rows = (await admin.get(`/admin/operations?target=${k.body.api_key}`)).body.data;
+    expect(rows.filter((r: { message: string }) => r.message === 'revoked already: nothing changed')).toHaveLength(1);
+    rows.splice(rows.findIndex((r: { message: string }) => r.message === 'revoked already: nothing changed'), 1);
     expect(rows).toHaveLength(2);
     expect(rows).toEqual(expect.arrayContaining([
       expect.objectContaining({ action: 'revoke_api_key', tenant: m.tenant, operator: 'unnamed (admin token)', outcome: 'done' }),
