@@ -164,9 +164,11 @@ describe('where the customer goes back to the merchant', () => {
     const hostile = merchantUrls(intent({ final_success_url: 'javascript:alert(1)', final_failure_url: 'data:text/html,x' }));
     expect(hostile).toEqual({ returnUrl: null, finalSuccessUrl: null, finalFailureUrl: null });
     expect(giveUpUrl(hostile)).toBeNull();
-    // A v202607 intent: no final URLs, no give-up link, and its result page does not send the customer on.
+    // A v202607 intent: no final URLs; after a failed attempt the way back is its return_url (none without one),
+    // and its result page does not send the customer on.
     const v202607 = merchantUrls(intent({ return_url: 'https://shop.example/back', final_success_url: undefined, final_failure_url: undefined }));
-    expect(giveUpUrl(v202607)).toBeNull();
+    expect(giveUpUrl(v202607)).toBe('https://shop.example/back');
+    expect(giveUpUrl(merchantUrls(intent({ final_success_url: undefined, final_failure_url: undefined })))).toBeNull();
     expect(resultExitUrl(v202607, 'succeeded')).toBeNull();
     expect(resultExitUrl(older, 'expired')).toBe('https://shop.example/ko?o=42');
     expect(resultExitUrl(older, null)).toBeNull();
