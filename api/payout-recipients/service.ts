@@ -154,7 +154,13 @@ export async function registerRecipient(
  * one just answered. An inserter whose answer was lost answers the record a same-key request registered meanwhile.
  * A refusal takes it back whoever asked (the same fields are refused again, so nobody can be registering it).
  */
-export async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, adapter: GatewayAdapter): Promise<PayoutRecipientRecord> {
+export async function ensureRegistered(
+  deps: AppDeps,
+  r: PayoutRecipientRecord,
+  adapter: GatewayAdapter,
+  /** A payout names the recipient (`param`): others can reach it, so no answer never takes it back. */
+  namedBy?: { param: string },
+): Promise<PayoutRecipientRecord> {
   if (r.gateway_recipient_id) return r;
   const data = payoutRecipientData(deps.mongo);
   let outcome;
@@ -171,8 +177,8 @@ export async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, 
     });
   } catch (err) {
     deps.logger.warn({ err: String(err), recipient: r._id }, 'recipient registration got no answer from the gateway');
-    // A keyless record is reached only by the request that inserted it.
-    if (r.idempotency_scope === r._id) await data.removeUnregistered(r.tenant_id, r._id);
+    // A keyless record is reached only by the request that inserted it (not by a payout naming it: it stands).
+    if (r.idempotency_scope === r._id && !namedBy) await data.removeUnregistered(r.tenant_id, r._id);
     else {
       const now = await data.find(r.tenant_id, r._id);
       if (now?.gateway_recipient_id) return now;
@@ -181,7 +187,11 @@ export async function ensureRegistered(deps: AppDeps, r: PayoutRecipientRecord, 
   }
   if (outcome.status === 'rejected') {
     await data.removeUnregistered(r.tenant_id, r._id);
-    throw invalidRequest('recipient_registration_failed', `The gateway refused the recipient: ${outcome.failureCode}: ${outcome.failureMessage}`, r.bank_account_number ? 'bank_account_number' : 'mobile_money_number');
+    throw invalidRequest(
+      'recipient_registration_failed',
+      `The gateway refused the recipient: ${outcome.failureCode}: ${outcome.failureMessage}`,
+      namedBy?.param ?? (r.bank_account_number ? 'bank_account_number' : 'mobile_money_number'),
+    );
   }
   // Gone meanwhile: its inserter's own registration failed and took it back. Nothing stands under the key now,
   // so the request is answered as that failure was, and sent again it registers afresh.

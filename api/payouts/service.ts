@@ -167,11 +167,11 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
       throw invalidRequest('gateway_mismatch', `The recipient is registered with gateway "${recipient.gateway}", not "${body.gateway}"`, 'gateway');
   }
   const { connector, adapter } = await payoutConnector(deps, tenant.id, body.gateway);
-  // A keyed recipient whose registration got no answer stays unregistered until something registers it: this
-  // payout does (the gateway's key is the recipient's uuid, so a registration running beside it makes one).
-  if (recipient && !recipient.gateway_recipient_id) recipient = await ensureRegistered(deps, recipient, adapter);
   // All webhook_urls share the one webhook_secret, sent back as Service-Webhook-Secret.
   const webhooks = planSharedSecretWebhooks(tenant.id, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
+  // A keyed recipient whose registration got no answer stays unregistered until something registers it: this
+  // payout does, its checks done (the gateway's key is the recipient's uuid, so a registration beside it makes one).
+  if (recipient && !recipient.gateway_recipient_id) recipient = await ensureRegistered(deps, recipient, adapter, { param: 'recipient_uuid' });
   if (!recipient) {
     // Last of the checks, first of the writes: concurrent repeats of one key register one recipient.
     const scope = key ? inlineRecipientScope(tenant.id, key) : null;

@@ -8,7 +8,8 @@ import type { GatewayAdapter } from '../../gateways/types';
 import { DomainError } from '../../domain/errors';
 import { createGatewayRegistry } from '../../gateways/registry';
 import { createLogger } from '../../platform/logger';
-import { connectMongo } from '../../platform/mongo';
+import { connectMongo, type Mongo } from '../../platform/mongo';
+import type { Client } from '@temporalio/client';
 import { admin, api, apiDeps, call, createMerchant, createPayoutMerchant, eventually, getStack, startHookReceiver, temporalClient, withLateAnswers, type Merchant, type Delivery } from './harness';
 
 // Payouts end to end on the real stack: the sandbox's magic accounts through POST /payouts, the payout
@@ -383,6 +384,22 @@ test('a payout without a key whose answer comes too late is answered as made (20
   }
 });
 
+type Register = GatewayAdapter['registerRecipient'];
+/** The API's service deps on the real stack, but every recipient registration goes through `register` (given the real one). */
+function depsRegisteringWith(db: Mongo, temporal: Client, register: (real: Register, ...req: Parameters<Register>) => ReturnType<Register>) {
+  const base = apiDeps(db, temporal);
+  const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
+  const gateways = {
+    names: () => real.names(),
+    get: (...args: Parameters<typeof real.get>): GatewayAdapter =>
+      new Proxy(real.get(...args), {
+        get: (a, p) => (p === 'registerRecipient' ? (...req: Parameters<Register>) => register(a.registerRecipient.bind(a), ...req) : Reflect.get(a, p, a)),
+      }),
+  };
+  return { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+}
+const registrationLost = () => Promise.reject(new Error('sandbox POST /v1/recipients timed out after 10000 ms'));
+
 describe('two same-key recipient requests, one of whose gateway registrations gets no answer', () => {
   /**
    * Runs two same-key POST /payout-recipients through the service with the real sandbox behind a hook: the first
@@ -394,32 +411,19 @@ describe('two same-key recipient requests, one of whose gateway registrations ge
     const db = await connectMongo(getStack().mongoUri);
     const temporal = await temporalClient();
     try {
-      const base = apiDeps(db, temporal);
-      const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
       let calls = 0;
       let firstArrived!: () => void;
       const arrived = new Promise<void>((r) => (firstArrived = r));
       let letFirstGo!: () => void;
       const released = new Promise<void>((r) => (letFirstGo = r));
-      const lost = () => Promise.reject(new Error('sandbox POST /v1/recipients timed out after 10000 ms'));
-      const gateways = {
-        names: () => real.names(),
-        get: (...args: Parameters<typeof real.get>): GatewayAdapter =>
-          new Proxy(real.get(...args), {
-            get: (a, p) =>
-              p !== 'registerRecipient'
-                ? Reflect.get(a, p, a)
-                : async (...req: Parameters<GatewayAdapter['registerRecipient']>) => {
-                    if (++calls === 1) {
-                      firstArrived();
-                      await released;
-                      return first === 'registers' ? a.registerRecipient(...req) : lost();
-                    }
-                    return second === 'registers' ? a.registerRecipient(...req) : lost();
-                  },
-          }),
-      };
-      const deps = { ...base, gateways, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+      const deps = depsRegisteringWith(db, temporal, async (register, ...req) => {
+        if (++calls === 1) {
+          firstArrived();
+          await released;
+          return first === 'registers' ? register(...req) : registrationLost();
+        }
+        return second === 'registers' ? register(...req) : registrationLost();
+      });
       const auth = tenantAuth(shop.tenant, 'eu');
       const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-race-${Date.now()}` });
       const settle = <T,>(p: Promise<T>) => p.then((v) => ({ ok: v }), (err: unknown) => ({ err }));
@@ -459,16 +463,7 @@ test('a keyed recipient whose registration got no answer is registered by the fi
   const db = await connectMongo(getStack().mongoUri);
   const temporal = await temporalClient();
   try {
-    const base = apiDeps(db, temporal);
-    const real = createGatewayRegistry({ sandboxUrl: base.config.SANDBOX_URL, sandboxCallbackSecret: base.config.SANDBOX_CALLBACK_SECRET });
-    const silent = {
-      names: () => real.names(),
-      get: (...args: Parameters<typeof real.get>): GatewayAdapter =>
-        new Proxy(real.get(...args), {
-          get: (a, p) => (p === 'registerRecipient' ? () => Promise.reject(new Error('sandbox POST /v1/recipients timed out after 10000 ms')) : Reflect.get(a, p, a)),
-        }),
-    };
-    const deps = { ...base, gateways: silent, logger: createLogger({ name: 'payouts-test', level: 'silent' }) };
+    const deps = depsRegisteringWith(db, temporal, () => registrationLost());
     const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-unanswered-${Date.now()}` });
     await expect(createRecipient(deps, tenantAuth(shop.tenant, 'eu'), body)).rejects.toMatchObject({ code: 'gateway_unavailable' });
     const [kept] = (await api.get('/payout-recipients', shop.secretKey)).body.data;
@@ -480,6 +475,24 @@ test('a keyed recipient whose registration got no answer is registered by the fi
     expect(registered.gateway_recipient_id).toEqual(expect.any(String));
     // The recipient's own key now answers it, registered.
     expect((await api.post('/payout-recipients', body, shop.secretKey)).body).toMatchObject({ recipient_uuid: kept.uuid, gateway_recipient_id: registered.gateway_recipient_id, resource_created: false });
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
+});
+
+test("a payout whose unregistered recipient the gateway refuses is a 400 naming recipient_uuid, the field it sent", async () => {
+  const shop = await payoutMerchant();
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    const auth = tenantAuth(shop.tenant, 'eu');
+    const body = recipientCreateBody.parse({ gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), idempotency_key: `rcp-refused-${Date.now()}` });
+    await expect(createRecipient(depsRegisteringWith(db, temporal, () => registrationLost()), auth, body)).rejects.toMatchObject({ code: 'gateway_unavailable' });
+    const [kept] = (await api.get('/payout-recipients', shop.secretKey)).body.data;
+    const refusing = depsRegisteringWith(db, temporal, async () => ({ status: 'rejected', failureCode: 'invalid_account', failureMessage: 'no such account' }));
+    const payout = payoutCreateBody.parse({ amount: 5000, currency: 'NGN', gateway: 'sandbox', recipient_uuid: kept.uuid });
+    await expect(createPayoutCall(refusing, auth, payout)).rejects.toMatchObject({ code: 'recipient_registration_failed', param: 'recipient_uuid' });
   } finally {
     await db.close();
     await temporal.connection.close();
