@@ -126,7 +126,7 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
 
   // The workflow stops waiting ATTACH_WITHIN_MS after it starts, as the Temporal server's clock has it: the stock
   // owners compare the deadline with that clock, and the API's may be minutes off it.
-  const startedAt = await handle.describe().then(
+  const startedAt = await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => handle.describe()).then(
     (d) => d.startTime.getTime(),
     async (err: unknown) => {
       await letGo();

@@ -65,7 +65,7 @@ export const testClockRoutes: RouteDef[] = [
         description:
           "`test_clock_time_backwards`: `frozen_time` is not after the clock's time; `test_clock_advance_too_far`: it is more than two intervals of the shortest subscription on the clock ahead (two years when none is on it)",
       },
-      403: { description: '`missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit`' },
+      403: { description: '`missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit` (for a clock with no subscription too)' },
       404: { description: 'Unknown or deleted' },
       409: { description: '`test_clock_advancing`: an advance is still running' },
     },

@@ -12048,7 +12048,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit` */
+                /** @description `missing_claim`: an advance runs renewals, which charge saved cards: it needs a secret key with the claim `cards.mit` (for a clock with no subscription too) */
                 403: {
                     headers: {
                         [name: string]: unknown;
