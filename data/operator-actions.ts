@@ -2,7 +2,8 @@ import type { Mongo } from '../platform/mongo';
 import { newId } from '../platform/ids';
 import type { AuditedActionName, OperatorActionRecord, OperatorStamp } from '../platform/ops-records';
 
-type RowInput = { action: AuditedActionName; target: string; tenantId: string | null; region: string } & OperatorStamp;
+/** `message`: what is being done, kept from the start (a row left `requested` still says it). */
+type RowInput = { action: AuditedActionName; target: string; tenantId: string | null; region: string; message?: string } & OperatorStamp;
 
 /** A new audit row, `requested` until it is finished. */
 function row(a: RowInput): OperatorActionRecord {
@@ -17,7 +18,7 @@ function row(a: RowInput): OperatorActionRecord {
     requested_at: new Date(),
     outcome: 'requested',
     code: null,
-    message: null,
+    message: a.message ?? null,
     finished_at: null,
   };
 }

@@ -29,6 +29,16 @@ async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]
 
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
 
+/** Runs an audited change; one that throws finishes its row `failed` (else it would read `requested` for good). */
+async function finishedOrFailed<T>(audit: ReturnType<typeof operatorActionData>, row: string, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (err) {
+    await audit.finish(row, 'failed', { code: 'internal_error', message: err instanceof Error ? err.message.slice(0, 200) : 'failed' }).catch(() => undefined);
+    throw err;
+  }
+}
+
 // Who issues or revokes a key, and why: kept in `operator_actions` (GET /admin/operations?target=<key id>).
 // Optional, as the admin token is one shared secret: without a name the row says so.
 const stamp = {
@@ -112,9 +122,10 @@ export const adminRoutes: RouteDef[] = [
       // them leaves a `requested` row for a key that may exist, never a key no row names.
       const audit = operatorActionData(deps.mongo);
       const generated = generateKey(body.kind, t.region, deps.config.KEY_HASH_SECRET);
-      const row = await audit.begin({ action: 'issue_api_key', target: generated.lookupId, tenantId: t._id, region: t.region, operator: body.operator, reason: body.reason });
-      const { key, id } = await issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims, generated);
-      await audit.finish(row, 'done', { message: `a ${body.kind} key, claims: ${claims.join(', ') || 'none'}` });
+      const what = `a ${body.kind} key, claims: ${claims.join(', ') || 'none'}`;
+      const row = await audit.begin({ action: 'issue_api_key', target: generated.lookupId, tenantId: t._id, region: t.region, operator: body.operator, reason: body.reason, message: what });
+      const { key, id } = await finishedOrFailed(audit, row, () => issueKey(deps.mongo, deps.config.KEY_HASH_SECRET, t._id, t.region, body.kind, claims, generated));
+      await audit.finish(row, 'done', { message: what });
       return { status: 201, body: { api_key: id, [body.kind === 'secret' ? 'secret_key' : 'publishable_key']: key, claims } };
     },
   }),
@@ -131,7 +142,7 @@ export const adminRoutes: RouteDef[] = [
       const { operator, reason } = body ?? { operator: 'unnamed (admin token)', reason: '' };
       const audit = operatorActionData(deps.mongo);
       const row = await audit.begin({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason });
-      const revoked = await apiKeyData(deps.mongo).revoke(params.tenant, params.api_key);
+      const revoked = await finishedOrFailed(audit, row, () => apiKeyData(deps.mongo).revoke(params.tenant, params.api_key));
       if (revoked === 'missing') {
         await audit.finish(row, 'refused', { code: 'resource_missing', message: 'no such key of this tenant' });
         throw notFound('api key', params.api_key, 'api_key');
