@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { startCluster, type Cluster } from './cluster';
-import { assertPortsFree, ROOT } from './stack';
+import { assertPortsFree, ROOT, devSandboxPort } from './stack';
 
 // `npm run dev:cluster`: `npm run dev` on the production-shaped servers: the Temporal server in cluster mode
 // and FerretDB, both on PostgreSQL (scripts/cluster.ts), instead of the dev server and FerretDB on SQLite.
@@ -32,7 +32,8 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 
 async function main() {
-  await assertPortsFree({ 'API, PORT': Number(process.env.PORT ?? 3000) });
+  // The ports dev.ts will need, before the slow cluster start (it checks them again).
+  await assertPortsFree({ 'API, PORT': Number(process.env.PORT ?? 3000), 'gateway sandbox, SANDBOX_PORT': devSandboxPort() });
   const started = Date.now();
   cluster = await startCluster({ dataDir: DATA, logDir: path.join(DATA, 'logs'), fast: false, echo: process.env.DEV_ECHO_LOGS === '1', ...(process.env.TEMPORAL_NAMESPACE ? { namespace: process.env.TEMPORAL_NAMESPACE } : {}) });
   process.stdout.write(`[cluster] ${cluster.describe}: up in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

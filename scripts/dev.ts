@@ -6,7 +6,7 @@ import { loadConfig } from '../platform/config';
 import { connectMongo } from '../platform/mongo';
 import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
 import { webhookSigningSecretData } from '../data/webhook-signing-secrets';
-import { assertPortsFree, ROOT, startStack, type Stack } from './stack';
+import { assertPortsFree, ROOT, startStack, type Stack, devSandboxPort } from './stack';
 import { seedDemoCatalog } from './demo-catalog';
 import { writeFilledCollection } from '../examples/http/fill';
 
@@ -36,8 +36,7 @@ async function main() {
   mkdirSync(DATA, { recursive: true });
   const port = Number(process.env.PORT ?? 3000);
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
-  // The sandbox on the port docs/docker-compose.md names, as the API and UI are; SANDBOX_PORT moves it.
-  const sandboxPort = Number(process.env.SANDBOX_PORT ?? 4010);
+  const sandboxPort = devSandboxPort();
   // A generated admin token, kept across restarts so scripts that use it keep working.
   const tokenFile = path.join(DATA, 'admin-token');
   const adminToken = process.env.ADMIN_API_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : `adm_${randomBytes(24).toString('hex')}`);

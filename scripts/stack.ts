@@ -19,6 +19,12 @@ export const TOOLS = path.join(ROOT, '.tools', 'bin');
 
 export { freePort };
 
+/** `npm run dev`'s sandbox port: the one docs/docker-compose.md names (4010), as the API's and UI's are; SANDBOX_PORT moves it. */
+export function devSandboxPort(): number {
+  const given = Number(process.env.SANDBOX_PORT || 4010);
+  return Number.isInteger(given) && given > 0 && given < 65536 ? given : 4010;
+}
+
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, proc?: Proc, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
