@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import { invalidRequest } from '../../domain/errors';
 
+/** What a schema's own rule passes as a custom issue's params when a parameter is required but absent. */
+export const MISSING = { missing: true } as const;
+
 /** zod result -> the first issue as a 400 naming the parameter, in the bracket form clients send. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path'): z.infer<T> {
   const r = schema.safeParse(value);
@@ -17,7 +20,10 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
       throw invalidRequest('parameter_unknown', message, param);
     })();
   }
-  if (issue.code === 'invalid_type' && (issue.input === undefined && /received undefined/.test(issue.message))) {
+  // A missing parameter is `parameter_missing` whether zod or a rule of the schema (one required only with or
+  // without another, MISSING) found it.
+  const missingByRule = issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing === true;
+  if (missingByRule || (issue.code === 'invalid_type' && issue.input === undefined && /received undefined/.test(issue.message))) {
     return (() => {
       throw invalidRequest('parameter_missing', `Missing required parameter: ${param ?? where}`, param);
     })();

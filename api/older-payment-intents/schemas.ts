@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MISSING } from '../http/validate';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { lineItemSchema } from '../../domain/older-views';
 import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, phoneNumberSchema, sharedSecretWebhookFields, typedId } from '../http/common-schemas';
@@ -53,8 +54,8 @@ export const olderCreateBody = z
   .strict()
   .superRefine((v, ctx) => {
     if (v.checkout_intent !== undefined) return;
-    if (v.amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'amount is required without checkout_intent' });
-    if (v.currency === undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'currency is required without checkout_intent' });
+    if (v.amount === undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'amount is required without checkout_intent', params: MISSING });
+    if (v.currency === undefined) ctx.addIssue({ code: 'custom', path: ['currency'], message: 'currency is required without checkout_intent', params: MISSING });
   });
 export type OlderCreateBody = z.infer<typeof olderCreateBody>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MISSING } from '../http/validate';
 import { MAX_PAYOUT_TIMEOUT_SECONDS, MIN_PAYOUT_TIMEOUT_SECONDS, PAYOUT_SUB_STATUSES, recipientRule } from '../../domain/payouts';
 import { currencySchema, headerSecretSchema, metadataSchema } from '../http/common-schemas';
 import { MAX_AMOUNT } from '../../domain/money';
@@ -35,7 +36,12 @@ export const payoutCreateBody = z
       return;
     }
     if (inline.kind === 'none') {
-      ctx.addIssue({ code: 'custom', path: ['recipient_uuid'], message: 'give recipient_uuid, or an inline recipient: the bank fields (bank_account_number, bank_account_name, bank_code) or mobile_money_number' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['recipient_uuid'],
+        message: 'give recipient_uuid, or an inline recipient: the bank fields (bank_account_number, bank_account_name, bank_code) or mobile_money_number',
+        params: MISSING,
+      });
       return;
     }
     checkRecipientRule(v, ctx);
