@@ -27,13 +27,12 @@ function intentRefFilter(ref: string): Record<string, unknown> | null {
 }
 
 /**
- * `payment_intent` names an intent by its UUID (any case, as retrieve takes it) or by the `pi_` id a v202606
- * create answers: a clause whose values are all `pi_` ids matches on those; otherwise UUIDs, lowercased.
+ * `payment_intent` names an intent by its UUID (any case, as retrieve takes it: uuidsInAnyCase) or by the `pi_`
+ * id a v202606 create answers: a clause whose values are all `pi_` ids matches on those.
  */
 function byEitherIntentId(c: FilterClause): FilterClause {
   if (c.property !== 'payment_intent' || !['$eq', '$in'].includes(c.op)) return c;
-  if (c.values.every((v) => typeof v === 'string' && v.startsWith('pi_'))) return { ...c, column: '_id' };
-  return { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) };
+  return c.values.every((v) => typeof v === 'string' && v.startsWith('pi_')) ? { ...c, column: '_id' } : c;
 }
 
 /** What `GET /payment-intents` (older interface) filters and sorts by: public name -> stored field and type. */
@@ -99,7 +98,7 @@ export function paymentIntentData(mongo: Mongo) {
       c.find({ tenant_id: tenantId, checkout_intent: checkoutIntent, status: 'pending', _id: { $ne: except } }, { projection: { _id: 1 } }).limit(100).toArray(),
     /** The older interface's page-numbered list. */
     listOlder: (tenantId: string, q: PageQuery, path: string) =>
-      pageList(c, { tenant_id: tenantId }, uuidsInAnyCase({ ...q, filters: q.filters.map(byEitherIntentId) }, ['checkout_intent']), path, OLDER_INTENT_LIST),
+      pageList(c, { tenant_id: tenantId }, uuidsInAnyCase({ ...q, filters: q.filters.map(byEitherIntentId) }, ['payment_intent', 'checkout_intent']), path, OLDER_INTENT_LIST),
   };
 }
 

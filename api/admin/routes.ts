@@ -41,8 +41,9 @@ async function finishedOrFailed<T>(audit: ReturnType<typeof operatorActionData>,
 
 // Who issues or revokes a key, and why: kept in `operator_actions` (GET /admin/operations?target=<key id>).
 // Optional, as the admin token is one shared secret: without a name the row says so.
+const UNNAMED = 'unnamed (admin token)';
 const stamp = {
-  operator: z.string().trim().min(1).max(100).default('unnamed (admin token)').meta({ description: 'Who acts (a name or an e-mail): kept in the audit' }),
+  operator: z.string().trim().min(1).max(100).default(UNNAMED).meta({ description: 'Who acts (a name or an e-mail): kept in the audit' }),
   reason: z.string().trim().max(500).default('').meta({ description: 'Why: kept in the audit' }),
 };
 
@@ -139,7 +140,7 @@ export const adminRoutes: RouteDef[] = [
     responses: { 200: { description: 'Revoked (audited: GET /admin/operations?target=<api_key>)' } },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
-      const { operator, reason } = body ?? { operator: 'unnamed (admin token)', reason: '' };
+      const { operator, reason } = body ?? { operator: UNNAMED, reason: '' };
       const audit = operatorActionData(deps.mongo);
       const row = await audit.begin({ action: 'revoke_api_key', target: params.api_key, tenantId: t._id, region: t.region, operator, reason });
       const revoked = await finishedOrFailed(audit, row, () => apiKeyData(deps.mongo).revoke(params.tenant, params.api_key));

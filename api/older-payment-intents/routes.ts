@@ -6,8 +6,6 @@ import { route, type RouteDef } from '../http/route';
 import { createBodyV202606, createResponseV202606, olderCreateBody, olderCreateResponse, olderIntentParams } from './schemas';
 import { cancelOlderIntent, createIntentV202606, createOlderIntent, frontEndSafeIntent } from './service';
 import { olderIntentRow as rowOf, olderIntentView, publishableView } from './views';
-import { bearerToken } from '../http/auth';
-import { parseKey } from '../../platform/keys';
 
 // The older interface's payment intents: unprefixed and version-neutral, page-numbered, named by UUID (or the
 // `pi_` id, or the integer payment_intent_secret). The v202606 create is the one prefixed route here; its
@@ -86,9 +84,9 @@ export const olderPaymentIntentRoutes: RouteDef[] = [
       404: { description: 'No such intent for this credential (with a publishable key or client secret: named by UUID or pi_ id only)' },
     },
     handler: async ({ params, deps, ctx }) => {
-      const view = olderIntentView(await frontEndSafeIntent(ctx, deps, params.payment_intent), deps);
-      const publishable = parseKey(bearerToken(ctx) ?? '')?.kind === 'publishable';
-      return { status: 200, body: publishable ? publishableView(view) : view };
+      const { intent, by } = await frontEndSafeIntent(ctx, deps, params.payment_intent);
+      const view = olderIntentView(intent, deps);
+      return { status: 200, body: by === 'publishable' ? publishableView(view) : view };
     },
   }),
   route({

@@ -201,7 +201,7 @@ async function answerV202606(deps: AppDeps, r: PaymentIntentRecord, created: boo
  * ids; with a publishable key of its tenant or its client secret, by `pi_...` or UUID (not by the integer,
  * which can be guessed). Every failure after authentication is the same 404.
  */
-export async function frontEndSafeIntent(ctx: Context, deps: AppDeps, ref: string): Promise<PaymentIntentRecord> {
+export async function frontEndSafeIntent(ctx: Context, deps: AppDeps, ref: string): Promise<{ intent: PaymentIntentRecord; by: 'client_secret' | 'secret' | 'publishable' }> {
   const token = bearerToken(ctx);
   if (!token) throw unauthenticated('Send Authorization: Bearer <secret key, publishable key or client secret>');
   const missing = () => notFound('payment_intent', ref, 'payment_intent');
@@ -209,12 +209,12 @@ export async function frontEndSafeIntent(ctx: Context, deps: AppDeps, ref: strin
   if (token.startsWith('pics_')) {
     const r = await intents.findByUnguessableRef(ref);
     if (!r || !isClientSecretFor(r._id, token, deps.config.KEY_HASH_SECRET)) throw unauthenticated('Invalid client secret for this payment intent');
-    return r;
+    return { intent: r, by: 'client_secret' };
   }
   const key = await verifyApiKey(token, ctx.state.region as string, deps);
   const r = key.kind === 'secret' ? await intents.findByRef(key.tenant_id, ref) : await intents.findByUnguessableRef(ref);
   if (!r || r.tenant_id !== key.tenant_id) throw missing();
-  return r;
+  return { intent: r, by: key.kind };
 }
 
 /** PUT /payment-intents/{payment_intent}/cancel: the canceled intent in the older shape (last_reason null unless it failed). */
