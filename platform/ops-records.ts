@@ -16,7 +16,7 @@ export type OperatorActionName = (typeof OPERATOR_ACTIONS)[number];
  * Admin changes that touch no workflow but are audited beside the actions: who gave a tenant a key (one with
  * `cards.mit` charges saved cards) and who took one away. Written before the change, finished after it.
  */
-export const ADMIN_CHANGES = ['issue_api_key', 'revoke_api_key'] as const;
+export const ADMIN_CHANGES = ['create_tenant', 'issue_api_key', 'revoke_api_key'] as const;
 export type AuditedActionName = OperatorActionName | (typeof ADMIN_CHANGES)[number];
 
 /** Who acted and why: carried into the workflow's Update and kept in the audit collection. */

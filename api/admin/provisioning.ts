@@ -8,7 +8,13 @@ import { tenantData } from '../../data/tenants';
 
 // Tenant and key issuance, shared by the admin API and `npm run dev`'s demo tenant.
 
-export async function createTenant(mongo: Mongo, pepper: string, input: { name: string; region: string; id?: string; payout_timeout_seconds?: number }) {
+/** `keys` when their ids had to be known before, for their audit rows (the admin API's create). */
+export async function createTenant(
+  mongo: Mongo,
+  pepper: string,
+  input: { name: string; region: string; id?: string; payout_timeout_seconds?: number },
+  keys = { secret: generateKey('secret', input.region, pepper), publishable: generateKey('publishable', input.region, pepper) },
+) {
   // The data layer gives it its number (the integer `tenant_id` of the older interface).
   const tenant = await tenantData(mongo).insert({
     _id: input.id ?? newId('ten', input.region),
@@ -17,8 +23,8 @@ export async function createTenant(mongo: Mongo, pepper: string, input: { name: 
     ...(input.payout_timeout_seconds !== undefined ? { payout_timeout_seconds: input.payout_timeout_seconds } : {}),
     created_at: new Date(),
   });
-  const secret = await issueKey(mongo, pepper, tenant._id, input.region, 'secret', []);
-  const publishable = await issueKey(mongo, pepper, tenant._id, input.region, 'publishable', []);
+  const secret = await issueKey(mongo, pepper, tenant._id, input.region, 'secret', [], keys.secret);
+  const publishable = await issueKey(mongo, pepper, tenant._id, input.region, 'publishable', [], keys.publishable);
   return { tenant, secretKey: secret.key, publishableKey: publishable.key };
 }
 

@@ -29,12 +29,13 @@ async function connectorsOfTenant(deps: AppDeps, tenantId: string, ids: string[]
 
 const common = { versions: 'unversioned' as const, auth: 'admin' as const, tags: ['Admin'] };
 
-/** Runs an audited change; one that throws finishes its row `failed` (else it would read `requested` for good). */
-async function finishedOrFailed<T>(audit: ReturnType<typeof operatorActionData>, row: string, change: () => Promise<T>): Promise<T> {
+/** Runs an audited change; one that throws finishes its rows `failed` (else they would read `requested` for good). */
+async function finishedOrFailed<T>(audit: ReturnType<typeof operatorActionData>, rows: string | string[], change: () => Promise<T>): Promise<T> {
   try {
     return await change();
   } catch (err) {
-    await audit.finish(row, 'failed', { code: 'internal_error', message: err instanceof Error ? err.message.slice(0, 200) : 'failed' }).catch(() => undefined);
+    const message = err instanceof Error ? err.message.slice(0, 200) : 'failed';
+    for (const row of [rows].flat()) await audit.finish(row, 'failed', { code: 'internal_error', message }).catch(() => undefined);
     throw err;
   }
 }
@@ -60,18 +61,35 @@ export const adminRoutes: RouteDef[] = [
         payout_timeout_seconds: payoutTimeoutSeconds
           .optional()
           .meta({ description: "How long this tenant's payouts may take before they are canceled at the gateway (default 259200, 72 hours); a payout's own payout_timeout_seconds wins" }),
+        ...stamp,
       })
       .strict(),
     responses: {
       201: {
-        description: 'Created',
+        description: 'Created (audited: GET /admin/operations?target=<tenant>, and ?target=<api_key> for each of its first keys)',
         schema: z.object({ tenant: z.string(), tenant_id: z.number().int(), secret_key: z.string(), publishable_key: z.string() }),
       },
     },
     handler: async ({ body, deps }) => {
       if (!deps.config.REGIONS.includes(body.region))
         throw invalidRequest('region_invalid', `Unknown region '${body.region}'; served: ${deps.config.REGIONS.join(', ')}`, 'region');
-      const { tenant, secretKey, publishableKey } = await createTenant(deps.mongo, deps.config.KEY_HASH_SECRET, body);
+      const { operator, reason, ...input } = body;
+      // As for a key issued later: every id drawn first and every row written before anything exists, so a
+      // process dying between them leaves `requested` rows, never a tenant or key no row names.
+      const id = newId('ten', body.region);
+      const keys = { secret: generateKey('secret', body.region, deps.config.KEY_HASH_SECRET), publishable: generateKey('publishable', body.region, deps.config.KEY_HASH_SECRET) };
+      const audit = operatorActionData(deps.mongo);
+      const stamped = { tenantId: id, region: body.region, operator, reason };
+      const firstKey = (kind: string) => `a ${kind} key, claims: none (the tenant's first)`;
+      const tenantRow = await audit.begin({ ...stamped, action: 'create_tenant', target: id, message: `tenant '${body.name}'` });
+      const keyRows: { row: string; message: string }[] = [];
+      for (const kind of ['secret', 'publishable'] as const)
+        keyRows.push({ row: await audit.begin({ ...stamped, action: 'issue_api_key', target: keys[kind].lookupId, message: firstKey(kind) }), message: firstKey(kind) });
+      const { tenant, secretKey, publishableKey } = await finishedOrFailed(audit, [tenantRow, ...keyRows.map((k) => k.row)], () =>
+        createTenant(deps.mongo, deps.config.KEY_HASH_SECRET, { ...input, id }, keys),
+      );
+      await audit.finish(tenantRow, 'done', { message: `tenant '${body.name}', keys ${keys.secret.lookupId} and ${keys.publishable.lookupId}` });
+      for (const k of keyRows) await audit.finish(k.row, 'done', { message: k.message });
       return { status: 201, body: { tenant: tenant._id, tenant_id: tenant.number, secret_key: secretKey, publishable_key: publishableKey } };
     },
   }),

@@ -140,6 +140,19 @@ describe('admin API', () => {
     const k = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'] });
     expect(k.body).toMatchObject({ claims: ['cards.mit'], secret_key: expect.stringMatching(/^sk_eu_/) });
   });
+  test("a tenant's creation and its first two keys are audited in operator_actions", async () => {
+    const t = await admin.post('/admin/tenants', { name: 'Audited Shop', region: 'eu', operator: 'nadia@ops.example', reason: 'onboarding' });
+    expect(t.status).toBe(201);
+    const keyIds = (await admin.get(`/admin/tenants/${t.body.tenant}`)).body.api_keys.map((k: { api_key: string }) => k.api_key);
+    expect(keyIds).toHaveLength(2);
+    expect((await admin.get(`/admin/operations?target=${t.body.tenant}`)).body.data).toEqual([
+      expect.objectContaining({ action: 'create_tenant', tenant: t.body.tenant, operator: 'nadia@ops.example', reason: 'onboarding', outcome: 'done', message: `tenant 'Audited Shop', keys ${keyIds.join(' and ')}` }),
+    ]);
+    for (const key of keyIds)
+      expect((await admin.get(`/admin/operations?target=${key}`)).body.data).toEqual([
+        expect.objectContaining({ action: 'issue_api_key', tenant: t.body.tenant, operator: 'nadia@ops.example', outcome: 'done', message: expect.stringMatching(/^a (secret|publishable) key, claims: none \(the tenant's first\)$/) }),
+      ]);
+  });
   test('who issued and who revoked a key is audited in operator_actions', async () => {
     const k = await admin.post(`/admin/tenants/${m.tenant}/api-keys`, { claims: ['cards.mit'], operator: 'nadia@ops.example', reason: 'subscriptions go live' });
     expect((await admin.post(`/admin/tenants/${m.tenant}/api-keys/${k.body.api_key}/revoke`, {})).status).toBe(200);

@@ -213,11 +213,21 @@ export interface paths {
                         region: string;
                         /** @description How long this tenant's payouts may take before they are canceled at the gateway (default 259200, 72 hours); a payout's own payout_timeout_seconds wins */
                         payout_timeout_seconds?: number;
+                        /**
+                         * @description Who acts (a name or an e-mail): kept in the audit
+                         * @default unnamed (admin token)
+                         */
+                        operator?: string;
+                        /**
+                         * @description Why: kept in the audit
+                         * @default
+                         */
+                        reason?: string;
                     };
                 };
             };
             responses: {
-                /** @description Created */
+                /** @description Created (audited: GET /admin/operations?target=<tenant>, and ?target=<api_key> for each of its first keys) */
                 201: {
                     headers: {
                         [name: string]: unknown;
@@ -842,7 +852,7 @@ export interface paths {
                                 /** @description The audit row (`opa_...`); also the idempotency of the action in its workflow */
                                 id: string;
                                 /** @enum {string} */
-                                action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint" | "issue_api_key" | "revoke_api_key";
+                                action: "force_cancel_intent" | "recheck_attempt" | "retry_refund" | "retry_payout" | "confirm_payout" | "redeliver_webhook" | "enable_webhook_endpoint" | "create_tenant" | "issue_api_key" | "revoke_api_key";
                                 target: string;
                                 tenant: string | null;
                                 operator: string;
