@@ -21,6 +21,13 @@ export const CHECKOUT_SESSION_METADATA = 'checkout_session';
 export const PORTAL_SESSION_METADATA = 'billing_portal_session';
 
 /**
+ * An intent a billing session made (a checkout session's first payment, a portal's card check) is paid to keep
+ * the card its subscription charges later: its attempts save the card whatever they say, as Stripe's Checkout
+ * in subscription mode does. Its `owner` is the session (the metadata is the merchant's to set on any intent).
+ */
+export const savesCardForItsSession = (intent: { owner?: string | null }): boolean => isIdOf('cs', intent.owner ?? undefined) || isIdOf('bps', intent.owner ?? undefined);
+
+/**
  * The billing page an intent's payment page sends the customer to instead (a checkout session's, or a portal's
  * card update), keeping the attempt a 3-D Secure challenge returns with and a chosen language; null for any
  * other intent.

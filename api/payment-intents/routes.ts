@@ -4,6 +4,7 @@ import { bearerToken, verifyApiKey } from '../http/auth';
 import { currencySchema, typedId } from '../http/common-schemas';
 import type { AppDeps } from '../deps';
 import { isClientSecretFor } from '../hosted/client-secret';
+import { savesCardForItsSession } from '../hosted/billing-paths';
 import { listQuerySchema } from '../http/pagination';
 import { paymentIntentData } from '../../data/payment-intents';
 import {
@@ -162,6 +163,12 @@ export const paymentIntentRoutes: RouteDef[] = [
       // By `pi_...` or UUID only: these credentials live in web pages, and the older integer can be guessed.
       const record = await paymentIntentData(deps.mongo).findByUnguessableRef(params.payment_intent);
       if (!record || record.tenant_id !== tenantId) throw notFound('payment_intent', params.payment_intent, 'payment_intent');
+      if (savesCardForItsSession(record)) {
+        // Charged without saving, the session could not start its subscription and would give the money back.
+        if (body.save_payment_method === false)
+          throw invalidRequest('parameter_invalid', "This payment saves the card: its billing session's subscription charges it later", 'save_payment_method');
+        body.save_payment_method = true;
+      }
       if (body.save_payment_method && !record.customer)
         throw invalidRequest('customer_required', 'A card is saved to a customer: this payment intent has none', 'save_payment_method');
       await checkoutStillOpen(deps, record);

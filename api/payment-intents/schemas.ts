@@ -80,7 +80,12 @@ export const attemptBody = z
   .object({
     token: z.string().regex(/^tok_[0-9A-Za-z_]{3,128}$/, 'a tok_... token from the gateway'),
     connector: typedId('con').optional(),
-    save_payment_method: z.boolean().optional(),
+    save_payment_method: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep the card on the intent's customer for later charges (`pm_...`). An intent a checkout session or a billing portal made always keeps it (its subscription charges it later): `false` there is a 400.",
+      ),
   })
   .strict();
 

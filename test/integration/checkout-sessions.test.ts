@@ -165,6 +165,25 @@ test('paid, the session completes once, whoever completes it and however many at
   expect((await fetch(complete, { redirect: 'manual' })).headers.get('location')).toBe(`${urls.success_url}?session_id=${s.checkout_session}`);
 });
 
+test("paid by an attempt that does not ask to save the card (the merchant's own form): the card is saved all the same and the session completes; one that refuses to save is a 400", async () => {
+  const cus = await customer();
+  const box = await plan({ amount: 1200 });
+  const s = (await post('/checkout-sessions', sessionBody(cus, box))).body;
+  const refused = await api.post(`/v202607/payment-intents/${s.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: false }, m.publishableKey);
+  expect({ status: refused.status, code: refused.body.error?.code, param: refused.body.error?.param }).toEqual({ status: 400, code: 'parameter_invalid', param: 'save_payment_method' });
+  const paid = await api.post(`/v202607/payment-intents/${s.payment_intent}/attempts`, { token: 'tok_success' }, m.publishableKey);
+  expect(paid.body).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+  const done = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
+  expect(done).toMatchObject({ status: 'complete', subscription: expect.stringMatching(/^sub_eu_/), completion_error: null });
+  const sub = await eventually(async () => {
+    const body = (await get(`/subscriptions/${done.subscription}`)).body;
+    return body.status === 'active' ? body : undefined;
+  }, 30_000, 'the subscription active, its first invoice paid by the session intent');
+  expect(sub.default_payment_method).toBe(paid.body.payment_method_uuid);
+  // Nothing given back: the payment is the first invoice's.
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([]);
+});
+
 test('paid, and nobody comes back (the tab closed after paying, no retrieve): the session completes by itself, its subscription made', async () => {
   const cus = await customer();
   const box = await plan({ amount: 1800 });

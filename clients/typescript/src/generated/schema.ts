@@ -1908,6 +1908,7 @@ export interface paths {
                     "application/json": {
                         token: string;
                         connector?: string;
+                        /** @description Keep the card on the intent's customer for later charges (`pm_...`). An intent a checkout session or a billing portal made always keeps it (its subscription charges it later): `false` there is a 400. */
                         save_payment_method?: boolean;
                     };
                 };
