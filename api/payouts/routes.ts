@@ -27,7 +27,7 @@ export const payoutRoutes: RouteDef[] = [
       },
       400: {
         description:
-          "Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient)",
+          "Invalid body, gateway not registered for payouts (`gateway_invalid`, also with recipient_uuid), recipient/gateway mismatch, a recipient_type that is not recipient_uuid's, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient)",
       },
       503: { description: 'The gateway or the workflow service did not answer in time; retry with the same idempotency_key' },
     },

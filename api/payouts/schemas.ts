@@ -15,6 +15,9 @@ export const payoutCreateBody = z
     gateway: gatewayName,
     recipient_uuid: z.uuid().toLowerCase().optional().meta({ description: 'An existing recipient; required when no complete inline recipient is given' }),
     ...recipientFields,
+    recipient_type: recipientFields.recipient_type.meta({
+      description: "Inferred from the fields given when omitted; with recipient_uuid, when given it must be that recipient's type (400 naming recipient_type otherwise)",
+    }),
     tenant: z.string().min(1).max(64).optional().meta({ description: "Defaults to the key's tenant; when given, must name it (its id, name or integer tenant_id)" }),
     narration: z.string().trim().min(1).max(140).optional(),
     idempotency_key: idempotencyKeySchema.optional().meta({

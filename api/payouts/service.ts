@@ -149,6 +149,14 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
   const tenant = await payoutTenant(deps, auth, body.tenant);
   const payouts = payoutData(deps.mongo);
   const key = body.idempotency_key ?? null;
+  let recipient: PayoutRecipientRecord | null = null;
+  if (body.recipient_uuid) {
+    recipient = await payoutRecipientData(deps.mongo).find(tenant.id, body.recipient_uuid);
+    if (!recipient) throw invalidRequest('resource_missing', `No such payout recipient: '${body.recipient_uuid}'`, 'recipient_uuid');
+    // Refused as the same contradiction inline is (the schema's recipient rule), a repeat of a key included.
+    if (body.recipient_type !== undefined && body.recipient_type !== recipient.recipient_type)
+      throw invalidRequest('parameter_invalid', `Invalid recipient_type: recipient_type is ${body.recipient_type} but the recipient ${recipient._id} is a ${recipient.recipient_type}`, 'recipient_type');
+  }
   const repeated = async (existing: PayoutRecord) => {
     if (!(await asksForPayout(deps, existing, body)))
       throw invalidRequest('idempotency_key_in_use', 'This idempotency_key was used for another payout (another amount, currency, gateway or recipient): use a new key for a new payout', 'idempotency_key');
@@ -159,14 +167,10 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     if (existing) return repeated(existing);
   }
 
-  let recipient: PayoutRecipientRecord | null = null;
-  if (body.recipient_uuid) {
-    recipient = await payoutRecipientData(deps.mongo).find(tenant.id, body.recipient_uuid);
-    if (!recipient) throw invalidRequest('resource_missing', `No such payout recipient: '${body.recipient_uuid}'`, 'recipient_uuid');
-    if (recipient.gateway !== body.gateway)
-      throw invalidRequest('gateway_mismatch', `The recipient is registered with gateway "${recipient.gateway}", not "${body.gateway}"`, 'gateway');
-  }
+  // The gateway first: one not registered for payouts is gateway_invalid whether or not it is the recipient's.
   const { connector, adapter } = await payoutConnector(deps, tenant.id, body.gateway);
+  if (recipient && recipient.gateway !== body.gateway)
+    throw invalidRequest('gateway_mismatch', `The recipient is registered with gateway "${recipient.gateway}", not "${body.gateway}"`, 'gateway');
   // All webhook_urls share the one webhook_secret, sent back as Service-Webhook-Secret.
   const webhooks = planSharedSecretWebhooks(tenant.id, auth.region, body.webhook_urls, body.webhook_secret, deps.config);
   // A keyed recipient whose registration got no answer stays unregistered until something registers it: this

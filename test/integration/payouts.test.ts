@@ -176,17 +176,59 @@ describe('the recipient rule and the request checks', () => {
     expect(r.body.error.code).toBe('gateway_invalid');
   });
 
-  test('a registered recipient is paid by recipient_uuid; another gateway than its own is a mismatch', async () => {
+  test('a registered recipient is paid by recipient_uuid; another payout gateway than its own is a mismatch', async () => {
     const rcp = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary), name: 'Ada', email: 'ada@example.com' }, m.secretKey);
     expect(rcp.status).toBe(201);
     expect(rcp.body).toEqual({ recipient_uuid: expect.any(String), gateway_recipient_id: expect.stringMatching(/^rcp_/), resource_created: true });
     const paid = await createPayout({ recipient_uuid: rcp.body.recipient_uuid });
     expect(paid.body).toMatchObject({ status: 'success', recipient_uuid: rcp.body.recipient_uuid });
-    const mismatch = await createPayout({ recipient_uuid: rcp.body.recipient_uuid, gateway: 'othergw' });
+    // The stack has one payout gateway: a recipient stored under another one (a gateway the tenant has since
+    // left, say) stands for "a registered gateway that is not the recipient's".
+    const elsewhere = (await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary) }, m.secretKey)).body.recipient_uuid;
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      await db.c.payoutRecipients.updateOne({ _id: elsewhere }, { $set: { gateway: 'retiredgw' } });
+    } finally {
+      await db.close();
+    }
+    const mismatch = await createPayout({ recipient_uuid: elsewhere, gateway: 'sandbox' });
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body.error).toMatchObject({ code: 'gateway_mismatch', param: 'gateway' });
+    expect(mismatch.body.error).toMatchObject({ code: 'gateway_mismatch', param: 'gateway', message: 'The recipient is registered with gateway "retiredgw", not "sandbox"' });
     const unknown = await createPayout({ recipient_uuid: '6f1c3a52-2f0e-4b8e-9d7a-2b9f4f0e1c11' });
     expect(unknown.body.error).toMatchObject({ param: 'recipient_uuid' });
+  });
+
+  test('with recipient_uuid, a gateway not registered for payouts is gateway_invalid (as inline and on /payout-recipients), not a mismatch', async () => {
+    const rcp = await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary) }, m.secretKey);
+    expect(rcp.status).toBe(201);
+    const byUuid = await createPayout({ recipient_uuid: rcp.body.recipient_uuid, gateway: 'nope' });
+    const inline = await createPayout({ ...bank(ACCOUNTS.ordinary), gateway: 'nope' });
+    const recipient = await api.post('/payout-recipients', { gateway: 'nope', ...bank(ACCOUNTS.ordinary) }, m.secretKey);
+    expect([byUuid.status, byUuid.body.error]).toEqual([400, expect.objectContaining({ code: 'gateway_invalid', param: 'gateway' })]);
+    const withoutRequestId = ({ request_id: _, ...error }: Record<string, unknown>) => error;
+    expect(withoutRequestId(byUuid.body.error)).toEqual(withoutRequestId(inline.body.error));
+    expect(recipient.body.error).toMatchObject({ code: 'gateway_invalid', param: 'gateway' });
+  });
+
+  test("with recipient_uuid, a recipient_type that is not the recipient's is refused as inline, also on a key's repeat, and nothing is written or sent", async () => {
+    const bankRcp = (await api.post('/payout-recipients', { gateway: 'sandbox', ...bank(ACCOUNTS.ordinary) }, m.secretKey)).body.recipient_uuid;
+    const walletRcp = (await api.post('/payout-recipients', { gateway: 'sandbox', mobile_money_number: '+233241234567', mobile_money_provider: 'MTN' }, m.secretKey)).body.recipient_uuid;
+    const inline = await createPayout({ ...bank(ACCOUNTS.ordinary), recipient_type: 'mobile_money' });
+    expect(inline.body.error).toMatchObject({ code: 'parameter_invalid', param: 'recipient_type' });
+    const before = (await api.get('/payouts?limit=1', m.secretKey)).body.meta.totalItems;
+    for (const [uuid, type, kind] of [[bankRcp, 'mobile_money', 'bank_account'], [walletRcp, 'bank_account', 'mobile_money']]) {
+      const r = await createPayout({ recipient_uuid: uuid, recipient_type: type });
+      expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, inline.body.error.code, 'recipient_type']);
+      expect(r.body.error.message).toBe(`Invalid recipient_type: recipient_type is ${type} but the recipient ${uuid} is a ${kind}`);
+    }
+    expect((await api.get('/payouts?limit=1', m.secretKey)).body.meta.totalItems).toBe(before);
+    // The recipient's own type is accepted; sent again under the same key with the other type, still refused.
+    const key = `po-type-${Date.now()}`;
+    const paid = await createPayout({ recipient_uuid: bankRcp, recipient_type: 'bank_account', idempotency_key: key });
+    expect([paid.status, paid.body.resource_created]).toEqual([201, true]);
+    const again = await createPayout({ recipient_uuid: bankRcp, recipient_type: 'mobile_money', idempotency_key: key });
+    expect([again.status, again.body.error?.param]).toEqual([400, 'recipient_type']);
+    expect((await sandboxEffects('payout', paid.body.payout_uuid)).count).toBe(1);
   });
 
   test("tenant may name the key's own tenant by id, name or integer, as the older POST /payment-intents takes it, and nothing else", async () => {
