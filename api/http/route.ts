@@ -47,6 +47,13 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   cardEntry?: boolean;
 }
 
+/**
+ * The tags of v202502's endpoints, served unprefixed (version-neutral, as the older interface always was), also
+ * under /v202502/... and, by the spec's fallback, under any later prefix that defines no endpoint of its own at
+ * that method and path (GET /v202606/payment-intents is the older list).
+ */
+export const V202502_TAGS: readonly string[] = ['Payment intents (older interface)', 'Checkout intents (older interface)', 'Refunds (older interface)'];
+
 export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(def: RouteDef<P, Q, B>): RouteDef {
   return def as unknown as RouteDef;
 }

@@ -7,23 +7,25 @@ import { authenticate } from './auth';
 import type { AppDeps } from '../deps';
 import { parseQuery } from './query';
 import { enforceRateLimit, type RateLimiter } from './rate-limit';
-import type { RouteDef } from './route';
+import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
 
 const EMPTY = z.object({}).strict();
 
 /**
  * Routes are registered per version; `/v<YYYYMM>/<rest>` is served by the nearest version not after the
- * requested one that defines that method and path (so /v202609/customers is v202607's). Unprefixed paths
- * are version-neutral.
+ * requested one that defines that method and path (so /v202609/customers is v202607's, and
+ * /v202606/payment-intents/{id} v202502's). Unprefixed paths are version-neutral.
  */
 export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter?: RateLimiter): Middleware {
   const byVersion = new Map<ApiVersion, Router>(API_VERSIONS.map((v) => [v, new Router()]));
   const unversioned = new Router();
   for (const def of routes) {
     const handler = (version: ApiVersion | null) => async (ctx: Context) => run(def, ctx, deps, version, limiter);
-    if (def.versions === 'unversioned') unversioned[def.method](def.path, handler(null));
-    else for (const v of def.versions) byVersion.get(v)![def.method](def.path, handler(v));
+    if (def.versions === 'unversioned') {
+      unversioned[def.method](def.path, handler(null));
+      if (def.tags.some((t) => V202502_TAGS.includes(t))) byVersion.get('v202502')![def.method](def.path, handler('v202502'));
+    } else for (const v of def.versions) byVersion.get(v)![def.method](def.path, handler(v));
   }
   const unversionedRoutes = unversioned.routes();
 

@@ -1,5 +1,5 @@
 import { API_VERSIONS, type ApiVersion } from '../../domain/versions';
-import type { RouteDef } from '../http/route';
+import { V202502_TAGS, type RouteDef } from '../http/route';
 
 // The API's versions and what each changed: the spec's version history (shared/spec, "Versioning"), with
 // what this service serves for each. Shown at /docs/changelog and in every reference document's introduction.
@@ -51,7 +51,7 @@ export const VERSION_HISTORY: VersionEntry[] = [
     changes: [
       'POST /v202606/payment-intents creates an intent without choosing a gateway: any live connector may take it.',
       'Its `customer` is a `cus_` id or `{merchant_id, first_name, last_name, phone_number, email}`; a known `merchant_id` is matched and updated, and the answer says which customer and whether it was created.',
-      'Its list, retrieve and cancel are the unprefixed endpoints of the older interface.',
+      'Its list, retrieve and cancel are the unprefixed endpoints of the older interface (v202502\'s: /v202606/payment-intents/{payment_intent} falls back to them).',
     ],
     servedBy: 'The /v202606 prefix for the create; the unprefixed interface for the rest.',
   },
@@ -63,8 +63,9 @@ export const VERSION_HISTORY: VersionEntry[] = [
       'Each payment has an integer `transaction_id`; refunds name it (POST /refunds).',
       'Webhooks: `webhook_urls` sharing one `webhook_secret`, sent back in `Service-Webhook-Secret`.',
     ],
-    servedBy: 'The unprefixed (version-neutral) interface: same records and workflows as v202607.',
-    unprefixedTags: ['Payment intents (older interface)', 'Checkout intents (older interface)', 'Refunds (older interface)'],
+    servedBy:
+      'The unprefixed (version-neutral) interface, also under /v202502/... and, by fallback, under a later prefix that does not define the endpoint (GET /v202606/payment-intents is this list): same records and workflows as v202607.',
+    unprefixedTags: [...V202502_TAGS],
   },
 ];
 

@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { API_VERSIONS, type ApiVersion } from '../../domain/versions';
-import type { RouteDef } from '../http/route';
+import { V202502_TAGS, type RouteDef } from '../http/route';
 import { changelogMarkdown } from './changelog';
 import { errorCatalogMarkdown, errorCatalogView } from './error-catalog';
 import { attachExamples, exampleFor } from './examples';
@@ -54,8 +54,9 @@ export function documentedOperations(routes: RouteDef[], scope: DocumentScope): 
   const version = scope;
   const chosen = new Map<string, { def: RouteDef; served: ApiVersion }>();
   for (const def of visible) {
-    if (def.versions === 'unversioned') continue;
-    const served = [...def.versions].filter((v) => v <= version).sort().pop();
+    // v202502's endpoints are unprefixed, and what later versions fall back to where they define none.
+    const versions = def.versions === 'unversioned' ? (def.tags.some((t) => V202502_TAGS.includes(t)) ? (['v202502'] as const) : []) : def.versions;
+    const served = [...versions].filter((v) => v <= version).sort().pop();
     if (!served) continue;
     const key = `${def.method} ${def.path}`;
     const prior = chosen.get(key);

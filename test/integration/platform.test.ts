@@ -109,6 +109,27 @@ describe('versioned routing', () => {
   });
   test('a version before an endpoint existed does not serve it', async () => {
     expectError(await api.get('/v202606/customers', m.secretKey), 404, 'route_not_found');
+    expectError(await api.get('/v202502/customers', m.secretKey), 404, 'route_not_found');
+  });
+  test("v202502's endpoints (the unprefixed older interface) answer under /v202502 and, by fallback, where a later version does not define them", async () => {
+    const created = await api.post('/v202606/payment-intents', { amount: 1500, currency: 'EUR' }, m.secretKey);
+    expect(created.status).toBe(201);
+    const id = created.body.payment_intent;
+    const unprefixed = await api.get(`/payment-intents/${id}`, m.secretKey);
+    expect(unprefixed.status).toBe(200);
+    // v202606 defines only the create; its retrieve, list and cancel are v202502's.
+    for (const v of ['v202502', 'v202606']) {
+      const one = await api.get(`/${v}/payment-intents/${id}`, m.secretKey);
+      expect({ status: one.status, body: one.body }).toEqual({ status: 200, body: unprefixed.body });
+      const page = await api.get(`/${v}/payment-intents?filter.payment_intent=${id}`, m.secretKey);
+      expect(page.status).toBe(200);
+      expect(page.body.data.map((r: { uuid: string }) => r.uuid)).toEqual([unprefixed.body.uuid]);
+    }
+    // v202607 defines its own list: the cursor list, not the older one.
+    expect((await api.get('/v202607/payment-intents', m.secretKey)).body).toHaveProperty('has_more');
+    // v202502 had no create without a gateway: the older create answers, asking for one.
+    expectError(await api.post('/v202502/payment-intents', { amount: 1500, currency: 'EUR' }, m.secretKey), 400, 'parameter_missing', 'gateway');
+    expect((await call('PUT', `/v202606/payment-intents/${id}/cancel`, { key: m.secretKey, body: {} })).status).toBe(200);
   });
   test('v202608 pinning fields are refused on v202607', async () => {
     expectError(await api.post('/v202607/payment-intents', { amount: 1, currency: 'EUR', connector: m.connector }, m.secretKey), 400, 'parameter_unknown', 'connector');
