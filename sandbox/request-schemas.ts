@@ -5,6 +5,8 @@ import { z } from 'zod';
 
 const idempotencyKey = z.string().min(1).max(255);
 const amount = z.int().positive(); // minor units
+/** A charge may be 0: a zero-value authorization, which checks the card and moves no money. */
+const chargeAmount = z.int().nonnegative();
 const currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code')
@@ -39,7 +41,7 @@ export const chargeRequestSchema = z
     idempotency_key: idempotencyKey,
     /** A card token (tok_...), or for merchant_initiated charges a reusable token (pmt_...). */
     token: z.string().min(1).max(255),
-    amount,
+    amount: chargeAmount,
     currency,
     callback_url: httpUrl,
     return_url: httpUrl,

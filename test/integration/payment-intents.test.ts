@@ -195,6 +195,14 @@ describe('attempts', () => {
     expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body.status).toBe('pending');
     expect((await pay(pi.body.payment_intent, m.publishableKey)).body.status).toBe('success');
   });
+  test('an intent of amount 0 is paid by a zero-value authorization (the card checked, no money moved); it has nothing to refund', async () => {
+    const pi = await create({ amount: 0, currency: 'EUR', customer: { reference: `zero-${Date.now()}` } });
+    const r = await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+    expect(r.body).toMatchObject({ status: 'success', payment_method_uuid: expect.stringMatching(/^pm_eu_/) });
+    expect((await api.get(`/v202607/payment-intents/${pi.body.payment_intent}`, m.secretKey)).body).toMatchObject({ status: 'success', amount: 0 });
+    const refund = await api.post('/v202607/refunds', { payment_intent: pi.body.payment_intent, amount: 1, currency: 'EUR' }, m.secretKey);
+    expect(refund.status).toBe(400);
+  });
   test('3DS returns a redirect to the challenge', async () => {
     const pi = await create({ amount: 900, currency: 'EUR' });
     const r = await pay(pi.body.payment_intent, m.publishableKey, 'tok_3ds');
