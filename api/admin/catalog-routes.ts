@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { route, type RouteDef } from '../http/route';
-import { categorySchema, catalogCreateBody, categoryCreateBody, idResponse, productCreateBody, productSchema, productUpdateBody } from '../catalog/schemas';
+import { categorySchema, catalogCreateBody, categoryCreateBody, idResponse, productCreateBody, productUpdateBody, productUpdatedSchema } from '../catalog/schemas';
 import { createCatalog, createCategory, createProduct, updateProduct } from '../catalog/service';
 import { tenantOr404, tenantParam } from './tenant-param';
 
@@ -44,7 +44,7 @@ export const catalogAdminRoutes: RouteDef[] = [
     summary: "Change a product's price or stock; visible at once to the catalog, carts and checkouts",
     params: z.object({ tenant: z.string(), id: z.string() }).strict(),
     body: productUpdateBody,
-    responses: { 200: { description: 'The product as it now is', schema: productSchema }, 404: { description: 'No such product of this tenant' } },
+    responses: { 200: { description: 'The product as it now is, with its units on hand, held and oversold', schema: productUpdatedSchema }, 404: { description: 'No such product of this tenant' } },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
       return { status: 200, body: await updateProduct(deps, t._id, params.id, body) };

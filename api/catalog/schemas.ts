@@ -89,7 +89,7 @@ export const productUpdateBody = z
       .optional()
       .meta({
         description:
-          "Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold. Set by the product's stock owner, visible at once",
+          "Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold (`held`). A count below what is held is taken (the shelf is the truth); units held past it are sold all the same if their checkouts are paid, and are then counted `oversold` (onHand below 0). Set by the product's stock owner, visible at once",
       }),
     stockChange: z
       .number()
@@ -98,7 +98,10 @@ export const productUpdateBody = z
       .max(MAX_STOCK)
       .refine((n) => n !== 0, 'not 0')
       .optional()
-      .meta({ description: 'Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0' }),
+      .meta({
+        description:
+          'Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. A delivery first makes up for units `oversold` (onHand -1 and 5 delivered: 4 on hand). 400 `stock_change_too_large` if a loss would leave fewer than 0',
+      }),
     stockChangeKey: z
       .string()
       .min(1)
@@ -147,6 +150,23 @@ export const productSchema = z
     imageUrl: z.string().nullable(),
   })
   .meta({ description: 'A product, as every catalog list answers it' });
+
+/** PATCH's answer: the product, and how its units stand with the owner of its stock. */
+export const productUpdatedSchema = productSchema
+  .extend({
+    onHand: z.number().int().meta({
+      description:
+        'Units on hand as the owner of its stock counts them: the last count (`stock`) with deliveries and losses (`stockChange`) since, less units sold. Below 0 when units were sold that were not on hand (see `oversold`)',
+    }),
+    held: z.number().int().meta({ description: 'Units open checkouts hold: sold if they are paid, for sale again if not. `stock` (for sale) is onHand less held, never below 0' }),
+    oversold: z.number().int().meta({
+      description:
+        'Units sold that were not on hand (held by a checkout before a lower count, then paid): -onHand when onHand is below 0, else 0. A delivery (`stockChange`) makes up for them first; a new count (`stock`) replaces them',
+    }),
+    heldPastOnHand: z.number().int().meta({ description: 'Units held beyond those on hand: if their checkouts are paid, they are oversold' }),
+  })
+  .meta({ description: 'The product as it now is, with its units on hand, held and oversold' });
+export type ProductUpdatedView = z.infer<typeof productUpdatedSchema>;
 
 const categoryAttributeSchema = z.object({
   id: z.string().meta({ description: 'attr_...: the key of filter.attr.<attributeId>' }),

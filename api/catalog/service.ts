@@ -7,8 +7,9 @@ import { catalogData, categoryData, productData } from '../../data/catalog';
 import type { AppDeps } from '../deps';
 import { adjustProductStock, setProductPrice, setProductStock } from '../commerce/stock';
 import type { BrowseQuery } from './query';
-import type { CatalogCreateBody, CategoryCreateBody, ProductCreateBody, ProductUpdateBody } from './schemas';
-import { catalogView, categoryView, pagination, productView, type CategoryView, type ProductView } from './views';
+import type { StockLevel } from '../../workflows/product-stock/messages';
+import type { CatalogCreateBody, CategoryCreateBody, ProductCreateBody, ProductUpdateBody, ProductUpdatedView } from './schemas';
+import { catalogView, categoryView, pagination, productView, type CategoryView } from './views';
 
 // The catalog's commands (admin) and queries (browsing). Every read and write names the tenant; an id of
 // another tenant is simply not found. Checks come before writes: a refused request writes nothing.
@@ -105,22 +106,43 @@ export async function createProduct(mongo: Mongo, tenant: Tenant, body: ProductC
   return record._id;
 }
 
-/** PATCH: price and stock through the product's owner (its stock workflow, the record's one writer); the product as it now is. */
-export async function updateProduct(deps: AppDeps, tenantId: string, productId: string, body: ProductUpdateBody): Promise<ProductView> {
+/**
+ * PATCH: price and stock through the product's owner (its stock workflow, the record's one writer); the product
+ * as it now is, with how its units stand with the owner (on hand, held, oversold).
+ */
+export async function updateProduct(deps: AppDeps, tenantId: string, productId: string, body: ProductUpdateBody): Promise<ProductUpdatedView> {
   const products = productData(deps.mongo);
   if (!(await products.find(tenantId, productId))) throw notFound('product', productId, 'id');
+  let level: StockLevel | undefined;
   // The stock first: its owner is the one that may refuse, and then nothing is written.
-  if (body.stock !== undefined) await setProductStock(deps, tenantId, productId, body.stock);
+  if (body.stock !== undefined) level = await setProductStock(deps, tenantId, productId, body.stock);
   if (body.stockChange !== undefined) {
     const adjusted = await adjustProductStock(deps, tenantId, productId, body.stockChange, body.stockChangeKey);
     if (!adjusted.ok && 'keyUsedFor' in adjusted)
       throw invalidRequest('idempotency_key_in_use', `This stockChangeKey was used for a change of ${adjusted.keyUsedFor}: use a new key for a new change`, 'stockChangeKey');
-    if (!adjusted.ok) throw invalidRequest('stock_change_too_large', `Only ${adjusted.onHand} units are on hand: a change of ${body.stockChange} would leave fewer than 0`, 'stockChange');
+    if (!adjusted.ok) throw invalidRequest('stock_change_too_large', stockChangeTooLarge(adjusted.onHand, body.stockChange), 'stockChange');
+    level = adjusted.level;
   }
-  if (body.price !== undefined) await setProductPrice(deps, tenantId, productId, body.price);
+  if (body.price !== undefined) level = await setProductPrice(deps, tenantId, productId, body.price);
   const now = await products.find(tenantId, productId);
   if (!now) throw notFound('product', productId, 'id');
-  return productView(now);
+  // Every PATCH asks the owner at least once (the schema wants price, stock or stockChange).
+  return { ...productView(now), ...unitsView(level!) };
+}
+
+const stockChangeTooLarge = (onHand: number, change: number) =>
+  onHand < 0
+    ? `${-onHand} units were sold that were not on hand (none is): a loss of ${-change} cannot be taken; a delivery makes up for them first`
+    : `Only ${onHand} units are on hand: a change of ${change} would leave fewer than 0`;
+
+/** How a product's units stand with its owner, as PATCH answers them. */
+export function unitsView(level: StockLevel) {
+  return {
+    onHand: level.onHand,
+    held: level.held,
+    oversold: Math.max(0, -level.onHand),
+    heldPastOnHand: Math.max(0, level.held - Math.max(0, level.onHand)),
+  };
 }
 
 export async function createCatalog(mongo: Mongo, tenant: Tenant, body: CatalogCreateBody): Promise<string> {

@@ -374,6 +374,30 @@ describe("the merchant's stock: a count or a change", () => {
   });
 });
 
+describe('units sold that were not on hand', () => {
+  test('a count below an open hold is taken and says what is held past it; the hold paid counts 1 oversold, and a delivery of 5 leaves 4', async () => {
+    const a = await product(900, 8);
+    const r = await checkout(await cart([{ id: a, quantity: 1 }]));
+    expect(r.status).toBe(201);
+    const counted = await patch(a, { stock: 0 });
+    expect(counted.status).toBe(200);
+    expect(counted.body).toMatchObject({ stock: 0, isInStock: false, onHand: 0, held: 1, oversold: 0, heldPastOnHand: 1 });
+    await paidOrder(r.body.checkoutId, r.body.payment_intent);
+    // The unit sold was not on hand: the product's owner counts it, where it used to stay at 0 and drop it.
+    const after = await eventually(async () => {
+      const p = await patch(a, { price: 900 });
+      return p.body.held === 0 ? p : undefined;
+    }, 15_000, 'the hold sold');
+    expect(after.body).toMatchObject({ stock: 0, onHand: -1, held: 0, oversold: 1, heldPastOnHand: 0 });
+    const lost = await patch(a, { stockChange: -1 });
+    expect([lost.status, lost.body.error?.code]).toEqual([400, 'stock_change_too_large']);
+    expect(lost.body.error.message).toMatch(/1 units were sold that were not on hand/);
+    const delivered = await patch(a, { stockChange: 5 });
+    expect(delivered.body).toMatchObject({ stock: 4, onHand: 4, held: 0, oversold: 0 });
+    expect(await stockOf(a)).toBe(4);
+  });
+});
+
 describe('a delivery sent again with its stockChangeKey', () => {
   test('after an answer that came too late (503), and once more: counted once', async () => {
     const a = await product(900, 10);

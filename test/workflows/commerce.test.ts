@@ -3,6 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { DeliveryPlan, SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
 import {
+  adjustStockUpdate,
+  commitStockSignal,
   PRODUCT_STOCK_WORKFLOW,
   releaseStockSignal,
   reserveStockUpdate,
@@ -287,6 +289,29 @@ describe('a product stock owner', () => {
         { tenantId: TENANT, productId, stock: 8, price: 4500 },
       ]);
       expectRising(f.rec.stock.map((w) => w.version));
+      await terminate(stockWorkflowId(productId));
+    });
+  });
+  test('units sold that were not on hand are counted: on hand goes below 0, and a delivery counts from there', async () => {
+    // On hand 8, one unit held; the merchant counts 0 on the shelf; the checkout is then paid. The unit sold was not
+    // on hand: the owner counts -1 (1 oversold), so a delivery of 5 leaves 4 on hand, not 5.
+    const f = fakes();
+    const productId = 'prd_eu_over1';
+    await withWorkers(f, async ({ taskQueue }) => {
+      expect(await reserve(taskQueue, productId, 8, 'chk_eu_o1', 1)).toEqual({ ok: true, quantity: 1, available: 7 });
+      const owner = testEnv().client.workflow.getHandle(stockWorkflowId(productId));
+      expect(await owner.executeUpdate(setStockUpdate, { args: [{ stock: 0 }] })).toEqual({ onHand: 0, available: 0, held: 1 });
+      await owner.signal(commitStockSignal, { holder: 'chk_eu_o1' });
+      await waitFor(async () => (await stockOf(productId)).held === 0);
+      const afterSale = await stockOf(productId);
+      const delivered = await owner.executeUpdate(adjustStockUpdate, { args: [{ change: 5 }] });
+      const lost = await owner.executeUpdate(adjustStockUpdate, { args: [{ change: -5 }] });
+      await keep('product-stock-sold-past-count', stockWorkflowId(productId));
+      expect(afterSale).toEqual({ onHand: -1, available: 0, held: 0 });
+      expect(delivered).toEqual({ ok: true, level: { onHand: 4, available: 4, held: 0 } });
+      // A loss of more than is on hand is still refused.
+      expect(lost).toEqual({ ok: false, onHand: 4 });
+      expect(f.rec.stock.at(-1)!.stock).toBe(4);
       await terminate(stockWorkflowId(productId));
     });
   });

@@ -43,10 +43,14 @@ export interface ReserveRequest {
 export type ReserveResult = { ok: true; quantity: number; available: number } | { ok: false; available: number };
 
 export interface StockLevel {
-  /** Units on hand: set by the merchant, lowered by sales. */
+  /**
+   * Units on hand: set by the merchant, lowered by sales. Below 0 when units were sold that were not on hand (held
+   * before the merchant counted fewer): that many are oversold, and the next delivery makes up for them first.
+   */
   onHand: number;
   /** Units for sale: on hand minus what open checkouts hold (never below 0). */
   available: number;
+  /** Units open checkouts hold: sold if they are paid, for sale again if not. It may be more than on hand. */
   held: number;
 }
 

@@ -70,23 +70,40 @@ export class StockState {
     if (this.settled.size > SETTLED_KEPT) this.settled.delete(this.settled.values().next().value!);
   }
 
-  commit(holder: string): boolean {
+  /** Whether selling the holder's units would take more than are on hand (the merchant counted fewer since they were held). */
+  sellsPastOnHand(holder: string): boolean {
+    const q = this.holds.get(holder);
+    return q !== undefined && q > this.onHand;
+  }
+
+  /**
+   * The holder's units are sold. Units sold that were not on hand (the merchant counted fewer while they were
+   * held) leave on hand below 0, so the next delivery makes up for them, as Shopify lets inventory go negative;
+   * `countPastOnHand` false is how a run before that stopped at 0 and dropped them (its histories replay so).
+   */
+  commit(holder: string, countPastOnHand = true): boolean {
     const q = this.holds.get(holder);
     this.settle(holder);
     if (q === undefined) return false;
     this.holds.delete(holder);
-    this.onHand = Math.max(0, this.onHand - q);
+    this.onHand = countPastOnHand ? this.onHand - q : Math.max(0, this.onHand - q);
     return true;
   }
 
-  /** The merchant counted the shelf: units on hand; open holds still count against it. */
+  /**
+   * The merchant counted the shelf: units on hand; open holds still count against it, also past it (a held
+   * unit the count does not cover is sold all the same if its checkout is paid, and is then counted oversold).
+   */
   set(stock: number): void {
     this.onHand = stock;
   }
 
-  /** Units added or taken away, relative to what is on hand now (no read-then-write on the caller's side); never below 0. */
+  /**
+   * Units added or taken away, relative to what is on hand now (no read-then-write on the caller's side). A loss
+   * may not take on hand below 0; a delivery is always taken, and first makes up for units oversold.
+   */
   adjust(change: number): boolean {
-    if (!Number.isInteger(change) || this.onHand + change < 0) return false;
+    if (!Number.isInteger(change) || (change < 0 && this.onHand + change < 0)) return false;
     this.onHand += change;
     return true;
   }

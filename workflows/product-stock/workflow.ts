@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { historyIsLong } from '../history';
 import { serialWriter } from '../serial-writer';
@@ -13,6 +13,12 @@ import {
   type ProductStockInput,
 } from './messages';
 import { StockState } from './state';
+
+/**
+ * Runs that count units sold past those on hand (on hand goes below 0); a run before it stopped at 0 and dropped
+ * them, so a later delivery counted one too many. Asked only when a sale would go past on hand.
+ */
+const COUNT_SOLD_PAST_ON_HAND_PATCH = 'stock-sold-past-on-hand';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -82,7 +88,8 @@ export async function productStockWorkflow(input: ProductStockInput): Promise<vo
     if (s.release(holder)) void persist();
   });
   setHandler(commitStockSignal, ({ holder }) => {
-    if (s.commit(holder)) void persist();
+    const countPastOnHand = !s.sellsPastOnHand(holder) || patched(COUNT_SOLD_PAST_ON_HAND_PATCH);
+    if (s.commit(holder, countPastOnHand)) void persist();
   });
   setHandler(stockLevelQuery, () => s.level());
 

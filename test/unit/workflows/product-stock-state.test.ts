@@ -215,11 +215,39 @@ describe('the merchant sets the stock', () => {
     expect(s.level()).toEqual({ onHand: 4, available: 1, held: 3 });
   });
 
-  test('below what is held: a commit never takes on hand below 0', () => {
+  test('below what is held: units sold past on hand are counted, on hand goes below 0 and a delivery makes up for them first', () => {
+    const s = new StockState(8);
+    s.reserve({ holder: 'chk_a', quantity: 1 }, NOW);
+    s.set(0);
+    expect(s.sellsPastOnHand('chk_a')).toBe(true);
+    expect(s.commit('chk_a')).toBe(true);
+    expect(s.level()).toEqual({ onHand: -1, available: 0, held: 0 });
+    expect(s.reserve({ holder: 'chk_b', quantity: 1 }, NOW)).toEqual({ ok: false, available: 0 });
+    expect(s.adjust(-1)).toBe(false); // no unit on hand to lose
+    expect(s.adjust(5)).toBe(true);
+    expect(s.level()).toEqual({ onHand: 4, available: 4, held: 0 });
+    expect(s.carry(3).onHand).toBe(4);
+  });
+
+  test('oversold is carried across continue-as-new; a count sets on hand again', () => {
+    const s = new StockState(2);
+    s.reserve({ holder: 'chk_a', quantity: 2 }, NOW);
+    s.set(0);
+    s.commit('chk_a');
+    const next = new StockState(99, s.carry(1));
+    expect(next.level()).toEqual({ onHand: -2, available: 0, held: 0 });
+    expect(next.adjust(1)).toBe(true); // a delivery smaller than what was oversold
+    expect(next.level().onHand).toBe(-1);
+    next.set(3);
+    expect(next.level()).toEqual({ onHand: 3, available: 3, held: 0 });
+  });
+
+  test('a sale within on hand does not go past it; a run before the patch stopped at 0 (countPastOnHand false)', () => {
     const s = new StockState(5);
     s.reserve({ holder: 'chk_a', quantity: 3 }, NOW);
+    expect(s.sellsPastOnHand('chk_a')).toBe(false);
     s.set(1);
-    expect(s.commit('chk_a')).toBe(true);
+    expect(s.commit('chk_a', false)).toBe(true);
     expect(s.level()).toEqual({ onHand: 0, available: 0, held: 0 });
   });
 
