@@ -26,6 +26,16 @@ export function uuidsInAnyCase(q: PageQuery, properties: readonly string[]): Pag
   return { ...q, filters: q.filters.map(lowered) };
 }
 
+/**
+ * The clauses of a page-numbered list with the values they give for `properties` upper-cased: currency codes are
+ * stored in upper case (every create's currencySchema upper-cases what it takes), and creates take them in any
+ * case, so filters do too, in every operator form ($eq, $in, $not:..., and the rest).
+ */
+export function currenciesInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
+  const upper = (c: FilterClause): FilterClause => (properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' ? v.toUpperCase() : v)) } : c);
+  return { ...q, filters: q.filters.map(upper) };
+}
+
 /** `text` matching itself and nothing else inside a regular expression (PCRE for MongoDB, RE2 for FerretDB). */
 export function escapeRegex(text: string): string {
   // NUL is written as an escape: MongoDB refuses a pattern with an embedded NUL byte.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../domain/page-query';
 import { payoutData, PAYOUT_LIST } from '../../data/payouts';
+import { currenciesInAnyCase } from '../../data/page-list';
 import { route, type RouteDef } from '../http/route';
 import { payoutCreateBody, payoutCreateResponse, payoutStatusResponse, payoutView } from './schemas';
 import { createPayout, getPayout, payoutGatewayStatus, withRecipients } from './service';
@@ -43,7 +44,8 @@ export const payoutRoutes: RouteDef[] = [
     query: pageQuerySchema(PAYOUT_LIST),
     responses: { 200: { description: 'A page of payouts with their recipients', schema: pageEnvelopeSchema(payoutView) } },
     handler: async ({ query, auth, deps }) => {
-      const page = await payoutData(deps.mongo).list(auth.tenantId, query, '/payouts');
+      // Currencies in any case, as the create takes them.
+      const page = await payoutData(deps.mongo).list(auth.tenantId, currenciesInAnyCase(query, ['currency']), '/payouts');
       return { status: 200, body: { ...page, data: await withRecipients(deps, auth.tenantId, page.data) } };
     },
   }),

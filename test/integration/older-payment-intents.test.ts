@@ -281,7 +281,7 @@ describe('GET /payment-intents: page-numbered', () => {
   beforeAll(async () => {
     lister = await createMerchant();
     for (const [i, amount] of [300, 100, 200, 500, 400].entries()) {
-      const uuid = (await create({ amount, currency: i % 2 ? 'USD' : 'EUR', checkout_intent_idempotency_key: `list-${i}` }, lister.secretKey)).body.payment_intent;
+      const uuid = (await create({ amount, currency: i % 2 ? 'usd' : 'EUR', checkout_intent_idempotency_key: `list-${i}` }, lister.secretKey)).body.payment_intent;
       made.push({ uuid, amount, secret: (await retrieve(uuid, lister.secretKey)).body.payment_intent_secret });
     }
     await api.post('/v202607/payment-intents', { amount: 50, currency: 'EUR' }, lister.secretKey);
@@ -307,6 +307,13 @@ describe('GET /payment-intents: page-numbered', () => {
     expect((await list('?sortBy=amount:ASC&filter.gateway=$eq:sandbox')).body.data.map((d: any) => d.amount)).toEqual([100, 200, 300, 400, 500]);
     expect((await list('?sortBy=amount_paid_by_customer:DESC')).body.meta.sortBy).toEqual([['amount_paid_by_customer', 'DESC']]);
     expect((await list('?filter.currency=$eq:USD')).body.data.map((d: any) => d.amount).sort()).toEqual([100, 500]);
+    // Created as 'usd', stored and shown upper case; a filter takes any case, as the create does, in every form.
+    expect((await list('?filter.currency=USD')).body.data.map((d: any) => d.currency)).toEqual(['USD', 'USD']);
+    expect((await list('?filter.currency=usd')).body.data.map((d: any) => d.amount).sort()).toEqual([100, 500]);
+    expect((await list('?filter.currency=$eq:uSd')).body.meta.totalItems).toBe(2);
+    expect((await list('?filter.currency=$in:usd,eur')).body.meta.totalItems).toBe(6);
+    expect((await list('?filter.currency=$not:$eq:eur')).body.meta.totalItems).toBe(2);
+    expect((await list('?filter.currency=$not:$in:usd')).body.meta.totalItems).toBe(4);
     expect((await list('?filter.amount=$btw:200,400')).body.meta.totalItems).toBe(3);
     expect((await list('?filter.gateway=$null')).body.data.map((d: any) => d.amount)).toEqual([50]);
     expect((await list('?filter.status=$eq:pending')).body.meta.totalItems).toBe(6);

@@ -360,7 +360,7 @@ describe('GET /refunds', () => {
     await mk('eur298', { transaction_id: a.tx, amount: 298, currency: 'EUR' }); // rejected
     await new Promise((r) => setTimeout(r, 20));
     between = new Date().toISOString();
-    await mk('usd400', { transaction_id: b.tx, amount: 400, currency: 'USD' });
+    await mk('usd400', { transaction_id: b.tx, amount: 400, currency: 'usd' }); // stored USD
     const v = await v202607Refund({ payment_intent: a.pi, amount: 700, currency: 'EUR' }, lm.secretKey);
     expect(v.status).toBe(201);
     ids.v700 = (await db.db().collection('refunds').findOne({ _id: v.body.refund }))!.id;
@@ -411,6 +411,13 @@ describe('GET /refunds', () => {
     await expectIds(`?filter.uuid=$eq:${one.uuid}`, [ids.eur100]);
     await expectIds('?filter.currency=$eq:USD', [ids.usd400]);
     await expectIds('?filter.currency=$not:$eq:USD', [ids.eur100, ids.eur298, ids.v700]);
+    // Any case, as the creates take it (stored upper case), in every operator form.
+    expect((await get(`?filter.id=$eq:${ids.usd400}`)).body.data[0].currency).toBe('USD');
+    await expectIds('?filter.currency=usd', [ids.usd400]);
+    await expectIds('?filter.currency=$eq:Usd', [ids.usd400]);
+    await expectIds('?filter.currency=$in:usd,eur', Object.values(ids));
+    await expectIds('?filter.currency=$not:$eq:usd', [ids.eur100, ids.eur298, ids.v700]);
+    await expectIds('?filter.currency=$not:$in:eur', [ids.usd400]);
     await expectIds(`?filter.created_at=$gte:${between}`, [ids.usd400, ids.v700]);
     await expectIds(`?filter.created_at=$lt:${between}`, [ids.eur100, ids.eur298]);
     await expectIds(`?filter.updated_at=$gte:${one.created_at}`, Object.values(ids));

@@ -628,7 +628,7 @@ describe('page-numbered lists', () => {
       { amount: 100, currency: 'NGN', narration: 'Rent (May)', account: ACCOUNTS.ordinary },
       { amount: 250, currency: 'NGN', narration: 'rent june', account: ACCOUNTS.ordinary },
       { amount: 400, currency: 'GHS', narration: 'Bonus.*', account: ACCOUNTS.rejected },
-      { amount: 550, currency: 'KES', narration: 'Refund a|b', account: ACCOUNTS.technicalFailure },
+      { amount: 550, currency: 'kes', narration: 'Refund a|b', account: ACCOUNTS.technicalFailure }, // stored KES
       { amount: 700, currency: 'NGN', narration: 'Salary', account: ACCOUNTS.ordinary },
       { amount: 850, currency: 'GHS', narration: '$where', account: ACCOUNTS.ordinary },
       { amount: 1000, currency: 'NGN', narration: 'Salary bonus', account: ACCOUNTS.neverCompletes },
@@ -694,6 +694,17 @@ describe('page-numbered lists', () => {
     expect(await amounts('filter.sub_status=$eq:success&sortBy=amount:ASC')).toEqual([100, 250, 700, 850]);
     expect(await amounts('filter.status=$eq:canceled&sortBy=amount:ASC')).toEqual([400, 550]);
     expect(await amounts('filter.currency=$eq:EUR')).toEqual([]);
+  });
+
+  test('currency filters take the code in any case, as the create does (stored upper case), in every operator form', async () => {
+    expect(await amounts('filter.currency=$eq:KES')).toEqual([550]);
+    expect(await amounts('filter.currency=kes')).toEqual([550]);
+    expect(await amounts('filter.currency=$eq:gHs&sortBy=amount:ASC')).toEqual([400, 850]);
+    expect(await amounts('filter.currency=$in:ghs,Kes&sortBy=amount:ASC')).toEqual([400, 550, 850]);
+    expect(await amounts('filter.currency=$not:$eq:ngn&sortBy=amount:ASC')).toEqual([400, 550, 850]);
+    expect(await amounts('filter.currency=$not:$in:ghs,kes&sortBy=amount:ASC')).toEqual([100, 250, 700, 1000]);
+    expect(await amounts('filter.currency=$contains:ke')).toEqual([550]);
+    expect(await amounts('filter.currency=$gte:ngn&sortBy=amount:ASC')).toEqual([100, 250, 700, 1000]);
   });
 
   test('filter values are data: regex characters, operators and JSON match literally or nothing', async () => {
