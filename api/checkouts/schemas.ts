@@ -1,12 +1,36 @@
 import { z } from 'zod';
 import { typedId } from '../http/common-schemas';
+import { MISSING } from '../http/validate';
 import { addressFields, addressInputSchema, addressView, cartProductView, totalsSchema } from '../carts/schemas';
+
+const ADDRESS_SHAPE = '{id} of a saved address (addr_...) or an Address object (phone, address, region, city; additionalPhone and additionalInfo optional)';
+
+/** The first problem of the branch a wrong address came closest to: `{id}` alone, or an Address (with or without its id). */
+function addressProblem(input: unknown, branches: readonly (readonly z.core.$ZodIssue[])[]): string {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected ${ADDRESS_SHAPE}`;
+  const keys = Object.keys(input);
+  const branch = keys.length === 0 ? undefined : keys.every((k) => k === 'id') ? branches[0] : keys.includes('id') ? branches[2] : branches[1];
+  const issue = branch?.[0];
+  if (!issue) return `expected ${ADDRESS_SHAPE}`;
+  const at = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.map(String).join('.');
+  const what = issue.code === 'unrecognized_keys' ? 'not a field of an Address' : issue.message;
+  return `expected ${ADDRESS_SHAPE}; ${at ? `${at}: ` : ''}${what}`;
+}
 
 /**
  * `{id}` of one of the user's saved addresses, or a full Address (saved for the user). A full Address object
- * with its `id` (as `customerAddresses` lists it) names that saved address, whose fields it must carry.
+ * with its `id` (as `customerAddresses` lists it) names that saved address, whose fields it must carry. Absent,
+ * it is `parameter_missing` (MISSING); of a wrong shape, the message says what is expected and what is wrong.
  */
-export const shippingAddressInput = z.union([z.object({ id: typedId('addr') }).strict(), addressInputSchema, z.object({ id: typedId('addr'), ...addressFields }).strict()]);
+export const shippingAddressInput = z.preprocess(
+  (value, ctx) => {
+    if (value === undefined) ctx.issues.push({ code: 'custom', message: 'Required', input: value, params: MISSING });
+    return value;
+  },
+  z.union([z.object({ id: typedId('addr') }).strict(), addressInputSchema, z.object({ id: typedId('addr'), ...addressFields }).strict()], {
+    error: (issue) => (issue.code === 'invalid_union' ? addressProblem(issue.input, issue.errors) : undefined),
+  }),
+);
 
 export const checkoutCreateBody = z
   .object({
