@@ -79,7 +79,9 @@ export const createBodyV202606 = z
   .object({
     amount: amountSchema,
     currency: currencySchema,
-    idempotency_key: merchantIntentKeySchema.optional(),
+    idempotency_key: merchantIntentKeySchema
+      .optional()
+      .meta({ description: 'A repeated create with this key answers the intent it made (200, payment_intent_created false) when amount and currency are the same; otherwise 400 `idempotency_key_in_use`' }),
     customer: z.union([typedId('cus'), customerV202606]).optional(),
     metadata: metadataSchema.optional(),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),

@@ -20,6 +20,7 @@ import {
   insertAndStart,
   newIntentRecord,
   replayByKey,
+  sameMoneyByKey,
 } from '../payment-intents/service';
 import type { CreateBodyV202606, OlderCreateBody } from './schemas';
 import { olderIntentView } from './views';
@@ -151,7 +152,7 @@ export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: 
 export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body: CreateBodyV202606) {
   const { mongo } = deps;
   const existing = await replayByKey(deps, auth, body.idempotency_key);
-  if (existing) return { status: 200, body: await answerV202606(deps, existing, false, false) };
+  if (existing) return { status: 200, body: await answerV202606(deps, sameMoneyByKey(existing, body), false, false) };
   const { connectors, failover } = await resolveCheckoutRouting(mongo, auth.tenantId, null);
   const given = body.customer;
   const input =
@@ -184,7 +185,7 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
     },
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
-  return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.record, made.created, made.customerCreated) };
+  return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.created ? made.record : sameMoneyByKey(made.record, body), made.created, made.customerCreated) };
 }
 
 async function answerV202606(deps: AppDeps, r: PaymentIntentRecord, created: boolean, customerCreated: boolean) {

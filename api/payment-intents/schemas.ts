@@ -16,7 +16,7 @@ const base = {
   currency: currencySchema.describe(CURRENCY_CASE),
   idempotency_key: merchantIntentKeySchema
     .optional()
-    .describe(`A create repeated with the same key returns the intent it made (200, \`resource_created\` false) in its current state, not a new one. Keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service's own (400).`),
+    .describe(`A create repeated with the same key returns the intent it made (200, \`resource_created\` false) in its current state, not a new one; the same key with another \`amount\` or \`currency\` is a 400 \`idempotency_key_in_use\`. Keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service's own (400).`),
   metadata: metadataSchema.optional(),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
   webhooks: webhooksSchema

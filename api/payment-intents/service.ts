@@ -116,7 +116,7 @@ function pinOf(body: CreateBody): { kind: PinKind; id: string } | null {
 export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body: CreateBody, apiVersion: string) {
   const { mongo } = deps;
   const existing = await replayByKey(deps, auth, body.idempotency_key);
-  if (existing) return replayed(existing, deps);
+  if (existing) return replayed(sameMoneyByKey(existing, body), deps);
   const pin = pinOf(body);
   if (body.setup_future_usage && body.customer === undefined)
     throw invalidRequest('parameter_missing', 'setup_future_usage needs a customer: a card is saved to a customer', 'customer');
@@ -139,7 +139,22 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     setup_future_usage: body.setup_future_usage ?? null,
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
-  return made.created ? { status: 201, body: createView(made.record, deps, true) } : replayed(made.record, deps);
+  return made.created ? { status: 201, body: createView(made.record, deps, true) } : replayed(sameMoneyByKey(made.record, body), deps);
+}
+
+/**
+ * A known idempotency key answers its intent when the repeat asks for the same money, as refunds, payouts and
+ * the older create do (and Stripe): a key reused by mistake for another amount or currency must not read as
+ * that payment made. Anything else in the repeat (customer, metadata, webhooks) is left as the first made it.
+ */
+export function sameMoneyByKey(existing: PaymentIntentRecord, body: { amount: number; currency: string }): PaymentIntentRecord {
+  if (existing.amount !== body.amount || existing.currency !== body.currency.toUpperCase())
+    throw invalidRequest(
+      'idempotency_key_in_use',
+      `This idempotency_key made an intent of ${existing.amount} ${existing.currency}: use a new key for another amount or currency`,
+      'idempotency_key',
+    );
+  return existing;
 }
 
 const replayed = (r: PaymentIntentRecord, deps: AppDeps) => ({ status: 200, body: createView(r, deps, false) });

@@ -53,6 +53,23 @@ describe('idempotency', () => {
     expect(b.status).toBe(200);
     expect(b.body).toEqual({ ...a.body, resource_created: false });
   });
+  test('the same key with another amount or currency is a 400 idempotency_key_in_use, also when the two race; other fields may differ', async () => {
+    const key = `order-money-${Date.now()}`;
+    const a = await create({ amount: 500, currency: 'EUR', idempotency_key: key });
+    expect(a.status).toBe(201);
+    for (const [version, body] of [['v202607', { amount: 501, currency: 'EUR' }], ['v202608', { amount: 500, currency: 'USD' }]] as const) {
+      const r = await create({ ...body, idempotency_key: key }, m.secretKey, version);
+      expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status: 400, code: 'idempotency_key_in_use', param: 'idempotency_key' });
+    }
+    // The currency in another case is the same currency; metadata is not compared.
+    expect((await create({ amount: 500, currency: 'eur', metadata: { retry: 'yes' }, idempotency_key: key })).body).toEqual({ ...a.body, resource_created: false });
+    const raced = `order-race-${Date.now()}`;
+    const both = await Promise.all([create({ amount: 700, currency: 'EUR', idempotency_key: raced }), create({ amount: 800, currency: 'EUR', idempotency_key: raced })]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 400]);
+    expect(both.find((r) => r.status === 400)!.body.error.code).toBe('idempotency_key_in_use');
+    const v6 = await create({ amount: 999, currency: 'EUR', idempotency_key: key }, m.secretKey, 'v202606');
+    expect({ status: v6.status, code: v6.body.error?.code }).toEqual({ status: 400, code: 'idempotency_key_in_use' });
+  });
   test('50 concurrent identical creates make exactly one intent and one workflow', async () => {
     const key = `burst-${Date.now()}`;
     const replies = await Promise.all(Array.from({ length: 50 }, () => create({ amount: 700, currency: 'EUR', idempotency_key: key })));
