@@ -452,6 +452,18 @@ describe('checkout intents', () => {
     expect(rows.map((row: { payment_intent: string }) => row.payment_intent)).toEqual([r.body.payment_intent]);
   });
 
+  test('under a checkout intent, an unknown gateway is gateway_invalid, and amount or currency contradicting it are refused, not ignored (any case)', async () => {
+    const co = (await createCheckout()).body.checkout_intent;
+    const before = (await api.get('/payment-intents?limit=1', m.secretKey)).body.meta.totalItems;
+    const nope = await api.post('/payment-intents', { gateway: 'nope', checkout_intent: co }, m.secretKey);
+    expect([nope.status, nope.body.error?.code, nope.body.error?.param]).toEqual([400, 'gateway_invalid', 'gateway']);
+    const usd = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co, currency: 'usd' }, m.secretKey);
+    expect([usd.status, usd.body.error?.code, usd.body.error?.param]).toEqual([400, 'currency_mismatch', 'currency']);
+    expect((await api.get('/payment-intents?limit=1', m.secretKey)).body.meta.totalItems).toBe(before);
+    const same = await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co, amount: 3000, currency: 'eur' }, m.secretKey);
+    expect(same.status).toBe(201);
+  });
+
   test('two payment intents paid at the same moment: exactly one succeeds, the other capture is given back', async () => {
     const co = (await createCheckout()).body.checkout_intent;
     const uuids = await Promise.all([1, 2].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co }, m.secretKey)).body.payment_intent as string));
