@@ -2,15 +2,17 @@ import { conflict, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { invoiceView, isEndedSubscription, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
-import type { InvoiceRecord } from '../../platform/billing-records';
+import type { InvoiceRecord, SubscriptionRecord } from '../../platform/billing-records';
 import { couponData } from '../../data/coupons';
 import { taxRateData } from '../../data/tax-rates';
 import { invoiceData, subscriptionData } from '../../data/subscriptions';
-import { payInvoiceUpdate, subscriptionStateQuery, voidInvoiceUpdate } from '../../workflows/subscription/messages';
+import { DEFAULT_DUNNING, payInvoiceUpdate, SUBSCRIPTION_WORKFLOW, subscriptionStateQuery, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
+import { SA } from '../../workflows/search-attributes';
+import { testClockData } from '../../data/test-clocks';
 import type { AppDeps, AuthContext } from '../deps';
-import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
+import { freshStart, QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { priceItems } from '../subscriptions/service';
 import type { InvoicePreviewBody } from '../subscriptions/schemas';
 
@@ -22,18 +24,83 @@ export async function getInvoice(deps: AppDeps, tenantId: string, id: string): P
 
 export const recordInvoiceView = (r: InvoiceRecord): InvoiceView => invoiceView(r.snapshot);
 
-/** Pay now or void: the subscription's workflow owns its invoices; a closed one has nothing open. */
-async function onOpenInvoice(deps: AppDeps, auth: AuthContext, id: string, action: 'pay' | 'void'): Promise<InvoiceView> {
+/**
+ * Pay now or void: the subscription's workflow owns its invoices. An open invoice is its running workflow's; a closed
+ * one has nothing open. An uncollectible invoice (dunning ran out and canceled the subscription) can be paid or
+ * voided too, as Stripe's: the Update carries its record, and goes to the subscription's workflow if it still runs,
+ * else to a run started for it from the records (update-with-start, one run at a time under the subscription's id),
+ * which does that and ends; the subscription stays canceled.
+ */
+async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: 'pay' | 'void'): Promise<InvoiceView> {
   const inv = await getInvoice(deps, auth.tenantId, id);
-  if (!inv.subscription || inv.status !== 'open') throw conflict('invoice_not_open', `This invoice is ${inv.status}: only an open invoice can be paid or voided`);
+  const refused = (status: string) => conflict('invoice_not_open', `This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`);
+  if (!inv.subscription || (inv.status !== 'open' && inv.status !== 'uncollectible')) throw refused(inv.status);
   const handle = deps.temporal.workflow.getHandle(inv.subscription);
   const update = action === 'pay' ? payInvoiceUpdate : voidInvoiceUpdate;
-  const answer = await runUpdate(deps, () => handle.executeUpdate(update, { args: [{ invoice: id }] }), () => conflict('invoice_not_open', 'The subscription of this invoice has ended'));
+  if (inv.status === 'open') {
+    const answer = await runUpdate(deps, () => handle.executeUpdate(update, { args: [{ invoice: id }] }), () => conflict('invoice_not_open', 'The subscription of this invoice has ended'));
+    return invoiceView(answer.invoice!);
+  }
+  const sub = await subscriptionData(deps.mongo).find(auth.tenantId, inv.subscription);
+  if (!sub) throw refused(inv.status);
+  const args: [InvoiceAction] = [{ invoice: id, uncollectible: { snapshot: inv.snapshot, version: inv.version } }];
+  const start = isEndedSubscription(sub.snapshot.status) ? await reopeningStart(deps, sub) : null;
+  const send = () =>
+    start ? deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: freshStart(start) }) : handle.executeUpdate(update, { args });
+  // A run that closed as this arrived (its last handler done) did not take it: sent once more, it starts one.
+  const answer = await runUpdate(deps, send, () => (start ? runUpdate(deps, send, () => refused(inv.status)) : refused(inv.status)));
   return invoiceView(answer.invoice!);
 }
 
-export const payInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onOpenInvoice(deps, auth, id, 'pay');
-export const voidInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onOpenInvoice(deps, auth, id, 'void');
+/**
+ * A run of an ended subscription's workflow, from its records, to pay or void one of its uncollectible invoices: it
+ * starts ended (nothing due, no clock to follow), takes the Update and closes. Its time is the test clock's, when
+ * the customer lives on one (a deleted clock's last time: when the subscription ended).
+ */
+async function reopeningStart(deps: AppDeps, sub: SubscriptionRecord) {
+  const s = sub.snapshot;
+  let clockNow: number | null = null;
+  if (s.testClock) clockNow = (await testClockData(deps.mongo).find(sub.tenant_id, s.testClock))?.frozen_time.getTime() ?? s.endedAt ?? s.created;
+  const input: SubscriptionInput = {
+    id: s.id,
+    tenantId: s.tenantId,
+    region: s.region,
+    customer: s.customer,
+    currency: s.currency,
+    interval: s.interval,
+    intervalCount: s.intervalCount,
+    items: s.items,
+    paymentMethod: s.defaultPaymentMethod,
+    taxRates: [],
+    discount: null,
+    startAt: s.created,
+    trialEnd: s.trialEnd,
+    cancelAtPeriodEnd: s.cancelAtPeriodEnd,
+    clock: null,
+    metadata: s.metadata,
+    webhooks: sub.webhooks,
+    webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+    dunning: DEFAULT_DUNNING,
+    createdAt: s.created,
+    carried: { sub: s, open: [], pendingProrations: [], discountUsedOnce: false, clockNow, versions: { [s.id]: sub.version }, invoiceCount: 0 },
+  };
+  return new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW, {
+    workflowId: s.id,
+    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    typedSearchAttributes: [
+      { key: SA.TenantId, value: sub.tenant_id },
+      { key: SA.CustomerId, value: sub.customer },
+      { key: SA.PaymentStatus, value: s.status },
+      { key: SA.Currency, value: s.currency },
+    ],
+    staticSummary: `Subscription ${s.id} (${s.status}): paying or voiding an uncollectible invoice (${sub.tenant_id})`,
+  });
+}
+
+export const payInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onInvoice(deps, auth, id, 'pay');
+export const voidInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onInvoice(deps, auth, id, 'void');
 
 /**
  * POST /v202607/invoices/create-preview: the subscription's next renewal invoice as it would be made now, with

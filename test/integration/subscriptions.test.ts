@@ -129,6 +129,51 @@ describe('dunning', () => {
     expect((await post(`/subscriptions/${id}`, { cancel_at_period_end: true })).body.error.code).toBe('subscription_ended');
   }, 120_000);
 
+  test('an uncollectible invoice is paid once the card works (one charge for concurrent requests; the subscription stays canceled), or voided', async () => {
+    const clock = await clockAt('2026-06-01T00:00:00Z');
+    const exhausted = async () => {
+      const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+      const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm, trial_period_days: 1, dunning: { retry_days: [1] } });
+      expect(created.status).toBe(201);
+      return { id: created.body.subscription as string, pm };
+    };
+    const a = await exhausted();
+    const b = await exhausted();
+    await advance(clock, '2026-06-03T00:00:01Z');
+    const [ia, ib] = [(await invoicesOf(a.id))[1], (await invoicesOf(b.id))[1]];
+    for (const [sub, inv] of [[a.id, ia], [b.id, ib]]) {
+      expect(inv).toMatchObject({ status: 'uncollectible', attempt_count: 2 });
+      expect((await get(`/subscriptions/${sub}`)).body.status).toBe('canceled');
+    }
+    // The customer's card works now: its saved token is a good card's (the issuer's side of "fixed their card").
+    const good = await customerWithCard(clock);
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      const token = (await db.c.savedPaymentMethods.findOne({ _id: good.pm }))!.gateway_token;
+      await db.c.savedPaymentMethods.updateOne({ _id: a.pm }, { $set: { gateway_token: token } });
+    } finally {
+      await db.close();
+    }
+    const answers = await Promise.all([0, 1, 2].map(() => post(`/invoices/${ia.invoice}/pay`, {})));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    const ok = answers.find((r) => r.status === 200)!.body;
+    expect(ok).toMatchObject({ status: 'paid', amount_paid: 1000, amount_remaining: 0, attempt_count: 3, paid_at: at('2026-06-03T00:00:01Z') });
+    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('invoice_not_open');
+    expect((await get(`/invoices/${ia.invoice}`)).body).toMatchObject({ status: 'paid', amount_paid: 1000, payment_intent: ok.payment_intent });
+    // One charge: the invoice's new intent paid once, for its amount.
+    const intent = await api.get(`/v202608/payment-intents/${ok.payment_intent}`, m.secretKey);
+    expect(intent.body).toMatchObject({ status: 'success', amount: 1000 });
+    expect(intent.body.payment_intent).not.toBe(ia.payment_intent);
+    // Paid again: nothing left to collect. The subscription stays canceled, as Stripe's.
+    expect((await post(`/invoices/${ia.invoice}/pay`, {})).body.error).toMatchObject({ code: 'invoice_not_open', message: expect.stringContaining('paid') });
+    expect((await get(`/subscriptions/${a.id}`)).body.status).toBe('canceled');
+
+    const voided = await post(`/invoices/${ib.invoice}/void`, {});
+    expect(voided.status).toBe(200);
+    expect(voided.body).toMatchObject({ status: 'void', amount_remaining: 0, voided_at: at('2026-06-03T00:00:01Z') });
+    expect((await post(`/invoices/${ib.invoice}/pay`, {})).body.error.code).toBe('invoice_not_open');
+  }, 120_000);
+
   test('a first invoice that fails leaves the subscription incomplete; 23 hours later it is incomplete_expired', async () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');

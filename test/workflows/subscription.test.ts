@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { WorkflowHandle, WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { WithStartWorkflowOperation, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
@@ -344,6 +344,72 @@ test('dunning: a declined renewal is retried 1, 3 and 7 days after the first fai
     expect([s.status, iso(s.canceledAt), iso(s.endedAt)]).toEqual(['canceled', iso(at(3, 7)), iso(at(3, 7))]);
     expect(eventsOf(rec, renewal!.id)).toEqual(['invoice.created', 'invoice.payment_failed', 'invoice.payment_failed', 'invoice.payment_failed', 'invoice.payment_failed']);
     expect(eventsOf(rec, inp.id).at(-1)).toBe('subscription.canceled');
+  });
+});
+
+/**
+ * What the API starts to pay or void an uncollectible invoice of an ended subscription (api/invoices/service.ts
+ * reopeningStart): a run of the ended subscription from its records, with the invoice's record in the Update.
+ */
+function reopenAndAct(taskQueue: string, update: typeof payInvoiceUpdate, inp: SubscriptionInput, sub: SubscriptionSnapshot, inv: InvoiceSnapshot, version: number) {
+  const carried: SubscriptionCarried = { sub, open: [], pendingProrations: [], discountUsedOnce: false, clockNow: null, versions: { [sub.id]: 1 }, invoiceCount: 0 };
+  return testEnv().client.workflow.executeUpdateWithStart(update, {
+    args: [{ invoice: inv.id, uncollectible: { snapshot: inv, version } }],
+    startWorkflowOperation: new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW, {
+      workflowId: sub.id,
+      taskQueue,
+      args: [{ ...inp, clock: null, carried }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    }),
+  });
+}
+
+test('an uncollectible invoice of a subscription dunning canceled is paid on request, once for concurrent requests, and the subscription stays canceled; another is voided', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let cardFixed = false;
+  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'card_declined' })));
+  await withWorker(activities, async (taskQueue) => {
+    const pay = async (inp: SubscriptionInput) => {
+      const h = await start(taskQueue, inp);
+      expect(await h.result()).toBe('canceled');
+      const [, renewal] = invoicesOf(rec, inp.id);
+      expect(renewal).toMatchObject({ status: 'uncollectible', attemptCount: 4 });
+      const version = rec.invoices.filter((x) => x.snapshot.id === renewal!.id).at(-1)!.version;
+      return { h, renewal: renewal!, sub: lastSub(rec, inp.id), version };
+    };
+
+    const inp = input(`sub_eu_uncollectible${++n}`, T0);
+    const { renewal, sub, version } = await pay(inp);
+    cardFixed = true;
+    const eventsBefore = eventsOf(rec, inp.id).length;
+    // Three requests at once: one charge (attempt 5); the others find it paid.
+    const answers = await Promise.allSettled([0, 1, 2].map(() => reopenAndAct(taskQueue, payInvoiceUpdate, inp, sub, renewal, version)));
+    const paid = answers.filter((a) => a.status === 'fulfilled');
+    expect(paid).toHaveLength(1);
+    expect((paid[0] as PromiseFulfilledResult<{ invoice: InvoiceSnapshot | null; subscription: SubscriptionSnapshot }>).value).toMatchObject({
+      invoice: { status: 'paid', amountPaid: 2000, amountRemaining: 0, attemptCount: 5, paidAt: expect.any(Number) },
+      subscription: { status: 'canceled' },
+    });
+    for (const a of answers.filter((x) => x.status === 'rejected')) expect(String((a as PromiseRejectedResult).reason.cause?.type)).toBe('invoice_not_open');
+    const after = rec.charges.filter((c) => c.req.invoice === renewal.id);
+    expect(after.map((c) => c.req.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'paid', amountPaid: 2000 });
+    expectRising(rec.invoices.filter((x) => x.snapshot.id === renewal.id).map((x) => x.version));
+    expect(eventsOf(rec, renewal.id).at(-1)).toBe('invoice.paid');
+    // The subscription as it was: canceled, nothing written or announced about it.
+    expect(lastSub(rec, inp.id).status).toBe('canceled');
+    expect(eventsOf(rec, inp.id)).toHaveLength(eventsBefore);
+
+    // Voided instead: void, its intent let go again.
+    cardFixed = false;
+    const other = input(`sub_eu_uncollectible${++n}`, T0);
+    const o = await pay(other);
+    const voided = await reopenAndAct(taskQueue, voidInvoiceUpdate, other, o.sub, o.renewal, o.version);
+    expect(voided.invoice).toMatchObject({ status: 'void', amountRemaining: 0, voidedAt: expect.any(Number) });
+    expect(voided.subscription.status).toBe('canceled');
+    expect(lastInvoice(rec, o.renewal.id).status).toBe('void');
+    expect(rec.charges.filter((c) => c.req.invoice === o.renewal.id)).toHaveLength(4);
   });
 });
 

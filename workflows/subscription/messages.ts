@@ -132,9 +132,18 @@ export interface SubscriptionAnswer {
 export const startedUpdate = defineUpdate<SubscriptionAnswer, []>('started');
 export const changeSubscriptionUpdate = defineUpdate<SubscriptionAnswer, [SubscriptionChange]>('change');
 export const cancelSubscriptionUpdate = defineUpdate<SubscriptionAnswer, [{ invoiceNow?: boolean }]>('cancel');
-/** Attempt an open invoice now (POST /v202607/invoices/{id}/pay). */
-export const payInvoiceUpdate = defineUpdate<SubscriptionAnswer, [{ invoice: string }]>('payInvoice');
-export const voidInvoiceUpdate = defineUpdate<SubscriptionAnswer, [{ invoice: string }]>('voidInvoice');
+/**
+ * Pay or void an invoice (POST /v202607/invoices/{id}/pay, /void): an open one, or an uncollectible one (dunning ran
+ * out and canceled the subscription), as Stripe allows. The run no longer holds an uncollectible invoice: the API
+ * sends its record, and the run that takes it (the subscription's, or one started for it once that has closed) pays
+ * or voids it from there; its charge is keyed by the invoice and attempt, so the same attempt is never made twice.
+ */
+export interface InvoiceAction {
+  invoice: string;
+  uncollectible?: { snapshot: InvoiceSnapshot; version: number };
+}
+export const payInvoiceUpdate = defineUpdate<SubscriptionAnswer, [InvoiceAction]>('payInvoice');
+export const voidInvoiceUpdate = defineUpdate<SubscriptionAnswer, [InvoiceAction]>('voidInvoice');
 export const subscriptionStateQuery = defineQuery<{
   subscription: SubscriptionSnapshot;
   open: OpenInvoice[];

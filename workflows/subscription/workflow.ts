@@ -27,6 +27,7 @@ import {
   startedUpdate,
   subscriptionStateQuery,
   voidInvoiceUpdate,
+  type InvoiceAction,
   type ItemChange,
   type OpenInvoice,
   type SubscriptionAnswer,
@@ -58,6 +59,8 @@ const END_WAITS_FOR_CHARGE_PATCH = 'end-waits-for-charge';
 const ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH = 'asked-attempts-off-schedule';
 /** Collection paused: a change's `always_invoice` invoice is voided at once, not charged (before, it was charged). */
 const PAUSED_CHANGE_INVOICE_VOID_PATCH = 'paused-change-invoice-void';
+/** An uncollectible invoice can be paid or voided (Stripe's); before, only an open one. Asked only for such an invoice. */
+const UNCOLLECTIBLE_PAY_OR_VOID_PATCH = 'uncollectible-pay-or-void';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -81,6 +84,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   const outcomes: { paymentIntent: string; status: 'success' | 'canceled' }[] = [...(input.carried?.outcomes ?? [])];
   let started = input.carried !== undefined;
   let firstInvoice: InvoiceSnapshot | null = null;
+  /** Uncollectible invoices this run was asked to pay or void, as it left them (see takeUncollectible). */
+  const closedHere = new Map<string, OpenInvoice>();
 
   // ---- writes, in order, each with a higher version of its record -----------------------------------------
   let chain: Promise<unknown> = Promise.resolve();
@@ -478,22 +483,27 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   setHandler(
     payInvoiceUpdate,
-    ({ invoice }) =>
+    (action) =>
       exclusive(async () => {
-        const o = b.openInvoice(invoice);
-        if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
-        await collect(o, now(), true);
-        return answer(o.invoice);
+        const o = b.openInvoice(action.invoice);
+        if (o) {
+          await collect(o, now(), true);
+          return answer(o.invoice);
+        }
+        const u = takeUncollectible(action);
+        if (!u) throw ApplicationFailure.nonRetryable(`This invoice is ${closedHere.get(action.invoice)?.invoice.status ?? 'not open'}`, 'invoice_not_open');
+        await collectUncollectible(u, now());
+        return answer(u.invoice);
       }),
-    { validator: ({ invoice }) => void openOrRefuse(invoice) },
+    { validator: (action) => void actionableOrRefuse(action) },
   );
 
   setHandler(
     voidInvoiceUpdate,
-    ({ invoice }) =>
+    (action) =>
       exclusive(async () => {
-        const o = b.openInvoice(invoice);
-        if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open', 'invoice_not_open');
+        const o = b.openInvoice(action.invoice) ?? takeUncollectible(action);
+        if (!o) throw ApplicationFailure.nonRetryable(`This invoice is ${closedHere.get(action.invoice)?.invoice.status ?? 'not open'}`, 'invoice_not_open');
         const statusBefore = b.sub.status;
         // Its intent first: one being charged is not let go, and one paid meanwhile pays the invoice.
         const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
@@ -506,7 +516,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         await invoiceMoved(o.invoice, statusBefore);
         return answer(o.invoice);
       }),
-    { validator: ({ invoice }) => void openOrRefuse(invoice) },
+    { validator: (action) => void actionableOrRefuse(action) },
   );
 
   /** A voided invoice gives back the customer credit it had taken. */
@@ -548,10 +558,75 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     await invoiceMoved(o.invoice, b.sub.status);
   }
 
-  function openOrRefuse(invoice: string): OpenInvoice {
-    const o = b.openInvoice(invoice);
-    if (!o) throw ApplicationFailure.nonRetryable('This invoice is not open: only an open invoice can be paid or voided', 'invoice_not_open');
-    return o;
+  function actionableOrRefuse(action: InvoiceAction): void {
+    if (b.openInvoice(action.invoice) || uncollectibleOf(action)) return;
+    const status = closedHere.get(action.invoice)?.invoice.status ?? 'not open';
+    throw ApplicationFailure.nonRetryable(`This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`, 'invoice_not_open');
+  }
+
+  // ---- uncollectible invoices ----------------------------------------------------------------------------
+  // Dunning ran out and canceled the subscription: its invoice is uncollectible and no longer held by the book.
+  // As Stripe's, it can still be paid (the customer fixed their card) or voided; the subscription stays canceled.
+  // The API sends the invoice's record; what this run did to it since is remembered (closedHere), so a second
+  // request in the same run sees the invoice as this run left it.
+
+  /** The uncollectible invoice an action names, as this run knows it (or as the API read it), else null. */
+  function uncollectibleOf(action: InvoiceAction): OpenInvoice | null {
+    const known = closedHere.get(action.invoice);
+    if (known) return known.invoice.status === 'uncollectible' ? known : null;
+    const u = action.uncollectible?.snapshot;
+    if (!u || u.id !== action.invoice || u.subscription !== input.id || u.status !== 'uncollectible') return null;
+    return { invoice: clone(u), firstFailureAt: null };
+  }
+
+  /** Takes an uncollectible invoice into this run (its writes numbered above the record's). Asked only then. */
+  function takeUncollectible(action: InvoiceAction): OpenInvoice | null {
+    const u = uncollectibleOf(action);
+    if (!u || !patched(UNCOLLECTIBLE_PAY_OR_VOID_PATCH)) return null;
+    if (!closedHere.has(u.invoice.id)) {
+      closedHere.set(u.invoice.id, u);
+      const version = action.uncollectible?.version ?? 0;
+      if ((versions.get(u.invoice.id) ?? 0) < version) versions.set(u.invoice.id, version);
+    }
+    return u;
+  }
+
+  /**
+   * Charges an uncollectible invoice once more, as the merchant asked: a new attempt (its intent and charge keyed by
+   * the invoice and attempt number, so the same attempt sent again, by a retry or a run that read the record before
+   * this one wrote it, is answered, never charged twice). Paid: `paid` with its amount, the subscription as it was
+   * (canceled stays canceled). Not paid: still uncollectible with the attempt's error, its intent let go again so
+   * that nothing lands on it unseen (one paid meanwhile pays the invoice); never retried by any schedule.
+   */
+  async function collectUncollectible(o: OpenInvoice, at: number): Promise<void> {
+    const inv = o.invoice;
+    const statusBefore = b.sub.status;
+    inv.attemptCount += 1;
+    const r = await charging.chargeInvoice({
+      tenantId: input.tenantId,
+      region: input.region,
+      subscription: input.id,
+      invoice: inv.id,
+      customer: input.customer,
+      amount: inv.amountDue,
+      currency: inv.currency,
+      paymentMethod: b.sub.defaultPaymentMethod,
+      paymentIntent: inv.paymentIntent,
+      attempt: inv.attemptCount,
+      intentTimeoutSeconds: intentLifeSeconds(input),
+    });
+    if (r.paymentIntent) inv.paymentIntent = r.paymentIntent;
+    let paid = r.outcome === 'succeeded';
+    if (!paid && r.paymentIntent) paid = (await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: r.paymentIntent })) === 'success';
+    if (paid) {
+      b.paid(o, at);
+      await invoiceMoved(inv, statusBefore);
+      return;
+    }
+    inv.lastFailure = r.failureCode ?? r.outcome;
+    inv.nextPaymentAttempt = null;
+    await saveInvoice(inv);
+    await invoiceEvent('invoice.payment_failed', inv);
   }
 
   // ---- the first run's start ---------------------------------------------------------------------------
