@@ -5,6 +5,7 @@ import { newId } from '../../platform/ids';
 import { idempotencyScope } from '../../data/idempotency';
 import { creditNoteData, creditOfNote, customerBalanceData } from '../../data/credit-notes';
 import { invoiceData } from '../../data/subscriptions';
+import { testClockData } from '../../data/test-clocks';
 import { admitOnIntent } from '../refunds/service';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { getPaymentIntent } from '../payment-intents/service';
@@ -125,7 +126,7 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
       status: 'pending',
       refund_requested: refund,
       idempotency_scope: scope,
-      created_at: new Date(),
+      created_at: await createdAt(deps, inv),
     }));
   // A concurrent request with the same key claimed it first.
   const concurrent = note !== known && note._id !== id && (await joined(note));
@@ -135,8 +136,7 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   ]);
   if (!admission.ok) {
     await notes.release(note._id);
-    if (admission.code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT')
-      throw invalidRequest('credit_note_amount_too_large', `${admission.message}: credit notes and refunds of an invoice draw on one balance`, 'amount');
+    if (admission.code === 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT') throw tooLarge(amount, inv, admission.message);
     throw invalidRequest(admission.code, admission.message, 'invoice');
   }
   // The key is the note's own: answered again, it names this note's reservation (or, to the card, a refund).
@@ -147,6 +147,30 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   const credit = creditOfNote(issued);
   if (credit) await addCustomerCredit(deps, credit);
   return { status: admission.created ? 201 : 200, body: creditNoteView(issued) };
+}
+
+/**
+ * When a note is made: the test clock's time when the invoice's customer lives on one (as every other billing time
+ * of such a customer, and as Stripe stamps test-clock objects), else now.
+ */
+async function createdAt(deps: AppDeps, inv: InvoiceRecord): Promise<Date> {
+  const clock = inv.snapshot.testClock ? await testClockData(deps.mongo).find(inv.tenant_id, inv.snapshot.testClock) : null;
+  return clock ? new Date(clock.frozen_time.getTime()) : new Date();
+}
+
+/**
+ * The note's amount is more than is left to credit on its invoice: what it paid less its earlier credit notes and
+ * the refunds of its payment (one balance, the intent's). Said in the note's terms, whether it is a refund or a
+ * credit to the customer's balance; the intent's refusal names what is left.
+ */
+function tooLarge(amount: number, inv: InvoiceRecord, refusal: string) {
+  const left = /refundable balance (-?\d+)/.exec(refusal)?.[1];
+  const what = left === undefined ? 'what is left to credit' : `the ${Number(left)} left to credit`;
+  return invalidRequest(
+    'credit_note_amount_too_large',
+    `Credit note amount ${amount} exceeds ${what} on invoice ${inv._id}: the ${inv.snapshot.amountPaid} it paid, less its earlier credit notes and the refunds of its payment`,
+    'amount',
+  );
 }
 
 export async function getCreditNote(deps: AppDeps, tenantId: string, id: string): Promise<CreditNoteRecord> {

@@ -48,13 +48,21 @@ test('a credit note to the balance is spent from the invoice intent, and the nex
   const cn = await post('/credit-notes', { invoice: invoice.invoice, amount: 300, reason: 'order_change' });
   expect(cn.status).toBe(201);
   expect(cn.body).toMatchObject({ credit_note: expect.stringMatching(/^cn_eu_/), object: 'credit_note', invoice: invoice.invoice, amount: 300, refund: null, credit_to_balance: 300, status: 'issued' });
+  // The customer lives on a test clock: the note is stamped with the clock's time, as its invoice is.
+  expect(cn.body.created).toBe(at('2026-02-01T00:00:00Z'));
+  expect((await get(`/credit-notes/${cn.body.credit_note}`)).body.created).toBe(at('2026-02-01T00:00:00Z'));
   expect((await get(`/customers/${customer}/credit-balance`)).body.balances).toEqual([{ currency: 'EUR', credit: 300 }]);
   // One balance with refunds: 1000 paid, 300 credited, so 700 is left to refund.
   const tooMuch = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 701, currency: 'EUR' });
   expect(tooMuch.body.error.code).toBe('REFUND_RQST_AMT_GREATER_THAN_TX_AMT');
   const refund = await post('/refunds', { payment_intent: invoice.payment_intent, amount: 700, currency: 'EUR' });
   expect(refund.status).toBe(201);
-  expect((await post('/credit-notes', { invoice: invoice.invoice, amount: 1 })).body.error).toMatchObject({ code: 'credit_note_amount_too_large', param: 'amount' });
+  // No refund asked for (a credit to the balance): the message says what limit the note passed, in its own terms.
+  expect((await post('/credit-notes', { invoice: invoice.invoice, amount: 1 })).body.error).toMatchObject({
+    code: 'credit_note_amount_too_large',
+    param: 'amount',
+    message: `Credit note amount 1 exceeds the 0 left to credit on invoice ${invoice.invoice}: the 1000 it paid, less its earlier credit notes and the refunds of its payment`,
+  });
 
   expect((await post(`/test-clocks/${clock}/advance`, { frozen_time: at('2026-03-01T00:00:01Z') })).status).toBe(200);
   await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 60_000, 'the clock');
