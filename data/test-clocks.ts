@@ -29,5 +29,7 @@ export function testClockData(mongo: Mongo) {
       (await liveOn(tenantId, clock, { 'snapshot.interval': 1, 'snapshot.intervalCount': 1 })).map((s) => ({ interval: s.snapshot.interval, intervalCount: s.snapshot.intervalCount })),
     /** The ids of the subscriptions living on the clock that have not ended. */
     subscriptionsOn: async (tenantId: string, clock: string): Promise<string[]> => (await liveOn(tenantId, clock, { _id: 1 })).map((s) => s._id),
+    /** How many invoices of the clock's customers are open (a deleted clock's subscriptions close theirs as they end). */
+    openInvoicesOn: (tenantId: string, clock: string): Promise<number> => mongo.c.invoices.countDocuments({ tenant_id: tenantId, status: 'open', 'snapshot.testClock': clock }),
   };
 }

@@ -127,11 +127,15 @@ async function untilReady(deps: AppDeps, handle: WorkflowHandle<typeof testClock
 }
 
 /**
- * Deletes a clock through its workflow, which removes the record and ends; from then on every call on the
- * clock is a 404. A clock whose workflow is gone (ended by an operator) has its record removed here.
+ * Deletes a clock through its workflow, which removes the record, tells each subscription on it to cancel now and
+ * ends; from then on every call on the clock is a 404. A clock whose workflow is gone (ended by an operator) has
+ * its record removed here. The answer waits (as an advance does, up to TEST_CLOCK_ADVANCE_WAIT_MS, reading the
+ * records every ADVANCE_POLL_MS) until those subscriptions read canceled and their open invoices are closed, so a
+ * read right after it sees them so; one whose invoice's charge is still being decided keeps it open for longer.
  */
 export async function deleteTestClock(deps: AppDeps, tenantId: string, id: string): Promise<void> {
   await getTestClock(deps, tenantId, id);
+  const deadline = Date.now() + deps.config.TEST_CLOCK_ADVANCE_WAIT_MS;
   const handle = deps.temporal.workflow.getHandle<typeof testClockWorkflow>(testClockWorkflowId(id));
   await runUpdate(
     deps,
@@ -141,4 +145,21 @@ export async function deleteTestClock(deps: AppDeps, tenantId: string, id: strin
       return { frozenTime: 0, status: 'ready', deleted: true } satisfies TestClockState;
     },
   );
+  await untilSubscriptionsEnded(deps, tenantId, id, deadline);
+}
+
+/** Until no subscription on the clock is live and none of theirs has an open invoice, or `deadline` (epoch ms). */
+async function untilSubscriptionsEnded(deps: AppDeps, tenantId: string, clock: string, deadline: number): Promise<void> {
+  const settled = async () => {
+    if ((await testClockData(deps.mongo).subscriptionsOn(tenantId, clock)).length > 0) return false;
+    return (await testClockData(deps.mongo).openInvoicesOn(tenantId, clock)) === 0;
+  };
+  while (Date.now() < deadline) {
+    try {
+      if (await settled()) return;
+    } catch {
+      // A read that failed: ask again until the wait runs out; the delete itself is done.
+    }
+    await new Promise((r) => setTimeout(r, ADVANCE_POLL_MS));
+  }
 }

@@ -460,6 +460,21 @@ describe('deleting the test clock', () => {
     expect(again.body.error).toMatchObject({ code: 'resource_missing', param: 'customer' });
   }, 120_000);
 
+  test('answers once its subscriptions are canceled and their open invoices void: a read right after sees them so', async () => {
+    const clock = await clockAt('2026-07-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
+    const s = (await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm, trial_period_days: 1 })).body;
+    await advance(clock, '2026-07-02T00:00:01Z');
+    expect((await get(`/subscriptions/${s.subscription}`)).body.status).toBe('past_due');
+    const open = (await invoicesOf(s.subscription))[1];
+    expect(open.status).toBe('open');
+
+    const r = await api.del(`/v202607/test-clocks/${clock}`, m.secretKey);
+    expect([r.status, r.body]).toEqual([200, { test_clock: clock, deleted: true }]);
+    expect((await get(`/subscriptions/${s.subscription}`)).body).toMatchObject({ status: 'canceled', ended_at: at('2026-07-02T00:00:01Z') });
+    expect((await get(`/invoices/${open.invoice}`)).body).toMatchObject({ status: 'void', voided_at: at('2026-07-02T00:00:01Z') });
+  }, 120_000);
+
   test('a subscription made while its clock is deleted (after the create read the clock) is canceled too', async () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
     const { customer, pm } = await customerWithCard(clock);
