@@ -1,7 +1,7 @@
 import type { Mongo } from '../platform/mongo';
 import type { CheckoutRecord, OrderRecord, ReturnRecord } from '../platform/records';
 import { idempotencyScope } from './idempotency';
-import { insertOnce, insertOrHolder, saveVersioned, versionZeroRecords } from './versioned-writes';
+import { insertOnce, insertOrHolder, oneSaveAtATime, saveVersioned, versionZeroRecords } from './versioned-writes';
 
 // Checkouts, their orders and their returns: created by the API (checkouts) or by the workflows that own
 // them (orders, returns), then written only by those workflows, each write versioned. Reads scoped by tenant.
@@ -35,6 +35,14 @@ export function orderData(mongo: Mongo) {
   };
 }
 
+/** Why a received return's refund was refused: the refund admission's error. */
+export interface RefundRefusal {
+  code: string;
+  message: string;
+}
+/** A return's record, with the refusal of its refund once there was one (api/returns, not its workflow, keeps it). */
+export type ReturnRecordRead = ReturnRecord & { refund_refusal?: RefundRefusal };
+
 export function returnData(mongo: Mongo) {
   const c = mongo.c.returns;
   return {
@@ -47,6 +55,14 @@ export function returnData(mongo: Mongo) {
      */
     insert: (record: ReturnRecord): Promise<string | null> => insertOrHolder(c, record),
     save: (id: string, version: number, set: Pick<ReturnRecord, 'status' | 'refund'>) => saveVersioned(c, id, version, { ...set, updated_at: new Date() }),
+    /**
+     * Why a received return's refund was refused, kept before its workflow is told (and writes refund_failed): the
+     * workflow's writes set only their own fields, so this stays. Only while it has no refund.
+     */
+    recordRefundRefusal: (tenantId: string, id: string, refusal: RefundRefusal) =>
+      oneSaveAtATime(c.collectionName, id, async () => {
+        await c.updateOne({ _id: id, tenant_id: tenantId, refund: null }, { $set: { refund_refusal: refusal } as Partial<ReturnRecord> });
+      }),
     /** For the page-numbered list reader (data/page-list.ts), which scopes every page by tenant. */
     collection: () => c,
   };

@@ -3,7 +3,10 @@ import type { CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
-import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord } from '../../platform/records';
+import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord, ReturnRecord } from '../../platform/records';
+import { isFinal } from '../../domain/returns';
+import { paymentIntentData } from '../../data/payment-intents';
+import { intentStateQuery } from '../../workflows/payment-intent/messages';
 import { addressData, sameAddress } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
@@ -13,7 +16,7 @@ import { commerceRates, newCartRecord, retainOrTakeBack, savedAddressNamed } fro
 import { addressSnapshot, addressView, cartLineView, linesTotals, payableTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
-import { runUpdate } from '../http/workflow-calls';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import { cancelPaymentIntent, insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
@@ -353,13 +356,39 @@ export async function findOrder(deps: AppDeps, tenantId: string, id: string, par
   return order;
 }
 
-/** GET /orders/{orderId}: the order and what of it can still be returned (open returns count). */
+/**
+ * What of an order's payment its returns can still refund: the payment's refundable balance, as its intent's
+ * workflow counts it (refunds made or pending, through returns or not), or its record when that cannot answer,
+ * less the amounts of open returns whose refund has not started yet. A payment refunded outside returns
+ * (POST /refunds) leaves less, or nothing.
+ */
+export async function refundableForReturns(deps: AppDeps, order: OrderRecord, returns: readonly ReturnRecord[]): Promise<number> {
+  const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(order.payment_intent).query(intentStateQuery))
+    .then((st) => st.refundable_amount_left)
+    .catch(async () => {
+      const intent = await paymentIntentData(deps.mongo).findByRef(order.tenant_id, order.payment_intent);
+      return intent ? (intent.amount_paid ?? intent.amount) - (intent.amount_refunded ?? 0) : 0;
+    });
+  const promised = returns.filter((r) => !isFinal(r.status) && r.refund === null).reduce((n, r) => n + r.amount, 0);
+  return Math.max(0, left - promised);
+}
+
+/**
+ * How many units of a line can still be returned: ordered minus returns not rejected (open ones count), and no
+ * more than the money left for returns pays back at the line's price (`refundable`; a free line is not bound by it).
+ */
+export function returnableQuantity(line: Pick<CheckoutLineRecord, 'product_id' | 'quantity' | 'unit_price'>, returns: readonly ReturnRecord[], refundable: number): number {
+  const returned = returns.filter((r) => r.product_id === line.product_id && !r.status.startsWith('rejected.')).reduce((n, r) => n + r.quantity, 0);
+  const byUnits = Math.max(0, line.quantity - returned);
+  return line.unit_price > 0 ? Math.min(byUnits, Math.floor(refundable / line.unit_price)) : byUnits;
+}
+
+/** GET /orders/{orderId}: the order and what of it can still be returned (open returns count, and money refunded outside returns). */
 export async function getOrder(deps: AppDeps, tenantId: string, id: string) {
   const order = await findOrder(deps, tenantId, id);
   const returns = await returnData(deps.mongo).ofOrder(tenantId, id);
-  const returned = (productId: string) =>
-    returns.filter((r) => r.product_id === productId && !r.status.startsWith('rejected.')).reduce((n, r) => n + r.quantity, 0);
   const windowOpen = Date.now() < order.created_at.getTime() + RETURN_WINDOW_MS;
+  const refundable = windowOpen ? await refundableForReturns(deps, order, returns) : 0;
   return {
     orderId: order._id,
     checkoutId: order.checkout_id,
@@ -372,7 +401,7 @@ export async function getOrder(deps: AppDeps, tenantId: string, id: string) {
     shippingAddress: addressView(order.shipping_address),
     returnableProducts: order.lines.map((l) => ({
       productId: l.product_id,
-      returnableQuantity: windowOpen ? Math.max(0, l.quantity - returned(l.product_id)) : 0,
+      returnableQuantity: windowOpen ? returnableQuantity(l, returns, refundable) : 0,
       returnableReasons: [...RETURN_REASONS],
     })),
     createdAt: order.created_at.toISOString(),

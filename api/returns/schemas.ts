@@ -47,6 +47,13 @@ export const returnView = z.object({
   amount: z.number().int().meta({ description: 'What its refund gives back: the units at the price paid and their share of tax (not shipping)' }),
   currency: z.string(),
   refund: z.string().nullable().meta({ description: 'The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once' }),
+  refundFailure: z
+    .object({
+      code: z.string().meta({ description: '`refund_canceled` (its refund was canceled at its deadline), or the refusal of its refund when it was received, e.g. `REFUND_RQST_AMT_GREATER_THAN_TX_AMT` (the payment was refunded outside returns)' }),
+      message: z.string(),
+    })
+    .nullable()
+    .meta({ description: 'Why a `refund_failed` return gave no money back; null in every other status' }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -5,7 +5,7 @@ import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
 import { storedAddressFields } from '../../data/addresses';
-import { orderData, returnData } from '../../data/checkouts';
+import { orderData, returnData, type RefundRefusal, type ReturnRecordRead } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
@@ -16,7 +16,7 @@ import { endpointRefs, planWebhookEndpoints } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import { admitRefund } from '../refunds/service';
 import { getPaymentIntent } from '../payment-intents/service';
-import { findOrder } from '../checkouts/service';
+import { findOrder, refundableForReturns, returnableQuantity } from '../checkouts/service';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../catalog/query';
 import { pagination } from '../catalog/views';
 import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
@@ -38,9 +38,20 @@ export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
     amount: r.amount,
     currency: r.currency,
     refund: r.refund,
+    refundFailure: refundFailure(r),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
+}
+
+/**
+ * Why a `refund_failed` return has no money back: its refund refused when it was received (the payment's
+ * refundable balance no longer covered it, as its error said), or its refund canceled at its SLA. Null otherwise.
+ */
+function refundFailure(r: ReturnRecordRead): RefundRefusal | null {
+  if (r.status !== 'refund_failed') return null;
+  if (r.refund !== null) return { code: 'refund_canceled', message: `Its refund ${r.refund} was canceled at its deadline without being executed` };
+  return r.refund_refusal ?? { code: 'refund_refused', message: "Its refund was refused: the order's payment no longer had this much left to refund" };
 }
 
 /** The collection address: one of the user's saved addresses, or the given one, kept with the return only. */
@@ -65,6 +76,7 @@ export async function createReturn(deps: AppDeps, auth: AuthContext, body: Retur
     return { status: 200, body: { id: known._id } };
   }
   const order = await findOrder(deps, auth.tenantId, body.orderId);
+  await refuseWhatCannotBeRefunded(deps, order, body);
   const address = await collectionAddress(deps, auth, order, body.address);
   const settings = await commerceSettingsData(deps.mongo).find(auth.tenantId);
   const admission = await runUpdate(
@@ -92,6 +104,29 @@ export async function createReturn(deps: AppDeps, auth: AuthContext, body: Retur
     throw invalidRequest(admission.code, admission.message, param);
   }
   return { status: 200, body: { id: admission.id } };
+}
+
+/**
+ * A return whose units, at the price paid, are more than what of the order's payment is left to refund (refunded
+ * outside returns, through POST /refunds, or promised to open returns) is refused as more than is returnable: its
+ * refund would be refused when it is received. The order's `returnableQuantity` counts the same. The refund's own
+ * admission stays the guard (a refund made between this check and then still ends the return `refund_failed`,
+ * with its reason).
+ */
+async function refuseWhatCannotBeRefunded(deps: AppDeps, order: OrderRecord, body: ReturnCreateBody): Promise<void> {
+  const line = order.lines.find((l) => l.product_id === body.productId);
+  if (!line || line.unit_price === 0) return; // a product not in the order: the order's workflow says so
+  const returns = await returnData(deps.mongo).ofOrder(order.tenant_id, order._id);
+  const refundable = await refundableForReturns(deps, order, returns);
+  if (line.unit_price * body.quantity <= refundable) return;
+  const can = returnableQuantity(line, returns, refundable);
+  throw invalidRequest(
+    'return_quantity_exceeded',
+    refundable === 0
+      ? `Nothing of this order's payment is left to refund (it was refunded outside returns, or open returns will take the rest): no unit can be returned`
+      : `Only ${refundable} of this order's payment is left to refund (the rest was refunded outside returns, or open returns will take it): at most ${can} of product '${body.productId}' can be returned (asked for ${body.quantity})`,
+    'quantity',
+  );
 }
 
 async function returnOr404(deps: AppDeps, tenantId: string, id: string): Promise<ReturnRecord> {
@@ -124,8 +159,10 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
     );
     return { refund: admitted.record._id };
   } catch (err) {
-    // The payment can no longer cover it (refunded elsewhere): the return ends refund_failed, not stuck.
+    // The payment can no longer cover it (refunded elsewhere): the return ends refund_failed, not stuck, and its
+    // record keeps why (written before its workflow is told, which then writes refund_failed).
     if (!(err instanceof DomainError && err.code.startsWith('REFUND_'))) throw err;
+    await returnData(deps.mongo).recordRefundRefusal(auth.tenantId, r._id, { code: err.code, message: err.message });
     return { refusal: err.code };
   }
 }

@@ -645,6 +645,31 @@ describe('returns', () => {
     expect(statuses).toEqual(['approved', 'received', 'refunded', 'requested']);
   });
 
+  test('an order refunded in full outside returns: nothing returnable, a return refused; one admitted before the refund ends refund_failed saying why', async () => {
+    const r = await checkout(await cart([{ id: productId, quantity: 2 }]));
+    const order = await paidOrder(r.body.checkoutId, r.body.payment_intent);
+    const early = await api.post('/returns', { orderId: order, idempotencyKey: `early-${Date.now()}`, productId, quantity: 1, reasonCode: 'damaged', address: ADDRESS }, m.secretKey);
+    expect(early.status).toBe(200);
+    // The whole payment (2 x 1000, 200 tax, 700 shipping) refunded through the refunds API.
+    const refunded = await api.post('/v202607/refunds', { payment_intent: r.body.payment_intent, amount: 2900, currency: 'EUR' }, m.secretKey);
+    expect(refunded.status).toBe(201);
+    // Before: returnableQuantity 1 and the return admitted, to fail at its receipt.
+    expect((await api.get(`/orders/${order}`, m.secretKey)).body.returnableProducts[0].returnableQuantity).toBe(0);
+    const late = await api.post('/returns', { orderId: order, idempotencyKey: `late-${Date.now()}`, productId, quantity: 1, reasonCode: 'damaged', address: ADDRESS }, m.secretKey);
+    expect([late.status, late.body.error?.code, late.body.error?.param]).toEqual([400, 'return_quantity_exceeded', 'quantity']);
+    expect(late.body.error.message).toMatch(/Nothing of this order's payment is left to refund/);
+    // The return admitted before the refund: its own refund is refused when it is received, and it says why.
+    expect((await put(early.body.id, { status: 'approved' })).status).toBe(200);
+    const received = await put(early.body.id, { status: 'received' });
+    expect(received.status).toBe(200);
+    const failed = await eventually(async () => {
+      const list = await api.get(`/returns?filter.id=$eq:${early.body.id}`, m.secretKey);
+      return list.body.returns[0]?.status === 'refund_failed' ? list.body.returns[0] : undefined;
+    }, 20_000, 'the return refund_failed');
+    expect(failed).toMatchObject({ refund: null, refundFailure: { code: expect.stringMatching(/^REFUND_/), message: expect.any(String) } });
+    expect((await put(early.body.id, { status: 'received' })).body.refundFailure).toEqual(failed.refundFailure);
+  });
+
   test("another tenant cannot read the order or ask for a return of it", async () => {
     const other = await createMerchant();
     expect((await api.get(`/orders/${orderId}`, other.secretKey)).status).toBe(404);
