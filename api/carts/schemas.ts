@@ -94,7 +94,11 @@ export const cartProductView = z.object({
 export const cartView = z.object({
   cartId: z.string(),
   userId: z.string(),
-  status: z.enum(['open', 'converted']).meta({ description: '`converted` once a checkout of it was paid: it no longer changes (409) and is kept' }),
+  status: z.enum(['open', 'checkout_in_progress', 'converted']).meta({
+    description:
+      '`checkout_in_progress` while a checkout of it is open (reserving or awaiting payment, `checkoutId`): its contents cannot change (POST /cart is a 409 `checkout_in_progress`) until that checkout ends unpaid (then `open`) or is paid; `converted` once a checkout of it was paid: it no longer changes (409) and is kept',
+  }),
+  checkoutId: z.string().nullable().meta({ description: 'The checkout that holds it (`checkout_in_progress`) or converted it; null when `open`' }),
   currency: z.string(),
   idempotencyKey: z.string().nullable(),
   totals: totalsSchema,

@@ -152,14 +152,18 @@ async function cartOr404(deps: AppDeps, tenantId: string, cartId: string): Promi
 
 const byId = (products: CartProduct[]) => new Map(products.map((p) => [p._id, p]));
 
-/** GET /cart/{cartId}: the lines at the prices they were set at, live titles and images, totals at today's rates. */
+/**
+ * GET /cart/{cartId}: the lines at the prices they were set at, live titles and images, totals at today's rates,
+ * and whether a checkout holds it (`checkout_in_progress`, its `checkoutId`).
+ */
 export async function getCart(deps: AppDeps, tenantId: string, cartId: string) {
   const cart = await cartOr404(deps, tenantId, cartId);
-  const [products, rates] = await Promise.all([
+  const [products, rates, checkout] = await Promise.all([
     cartProducts(deps.mongo, tenantId, [...new Set(cart.products.map((l) => l.product_id))]),
     commerceRates(deps, tenantId),
+    checkoutData(deps.mongo).openOfCart(tenantId, cart._id),
   ]);
-  return cartView(cart, byId(products), rates);
+  return cartView(cart, byId(products), rates, checkout);
 }
 
 const convertedConflict = (cartId: string) =>

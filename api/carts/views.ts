@@ -2,7 +2,7 @@ import { commerceTotals, type CommerceRates } from '../../domain/commerce-totals
 import { MAX_AMOUNT } from '../../domain/money';
 import { addressObject } from '../../domain/addresses';
 import type { CartProduct } from '../../data/carts';
-import type { AddressRecord, AddressSnapshot, CartLineRecord, CartRecord, CommerceTotals } from '../../platform/records';
+import type { AddressRecord, AddressSnapshot, CartLineRecord, CartRecord, CheckoutRecord, CommerceTotals } from '../../platform/records';
 import type { AddressView, CartView } from './schemas';
 
 // Records (snake_case) as the commerce endpoints answer them (camelCase, as the spec names them).
@@ -50,11 +50,14 @@ export function cartLineView(l: CartLineRecord, p: CartProduct | undefined): Car
  * A cart as GET /cart and POST /cart answer it: each line at the price it was set at, with the product's live
  * title and image (`products` holds the cart's products, read now); totals at the tenant's rates, no shipping.
  */
-export function cartView(cart: CartRecord, products: ReadonlyMap<string, CartProduct>, rates: CommerceRates): CartView {
+export function cartView(cart: CartRecord, products: ReadonlyMap<string, CartProduct>, rates: CommerceRates, checkout: Pick<CheckoutRecord, '_id' | 'status'> | null = null): CartView {
+  // A checkout that holds the cart (its open one, or the paid one not yet marked on the cart) shows in its status.
+  const status = cart.status === 'converted' || checkout?.status === 'completed' ? 'converted' : checkout ? 'checkout_in_progress' : 'open';
   return {
     cartId: cart._id,
     userId: cart.user_id,
-    status: cart.status,
+    status,
+    checkoutId: checkout?._id ?? null,
     currency: cart.currency,
     idempotencyKey: cart.idempotency_key,
     totals: linesTotals(cart.products, rates, false),

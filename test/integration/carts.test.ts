@@ -86,6 +86,7 @@ describe('create and read', () => {
       cartId: created.body.cartId,
       userId: 'fresh-user',
       status: 'open',
+      checkoutId: null,
       currency: 'EUR',
       idempotencyKey: null,
       totals: { subtotal: 0, tax: 0, shipping: null, total: 0 },

@@ -239,7 +239,10 @@ describe('checkout', () => {
     expect(edit.status).toBe(409);
     expect(edit.body.error).toMatchObject({ type: 'invalid_request_error', code: 'checkout_in_progress' });
     expect(edit.body.error.message).toContain(first.body.checkoutId);
-    expect((await api.get(`/cart/${cartId}`, m.secretKey)).body.products).toEqual([expect.objectContaining({ id: a, quantity: 1 })]);
+    const held = (await api.get(`/cart/${cartId}`, m.secretKey)).body;
+    expect(held.products).toEqual([expect.objectContaining({ id: a, quantity: 1 })]);
+    // The cart says a checkout holds it (it said `open` while POST /cart answered 409).
+    expect(held).toMatchObject({ status: 'checkout_in_progress', checkoutId: first.body.checkoutId });
     // Checking it out again answers the one open checkout, which is of what the cart holds.
     const again = await checkout(cartId);
     expect(again.status).toBe(200);
@@ -247,6 +250,7 @@ describe('checkout', () => {
 
     expect((await api.post(`/v202607/payment-intents/${first.body.payment_intent}/cancel`, {}, m.secretKey)).status).toBe(200);
     await eventually(async () => ((await api.get(`/checkouts/${first.body.checkoutId}`, m.secretKey)).body.status === 'canceled' ? true : undefined), 15_000, 'the checkout canceled');
+    expect((await api.get(`/cart/${cartId}`, m.secretKey)).body).toMatchObject({ status: 'open', checkoutId: null });
     expect((await api.post('/cart', { cartId, products: [{ id: a, quantity: 1 }, { id: b, quantity: 2 }] }, m.secretKey)).status).toBe(200);
     const next = await checkout(cartId);
     expect(next.status).toBe(201);
