@@ -200,14 +200,14 @@ export const EXAMPLES: Record<string, OperationExample> = {
     params: { invoice: IN },
     body: {},
     response: { status: 200, body: { ...openInvoice, status: 'paid', attempt_count: 2, amount_paid: 2399, amount_remaining: 0, next_payment_attempt: null, last_payment_error: { code: 'insufficient_funds' }, paid_at: FEB_28 + 3600 } },
-    more: [{ status: 409, summary: 'Already paid', body: error('invoice_not_open', 'This invoice is paid: only an open invoice can be paid or voided') }],
+    more: [{ status: 409, summary: 'Already paid', body: error('invoice_not_open', 'This invoice is paid: only an open or uncollectible invoice can be paid or voided') }],
   },
   'POST /v202607/invoices/:invoice/void': {
     summary: 'Void an open invoice',
     params: { invoice: IN },
     body: {},
     response: { status: 200, body: { ...openInvoice, status: 'void', amount_remaining: 0, next_payment_attempt: null, voided_at: FEB_28 + 7200 } },
-    more: [{ status: 409, summary: 'Already paid', body: error('invoice_not_open', 'This invoice is paid: only an open invoice can be paid or voided') }],
+    more: [{ status: 409, summary: 'Already paid', body: error('invoice_not_open', 'This invoice is paid: only an open or uncollectible invoice can be paid or voided') }],
   },
 };
 
@@ -239,7 +239,7 @@ Object.assign(EXAMPLES, {
     more: [
       { status: 201, summary: 'Refunded to the card instead (`refund: true`)', body: { ...creditNote, refund: RE, credit_to_balance: 0 } },
       { status: 200, summary: 'The same idempotency_key again', body: creditNote },
-      { status: 400, summary: 'More than is left of the invoice after its refunds and credit notes', body: error('credit_note_amount_too_large', 'Refund amount 2400 exceeds the refundable balance 1899: credit notes and refunds of an invoice draw on one balance', 'amount') },
+      { status: 400, summary: 'More than is left of the invoice after its refunds and credit notes', body: error('credit_note_amount_too_large', 'Credit note amount 2400 exceeds the 1899 left to credit on invoice in_eu_2xQm8RzTq1VbN7cLp4FfYk: the 2400 it paid, less its earlier credit notes and the refunds of its payment', 'amount') },
     ],
   },
   'GET /v202607/credit-notes': {
@@ -271,5 +271,5 @@ export const ERRORS: ErrorCatalogEntry[] = [
   { code: 'credit_note_amount_too_large', statuses: [400], meaning: "The amount is more than is left of the invoice: its refunds and credit notes draw on one balance, its payment intent's (or a line's amount is more than the line came to).", action: 'Credit at most what is left; retrieve the refunds and credit notes of the invoice to see what was given back.' },
   { code: 'subscription_items_duplicate', statuses: [409], meaning: 'A change names one item twice.', action: 'Name each item once.' },
   { code: 'invoice_payment_in_progress', statuses: [409], meaning: "A charge of the invoice is on the wire or being reconciled with the gateway: it cannot be voided now.", action: 'Retrieve the invoice a little later: it is paid, or void it then.' },
-  { code: 'invoice_not_open', statuses: [409], meaning: 'Only an open invoice can be paid or voided; this one is paid, void or uncollectible.', action: 'Retrieve the invoice; nothing is left to collect.' },
+  { code: 'invoice_not_open', statuses: [409], meaning: 'Only an open or uncollectible invoice can be paid or voided; this one is paid or void.', action: 'Retrieve the invoice; nothing is left to collect.' },
 ];
