@@ -74,6 +74,9 @@ export function createApp(
       onError: (err: Error) => {
         const e = err as Error & { status?: number; type?: string };
         if (e.status === 413 || e.type === 'entity.too.large') throw e;
+        // Valid JSON the parser refuses on purpose (prototype poisoning): say so, as a '$' key is refused.
+        if (/forbidden prototype property/.test(e.message))
+          throw new DomainError('invalid_request', 'parameter_invalid', "The request body has a key '__proto__' (or 'constructor' with 'prototype'): such keys are refused anywhere in a body");
         throw new DomainError('invalid_request', 'malformed_json', 'The request body is not valid JSON');
       },
     }),

@@ -69,6 +69,11 @@ describe('tenant isolation', () => {
 describe('the one error shape', () => {
   test('malformed JSON is 400', async () =>
     expectError(await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: '{"amount": 1,', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json'));
+  test("valid JSON with a '__proto__' key is refused as such (parameter_invalid), not called malformed", async () => {
+    const r = await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: '{"amount":100,"currency":"EUR","metadata":{"__proto__":"1"}}', headers: { 'content-type': 'application/json' } });
+    expectError(r, 400, 'parameter_invalid');
+    expect(r.body.error.message).toMatch(/__proto__/);
+  });
   test('a body that is not JSON is 415', async () =>
     expectError(await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } }), 415));
   test('a body over 1 MB is 413', async () => {
