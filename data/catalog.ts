@@ -99,6 +99,9 @@ export function productData(mongo: Mongo) {
         return { inserted: false, reason: 'sku_taken' };
       }
     },
+    /** Which of these products have stock (units for sale) now. */
+    inStock: async (tenantId: string, ids: string[]): Promise<Set<string>> =>
+      ids.length === 0 ? new Set() : new Set((await c.find({ _id: { $in: ids }, tenant_id: tenantId, stock: { $gt: 0 } }, { projection: { _id: 1 } }).toArray()).map((p) => p._id)),
     /** One page of a search, and how many products match it in all. */
     search: async (tenantId: string, s: ProductSearch): Promise<{ items: ProductRecord[]; totalItems: number }> => {
       if (s.productIds && s.productIds.length === 0) return { items: [], totalItems: 0 };

@@ -15,8 +15,9 @@ export const catalogRoutes: RouteDef[] = [
     ...common,
     method: 'get',
     path: '/catalogs',
-    summary: "The tenant's curated catalogs (all, oldest first), filtered by id (filter.catalogId) or tag (filter.tags)",
-    query: browseQuerySchema(['filter.catalogId', 'filter.tags']),
+    summary:
+      "The tenant's curated catalogs (all, oldest first), filtered by id (filter.catalogId) or tag (filter.tags); totalProducts counts their products in stock unless isInStock=false",
+    query: browseQuerySchema(['filter.catalogId', 'filter.tags', 'isInStock']),
     responses: { 200: { description: 'The catalogs', schema: catalogsResponse } },
     handler: async ({ query, auth, deps }) => ({ status: 200, body: await listCatalogs(deps.mongo, auth.tenantId, query) }),
   }),

@@ -185,7 +185,9 @@ export const catalogSchema = z.object({
   id: z.string().meta({ description: 'ctl_...' }),
   title,
   tags: z.array(z.string()),
-  totalProducts: z.number().int().meta({ description: 'Products in the catalog, whatever their stock' }),
+  totalProducts: z.number().int().meta({
+    description: 'Products of the catalog that GET /catalogs-products lists by default: those in stock (isInStock=true, the default); with isInStock=false, all of them',
+  }),
 });
 
 export const paginationSchema = z.object({

@@ -165,9 +165,15 @@ export async function createCatalog(mongo: Mongo, tenant: Tenant, body: CatalogC
 
 // ---- browsing
 
+/**
+ * GET /catalogs. `totalProducts` counts what GET /catalogs-products lists for the catalog by default: its
+ * products in stock (`isInStock`, default true, as on the product lists); with isInStock=false, all of them.
+ */
 export async function listCatalogs(mongo: Mongo, tenantId: string, q: BrowseQuery) {
   const catalogs = await catalogData(mongo).list(tenantId, q.catalogClauses);
-  return { catalogs: catalogs.map(catalogView) };
+  if (!q.inStockOnly) return { catalogs: catalogs.map((c) => catalogView(c)) };
+  const inStock = await productData(mongo).inStock(tenantId, unique(catalogs.flatMap((c) => c.product_ids)));
+  return { catalogs: catalogs.map((c) => catalogView(c, c.product_ids.filter((id) => inStock.has(id)).length)) };
 }
 
 const productSearch = (q: BrowseQuery) => ({

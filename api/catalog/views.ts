@@ -43,8 +43,9 @@ export function categoryView(c: CategoryRecord, children: CategoryRecord[] = [])
   };
 }
 
-export function catalogView(c: CatalogRecord): CatalogView {
-  return { id: c._id, title: { en: c.title.en, ar: c.title.ar }, tags: c.tags, totalProducts: c.product_ids.length };
+/** `totalProducts`: as counted by the caller (its products in stock), else all of them. */
+export function catalogView(c: CatalogRecord, totalProducts = c.product_ids.length): CatalogView {
+  return { id: c._id, title: { en: c.title.en, ar: c.title.ar }, tags: c.tags, totalProducts };
 }
 
 export function pagination(totalItems: number, page: number, perPage: number): Pagination {
