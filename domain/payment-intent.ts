@@ -39,3 +39,8 @@ export const MIT_FAILURES_NOT_THE_CARDS = ['connector_unavailable', 'superseded'
 export function isMutable(status: IntentStatus): boolean {
   return status === 'pending';
 }
+
+/** Why an intent that is no longer pending refuses a change, in words ("is paid", not "is success"). */
+export function notPendingMessage(status: string): string {
+  return status === 'success' ? 'This payment intent is paid (success)' : `This payment intent is ${status}`;
+}

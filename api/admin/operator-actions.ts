@@ -1,3 +1,4 @@
+import { notPendingMessage } from '../../domain/payment-intent';
 import { DomainError, conflict, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
 import { paymentIntentData } from '../../data/payment-intents';
@@ -42,7 +43,7 @@ export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: Ope
     deps,
     () => deps.temporal.workflow.getHandle(req.target).executeUpdate(forceCancelUpdate, { args }),
     async () => {
-      if (intent.status !== 'success') throw conflict('payment_intent_unexpected_state', `This payment intent is ${intent.status}`);
+      if (intent.status !== 'success') throw conflict('payment_intent_unexpected_state', notPendingMessage(intent.status));
       const start = await reopenOperation(deps, intent);
       return runUpdate(
         deps,

@@ -1,5 +1,5 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
-import { MIT_FAILURES_NOT_THE_CARDS } from '../../domain/payment-intent';
+import { MIT_FAILURES_NOT_THE_CARDS, notPendingMessage } from '../../domain/payment-intent';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
 import { customerData } from '../../data/customers';
@@ -119,7 +119,7 @@ async function answeredAfterClose(deps: AppDeps, intent: PaymentIntentRecord, in
   const now = await paymentIntentData(deps.mongo).find(intent.tenant_id, intent._id);
   const paid = now && paidBy(now, input.paymentMethod, input.agreement.id);
   if (paid) return { code: 'ok', transaction_uuid: paid.transaction };
-  return Promise.reject(conflict('payment_intent_unexpected_state', `This payment intent is ${now?.status ?? intent.status}`));
+  return Promise.reject(conflict('payment_intent_unexpected_state', notPendingMessage(now?.status ?? intent.status)));
 }
 
 /** The transaction of this card and agreement that paid the intent, as its record says. */

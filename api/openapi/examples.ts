@@ -102,7 +102,7 @@ const error = (type: string, code: string, message: string, param?: string) => (
 const INVALID_API_KEY = error('authentication_error', 'invalid_api_key', 'Invalid API key provided');
 const SERVICE_UNAVAILABLE = error('api_error', 'service_unavailable', 'A dependency of the service is unavailable; retry later');
 const ATTEMPT_IN_PROGRESS = error('invalid_request_error', 'attempt_in_progress', 'A payment attempt is still being processed; retry shortly');
-const ALREADY_PAID = error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is success and can no longer be canceled');
+const ALREADY_PAID = error('invalid_request_error', 'payment_intent_unexpected_state', 'This payment intent is paid (success) and can no longer be canceled');
 
 const WEBHOOK = { url: 'https://daralqahwa.example/webhooks/payments', secret: 'whk_9fT2LmQ8xPz4Rk7V', events: ['payment.success', 'payment.canceled'] };
 const WEBHOOK_ENDPOINT_DISABLED = {

@@ -1,3 +1,4 @@
+import { notPendingMessage } from '../../domain/payment-intent';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { ConnectorRecord, PaymentIntentRecord, PinKind } from '../../platform/records';
@@ -332,7 +333,7 @@ export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: s
   const view = await runUpdate(
     deps,
     () => handle.executeUpdate(cancelUpdate),
-    () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status} and can no longer be canceled`),
+    () => new DomainError('conflict', 'payment_intent_unexpected_state', `${notPendingMessage(r.status)} and can no longer be canceled`),
   );
   return view;
 }
@@ -361,6 +362,6 @@ export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input
   return runUpdate(
     deps,
     () => handle.executeUpdate(attemptUpdate, { args: [routed] }),
-    () => new DomainError('conflict', 'payment_intent_unexpected_state', `This payment intent is ${r.status}`),
+    () => new DomainError('conflict', 'payment_intent_unexpected_state', notPendingMessage(r.status)),
   );
 }

@@ -1,5 +1,5 @@
 import type { ChargedCard, ChargeOutcome } from '../../gateways/types';
-import { MIT_FAILURES_NOT_THE_CARDS, type IntentStatus } from '../../domain/payment-intent';
+import { MIT_FAILURES_NOT_THE_CARDS, notPendingMessage, type IntentStatus } from '../../domain/payment-intent';
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-progress';
@@ -297,7 +297,7 @@ export class PaymentIntentState {
 
   /** Only a pending intent takes attempts and cancels. */
   mutableRefusal(): Refusal | null {
-    return this.status !== 'pending' ? { type: 'not_mutable', message: `This payment intent is ${this.status}` } : null;
+    return this.status !== 'pending' ? { type: 'not_mutable', message: notPendingMessage(this.status) } : null;
   }
 
   /** Why a new attempt is refused now, if it is (the Update's validator). */

@@ -43,9 +43,9 @@ function paid(extra: Partial<PaymentIntentInput> = {}): PaymentIntentState {
 describe('refusals', () => {
   test('only a pending intent takes attempts and cancels', () => {
     const s = paid();
-    expect(s.mutableRefusal()).toEqual({ type: 'not_mutable', message: 'This payment intent is success' });
-    expect(s.attemptRefusal({ token: 't' }, NOW)).toEqual({ type: 'not_mutable', message: 'This payment intent is success' });
-    expect(s.cancelRefusal()).toEqual({ type: 'not_mutable', message: 'This payment intent is success' });
+    expect(s.mutableRefusal()).toEqual({ type: 'not_mutable', message: 'This payment intent is paid (success)' });
+    expect(s.attemptRefusal({ token: 't' }, NOW)).toEqual({ type: 'not_mutable', message: 'This payment intent is paid (success)' });
+    expect(s.cancelRefusal()).toEqual({ type: 'not_mutable', message: 'This payment intent is paid (success)' });
   });
 
   test('an expired intent refuses attempts even before its workflow cancels it', () => {
