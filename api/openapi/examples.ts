@@ -392,6 +392,7 @@ const cart = {
   cartId: CART,
   userId: 'user_8841',
   status: 'open',
+  checkoutId: null,
   currency: 'SAR',
   idempotencyKey: 'cart-user_8841-2026-08-14',
   totals: cartTotals,
@@ -417,6 +418,7 @@ const returnView = {
   amount: 21735,
   currency: 'SAR',
   refund: null,
+  refundFailure: null,
   createdAt: '2026-08-20T16:02:11.000Z',
   updatedAt: '2026-08-20T16:02:11.000Z',
 };
@@ -648,7 +650,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     summary: 'Change the price and the stock',
     params: { tenant: TENANT, id: PROD },
     body: { price: 4200, stock: 96 },
-    response: { status: 200, body: { ...product, price: 4200, stock: 96 } },
+    response: { status: 200, body: { ...product, price: 4200, stock: 96, onHand: 96, held: 0, oversold: 0, heldPastOnHand: 0 } },
   },
   'POST /admin/tenants/:tenant/catalogs': {
     summary: 'A curated catalog for the Ramadan season',

@@ -1172,7 +1172,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
+                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
                         idempotency_key?: string;
                         metadata?: {
                             [key: string]: string;
@@ -1343,7 +1343,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
+                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
                         idempotency_key?: string;
                         metadata?: {
                             [key: string]: string;
@@ -4166,7 +4166,7 @@ export interface paths {
                         /** @description Network label when the gateway needs one, e.g. `MTN` */
                         mobile_money_provider?: string;
                         /**
-                         * @description Inferred from the fields given when omitted
+                         * @description Inferred from the fields given when omitted; with recipient_uuid, when given it must be that recipient's type (400 naming recipient_type otherwise)
                          * @enum {string}
                          */
                         recipient_type?: "bank_account" | "mobile_money";
@@ -4212,7 +4212,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid body, gateway not registered for payouts, recipient/gateway mismatch, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient) */
+                /** @description Invalid body, gateway not registered for payouts (`gateway_invalid`, also with recipient_uuid), recipient/gateway mismatch, a recipient_type that is not recipient_uuid's, tenant not the key's, the gateway refused an inline recipient, or `idempotency_key_in_use` (the key made a payout of another amount, currency, gateway or recipient) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -5200,6 +5200,7 @@ export interface paths {
                         amount: number;
                         /** @enum {string} */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
+                        /** @description A repeated create with this key answers the intent it made (200, payment_intent_created false) when amount and currency are the same; otherwise 400 `idempotency_key_in_use` */
                         idempotency_key?: string;
                         customer?: string | {
                             /** @description Your id for the customer: the customer's `reference`. A known one is matched (and updated) */
@@ -6584,9 +6585,9 @@ export interface paths {
                     "application/json": {
                         /** @description New price in minor units: visible at once (carts and checkouts read it live) */
                         price?: number;
-                        /** @description Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold. Set by the product's stock owner, visible at once */
+                        /** @description Units on hand, as counted on the shelf: units held by open checkouts count against it, so the answer's `stock` (units for sale) is this less what they hold (`held`). A count below what is held is taken (the shelf is the truth); units held past it are sold all the same if their checkouts are paid, and are then counted `oversold` (onHand below 0). Set by the product's stock owner, visible at once */
                         stock?: number;
-                        /** @description Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. 400 `stock_change_too_large` if it would leave fewer than 0 */
+                        /** @description Units added to those on hand (a delivery: 5) or taken from them (damage: -2), whatever they are when it lands: no read first. A delivery first makes up for units `oversold` (onHand -1 and 5 delivered: 4 on hand). 400 `stock_change_too_large` if a loss would leave fewer than 0 */
                         stockChange?: number;
                         /** @description Makes `stockChange` safe to send again (after a 503 or a lost answer): the same change with a key the product's owner has applied answers as it did then, without applying it again; another change with it is a 400 `idempotency_key_in_use`. The owner remembers its last 1,000 keys */
                         stockChangeKey?: string;
@@ -6594,7 +6595,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The product as it now is */
+                /** @description The product as it now is, with its units on hand, held and oversold */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6626,6 +6627,14 @@ export interface paths {
                                 [key: string]: string[];
                             };
                             imageUrl: string | null;
+                            /** @description Units on hand as the owner of its stock counts them: the last count (`stock`) with deliveries and losses (`stockChange`) since, less units sold. Below 0 when units were sold that were not on hand (see `oversold`) */
+                            onHand: number;
+                            /** @description Units open checkouts hold: sold if they are paid, for sale again if not. `stock` (for sale) is onHand less held, never below 0 */
+                            held: number;
+                            /** @description Units sold that were not on hand (held by a checkout before a lower count, then paid): -onHand when onHand is below 0, else 0. A delivery (`stockChange`) makes up for them first; a new count (`stock`) replaces them */
+                            oversold: number;
+                            /** @description Units held beyond those on hand: if their checkouts are paid, they are oversold */
+                            heldPastOnHand: number;
                         };
                     };
                 };
@@ -8012,7 +8021,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tenant's curated catalogs (all, oldest first), filtered by id (filter.catalogId) or tag (filter.tags) */
+        /** The tenant's curated catalogs (all, oldest first), filtered by id (filter.catalogId) or tag (filter.tags); totalProducts counts their products in stock unless isInStock=false */
         get: {
             parameters: {
                 query?: {
@@ -8020,6 +8029,8 @@ export interface paths {
                     "filter.catalogId"?: string[];
                     /** @description Catalogs carrying a tag: $eq:<tag> (or a bare tag), or $in:[<tag>,<tag>] for catalogs with any of them. */
                     "filter.tags"?: string[];
+                    /** @description true (default): products with no stock are left out; false: every product. */
+                    isInStock?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -8043,7 +8054,7 @@ export interface paths {
                                     ar: string;
                                 };
                                 tags: string[];
-                                /** @description Products in the catalog, whatever their stock */
+                                /** @description Products of the catalog that GET /catalogs-products lists by default: those in stock (isInStock=true, the default); with isInStock=false, all of them */
                                 totalProducts: number;
                             }[];
                         };
@@ -8538,10 +8549,12 @@ export interface paths {
                             cartId: string;
                             userId: string;
                             /**
-                             * @description `converted` once a checkout of it was paid: it no longer changes (409) and is kept
+                             * @description `checkout_in_progress` while a checkout of it is open (reserving or awaiting payment, `checkoutId`): its contents cannot change (POST /cart is a 409 `checkout_in_progress`) until that checkout ends unpaid (then `open`) or is paid; `converted` once a checkout of it was paid: it no longer changes (409) and is kept
                              * @enum {string}
                              */
-                            status: "open" | "converted";
+                            status: "open" | "checkout_in_progress" | "converted";
+                            /** @description The checkout that holds it (`checkout_in_progress`) or converted it; null when `open` */
+                            checkoutId: string | null;
                             currency: string;
                             idempotencyKey: string | null;
                             totals: {
@@ -8659,10 +8672,12 @@ export interface paths {
                             cartId: string;
                             userId: string;
                             /**
-                             * @description `converted` once a checkout of it was paid: it no longer changes (409) and is kept
+                             * @description `checkout_in_progress` while a checkout of it is open (reserving or awaiting payment, `checkoutId`): its contents cannot change (POST /cart is a 409 `checkout_in_progress`) until that checkout ends unpaid (then `open`) or is paid; `converted` once a checkout of it was paid: it no longer changes (409) and is kept
                              * @enum {string}
                              */
-                            status: "open" | "converted";
+                            status: "open" | "checkout_in_progress" | "converted";
+                            /** @description The checkout that holds it (`checkout_in_progress`) or converted it; null when `open` */
+                            checkoutId: string | null;
                             currency: string;
                             idempotencyKey: string | null;
                             totals: {
@@ -9481,6 +9496,12 @@ export interface paths {
                                 currency: string;
                                 /** @description The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once */
                                 refund: string | null;
+                                /** @description Why a `refund_failed` return gave no money back; null in every other status */
+                                refundFailure: {
+                                    /** @description `refund_canceled` (its refund was canceled at its deadline), or the refusal of its refund when it was received, e.g. `REFUND_RQST_AMT_GREATER_THAN_TX_AMT` (the payment was refunded outside returns) */
+                                    code: string;
+                                    message: string;
+                                } | null;
                                 createdAt: string;
                                 updatedAt: string;
                             }[];
@@ -9747,6 +9768,12 @@ export interface paths {
                             currency: string;
                             /** @description The refund (`re_...`) made when it was received; none for a return of amount 0 (a free product), which is `refunded` at once */
                             refund: string | null;
+                            /** @description Why a `refund_failed` return gave no money back; null in every other status */
+                            refundFailure: {
+                                /** @description `refund_canceled` (its refund was canceled at its deadline), or the refusal of its refund when it was received, e.g. `REFUND_RQST_AMT_GREATER_THAN_TX_AMT` (the payment was refunded outside returns) */
+                                code: string;
+                                message: string;
+                            } | null;
                             createdAt: string;
                             updatedAt: string;
                         };
@@ -12910,7 +12937,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attempt an open invoice now with the subscription's card */
+        /**
+         * Attempt an open or uncollectible invoice now with the subscription's card
+         * @description An uncollectible invoice (dunning ran out and canceled the subscription) can be paid too, as Stripe allows: one new charge, however many requests; paid, it is `paid` and the subscription stays canceled; declined, it stays `uncollectible` with `last_payment_error`.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12926,7 +12956,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The invoice after the attempt (`paid`, or still `open` with `last_payment_error`) */
+                /** @description The invoice after the attempt (`paid`, or still `open` or `uncollectible` with `last_payment_error`) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -13020,7 +13050,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Void an open invoice (its payment intent is canceled); voiding the first invoice of an incomplete subscription expires it */
+        /** Void an open or uncollectible invoice (its payment intent is canceled); voiding the first invoice of an incomplete subscription expires it */
         post: {
             parameters: {
                 query?: never;
