@@ -9,6 +9,7 @@ import { parseQuery } from './query';
 import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
+import { idempotencyKeyField, withIdempotencyHeader } from './idempotency-header';
 
 const EMPTY = z.object({}).strict();
 
@@ -58,6 +59,13 @@ export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter
   };
 }
 
+const keyFields = new WeakMap<RouteDef, string | null>();
+/** Where a route's body takes its idempotency key, found once per route. */
+function keyFieldOf(def: RouteDef): string | null {
+  if (!keyFields.has(def)) keyFields.set(def, idempotencyKeyField(def.body));
+  return keyFields.get(def)!;
+}
+
 function definingVersions(byVersion: Map<ApiVersion, Router>, path: string, method: string): ApiVersion[] {
   return API_VERSIONS.filter((v) => byVersion.get(v)!.match(path, method).pathAndMethod.length > 0);
 }
@@ -80,7 +88,8 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
   if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
     throw new DomainError('invalid_request', 'parameter_invalid', 'The request body must be a JSON object');
-  const body = parseOrThrow(def.body ?? EMPTY, bodyInput, 'body');
+  const keyed = withIdempotencyHeader(keyFieldOf(def), bodyInput, ctx.get('idempotency-key'));
+  const body = parseOrThrow(def.body ?? EMPTY, keyed, 'body');
   const result = await def.handler({
     params,
     query,

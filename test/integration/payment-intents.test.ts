@@ -3,7 +3,7 @@ import { createBodyV202607 } from '../../api/payment-intents/schemas';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import { workflowExistence } from '../../platform/temporal';
-import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, withWinnerTakenBack, withWorkflowCall, type Merchant } from './harness';
+import { admin, api, apiDeps, call, createMerchant, eventually, getStack, pay, temporalClient, withMethod, withWinnerTakenBack, withWorkflowCall, type Merchant } from './harness';
 
 let m: Merchant;
 beforeAll(async () => {
@@ -69,6 +69,26 @@ describe('idempotency', () => {
     expect(both.find((r) => r.status === 400)!.body.error.code).toBe('idempotency_key_in_use');
     const v6 = await create({ amount: 999, currency: 'EUR', idempotency_key: key }, m.secretKey, 'v202606');
     expect({ status: v6.status, code: v6.body.error?.code }).toEqual({ status: 400, code: 'idempotency_key_in_use' });
+  });
+  test("Stripe's Idempotency-Key header is the body's idempotency_key: a retry with it answers the first intent; a different key in the body is a 400", async () => {
+    const key = `hdr-${Date.now()}`;
+    const send = (body: Record<string, unknown>) =>
+      call('POST', '/v202607/payment-intents', { key: m.secretKey, body, headers: { 'idempotency-key': key } });
+    const first = await send({ amount: 1200, currency: 'EUR' });
+    const again = await send({ amount: 1200, currency: 'EUR' });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    expect(again.body).toEqual({ ...first.body, resource_created: false });
+    // The same key sent in the body finds it too; a different one beside the header is refused.
+    expect((await create({ amount: 1200, currency: 'EUR', idempotency_key: key })).body.payment_intent).toBe(first.body.payment_intent);
+    const both = await send({ amount: 1200, currency: 'EUR', idempotency_key: `${key}-other` });
+    expect({ status: both.status, code: both.body.error?.code, param: both.body.error?.param }).toEqual({ status: 400, code: 'parameter_invalid', param: 'idempotency_key' });
+    // Every create whose body takes a key takes the header: a refund here.
+    const paid = await create({ amount: 900, currency: 'EUR' });
+    await pay(paid.body.payment_intent, m.publishableKey);
+    const refund = (body: Record<string, unknown>) => call('POST', '/v202607/refunds', { key: m.secretKey, body, headers: { 'idempotency-key': `${key}-re` } });
+    const r1 = await refund({ payment_intent: paid.body.payment_intent, amount: 100, currency: 'EUR' });
+    const r2 = await refund({ payment_intent: paid.body.payment_intent, amount: 100, currency: 'EUR' });
+    expect([r1.status, r2.status, r2.body.refund]).toEqual([201, 200, r1.body.refund]);
   });
   test('50 concurrent identical creates make exactly one intent and one workflow', async () => {
     const key = `burst-${Date.now()}`;
