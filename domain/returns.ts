@@ -59,3 +59,16 @@ export function returnTaxShare(net: number, taxRateBasisPoints: number, returned
   const before = taxRefundedBefore ?? taxOn(returnedNetBefore, taxRateBasisPoints);
   return Math.max(0, taxOn(returnedNetBefore + net, taxRateBasisPoints) - before);
 }
+
+/** Why a `refund_failed` return has no money back, as GET /returns and its webhook show it; null otherwise. */
+export function returnRefundFailure(
+  status: ReturnStatus,
+  refund: string | null,
+  refused: { code: string; message?: string } | null,
+): { code: string; message: string } | null {
+  if (status !== 'refund_failed') return null;
+  // Its refund was canceled at its SLA without being executed.
+  if (refund !== null) return { code: 'refund_canceled', message: `Its refund ${refund} was canceled at its deadline without being executed` };
+  // Its refund was refused when it was received: the payment's refundable balance no longer covered it.
+  return { code: refused?.code ?? 'refund_refused', message: refused?.message ?? "Its refund was refused: the order's payment no longer had this much left to refund" };
+}

@@ -1,3 +1,4 @@
+import { returnRefundFailure } from '../../domain/returns';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { pageList } from '../../data/page-list';
@@ -5,7 +6,7 @@ import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
 import { storedAddressFields } from '../../data/addresses';
-import { orderData, returnData, type RefundRefusal, type ReturnRecordRead } from '../../data/checkouts';
+import { orderData, returnData, type ReturnRecordRead } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
@@ -22,7 +23,7 @@ import { pagination } from '../catalog/views';
 import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
 
 /** A Return object of the spec, from its record (the order gives its product's title). */
-export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
+export function returnView(r: ReturnRecordRead, order?: OrderRecord | null) {
   const line = order?.lines.find((l) => l.product_id === r.product_id);
   return {
     id: r._id,
@@ -38,21 +39,12 @@ export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
     amount: r.amount,
     currency: r.currency,
     refund: r.refund,
-    refundFailure: refundFailure(r),
+    refundFailure: returnRefundFailure(r.status, r.refund, r.refund_refusal ?? null),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
 }
 
-/**
- * Why a `refund_failed` return has no money back: its refund refused when it was received (the payment's
- * refundable balance no longer covered it, as its error said), or its refund canceled at its SLA. Null otherwise.
- */
-function refundFailure(r: ReturnRecordRead): RefundRefusal | null {
-  if (r.status !== 'refund_failed') return null;
-  if (r.refund !== null) return { code: 'refund_canceled', message: `Its refund ${r.refund} was canceled at its deadline without being executed` };
-  return r.refund_refusal ?? { code: 'refund_refused', message: "Its refund was refused: the order's payment no longer had this much left to refund" };
-}
 
 /** The collection address: one of the user's saved addresses, or the given one, kept with the return only. */
 async function collectionAddress(deps: AppDeps, auth: AuthContext, order: OrderRecord, given: ReturnCreateBody['address']): Promise<AddressSnapshot> {

@@ -672,6 +672,13 @@ describe('returns', () => {
     }, 20_000, 'the return refund_failed');
     expect(failed).toMatchObject({ refund: null, refundFailure: { code: expect.stringMatching(/^REFUND_/), message: expect.any(String) } });
     expect((await put(early.body.id, { status: 'received' })).body.refundFailure).toEqual(failed.refundFailure);
+    // Its webhook says why too (by the refusal's code); the ones before it carry none.
+    const hooked = await eventually(async () => {
+      const mine = hooks.received.filter((h) => h.body.id === early.body.id);
+      return mine.some((h) => h.body.status === 'refund_failed') ? mine : undefined;
+    }, 15_000, 'the refund_failed webhook');
+    expect(hooked.find((h) => h.body.status === 'refund_failed')!.body.refundFailure).toEqual({ code: failed.refundFailure.code, message: expect.any(String) });
+    expect(hooked.filter((h) => h.body.status !== 'refund_failed').map((h) => h.body.refundFailure)).toEqual(hooked.filter((h) => h.body.status !== 'refund_failed').map(() => null));
   });
 
   test("another tenant cannot read the order or ask for a return of it", async () => {

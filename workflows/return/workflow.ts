@@ -1,7 +1,7 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import { historyIsLong } from '../history';
 import type { Activities } from '../../activities';
-import { isFinal, nextReturnStatus, type ReturnStatus } from '../../domain/returns';
+import { isFinal, nextReturnStatus, returnRefundFailure, type ReturnStatus } from '../../domain/returns';
 import { addressObject } from '../../domain/addresses';
 import { backoffMs } from '../../domain/polling';
 import { emitEvent } from '../emit-event';
@@ -29,6 +29,8 @@ const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
 export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress> {
   let status: ReturnStatus = input.carried?.status ?? 'requested';
   let refund: string | null = input.carried?.refund ?? null;
+  /** Why its refund was refused, when it was (the webhook of its `refund_failed` says so). */
+  let refused: string | null = null;
   const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn);
   const progress = (): ReturnProgress => ({ status, refund });
 
@@ -37,7 +39,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     // The event describes the status this change made, whatever a later Update changes while it is sent.
     const now = new Date().toISOString();
     const type = returnEventType(status);
-    const body = returnWebhookBody(input, status, refund, now);
+    const body = returnWebhookBody(input, status, refund, now, refused);
     await writer.write({ id: input.id, status, refund });
     await emitEvent({
       webhookTaskQueue: input.webhookTaskQueue,
@@ -78,6 +80,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     if (refund !== null || status !== 'received') return;
     if ('refusal' in req) {
       log.warn('the refund of a received return was refused', { refusal: req.refusal });
+      refused = req.refusal;
       status = 'refund_failed';
       await changed();
     } else if (req.refund === null) {
@@ -163,7 +166,7 @@ function returnEventType(status: ReturnStatus): string {
  * The body of a return webhook: the Return object (camelCase, as GET /returns answers it, its address too) and
  * the event. Only the send activity's input holds it, so changing it needs no patch.
  */
-export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string): Record<string, unknown> {
+export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string, refused: string | null = null): Record<string, unknown> {
   return {
     webhook_type: 'return',
     event: returnEventType(status),
@@ -179,6 +182,7 @@ export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refu
     amount: input.amount,
     currency: input.currency,
     refund,
+    refundFailure: returnRefundFailure(status, refund, refused === null ? null : { code: refused }),
     updatedAt,
   };
 }
