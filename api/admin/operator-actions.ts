@@ -24,9 +24,10 @@ const stampOf = (req: OperatorRequest) => ({
   ...(req.evidence ? { evidence: req.evidence } : {}),
 });
 
-async function tenantOr404(what: string, target: string, tenantOf: (id: string) => Promise<string | null>): Promise<string> {
-  const tenantId = await tenantOf(target);
-  if (!tenantId) throw notFound(what, target, 'target');
+async function tenantOr404(what: string, req: OperatorRequest, tenantOf: (id: string) => Promise<string | null>): Promise<string> {
+  const tenantId = await tenantOf(req.target);
+  if (!tenantId) throw notFound(what, req.target, 'target');
+  req.tenantFound?.(tenantId);
   return tenantId;
 }
 
@@ -36,7 +37,7 @@ async function tenantOr404(what: string, target: string, tenantOf: (id: string) 
  * workflow computes what is left and the operator's stamp is in its history either way.
  */
 export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-  const tenantId = await tenantOr404('payment intent', req.target, intentOwner(deps).tenantOf);
+  const tenantId = await tenantOr404('payment intent', req, intentOwner(deps).tenantOf);
   const intent = (await paymentIntentData(deps.mongo).find(tenantId, req.target))!;
   const args: [OperatorActionInput] = [{ ...stampOf(req), refundSlaSeconds: DEFAULT_REFUND_SLA_SECONDS }];
   const result = await runUpdate(
@@ -66,7 +67,7 @@ async function updateOwner<R extends object>(
   update: UpdateDefinition<R, [OperatorUpdateInput]>,
   closed: (tenantId: string) => DomainError | Promise<never>,
 ): ReturnType<OperatorHandler> {
-  const tenantId = await tenantOr404(owner.what, req.target, owner.tenantOf);
+  const tenantId = await tenantOr404(owner.what, req, owner.tenantOf);
   const answer: object = await runUpdate(deps, () => deps.temporal.workflow.getHandle(req.target).executeUpdate(update, { args: [stampOf(req)] }), () => closed(tenantId));
   return { tenantId, result: { ...answer } };
 }

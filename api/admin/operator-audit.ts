@@ -22,13 +22,14 @@ export async function audited(
   const stamp = { operator: req.operator, reason: req.reason, ...(req.evidence ? { evidence: req.evidence } : {}) };
   const actionId = await audit.begin({ action, target: req.target, tenantId: null, region, ...stamp });
   let done: OperatorOutcome;
+  let tenantId: string | null = null;
   try {
-    done = await handler(deps, { target: req.target, actionId, ...stamp });
+    done = await handler(deps, { target: req.target, actionId, ...stamp, tenantFound: (t) => (tenantId = t) });
   } catch (err) {
     // A 503 is no answer, not a refusal: the workflow may still act on the Update it was sent.
-    if (err instanceof DomainError && err.kind === 'unavailable') await audit.finish(actionId, 'unanswered', { code: err.code, message: err.message });
-    else if (err instanceof DomainError) await audit.finish(actionId, 'refused', { code: err.code, message: err.message });
-    else await audit.finish(actionId, 'failed', { message: String(err).slice(0, 500) });
+    if (err instanceof DomainError && err.kind === 'unavailable') await audit.finish(actionId, 'unanswered', { tenantId, code: err.code, message: err.message });
+    else if (err instanceof DomainError) await audit.finish(actionId, 'refused', { tenantId, code: err.code, message: err.message });
+    else await audit.finish(actionId, 'failed', { tenantId, message: String(err).slice(0, 500) });
     throw err;
   }
   // The action took effect: its audit row says so, and the answer says so even when that write does not land

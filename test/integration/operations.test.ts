@@ -61,7 +61,8 @@ test('force-cancel of a pending intent cancels it, and the audit trail says who 
   const again = await act('force_cancel_intent', { target: id });
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe('payment_intent_unexpected_state');
-  expect((await auditOf(id))[0]).toMatchObject({ outcome: 'refused', code: 'payment_intent_unexpected_state' });
+  // The refused row names the tenant too (it was null: only done rows carried it).
+  expect((await auditOf(id))[0]).toMatchObject({ outcome: 'refused', code: 'payment_intent_unexpected_state', tenant: m.tenant });
 });
 
 test('force-cancel of a paid intent refunds all that is left: the refund is the merchant\'s to see', async () => {
