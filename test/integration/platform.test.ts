@@ -74,6 +74,11 @@ describe('the one error shape', () => {
     expectError(r, 400, 'parameter_invalid');
     expect(r.body.error.message).toMatch(/__proto__/);
   });
+  test('an empty body sent with Content-Type: application/json is no body: a bodyless POST works', async () => {
+    const pi = await api.post('/v202607/payment-intents', { amount: 100, currency: 'EUR' }, m.secretKey);
+    const r = await call('POST', `/v202607/payment-intents/${pi.body.payment_intent}/cancel`, { key: m.secretKey, rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect([r.status, r.body.status]).toEqual([200, 'canceled']);
+  });
   test('a body that is not JSON is 415', async () =>
     expectError(await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } }), 415));
   test('a body over 1 MB is 413', async () => {
