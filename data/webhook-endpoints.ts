@@ -178,6 +178,14 @@ export function webhookEndpointData(mongo: Mongo) {
     byId: (id: string) => c.findOne({ _id: id }),
     /** Events of one tenant by id. */
     eventsByIds: (tenantId: string, ids: string[]) => mongo.c.events.find({ _id: { $in: ids }, tenant_id: tenantId }).toArray(),
+    /**
+     * Whether a delivery of `eventId` with this workflow id left a trace here: an attempt it made, or its park.
+     * What the operator's redeliver asks of an id Temporal no longer knows (its retention passed), so an id that
+     * never named a delivery is not taken for one that ended.
+     */
+    deliveryRecorded: async (eventId: string, deliveryId: string): Promise<boolean> =>
+      (await mongo.c.deliveryAttempts.findOne({ event_id: eventId, delivery_id: deliveryId }, { projection: { _id: 1 } })) !== null ||
+      (await mongo.c.parkedDeliveries.findOne({ _id: deliveryId }, { projection: { _id: 1 } })) !== null,
     /** An event whatever its tenant (operators name a delivery, not a tenant). */
     eventById: (id: string) => mongo.c.events.findOne({ _id: id }),
     /**

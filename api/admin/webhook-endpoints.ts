@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { z } from 'zod';
 import { DomainError, conflict, invalidRequest, notFound } from '../../domain/errors';
 import { webhookEndpointData, type EndpointView } from '../../data/webhook-endpoints';
@@ -150,23 +151,45 @@ export const webhookEndpointRoutes: RouteDef[] = [
   }),
 ];
 
-/** `<event>-<endpoint index>` and any suffix: `-redeliver-<ms>`, `-replay-<key>`, `-operator-<key>`. */
-const DELIVERY_ID = /^(evt_[a-z]{2,8}_[0-9A-Za-z]{8,64})-(\d{1,4})(?:-[0-9A-Za-z-]{1,80})?$/;
+/** What a delivery workflow id looks like, loosely: `<event>-<digits>` and anything after (a 400 below). */
+const DELIVERY_ID_SHAPE = /^evt_[a-z]{2,8}_[0-9A-Za-z]{8,64}-\d{1,4}(?:-[0-9A-Za-z-]{1,80})?$/;
+/**
+ * The ids deliveries are started under, exactly: `<event>-<endpoint index>` (no leading zero: the first
+ * delivery to endpoint 1 is `-1`, never `-0001`), or with one of the suffixes api/events/deliveries.ts gives a
+ * redelivery: `-redeliver-<ms>`, `-replay-<key>`, `-operator-<key>`. Nothing else ever named a delivery.
+ */
+const DELIVERY_ID = /^(evt_[a-z]{2,8}_[0-9A-Za-z]{8,64})-(0|[1-9]\d{0,3})(-(?:redeliver-[1-9]\d{0,15}|(?:replay|operator)-[0-9a-f]{16}))?$/;
 
 /**
  * Operator action `redeliver_webhook`, target a delivery's workflow id (`evt_..-<index>[-...]`): a running
  * delivery gets the Update `redeliverNow` (the wait before its next attempt ends; the answer is that
  * attempt's outcome); a delivery that has closed is sent again as a new delivery
- * `<event>-<index>-operator-<key of the action>` carrying the operator's stamp.
+ * `<event>-<index>-operator-<key of the action>` carrying the operator's stamp. An id that never named a
+ * delivery is a 404 (refused in the audit), never sent as if it had ended: the event's first delivery to
+ * each of its endpoints always existed; a redelivery's id only if Temporal still knows it or it left an
+ * attempt or a park. Ids are taken as given (`-0001` is not `-1`).
  */
 export const redeliverWebhook: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
+  if (!DELIVERY_ID_SHAPE.test(req.target)) throw invalidRequest('parameter_invalid', 'target must be a delivery workflow id: <event id>-<endpoint index>[-...]', 'target');
   const m = DELIVERY_ID.exec(req.target);
-  if (!m) throw invalidRequest('parameter_invalid', 'target must be a delivery workflow id: <event id>-<endpoint index>[-...]', 'target');
-  const event = await webhookEndpointData(deps.mongo).eventById(m[1]!);
-  const input = event ? deliveryTemplates(event, undefined).find((t) => t.endpointIndex === Number(m[2])) : undefined;
-  if (!event || !input) throw notFound('webhook delivery', req.target, 'target');
+  const data = webhookEndpointData(deps.mongo);
+  const event = m ? await data.eventById(m[1]!) : null;
+  const input = m && event ? deliveryTemplates(event, undefined).find((t) => t.endpointIndex === Number(m[2])) : undefined;
+  if (!m || !event || !input) throw notFound('webhook delivery', req.target, 'target');
+  /** A redelivery's id that Temporal does not know (or no longer) names one only if it left a trace. */
+  const everExisted = async (): Promise<boolean> => {
+    if (!m[3]) return true;
+    try {
+      await deps.temporal.workflow.getHandle(req.target).describe();
+      return true;
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      return data.deliveryRecorded(event._id, req.target);
+    }
+  };
   const stamp = { operator: req.operator, reason: req.reason, actionId: req.actionId };
   const startNew = async () => {
+    if (!(await everExisted())) throw notFound('webhook delivery', req.target, 'target');
     const endpoint = await webhookEndpointData(deps.mongo).byUrl(event.tenant_id, input.url);
     if (endpoint?.state === 'disabled')
       throw conflict('webhook_endpoint_disabled', `The endpoint ${input.url} is disabled: re-enable it (enable_webhook_endpoint) to send it what it missed`);

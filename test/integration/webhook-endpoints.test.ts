@@ -354,3 +354,36 @@ test('replay pages through events made at one instant by (since, starting_after)
   }
   expect(seen).toEqual(ids);
 });
+
+test('redeliver_webhook refuses an id that never named a delivery (404, audited refused), and still attempts a real running one now', async () => {
+  const status = { code: 500 };
+  const rx = await receiver(status);
+  const url = rx.url('/retrying');
+  const pi = await paidIntent(url);
+  const evt = await successEventOf(pi);
+  // The real delivery `<evt>-0` is retrying (its first attempt failed).
+  await eventually(async () => (rx.received.length >= 1 ? true : undefined), 10_000, 'first attempt');
+  const redeliver = (target: string) => admin.post('/admin/operations/redeliver_webhook', { target, operator: 'omar', reason: 'merchant asked' });
+  // An index written another way, an unknown suffix, a well-formed redelivery id that was never started: none is the delivery.
+  for (const target of [`${evt}-00`, `${evt}-0000`, `${evt}-0-bogus-x`, `${evt}-0-redeliver-123`, `${evt}-0-operator-0123456789abcdef`, `${evt}-1`]) {
+    const r = await redeliver(target);
+    expect({ target, status: r.status, code: r.body.error?.code }).toEqual({ target, status: 404, code: 'resource_missing' });
+    const audit = (await admin.get(`/admin/operations?target=${encodeURIComponent(target)}`)).body.data as Array<{ outcome: string; code: string }>;
+    expect(audit[0]).toMatchObject({ outcome: 'refused', code: 'resource_missing' });
+  }
+  // Nothing was started for them: no operator redelivery of this event exists.
+  expect((await temporal.workflow.count(`WorkflowId STARTS_WITH "${evt}-0-operator-"`)).count).toBe(0);
+  // The real one, still retrying, has its wait cut short: attempted now.
+  status.code = 204;
+  const real = await redeliver(`${evt}-0`);
+  expect(real.status).toBe(200);
+  expect(real.body.result).toMatchObject({ outcome: 'attempted', attempt_outcome: 'delivered' });
+  // A redelivery that did exist (the operator's own, ended) is one: sent again.
+  const ended = await temporal.workflow.getHandle(`${evt}-0`).result();
+  expect(ended).toMatchObject({ status: 'delivered' });
+  const again = await redeliver(`${evt}-0`);
+  expect(again.body.result).toMatchObject({ outcome: 'redelivery_started', started: true });
+  await temporal.workflow.getHandle(again.body.result.delivery as string).result();
+  const ofRedelivery = await redeliver(again.body.result.delivery as string);
+  expect(ofRedelivery.body.result).toMatchObject({ outcome: 'redelivery_started', started: true, replaces: again.body.result.delivery });
+});
