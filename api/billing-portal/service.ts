@@ -13,11 +13,15 @@ import { planData } from '../../data/plans';
 import { invoiceData, subscriptionData } from '../../data/subscriptions';
 import { tenantData } from '../../data/tenants';
 import { testClockData } from '../../data/test-clocks';
+import { couponData } from '../../data/coupons';
+import { taxRateData } from '../../data/tax-rates';
+import { periodContaining } from '../../domain/billing/periods';
+import { recurringPrice, type RecurringPrice } from '../../domain/billing/recurring-price';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { findCustomer } from '../customers/service';
 import { portalPageUrl, PORTAL_SESSION_METADATA } from '../hosted/billing-paths';
 import { isCsrfTokenFor, isSwitchTokenFor, switchTokenFor } from '../hosted/billing-tokens';
-import { previewInvoice } from '../invoices/service';
+import { previewInvoice, upcomingInvoice } from '../invoices/service';
 import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { admitRefund } from '../refunds/service';
@@ -105,6 +109,8 @@ export interface PortalOverview {
   planNames: Map<string, string>;
   card: SavedPaymentMethodRecord | null;
   invoices: InvoiceRecord[];
+  /** What each live subscription's customer pays per period, by subscription id (tax and discount in). */
+  prices: Map<string, RecurringPrice>;
 }
 
 export async function portalOverview(deps: AppDeps, s: PortalSessionRecord): Promise<PortalOverview> {
@@ -122,7 +128,39 @@ export async function portalOverview(deps: AppDeps, s: PortalSessionRecord): Pro
   const live = subscriptions.find((x) => !isEnded(x));
   let card = live ? await pms.find(s.tenant_id, live.snapshot.defaultPaymentMethod) : null;
   if (!card) card = (await pms.listOfCustomer(s.tenant_id, s.customer, { limit: 1 })).data[0] ?? null;
-  return { merchantName: tenant?.name ?? 'Merchant', subscriptions, planNames: planNameMap(plans), card, invoices: invoices.filter((i) => i.status !== 'draft') };
+  const prices = await subscriptionPrices(deps, s.tenant_id, subscriptions.filter((x) => !isEnded(x)), invoices);
+  return { merchantName: tenant?.name ?? 'Merchant', subscriptions, planNames: planNameMap(plans), card, invoices: invoices.filter((i) => i.status !== 'draft'), prices };
+}
+
+/**
+ * What the customer pays per period for each subscription, as its next renewal invoice will say: its items with
+ * its tax rates and its discount while that applies (and, for a discount that ends, the price after it). Its
+ * items' `periodAmount` alone leaves tax and discount out.
+ */
+async function subscriptionPrices(deps: AppDeps, tenantId: string, subs: SubscriptionRecord[], invoices: InvoiceRecord[]): Promise<Map<string, RecurringPrice>> {
+  const [rates, coupons] = await Promise.all([
+    taxRateData(deps.mongo).findMany(tenantId, [...new Set(subs.flatMap((x) => x.snapshot.defaultTaxRates))]),
+    couponData(deps.mongo).findMany(tenantId, [...new Set(subs.flatMap((x) => (x.snapshot.discount ? [x.snapshot.discount.coupon] : [])))]),
+  ]);
+  const prices = new Map<string, RecurringPrice>();
+  for (const sub of subs) {
+    const snap = sub.snapshot;
+    const coupon = snap.discount ? coupons.find((c) => c._id === snap.discount!.coupon) : undefined;
+    const nextStart = (t: number) => periodContaining(snap.billingCycleAnchor, snap.interval, snap.intervalCount, t).end;
+    prices.set(
+      sub._id,
+      recurringPrice({
+        amounts: snap.items.map((i) => i.periodAmount),
+        taxRates: rates.filter((r) => snap.defaultTaxRates.includes(r._id)).map((r) => ({ id: r._id, percentage: r.percentage, inclusive: r.inclusive })),
+        discount: coupon && snap.discount ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off, duration: coupon.duration, end: snap.discount.end } : null,
+        // A `once` coupon is spent by the first of its invoices it reduced.
+        usedOnce: invoices.some((i) => i.subscription === sub._id && i.snapshot.discount > 0),
+        firstStart: snap.status === 'trialing' && snap.trialEnd !== null ? snap.trialEnd : snap.currentPeriodEnd,
+        nextStart,
+      }),
+    );
+  }
+  return prices;
 }
 
 export const planNameMap = (plans: PlanRecord[]) => new Map(plans.map((p) => [p._id, p.nickname ?? p._id]));
@@ -197,6 +235,16 @@ export async function applySwitch(deps: AppDeps, s: PortalSessionRecord, subId: 
     proration_behavior: 'create_prorations',
     proration_date: body.proration_date,
   });
+}
+
+/**
+ * What canceling at the period's end would still charge then: a final invoice of the prorations pending (a plan
+ * switch made this period with `create_prorations`), the customer's credit applied, as the workflow makes it
+ * (`upcomingInvoice` assuming the cancellation). Null when nothing would be charged.
+ */
+export async function chargeAtPeriodEndIfCanceled(deps: AppDeps, s: PortalSessionRecord, sub: SubscriptionRecord): Promise<{ amount: number; currency: string; at: number } | null> {
+  const final = await upcomingInvoice(deps, s.tenant_id, { subscription: sub._id }, { cancelAtPeriodEnd: true });
+  return final && final.amountDue > 0 ? { amount: final.amountDue, currency: final.currency, at: final.nextPaymentAttempt ?? sub.snapshot.currentPeriodEnd } : null;
 }
 
 /** Cancel at the end of the period (`true`), or undo it (`false`). */

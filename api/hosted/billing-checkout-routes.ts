@@ -116,14 +116,16 @@ async function renderPage(deps: AppDeps, id: string, query: Record<string, unkno
     ended: { tone: 'neutral', title: t.csExpiredTitle, message: fill(t.csExpiredMessage, { merchant }) },
     processing: outcomeCopy('processing', view.merchantName, view.amountLabel, locale),
   });
+  const startsAt = await customerNow(deps, s.tenant_id, s.customer);
   const body = checkoutSessionPage(BILLING_ASSETS, locale, {
     quote,
     currency: s.currency!,
     view,
     config,
     cancelUrl: safeHttpUrl(s.cancel_url),
-    // A trial starts when the session completes: the customer's time now (its test clock's, if any).
-    trialEndsAt: quote.trial_days > 0 ? (await customerNow(deps, s.tenant_id, s.customer)) + quote.trial_days * DAY_MS : null,
+    // The subscription (and a trial) starts when the session completes: the customer's time now (its test clock's, if any).
+    startsAt,
+    trialEndsAt: quote.trial_days > 0 ? startsAt + quote.trial_days * DAY_MS : null,
   });
   return htmlAnswer(deps, 200, body, view);
 }

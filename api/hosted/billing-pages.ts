@@ -3,6 +3,8 @@ import type { InvoiceRecord, PlanRecord, SubscriptionRecord } from '../../platfo
 import type { CheckoutQuote } from '../checkout-sessions/quote';
 import type { SavedPaymentMethodRecord } from '../../platform/records';
 import { isEndedSubscription, type InvoiceView } from '../../domain/billing/snapshots';
+import { addMonths, periodContaining } from '../../domain/billing/periods';
+import { recurringPrice, type RecurringPrice } from '../../domain/billing/recurring-price';
 import type { CheckoutView } from './checkout-view';
 import type { OutcomeCopy } from './copy';
 import { html, type SafeHtml } from './html';
@@ -95,8 +97,32 @@ export interface CheckoutSessionPageModel {
   view: CheckoutView;
   config: CheckoutClientConfig;
   cancelUrl: string | null;
+  /** Unix ms the subscription would start at now (the customer's test clock time, if any). */
+  startsAt: number;
   /** Unix ms of the first charge after a trial. */
   trialEndsAt: number | null;
+}
+
+/**
+ * What the customer pays per period once the first invoice is made (after a trial: from its first charge), and,
+ * when a coupon in it ends (`once`, `repeating`), what they pay after it and from when: the workflow's figures
+ * (domain/billing/recurring-price.ts).
+ */
+export function checkoutRecurringPrice(q: CheckoutQuote, startsAt: number, trialEndsAt: number | null): RecurringPrice {
+  const trial = q.trial_days > 0 && trialEndsAt !== null;
+  // A trial anchors the cycle on its end; else the first period starts now and the next one is the first renewal.
+  const anchor = trial ? trialEndsAt : startsAt;
+  const nextStart = (t: number) => periodContaining(anchor, q.interval, q.interval_count, t).end;
+  const c = q.coupon;
+  return recurringPrice({
+    amounts: q.items.map((i) => i.amount),
+    taxRates: q.tax_rates.map((r) => ({ id: r.id, percentage: r.percentage, inclusive: r.inclusive })),
+    discount: c ? { percentOff: c.percent_off, amountOff: c.amount_off, duration: c.duration, end: c.duration === 'repeating' ? addMonths(startsAt, c.duration_in_months ?? 0) : null } : null,
+    // Without a trial a `once` coupon is spent by the first invoice, if it reduced it.
+    usedOnce: !trial && q.first.discount > 0,
+    firstStart: trial ? anchor : nextStart(anchor),
+    nextStart,
+  });
 }
 
 /** The words the card form and its script use on this page: a "Subscribe" button, the card heading. */
@@ -105,16 +131,23 @@ export function checkoutSessionTexts(locale: Locale, quote: CheckoutQuote): Loca
   return { ...locale, text: { ...t, pay: quote.trial_days > 0 ? t.csStartTrial : t.csSubscribe, payWithCard: t.csCardHeading } };
 }
 
+/**
+ * The figures under the lines. Without a trial, the first invoice's (paid today). With one, the lines' prices are
+ * those of the first charge at the trial's end: its subtotal, discount and tax lead to its total ("Total after
+ * the trial"), and "Total due today" is the trial's 0, so every figure follows from the lines above it.
+ */
 function quoteTotals(locale: Locale, q: CheckoutQuote, currency: string): SafeHtml {
   const t = locale.text;
-  const f = q.first;
+  const trial = q.trial_days > 0;
+  const f = trial ? q.renewal : q.first;
   const row = (label: string, amount: number, cls = '') => html`<div class="${cls}"><dt>${label}</dt><dd data-amount="${amount}">${money(locale, amount, currency)}</dd></div>`;
   const taxLabel = q.tax_rates.map((r) => fill(r.inclusive ? t.csTaxIncluded : t.csTax, { name: isolate(locale, r.display_name), percentage: String(r.percentage) })).join(', ');
   return html`<dl class="totals" id="totals">
     ${row(t.csSubtotal, f.subtotal)}
     ${f.discount > 0 ? row(q.coupon?.name ? fill(t.csDiscountNamed, { name: isolate(locale, q.coupon.name) }) : t.csDiscount, -f.discount) : null}
     ${q.tax_rates.length ? row(taxLabel, f.tax) : null}
-    ${row(t.csTotalToday, f.total, 'totals-total')}
+    ${trial ? row(t.csTotalAfterTrial, f.total) : null}
+    ${row(t.csTotalToday, q.first.total, 'totals-total')}
   </dl>`;
 }
 
@@ -123,12 +156,17 @@ export function checkoutSessionPage(assets: BillingAssets, locale: Locale, m: Ch
   const q = m.quote;
   const merchant = isolate(locale, m.view.merchantName);
   const per = every(locale, q.interval, q.interval_count);
-  // The recurring price (what a period costs once a first-payment discount is spent), or the trial.
-  const headline = q.trial_days > 0 ? fill(t.csTrial, { days: q.trial_days }) : money(locale, q.renewal.total, m.currency);
-  const then =
-    q.trial_days > 0 && m.trialEndsAt !== null
-      ? fill(t.csTrialThen, { amount: money(locale, q.renewal.total, m.currency), every: per, date: longDate(locale, m.trialEndsAt) })
-      : fill(t.csThen, { amount: money(locale, q.renewal.total, m.currency), every: per });
+  // The lasting price (what a period costs once a coupon that ends has ended), or the trial; the line under the
+  // totals says what each period costs until then, and from when the price changes.
+  const price = checkoutRecurringPrice(q, m.startsAt, m.trialEndsAt);
+  const amount = money(locale, price.total, m.currency);
+  const later = price.later ? { later: money(locale, price.later.total, m.currency), laterDate: longDate(locale, price.later.from) } : null;
+  const headline = q.trial_days > 0 ? fill(t.csTrial, { days: q.trial_days }) : money(locale, price.later?.total ?? price.total, m.currency);
+  let then: string;
+  if (q.trial_days > 0 && m.trialEndsAt !== null) {
+    const date = longDate(locale, m.trialEndsAt);
+    then = later ? fill(t.csTrialThenUntil, { amount, every: per, date, ...later }) : fill(t.csTrialThen, { amount, every: per, date });
+  } else then = later ? fill(t.csThenUntil, { amount, every: per, ...later }) : fill(t.csThen, { amount, every: per });
   const formLocale = checkoutSessionTexts(locale, q);
   const body = html`<div class="page">
 <main class="checkout">
@@ -210,6 +248,17 @@ export interface PortalOverviewModel extends PortalPageBase {
   invoices: InvoiceRecord[];
   /** What the last action did, said at the top. */
   notice: string | null;
+  /** What the customer pays per period for each live subscription (tax and discount in), by id. */
+  prices?: Map<string, RecurringPrice>;
+}
+
+/** A subscription's price as the customer pays it (its items' amounts alone when it has none: ended). */
+function subscriptionPrice(locale: Locale, s: SubscriptionRecord['snapshot'], price: RecurringPrice | undefined): string {
+  const t = locale.text;
+  const per = every(locale, s.interval, s.intervalCount);
+  const amount = money(locale, price?.total ?? s.items.reduce((n, i) => n + i.periodAmount, 0), s.currency);
+  if (!price?.later) return fill(t.portalPrice, { amount, every: per });
+  return fill(t.portalPriceThen, { amount, every: per, later: money(locale, price.later.total, s.currency), laterDate: longDate(locale, price.later.from) });
 }
 
 function subscriptionName(locale: Locale, sub: SubscriptionRecord, names: Map<string, string>): string {
@@ -241,7 +290,6 @@ ${m.notice ? html`<div class="portal-notice" role="status" tabindex="-1" id="por
     : html`<ul class="portal-list">
     ${m.subscriptions.map((sub) => {
       const s = sub.snapshot;
-      const amount = s.items.reduce((n, i) => n + i.periodAmount, 0);
       const live = !isEndedSubscription(s.status);
       const headingId = `sub-${sub._id}`;
       return html`<li class="portal-item" data-subscription="${sub._id}" aria-labelledby="${headingId}">
@@ -249,7 +297,7 @@ ${m.notice ? html`<div class="portal-notice" role="status" tabindex="-1" id="por
         <h3 class="portal-item-name" id="${headingId}">${isolate(locale, subscriptionName(locale, sub, m.planNames))}</h3>
         <span class="status status-${s.status}">${t.subscriptionStatuses[s.status]}</span>
       </div>
-      <p class="portal-item-price">${fill(t.portalPrice, { amount: money(locale, amount, s.currency), every: every(locale, s.interval, s.intervalCount) })}</p>
+      <p class="portal-item-price">${subscriptionPrice(locale, s, m.prices?.get(sub._id))}</p>
       <p class="portal-item-when" data-when>${subscriptionWhen(locale, s)}</p>
       ${live
         ? html`<div class="portal-actions">
@@ -384,6 +432,8 @@ export function portalSwitchConfirmPage(assets: BillingAssets, locale: Locale, m
 export interface PortalCancelModel extends PortalPageBase {
   subscription: SubscriptionRecord;
   planNames: Map<string, string>;
+  /** What the period's end would still charge (prorations pending), from the final invoice's preview; null: nothing. */
+  finalCharge: { amount: number; currency: string } | null;
 }
 
 export function portalCancelPage(assets: BillingAssets, locale: Locale, m: PortalCancelModel): string {
@@ -391,7 +441,11 @@ export function portalCancelPage(assets: BillingAssets, locale: Locale, m: Porta
   const s = m.subscription.snapshot;
   const content = html`<section class="portal-section" aria-labelledby="cancel-sub-heading">
   <h2 id="cancel-sub-heading" class="section-title">${isolate(locale, subscriptionName(locale, m.subscription, m.planNames))}</h2>
-  <p class="portal-cancel-message">${fill(t.portalCancelMessage, { date: longDate(locale, s.currentPeriodEnd) })}</p>
+  <p class="portal-cancel-message">${
+    m.finalCharge
+      ? fill(t.portalCancelMessageCharged, { date: longDate(locale, s.currentPeriodEnd), amount: money(locale, m.finalCharge.amount, m.finalCharge.currency) })
+      : fill(t.portalCancelMessage, { date: longDate(locale, s.currentPeriodEnd) })
+  }</p>
   <div class="portal-actions portal-confirm">
     ${actionForm(m, m.link(`/subscriptions/${m.subscription._id}/cancel`), t.portalCancel, { style: 'danger', id: 'confirm-cancel' })}
     <a class="button-secondary" href="${m.link('')}">${t.portalKeep}</a>

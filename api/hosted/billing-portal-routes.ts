@@ -7,6 +7,7 @@ import { portalActionBody, portalSwitchBody } from '../billing-portal/schemas';
 import {
   applySwitch,
   cardUpdateIntent,
+  chargeAtPeriodEndIfCanceled,
   customerSubscription,
   finishCardUpdate,
   isEnded,
@@ -215,7 +216,8 @@ export const portalPageRoutes: RouteDef[] = [
       const sub = await customerSubscription(deps, page.session, p.subscription!);
       if (isEnded(sub) || sub.snapshot.cancelAtPeriodEnd) return redirect(page.base.link(''));
       const names = planNameMap(await planData(deps.mongo).findMany(sub.tenant_id, sub.snapshot.items.map((i) => i.plan)));
-      return htmlAnswer(deps, 200, portalCancelPage(BILLING_ASSETS, page.locale, { ...page.base, subscription: sub, planNames: names }));
+      const finalCharge = await chargeAtPeriodEndIfCanceled(deps, page.session, sub);
+      return htmlAnswer(deps, 200, portalCancelPage(BILLING_ASSETS, page.locale, { ...page.base, subscription: sub, planNames: names, finalCharge }));
     },
     true,
   ),

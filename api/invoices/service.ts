@@ -1,11 +1,12 @@
-import { conflict, notFound } from '../../domain/errors';
+import { conflict, DomainError, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
 import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
-import { invoiceView, isEndedSubscription, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
+import { invoiceView, isEndedSubscription, type InvoiceSnapshot, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord, SubscriptionRecord } from '../../platform/billing-records';
 import { couponData } from '../../data/coupons';
+import { customerBalanceData } from '../../data/credit-notes';
 import { taxRateData } from '../../data/tax-rates';
 import { invoiceData, subscriptionData } from '../../data/subscriptions';
 import { DEFAULT_DUNNING, payInvoiceUpdate, SUBSCRIPTION_WORKFLOW, subscriptionStateQuery, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
@@ -103,12 +104,37 @@ export const payInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onIn
 export const voidInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onInvoice(deps, auth, id, 'void');
 
 /**
- * POST /v202607/invoices/create-preview: the subscription's next renewal invoice as it would be made now, with
+ * POST /v202607/invoices/create-preview: the subscription's next invoice as the workflow would make it now, with
  * the prorations a proposed items change would add (what the billing portal shows before a plan switch). Made
- * by the same arithmetic the workflow uses; nothing is written.
+ * by the same arithmetic the workflow uses, the customer's credit balance applied as it would be; nothing is
+ * written. As Stripe's upcoming invoice, a subscription that makes no further invoice (canceled at the period's
+ * end with no prorations pending, collection paused with no resume date) answers 404 `invoice_upcoming_none`.
  */
 export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: InvoicePreviewBody): Promise<InvoiceView> {
-  const r = await subscriptionData(deps.mongo).find(auth.tenantId, body.subscription);
+  const upcoming = await upcomingInvoice(deps, auth.tenantId, body);
+  if (!upcoming) throw new DomainError('not_found', 'invoice_upcoming_none', `Subscription '${body.subscription}' makes no further invoice: it ends at its period's end with nothing left to bill, or its collection is paused with no resume date`);
+  return invoiceView(upcoming);
+}
+
+/**
+ * The subscription's next invoice as its workflow (workflows/subscription/workflow.ts `run`) would make it, or
+ * null when it makes none:
+ * - canceled at the period's end (`cancelAtPeriodEnd`, here or as `assume`): at that end, a final invoice of the
+ *   pending prorations alone, for the current period, when some are pending and collection is not paused then;
+ *   ended in a trial, nothing;
+ * - collection paused (`void`): each renewal while paused rolls the period and invoices nothing; the first
+ *   renewal at or after `resumes_at` (a resume at that very instant goes first) makes the invoice, with the
+ *   prorations still pending; with no `resumes_at`, none is made until the merchant resumes it;
+ * - else the renewal at the period's (or trial's) end, the pending prorations added.
+ * The customer's credit balance is applied as the workflow's draw would (up to a positive total).
+ */
+export async function upcomingInvoice(
+  deps: AppDeps,
+  tenantId: string,
+  body: InvoicePreviewBody,
+  assume: { cancelAtPeriodEnd?: boolean } = {},
+): Promise<InvoiceSnapshot | null> {
+  const r = await subscriptionData(deps.mongo).find(tenantId, body.subscription);
   if (!r) throw notFound('subscription', body.subscription, 'subscription');
   // No workflow: it ended (or never started). A query that got no answer is a 503, not an ended subscription; one a
   // closed workflow answered says how it ended.
@@ -123,7 +149,7 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
   let items = sub.items;
   let prorations: LineSnapshot[] = [...state.pendingProrations];
   if (body.items) {
-    const priced = await priceItems(deps, auth.tenantId, body.items, 'items', sub.items);
+    const priced = await priceItems(deps, tenantId, body.items, 'items', sub.items);
     const after = priced.items.map((i, n) => ({ item: i.item || `new_${n}`, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description }));
     if (sub.status !== 'trialing') {
       const lines = prorationLines(
@@ -138,27 +164,49 @@ export async function previewInvoice(deps: AppDeps, auth: AuthContext, body: Inv
     }
     items = after;
   }
-  const start = sub.status === 'trialing' ? sub.trialEnd! : sub.currentPeriodEnd;
-  const end = periodContaining(sub.billingCycleAnchor, sub.interval, sub.intervalCount, start).end;
-  const lines: LineSnapshot[] = [
-    ...items.map((i, n) => ({ line: `preview_${n}`, description: i.description, amount: i.periodAmount, quantity: i.quantity, plan: i.plan, proration: false, period: { start, end }, discountAmount: 0, taxAmounts: [] })),
-    ...prorations,
-  ];
-  const rates = await taxRateData(deps.mongo).findMany(auth.tenantId, sub.defaultTaxRates);
+  const trialing = sub.status === 'trialing';
+  const cancelAtPeriodEnd = assume.cancelAtPeriodEnd ?? sub.cancelAtPeriodEnd;
+  const pause = sub.pauseCollection;
+  // The renewal (or trial end) at which an invoice is made: the first one collection is not paused at.
+  const firstEnd = trialing ? sub.trialEnd! : sub.currentPeriodEnd;
+  let when = firstEnd;
+  const pausedAt = (t: number) => pause !== null && (pause.resumesAt === null || pause.resumesAt > t);
+  let lines: LineSnapshot[];
+  let period: { start: number; end: number };
+  if (cancelAtPeriodEnd) {
+    // It ends at the first end: a trial's ends with nothing billed; a paused one's final invoice is not made.
+    if (trialing || pausedAt(firstEnd) || !prorations.length) return null;
+    lines = prorations;
+    period = { start: sub.currentPeriodStart, end: sub.currentPeriodEnd };
+  } else {
+    if (pause && pause.resumesAt === null) return null;
+    while (pausedAt(when)) when = periodContaining(sub.billingCycleAnchor, sub.interval, sub.intervalCount, when).end;
+    period = { start: when, end: periodContaining(sub.billingCycleAnchor, sub.interval, sub.intervalCount, when).end };
+    lines = [
+      ...items.map((i, n) => ({ line: `preview_${n}`, description: i.description, amount: i.periodAmount, quantity: i.quantity, plan: i.plan, proration: false, period, discountAmount: 0, taxAmounts: [] })),
+      ...prorations,
+    ];
+  }
+  const rates = await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates);
   const taxRates = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
-  const coupon = sub.discount ? await couponData(deps.mongo).find(auth.tenantId, sub.discount.coupon) : null;
-  const applies = coupon && sub.discount && discountApplies({ duration: coupon.duration, end: sub.discount.end }, start, state.discountUsedOnce);
-  const preview = composeInvoice({
-    id: `upcoming_${utcDate(start)}`,
-    head: { tenantId: auth.tenantId, region: r.region, customer: sub.customer, subscription: sub.id, currency: sub.currency, testClock: sub.testClock },
-    reason: 'subscription_cycle',
-    lines,
-    period: { start, end },
-    at: now,
-    taxRates,
-    discount: applies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
-    credit: 0,
-  });
-  // Not made yet: a draft, attempted at the period's start.
-  return invoiceView({ ...preview, status: 'draft', nextPaymentAttempt: start, finalizedAt: null });
+  const coupon = sub.discount ? await couponData(deps.mongo).find(tenantId, sub.discount.coupon) : null;
+  const applies = coupon && sub.discount && discountApplies({ duration: coupon.duration, end: sub.discount.end }, period.start, state.discountUsedOnce);
+  const compose = (credit: number) =>
+    composeInvoice({
+      id: `upcoming_${utcDate(when)}`,
+      head: { tenantId, region: r.region, customer: sub.customer, subscription: sub.id, currency: sub.currency, testClock: sub.testClock },
+      reason: 'subscription_cycle',
+      lines,
+      period,
+      at: now,
+      taxRates,
+      discount: applies ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off } : null,
+      credit,
+    });
+  const draft = compose(0);
+  // The customer's credit balance, used first as the workflow's draw would (up to a positive total).
+  const balance = draft.total > 0 ? ((await customerBalanceData(deps.mongo).find(tenantId, sub.customer, sub.currency))?.credit ?? 0) : 0;
+  const preview = balance > 0 ? compose(balance) : draft;
+  // Not made yet: a draft, attempted when it is made.
+  return { ...preview, status: 'draft', nextPaymentAttempt: when, finalizedAt: null };
 }

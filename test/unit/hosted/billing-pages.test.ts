@@ -1,6 +1,7 @@
 import { quoteCheckout, verificationAmount, type QuoteInput } from '../../../api/checkout-sessions/quote';
 import { billingPageOf } from '../../../api/hosted/billing-paths';
-import { checkoutSessionPage, every, longDate, money, portalOverviewPage, type BillingAssets } from '../../../api/hosted/billing-pages';
+import { checkoutSessionPage, every, longDate, money, portalCancelPage, portalOverviewPage, type BillingAssets } from '../../../api/hosted/billing-pages';
+import { recurringPrice } from '../../../domain/billing/recurring-price';
 import { csrfTokenFor, isCsrfTokenFor, isSwitchTokenFor, switchTokenFor } from '../../../api/hosted/billing-tokens';
 import { localeFor } from '../../../api/hosted/locale';
 import type { CheckoutClientConfig } from '../../../api/hosted/pages';
@@ -133,7 +134,7 @@ describe('the pages', () => {
     const view = checkoutView(pendingIntent({ amount: 4318 }), { merchantName: HOSTILE });
     const quote = quoteCheckout(input());
     for (const lang of ['en', 'ar'] as const) {
-      const page = checkoutSessionPage(BILLING_ASSETS, localeFor(lang), { quote, currency: 'EUR', view, config: config(lang), cancelUrl: 'https://shop.example.com/"back"', trialEndsAt: null });
+      const page = checkoutSessionPage(BILLING_ASSETS, localeFor(lang), { quote, currency: 'EUR', view, config: config(lang), cancelUrl: 'https://shop.example.com/"back"', startsAt: APRIL_1, trialEndsAt: null });
       expect(markup(page)).not.toContain('<script>alert');
       expect(page).toContain('href="https://shop.example.com/&quot;back&quot;"');
       expect(page.match(/<script/g)).toHaveLength(2); // our checkout.js and its JSON settings
@@ -182,5 +183,77 @@ describe('the pages', () => {
     expect(page).not.toContain('/switch');
     expect(page).toContain('<script src="/assets/billing/portal.js?v=1" defer></script>');
     expect(page).toContain('<script type="application/json" id="portal-config">');
+  });
+});
+
+describe('what the pages say the customer pays', () => {
+  const text = (page: string) => markup(page).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+  const basic = (over: Partial<QuoteInput> = {}) =>
+    input({ items: [{ plan: plan({ amount: 1000, nickname: 'Basic' }), quantity: 1, periodAmount: 1000, description: 'Basic' }], ...over });
+  const page = (q: ReturnType<typeof quoteCheckout>, trialEndsAt: number | null = null, lang: 'en' | 'fr' = 'en') =>
+    text(checkoutSessionPage(BILLING_ASSETS, localeFor(lang), { quote: q, currency: 'EUR', view: checkoutView(pendingIntent({ amount: q.charge.amount })), config: config('en'), cancelUrl: null, startsAt: APRIL_1, trialEndsAt }));
+
+  test('a coupon repeating 3 months: the discounted price while it lasts, the full one after and from when', () => {
+    // 10.00 − 50 % + 20 % VAT = 6.00 for April, May and June; the fourth invoice, 1 July, is 12.00.
+    const q = quoteCheckout(basic({ coupon: { name: 'HALF', percent_off: 50, amount_off: null, duration: 'repeating', duration_in_months: 3 } }));
+    const shown = page(q);
+    expect(shown).toContain('Total due today 6.00 EUR');
+    expect(shown).toContain('Then 6.00 EUR every month, and 12.00 EUR every month from 1 July 2026');
+    // The headline is the lasting price, not the discounted one.
+    expect(shown).toContain('Subscribe to Brew &amp; Bean 12.00 EUR every month Your subscription');
+    expect(shown).not.toContain('Then 5.00 EUR');
+    expect(page(q, null, 'fr')).toContain('Puis 6.00 EUR par mois, et 12.00 EUR par mois à partir du 1 juillet 2026');
+    // A once coupon: the first invoice only, then the full price; no coupon: one price.
+    expect(page(quoteCheckout(basic({ coupon: { name: '', percent_off: 50, amount_off: null, duration: 'once', duration_in_months: null } })))).toContain('Then 12.00 EUR every month');
+    expect(page(quoteCheckout(basic()))).toContain('Then 12.00 EUR every month');
+  });
+
+  test('a trial: the lines lead to the total after the trial; nothing is due today', () => {
+    const q = quoteCheckout(input({ trialDays: 14, taxRates: [] }));
+    const shown = page(q, APRIL_1 + 14 * 86_400_000);
+    // The line is 39.98, and so are the subtotal and the total after the trial; today 0.00.
+    expect(shown).toContain('Subtotal 39.98 EUR');
+    expect(shown).toContain('Total after the trial 39.98 EUR');
+    expect(shown).toContain('Total due today 0.00 EUR');
+    expect(shown).not.toContain('Subtotal 0.00');
+    // A once coupon at the trial's end reduces the first charge only.
+    const once = quoteCheckout(input({ trialDays: 14, taxRates: [], coupon: { name: '', percent_off: 50, amount_off: null, duration: 'once', duration_in_months: null } }));
+    expect(page(once, APRIL_1 + 14 * 86_400_000)).toContain('After the trial, 19.99 EUR every month, from 15 April 2026; then 39.98 EUR every month from 15 May 2026');
+  });
+
+  test("the portal shows the price with tax and discount, and the cancel step what the period's end still charges", () => {
+    const nextStart = (t: number) => t + 30 * 86_400_000;
+    // 30.00 with 10 % off for good and 21.7 % VAT: 27.00 + 5.86 = 32.86.
+    const price = recurringPrice({ amounts: [3000], taxRates: [{ id: 'txr', percentage: 21.7, inclusive: false }], discount: { percentOff: 10, amountOff: null, duration: 'forever', end: null }, usedOnce: false, firstStart: APRIL_1, nextStart });
+    expect(price).toEqual({ total: 3286, later: null });
+    const sub = {
+      _id: 'sub_eu_1',
+      status: 'active',
+      snapshot: {
+        status: 'active',
+        currency: 'EUR',
+        interval: 'month',
+        intervalCount: 1,
+        items: [{ item: 'si_eu_1', plan: 'plan_eu_box00000001', quantity: 1, periodAmount: 3000, description: '' }],
+        cancelAtPeriodEnd: false,
+        currentPeriodEnd: Date.parse('2026-05-01T00:00:00Z'),
+        trialEnd: null,
+        endedAt: null,
+        canceledAt: null,
+      },
+    } as unknown as SubscriptionRecord;
+    const base = { merchant: { merchantName: 'Shop', testMode: false }, csrfToken: 'c'.repeat(64), link: (s: string) => `/billing/portal/bps_eu_1${s}`, returnUrl: null };
+    const overview = text(portalOverviewPage(BILLING_ASSETS, localeFor('en'), { ...base, subscriptions: [sub], planNames: new Map(), card: null, invoices: [], notice: null, prices: new Map([['sub_eu_1', price]]) }));
+    expect(overview).toContain('32.86 EUR every month');
+    expect(overview).not.toContain('30.00 EUR');
+    const later = recurringPrice({ amounts: [3000], taxRates: [], discount: { percentOff: 50, amountOff: null, duration: 'repeating', end: APRIL_1 + 45 * 86_400_000 }, usedOnce: false, firstStart: APRIL_1, nextStart });
+    expect(later).toEqual({ total: 1500, later: { total: 3000, from: APRIL_1 + 60 * 86_400_000 } });
+
+    const cancel = (finalCharge: { amount: number; currency: string } | null, lang: 'en' | 'fr' | 'ar' = 'en') => text(portalCancelPage(BILLING_ASSETS, localeFor(lang), { ...base, subscription: sub, planNames: new Map(), finalCharge }));
+    expect(cancel(null)).toContain('Your subscription stays active until 1 May 2026, then ends. You will not be charged again.');
+    expect(cancel({ amount: 900, currency: 'EUR' })).toContain('On 1 May 2026 you will be charged 9.00 EUR for the changes made to it this period, and then not again.');
+    expect(cancel({ amount: 900, currency: 'EUR' })).not.toContain('You will not be charged again');
+    expect(cancel({ amount: 900, currency: 'EUR' }, 'fr')).toContain('vous serez débité de 9.00 EUR');
+    expect(cancel({ amount: 900, currency: 'EUR' }, 'ar')).toContain('9.00 EUR');
   });
 });
