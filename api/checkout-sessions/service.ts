@@ -3,13 +3,14 @@ import { unixSeconds } from '../../domain/billing/snapshots';
 import { MAX_AMOUNT } from '../../domain/money';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { serviceIntentKey } from '../../domain/intent-keys';
-import { newId } from '../../platform/ids';
+import { isIdOf, newId } from '../../platform/ids';
 import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing-records';
 import type { PaymentIntentRecord } from '../../platform/records';
 import { checkoutSessionData } from '../../data/billing-sessions';
 import { couponData, promotionCodeData } from '../../data/coupons';
 import { idempotencyScope } from '../../data/idempotency';
 import { paymentIntentData } from '../../data/payment-intents';
+import { planData } from '../../data/plans';
 import { subscriptionData } from '../../data/subscriptions';
 import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
@@ -102,6 +103,40 @@ async function checkDiscount(deps: AppDeps, tenantId: string, body: Pick<Checkou
   if (coupon.amount_off !== null && coupon.currency !== null && coupon.currency !== currency)
     throw invalidRequest('coupon_currency_mismatch', `The coupon takes an amount off in ${coupon.currency}; the plans are in ${currency}`, param);
   return coupon;
+}
+
+/**
+ * Before an attempt charges the card for a checkout session's intent (the attempts handler asks it): refused, with
+ * 409 `checkout_session_cannot_complete` and the reason, when the session could not start its subscription
+ * once paid: it is no longer open (expired, complete), a plan is archived, a tax rate inactive, or its coupon or
+ * promotion code can no longer be redeemed (used up, expired, deactivated, deleted). As Stripe's Checkout, which
+ * checks before taking the payment: charged anyway, the completion would refuse the subscription and refund it.
+ * The refund at completion (failPaid) stays as the backstop for what this read cannot see: two sessions paid at
+ * once for a code's last redemption both pass here, and the coupon's redemption workflow, its one owner, admits
+ * one of them. Any other intent passes.
+ */
+export async function checkSessionCanComplete(deps: AppDeps, intent: Pick<PaymentIntentRecord, 'tenant_id' | 'owner'>): Promise<void> {
+  if (!isIdOf('cs', intent.owner ?? undefined)) return;
+  const s = await checkoutSessionData(deps.mongo).find(intent.tenant_id, intent.owner!);
+  if (!s) return;
+  const refuse = (why: string, param?: string) => new DomainError('conflict', 'checkout_session_cannot_complete', `Checkout session '${s._id}' can no longer complete: ${why}`, param);
+  const status = sessionStatus(s, new Date());
+  if (status !== 'open') throw refuse(`it is ${status}`);
+  const plans = await planData(deps.mongo).findMany(s.tenant_id, s.items.map((i) => i.plan));
+  for (const [n, item] of s.items.entries()) {
+    const plan = plans.find((p) => p._id === item.plan);
+    if (!plan || !plan.active) throw refuse(`plan '${item.plan}' is archived and takes no new subscriptions`, `line_items[${n}][plan]`);
+  }
+  const rates = await taxRateData(deps.mongo).findMany(s.tenant_id, s.default_tax_rates);
+  for (const [n, id] of s.default_tax_rates.entries()) {
+    if (!rates.find((r) => r._id === id)?.active) throw refuse(`tax rate '${id}' is inactive`, `subscription_data[default_tax_rates][${n}]`);
+  }
+  try {
+    await checkDiscount(deps, s.tenant_id, { coupon: s.coupon ?? undefined, promotion_code: s.promotion_code ?? undefined }, s.currency!);
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.kind !== 'invalid_request') throw err;
+    throw refuse(`${err.message.charAt(0).toLowerCase()}${err.message.slice(1)} (${err.code})`, err.param);
+  }
 }
 
 /** Whether a create repeats the one that made `s` (what decides who pays what, and where the customer goes). */

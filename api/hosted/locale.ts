@@ -104,6 +104,7 @@ export const CLIENT_KEYS = [
   'unreachable',
   'couldNotStart',
   'attemptLimit',
+  'sessionCannotComplete',
   'redirectingToBank',
   'confirmTitle',
   'confirmMessage',

@@ -22,6 +22,7 @@ import { cancelPaymentIntent, createPaymentIntent, getPaymentIntent, intentView,
 import { route, type RouteDef } from '../http/route';
 import type { Context } from 'koa';
 import { checkoutStillOpen } from '../older-payment-intents/service';
+import { checkSessionCanComplete } from '../checkout-sessions/service';
 import { INTENT_CONNECTORS_DOC } from '../payment-methods/docs';
 
 const tags = ['Payment intents'];
@@ -172,6 +173,8 @@ export const paymentIntentRoutes: RouteDef[] = [
       if (body.save_payment_method && !record.customer)
         throw invalidRequest('customer_required', 'A card is saved to a customer: this payment intent has none', 'save_payment_method');
       await checkoutStillOpen(deps, record);
+      // A checkout session's intent: refused before any charge when the session could no longer complete.
+      await checkSessionCanComplete(deps, record);
       return { status: 200, body: await submitAttempt(deps, record, body) };
     },
   }),

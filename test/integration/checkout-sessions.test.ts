@@ -287,12 +287,17 @@ test('an intent canceled by the merchant ends its session', async () => {
   expect(await (await fetch(s.url)).text()).toContain('This checkout has expired');
 });
 
-test('paid, but the subscription is refused for good (its plan archived meanwhile): the payment is refunded and the session ends saying why', async () => {
+test('paid, but the subscription is refused for good (its plan archived while 3-D Secure was under way): the payment is refunded and the session ends saying why', async () => {
   const cus = await customer();
   const box = await plan({ amount: 1500 });
   const s = (await post('/checkout-sessions', sessionBody(cus, box))).body;
+  // The attempt passes the session's check (the plan is live then); the plan is archived before the bank answers.
+  const challenged = await pay(s.payment_intent, 'tok_3ds');
+  expect(challenged.status).toBe('requires_action');
   await post(`/plans/${box}/archive`, {});
-  await pay(s.payment_intent);
+  const url = (challenged as unknown as { next_action: { url: string } }).next_action.url;
+  expect((await fetch(url, { method: 'POST', body: new URLSearchParams({ action: 'complete' }), redirect: 'manual' })).status).toBe(303);
+  await eventually(async () => ((await api.get(`/v202608/payment-intents/${s.payment_intent}`, m.secretKey)).body.status === 'success' ? true : undefined), 20_000, 'the intent paid after 3DS');
   const ended = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
   expect(ended).toMatchObject({ status: 'expired', subscription: null, completion_error: { code: 'plan_inactive', message: expect.any(String) } });
   expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([expect.objectContaining({ amount: 1500 })]);
@@ -331,4 +336,28 @@ test("the session intent's payment page (where a 3-D Secure challenge returns) s
   // One character changed (never to itself: an id ending in x would otherwise stay the real one).
   const other = `${s.checkout_session.slice(0, -1)}${s.checkout_session.endsWith('x') ? 'y' : 'x'}`;
   expect((await fetch(`${origin}/billing/checkout/${other}`)).status).toBe(404);
+});
+
+test('an attempt on the intent of a session that could no longer complete is refused before any charge: its promotion code used up, its plan archived', async () => {
+  const box = await plan({ amount: 850 });
+  const coupon = (await post('/coupons', { percent_off: 50, duration: 'once' })).body.coupon;
+  const code = (await post('/promotion-codes', { coupon, code: `ONCE${Date.now()}${++seq}`, max_redemptions: 1 })).body;
+  const [first, second] = await Promise.all([customer(), customer()].map(async (c) => (await post('/checkout-sessions', sessionBody(await c, box, { promotion_code: code.promotion_code }))).body));
+  expect((await pay(first.payment_intent)).status).toBe('success');
+  expect((await get(`/checkout-sessions/${first.checkout_session}`)).body).toMatchObject({ status: 'complete', completion_error: null });
+
+  const refused = await api.post(`/v202607/payment-intents/${second.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  expect(refused.status).toBe(409);
+  expect(refused.body.error).toMatchObject({ code: 'checkout_session_cannot_complete', message: expect.stringContaining('promotion code has been redeemed'), param: 'promotion_code' });
+  // Nothing was charged, so nothing is refunded: the intent is still unpaid and the session open.
+  expect((await api.get(`/v202608/payment-intents/${second.payment_intent}`, m.secretKey)).body.status).toBe('pending');
+  expect((await get(`/refunds?payment_intent=${second.payment_intent}`)).body.data).toEqual([]);
+  expect((await get(`/checkout-sessions/${second.checkout_session}`)).body).toMatchObject({ status: 'open', subscription: null, completion_error: null });
+
+  const other = await plan({ amount: 1200 });
+  const s = (await post('/checkout-sessions', sessionBody(await customer(), other))).body;
+  await post(`/plans/${other}/archive`, {});
+  const archived = await api.post(`/v202607/payment-intents/${s.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  expect([archived.status, archived.body.error?.code, archived.body.error?.param]).toEqual([409, 'checkout_session_cannot_complete', 'line_items[0][plan]']);
+  expect((await api.get(`/v202608/payment-intents/${s.payment_intent}`, m.secretKey)).body.status).toBe('pending');
 });

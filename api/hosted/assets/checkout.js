@@ -535,6 +535,13 @@
           return pollOutcome(null);
       }
     }
+    if (res.status === 409 && r.error && r.error.code === 'checkout_session_cannot_complete') {
+      // Refused before any charge: the checkout session could no longer start its subscription (its promotion
+      // code used up, a plan archived, the session ended). Trying again would fail the same way.
+      setBusy(false);
+      setFormError(t('sessionCannotComplete'));
+      return;
+    }
     if (res.status === 409 && r.error && r.error.code === 'attempt_limit_reached') {
       setBusy(false);
       setFormError(apiText(r.error.message, 'attemptLimit'));
