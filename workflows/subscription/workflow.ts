@@ -208,6 +208,24 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     }
   }
 
+  /** The invoice's next attempt: its intent and charge are keyed by the invoice and this attempt's number. */
+  function chargeNextAttempt(inv: OpenInvoice['invoice']) {
+    inv.attemptCount += 1;
+    return charging.chargeInvoice({
+      tenantId: input.tenantId,
+      region: input.region,
+      subscription: input.id,
+      invoice: inv.id,
+      customer: input.customer,
+      amount: inv.amountDue,
+      currency: inv.currency,
+      paymentMethod: b.sub.defaultPaymentMethod,
+      paymentIntent: inv.paymentIntent,
+      attempt: inv.attemptCount,
+      intentTimeoutSeconds: intentLifeSeconds(input),
+    });
+  }
+
   /** Charges an open invoice once (nothing to charge: paid at once) and applies the outcome. */
   /** `asked`: the merchant asked for this attempt (POST /invoices/{id}/pay), not the dunning schedule. */
   async function collect(o: OpenInvoice, at: number, asked = false): Promise<void> {
@@ -216,20 +234,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     if (inv.amountDue === 0) {
       b.paid(o, at);
     } else {
-      inv.attemptCount += 1;
-      const r = await charging.chargeInvoice({
-        tenantId: input.tenantId,
-        region: input.region,
-        subscription: input.id,
-        invoice: inv.id,
-        customer: input.customer,
-        amount: inv.amountDue,
-        currency: inv.currency,
-        paymentMethod: b.sub.defaultPaymentMethod,
-        paymentIntent: inv.paymentIntent,
-        attempt: inv.attemptCount,
-        intentTimeoutSeconds: intentLifeSeconds(input),
-      });
+      const r = await chargeNextAttempt(inv);
       inv.paymentIntent = r.paymentIntent;
       if (r.outcome === 'succeeded') b.paid(o, at);
       else if (r.outcome === 'processing') {
@@ -601,20 +606,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   async function collectUncollectible(o: OpenInvoice, at: number): Promise<void> {
     const inv = o.invoice;
     const statusBefore = b.sub.status;
-    inv.attemptCount += 1;
-    const r = await charging.chargeInvoice({
-      tenantId: input.tenantId,
-      region: input.region,
-      subscription: input.id,
-      invoice: inv.id,
-      customer: input.customer,
-      amount: inv.amountDue,
-      currency: inv.currency,
-      paymentMethod: b.sub.defaultPaymentMethod,
-      paymentIntent: inv.paymentIntent,
-      attempt: inv.attemptCount,
-      intentTimeoutSeconds: intentLifeSeconds(input),
-    });
+    const r = await chargeNextAttempt(inv);
     if (r.paymentIntent) inv.paymentIntent = r.paymentIntent;
     let paid = r.outcome === 'succeeded';
     if (!paid && r.paymentIntent) paid = (await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: r.paymentIntent })) === 'success';
