@@ -95,6 +95,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
 const FIX = 'Fix the request as `message` and `param` say; repeating it unchanged fails the same way.';
 
 export const ERRORS: ErrorCatalogEntry[] = [
+  { code: 'checkout_session_cannot_complete', statuses: [409], meaning: "A payment attempt on a checkout session's intent was refused before any charge: the session could no longer start its subscription (`message` says why: it expired or completed, a plan was archived, a tax rate deactivated, its coupon or promotion code can no longer be redeemed; `param` names the field).", action: 'Create a new checkout session (with another code, or none) and send the customer to it.' },
   { code: 'checkout_amount_too_large', statuses: [400], meaning: "The checkout session's first invoice (or a renewal) would exceed 99,999,999,999 minor units.", action: FIX },
   {
     code: 'csrf_token_invalid',

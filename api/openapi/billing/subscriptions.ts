@@ -188,7 +188,10 @@ export const EXAMPLES: Record<string, OperationExample> = {
         paid_at: null,
       },
     },
-    more: [{ status: 409, summary: 'A canceled subscription has no next invoice', body: error('subscription_ended', 'This subscription is canceled') }],
+    more: [
+      { status: 409, summary: 'A canceled subscription has no next invoice', body: error('subscription_ended', 'This subscription is canceled') },
+      { status: 404, summary: 'Canceled at period end, nothing left to bill', body: error('invoice_upcoming_none', `Subscription '${SUB}' makes no further invoice: it ends at its period's end with nothing left to bill, or its collection is paused with no resume date`) },
+    ],
   },
   'GET /v202607/invoices/:invoice': {
     summary: 'Retrieve an invoice',
@@ -272,4 +275,5 @@ export const ERRORS: ErrorCatalogEntry[] = [
   { code: 'subscription_items_duplicate', statuses: [409], meaning: 'A change names one item twice.', action: 'Name each item once.' },
   { code: 'invoice_payment_in_progress', statuses: [409], meaning: "A charge of the invoice is on the wire or being reconciled with the gateway: it cannot be voided now.", action: 'Retrieve the invoice a little later: it is paid, or void it then.' },
   { code: 'invoice_not_open', statuses: [409], meaning: 'Only an open or uncollectible invoice can be paid or voided; this one is paid or void.', action: 'Retrieve the invoice; nothing is left to collect.' },
+  { code: 'invoice_upcoming_none', statuses: [404], meaning: "The subscription makes no further invoice: it is canceled at its period's end with no prorations pending (or paused then, or in its trial), or its collection is paused with no resumes_at.", action: 'Nothing to preview. Undo the cancellation or resume collection to see the next renewal.' },
 ];
