@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Collection } from 'mongodb';
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { WebhookSigningSecretRecord } from '../platform/records';
 
@@ -37,6 +38,28 @@ export class SigningSecretRotationConflict extends Error {
 /** At most this many earlier secrets sign beside the current one (each signature lengthens the header). */
 export const MAX_PREVIOUS = 3;
 
+/** A rotation refused because MAX_PREVIOUS earlier secrets still sign: possible again from `retryAt`. */
+export class SigningSecretRotationLimit extends Error {
+  constructor(
+    tenantId: string,
+    readonly retryAt: Date,
+  ) {
+    super(
+      `The webhook signing secret of ${tenantId} has been rotated ${MAX_PREVIOUS} times within ${ROTATION_OVERLAP_MS / 3_600_000} hours: ` +
+        `at most ${MAX_PREVIOUS} previous secrets sign beside the current one. The oldest of them expires at ${retryAt.toISOString()}; rotate again from then`,
+    );
+    this.name = 'SigningSecretRotationLimit';
+  }
+}
+
+/** How long a retried rotate (same key) waits for its first try, holding the claim, to land. */
+const SAME_KEY_WAIT_MS = 5_000;
+
+/** The record as stored: the idempotency key of the rotation that made it, if it had one. */
+type Stored = WebhookSigningSecretRecord & { rotation_key?: string | null };
+/** A rotation's claim on a version, with its idempotency key. */
+type Claim = { _id: string; tenant_id: string; created_at: Date; idempotency_key?: string | null };
+
 export function webhookSigningSecretData(mongo: Mongo) {
   const c = mongo.c.webhookSigningSecrets;
   const find = (tenantId: string) => c.findOne({ _id: tenantId, tenant_id: tenantId });
@@ -71,40 +94,60 @@ export function webhookSigningSecretData(mongo: Mongo) {
 
     /**
      * A new current secret; the one it replaces keeps signing for ROTATION_OVERLAP_MS (and those rotated out
-     * before it, until their own expiry). A rotation that meets a concurrent one is refused
-     * (SigningSecretRotationConflict), never tried again on top of it: a client retrying a rotate that timed out
-     * while the first still runs must not rotate twice. The outcome is checked by reading back (on FerretDB
-     * conditional updates of one document are not atomic), so the secret returned is the one stored.
+     * before it, until their own expiry). A rotation that meets a concurrent one (both read one version) is
+     * refused (SigningSecretRotationConflict), never tried again on top of it. A rotation with an idempotency
+     * key that made the current secret is not made again: the call answers it (a client retrying a rotate,
+     * whether the first try has ended or is still writing, rotates once); without a key, a retry that reads
+     * after the first try's write rotates again. A rotation that would keep more than MAX_PREVIOUS earlier
+     * secrets is refused (SigningSecretRotationLimit, saying when it can be made). The outcome is checked by
+     * reading back (on FerretDB conditional updates of one document are not atomic), so the secret returned is
+     * the one stored.
      */
-    rotate: async (tenantId: string, now = new Date()): Promise<WebhookSigningSecretRecord> => {
+    rotate: async (tenantId: string, now = new Date(), idempotencyKey?: string): Promise<WebhookSigningSecretRecord> => {
+      const key = idempotencyKey ?? null;
+      const madeWith = (r: WebhookSigningSecretRecord | null): boolean => key !== null && r !== null && (r as Stored).rotation_key === key;
+      const claims = mongo.c.webhookSigningRotations as unknown as Collection<Claim>;
       for (let i = 0; i < ROTATE_TRIES; i++) {
         const current = await ensure(tenantId, now);
-        const next: WebhookSigningSecretRecord = {
+        if (madeWith(current)) return current;
+        const live = current.previous.filter((p) => p.expires_at.getTime() > now.getTime());
+        const next: Stored = {
           ...current,
           secret: generateSigningSecret(),
           created_at: now,
-          previous: [
-            { secret: current.secret, expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS) },
-            ...current.previous.filter((p) => p.expires_at.getTime() > now.getTime()),
-          ],
+          previous: [{ secret: current.secret, expires_at: new Date(now.getTime() + ROTATION_OVERLAP_MS) }, ...live],
           version: current.version + 1,
           updated_at: now,
+          rotation_key: key,
         };
-        if (next.previous.length > MAX_PREVIOUS) throw new SigningSecretRotationConflict(tenantId);
+        if (next.previous.length > MAX_PREVIOUS) {
+          // Possible again once enough of the live ones have expired to leave room for the current one.
+          const expiries = live.map((p) => p.expires_at.getTime()).sort((a, b) => a - b);
+          throw new SigningSecretRotationLimit(tenantId, new Date(expiries[live.length - MAX_PREVIOUS]!));
+        }
         // One rotation per version: a unique insert claims it (FerretDB's conditional update alone is not atomic).
         const claim = `${tenantId}:${next.version}`;
         try {
-          await mongo.c.webhookSigningRotations.insertOne({ _id: claim, tenant_id: tenantId, created_at: now });
+          await claims.insertOne({ _id: claim, tenant_id: tenantId, created_at: now, idempotency_key: key });
         } catch (err) {
           if (!isDuplicateKeyError(err)) throw err;
           // Claimed by a concurrent rotation (landed, or landing in milliseconds): this one lost the race. Only a
           // claim left by a rotation that died before its write (old, its version never landed) is let go, or
           // the tenant could never rotate again.
-          const held = await mongo.c.webhookSigningRotations.findOne({ _id: claim });
-          const landed = (await find(tenantId))?.version !== current.version;
+          const held = await claims.findOne({ _id: claim });
+          let stored = await find(tenantId);
+          // The first try of this same rotate holds the claim: its result is this call's, once it lands.
+          if (key !== null && held?.idempotency_key === key) {
+            for (const until = Date.now() + SAME_KEY_WAIT_MS; stored?.version === current.version && Date.now() < until; ) {
+              await new Promise((r) => setTimeout(r, 50));
+              stored = await find(tenantId);
+            }
+          }
+          if (stored && madeWith(stored)) return stored;
+          const landed = stored?.version !== current.version;
           // Landed (whether its claim is still there or was taken over since): another rotation won.
           if (landed || (held && now.getTime() - held.created_at.getTime() < STALE_CLAIM_MS)) throw new SigningSecretRotationConflict(tenantId);
-          if (held) await mongo.c.webhookSigningRotations.deleteOne({ _id: claim, created_at: held.created_at });
+          if (held) await claims.deleteOne({ _id: claim, created_at: held.created_at });
           continue;
         }
         const { _id: _ignored, ...fields } = next;

@@ -6,6 +6,7 @@ import {
   closeHookReceivers,
   createMerchant,
   eventually,
+  getStack,
   mongo,
   pay,
   signingSecretOf,
@@ -54,6 +55,36 @@ describe('the signing secret in the admin API', () => {
     expect((await call('GET', `/admin/tenants/${m.tenant}/webhook-signing-secret`)).status).toBe(401);
     expect((await call('GET', `/admin/tenants/${m.tenant}/webhook-signing-secret`, { key: m.secretKey })).status).toBe(401);
     expect((await call('POST', `/admin/tenants/${m.tenant}/webhook-signing-secret/rotate`, { key: m.secretKey, body: {} })).status).toBe(401);
+  });
+
+
+  test('a rotate retried with its idempotency key (body or Idempotency-Key header) rotates once; a fourth rotation says the cap and when it lifts', async () => {
+    const shop = await createMerchant();
+    const rotate = (opts: { body?: Record<string, unknown>; headers?: Record<string, string> } = {}) =>
+      call('POST', `/admin/tenants/${shop.tenant}/webhook-signing-secret/rotate`, { key: getStack().adminToken, body: opts.body ?? {}, ...(opts.headers ? { headers: opts.headers } : {}) });
+    const first = await rotate({ body: { idempotency_key: 'rot-a' } });
+    expect(first.status).toBe(200);
+    // Sent again after the first landed (the retry of a rotate whose answer was lost): the same rotation.
+    const retried = await rotate({ body: { idempotency_key: 'rot-a' } });
+    expect(retried.status).toBe(200);
+    expect(retried.body.secret).toBe(first.body.secret);
+    expect(retried.body.previous).toHaveLength(1);
+    // The Stripe header is the same key; two at once with one key rotate once.
+    const [h1, h2] = await Promise.all([rotate({ headers: { 'idempotency-key': 'rot-b' } }), rotate({ headers: { 'idempotency-key': 'rot-b' } })]);
+    expect([h1.status, h2.status]).toEqual([200, 200]);
+    expect(h1.body.secret).toBe(h2.body.secret);
+    expect(h1.body.previous).toHaveLength(2);
+    const third = await rotate();
+    expect(third.status).toBe(200);
+    expect(third.body.previous).toHaveLength(3);
+    const fourth = await rotate({ body: { idempotency_key: 'rot-d' } });
+    expect(fourth.status).toBe(409);
+    const oldest = third.body.previous.at(-1).expires_at as string;
+    expect(fourth.body.error).toMatchObject({
+      code: 'webhook_signing_secret_rotation_limit',
+      message: expect.stringContaining(`at most 3 previous secrets sign beside the current one. The oldest of them expires at ${oldest}`),
+    });
+    expect((await signingSecretOf(shop.tenant)).secret).toBe(third.body.secret);
   });
 });
 

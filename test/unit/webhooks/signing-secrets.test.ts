@@ -2,6 +2,7 @@ import {
   generateSigningSecret,
   ROTATION_OVERLAP_MS,
   SigningSecretRotationConflict,
+  SigningSecretRotationLimit,
   signingSecretsAt,
   webhookSigningSecretData,
 } from '../../../data/webhook-signing-secrets';
@@ -76,8 +77,17 @@ test('at most three earlier secrets sign beside the current one: a fourth rotati
   for (const h of [1, 2, 3]) await data.rotate(TENANT, hours(h));
   const third = await data.ensure(TENANT, hours(4));
   expect(third.previous).toHaveLength(3);
-  await expect(data.rotate(TENANT, hours(4))).rejects.toBeInstanceOf(SigningSecretRotationConflict);
+  // Refused with its own error saying the cap and when the oldest previous secret expires, not as a concurrent rotation.
+  const refused = await data.rotate(TENANT, hours(4)).catch((err: unknown) => err);
+  expect(refused).toBeInstanceOf(SigningSecretRotationLimit);
+  expect(refused).toMatchObject({ retryAt: hours(25) });
+  expect((refused as Error).message).toBe(
+    `The webhook signing secret of ${TENANT} has been rotated 3 times within 24 hours: at most 3 previous secrets sign beside the current one. ` +
+      'The oldest of them expires at 2026-11-02T01:00:00.000Z; rotate again from then',
+  );
   expect(await data.ensure(TENANT, hours(4))).toEqual(third);
+  // still refused just before that instant
+  await expect(data.rotate(TENANT, new Date(hours(25).getTime() - 1))).rejects.toBeInstanceOf(SigningSecretRotationLimit);
   // once the oldest has expired, a rotation goes through again
   expect((await data.rotate(TENANT, hours(25))).previous).toHaveLength(3);
 });
@@ -127,4 +137,33 @@ test('a rotation whose version moved under it is refused, and says so if the sto
     return res;
   };
   await expect(data.rotate(TENANT, hours(2))).rejects.toBeInstanceOf(SigningSecretRotationConflict);
+});
+
+test('a rotate retried with the key of the last rotation answers that rotation, after it landed or while it is landing', async () => {
+  const { data } = setup();
+  await data.ensure(TENANT, T0);
+  const first = await data.rotate(TENANT, hours(1), 'rot-1');
+  // The retry reads after the first try's write: without the key it would rotate again.
+  const retried = await data.rotate(TENANT, hours(1), 'rot-1');
+  expect(retried).toEqual(first);
+  expect((await data.ensure(TENANT, hours(1))).version).toBe(2);
+  // Even when a new rotation would be past the cap, the retry answers the rotation it repeats.
+  await data.rotate(TENANT, hours(2), 'rot-2');
+  const third = await data.rotate(TENANT, hours(3), 'rot-3');
+  expect(await data.rotate(TENANT, hours(4), 'rot-3')).toEqual(third);
+  await expect(data.rotate(TENANT, hours(4), 'rot-4')).rejects.toBeInstanceOf(SigningSecretRotationLimit);
+  // A key of an earlier rotation is not the last one's: that is a new rotation (here refused by the cap).
+  await expect(data.rotate(TENANT, hours(4), 'rot-1')).rejects.toBeInstanceOf(SigningSecretRotationLimit);
+});
+
+test('a rotate and its retry at once with one key: both answer the one rotation; a new key rotates again', async () => {
+  const { data } = setup();
+  const s0 = await data.ensure(TENANT, T0);
+  const [a, b] = await Promise.all([data.rotate(TENANT, hours(1), 'rot-x'), data.rotate(TENANT, hours(1), 'rot-x')]);
+  expect(a.secret).toBe(b.secret);
+  expect(await data.ensure(TENANT, hours(1))).toMatchObject({ version: 2, secret: a.secret, previous: [{ secret: s0.secret }] });
+  const next = await data.rotate(TENANT, hours(2), 'rot-y');
+  expect(next).toMatchObject({ version: 3, previous: [{ secret: a.secret }, { secret: s0.secret }] });
+  // Without a key a sequential retry is a second rotation: only the key makes a retry safe.
+  expect((await data.rotate(TENANT, hours(3))).version).toBe(4);
 });
