@@ -1,4 +1,5 @@
-import { api, createMerchant, eventually, withMitClaim, type Merchant } from './harness';
+import { createMerchant, eventually, withMitClaim, type Merchant } from './harness';
+import { at, clockBilling } from './billing-clock';
 
 // The next invoice as the preview (`POST /v202607/invoices/create-preview`) and the billing portal state it, held
 // against the invoice the subscription's workflow then really makes, on test clocks: canceled at the period's
@@ -11,42 +12,14 @@ beforeAll(async () => {
   m = await withMitClaim(await createMerchant('Upcoming shop'));
 });
 
-const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
-const post = (path: string, body: unknown) => api.post(`/v202607${path}`, body, m.secretKey);
-const get = (path: string) => api.get(`/v202607${path}`, m.secretKey);
-
-let seq = 0;
-async function clockAt(time: string): Promise<string> {
-  const c = await post('/test-clocks', { frozen_time: at(time) });
-  expect(c.status).toBe(201);
-  return c.body.test_clock;
-}
-
-async function customerWithCard(clock: string): Promise<{ customer: string; pm: string }> {
-  const c = await post('/customers', { reference: `upcoming-${Date.now()}-${++seq}`, test_clock: clock });
-  expect(c.status).toBe(201);
-  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: c.body.customer, setup_future_usage: 'off_session' }, m.secretKey);
-  const paid = await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
-  expect(paid.body.status).toBe('success');
-  return { customer: c.body.customer, pm: paid.body.payment_method_uuid };
-}
+const { post, get, nextSeq, clockAt, customerWithCard, advance, invoicesOf } = clockBilling(() => m, 'upcoming');
 
 async function plan(amount: number, nickname: string): Promise<string> {
-  const p = await post('/plans', { amount, currency: 'EUR', interval: 'month', nickname: `${nickname} ${++seq}` });
+  const p = await post('/plans', { amount, currency: 'EUR', interval: 'month', nickname: `${nickname} ${nextSeq()}` });
   expect(p.status).toBe(201);
   return p.body.plan;
 }
 
-async function advance(clock: string, time: string): Promise<void> {
-  const r = await post(`/test-clocks/${clock}/advance`, { frozen_time: at(time) });
-  expect(r.status).toBe(200);
-  if (r.body.status !== 'ready') await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 120_000, 'the clock to be ready');
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- invoices as the API answers them
-async function invoicesOf(sub: string): Promise<any[]> {
-  return [...(await get(`/invoices?subscription=${sub}&limit=100`)).body.data].reverse();
-}
 
 const figures = (i: Record<string, unknown>) => ({
   lines: (i.lines as { amount: number; proration: boolean }[]).map((l) => [l.amount, l.proration]),

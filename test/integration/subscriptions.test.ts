@@ -3,6 +3,7 @@ import { createSubscription } from '../../api/subscriptions/service';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
+import { at, clockBilling } from './billing-clock';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
 // charges (merchant-initiated, through each invoice's payment intent), dunning and events run when the clock
@@ -21,46 +22,13 @@ beforeAll(async () => {
 });
 afterAll(() => hooks.close());
 
-const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 const iso = (s: number) => new Date(s * 1000).toISOString();
-const post = (path: string, body: unknown) => api.post(`/v202607${path}`, body, m.secretKey);
-const get = (path: string) => api.get(`/v202607${path}`, m.secretKey);
-
-let seq = 0;
-async function clockAt(time: string): Promise<string> {
-  const c = await post('/test-clocks', { frozen_time: at(time) });
-  expect(c.status).toBe(201);
-  return c.body.test_clock;
-}
-
-/** A customer on `clock` with a card saved by a customer-present payment made with `token`. */
-async function customerWithCard(clock: string, token = 'tok_success'): Promise<{ customer: string; pm: string }> {
-  const c = await post('/customers', { reference: `sub-${Date.now()}-${++seq}`, test_clock: clock });
-  expect(c.status).toBe(201);
-  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: c.body.customer, setup_future_usage: 'off_session' }, m.secretKey);
-  expect(intent.status).toBe(201);
-  const paid = await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token, save_payment_method: true }, m.publishableKey);
-  expect(paid.body.status).toBe('success');
-  return { customer: c.body.customer, pm: paid.body.payment_method_uuid };
-}
+const { post, get, nextSeq, clockAt, customerWithCard, advance, invoicesOf } = clockBilling(() => m, 'sub');
 
 async function plan(body: Record<string, unknown> = {}): Promise<string> {
-  const p = await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month', nickname: `Plan ${++seq}`, ...body });
+  const p = await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month', nickname: `Plan ${nextSeq()}`, ...body });
   expect(p.status).toBe(201);
   return p.body.plan;
-}
-
-async function advance(clock: string, time: string): Promise<void> {
-  const r = await post(`/test-clocks/${clock}/advance`, { frozen_time: at(time) });
-  expect(r.status).toBe(200);
-  if (r.body.status !== 'ready') await eventually(async () => ((await get(`/test-clocks/${clock}`)).body.status === 'ready' ? true : undefined), 120_000, 'the clock to be ready');
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- invoices as the API answers them
-async function invoicesOf(sub: string): Promise<any[]> {
-  const r = await get(`/invoices?subscription=${sub}&limit=100`);
-  expect(r.status).toBe(200);
-  return [...r.body.data].reverse(); // oldest first
 }
 
 const webhooks = () => [{ url: hooks.url, events: ['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created', 'invoice.paid', 'invoice.payment_failed'] }];
