@@ -8,6 +8,26 @@ import type { CheckoutClientConfig } from '../../../api/hosted/pages';
 import type { PlanRecord, SubscriptionRecord } from '../../../platform/billing-records';
 import { ASSETS, checkoutView, markup, pendingIntent } from './page-fixtures';
 
+/** An active monthly subscription of one box at `periodAmount`, renewing on 1 May 2026, as the portal reads it. */
+function portalSubscription(periodAmount: number, cancelAtPeriodEnd: boolean): SubscriptionRecord {
+  return {
+    _id: 'sub_eu_1',
+    status: 'active',
+    snapshot: {
+      status: 'active',
+      currency: 'EUR',
+      interval: 'month',
+      intervalCount: 1,
+      items: [{ item: 'si_eu_1', plan: 'plan_eu_box00000001', quantity: 1, periodAmount, description: '' }],
+      cancelAtPeriodEnd,
+      currentPeriodEnd: Date.parse('2026-05-01T00:00:00Z'),
+      trialEnd: null,
+      endedAt: null,
+      canceledAt: null,
+    },
+  } as unknown as SubscriptionRecord;
+}
+
 // The billing pages' pure parts: a checkout session's figures (the subscription workflow's arithmetic), the
 // tokens of the portal's forms, where a billing intent's payment page sends the customer, and the pages as
 // drawn (escaped, labelled, in the page language).
@@ -146,22 +166,7 @@ describe('the pages', () => {
   });
 
   test('the portal lists subscriptions with their status and when they renew; its forms carry the CSRF token', () => {
-    const sub = {
-      _id: 'sub_eu_1',
-      status: 'active',
-      snapshot: {
-        status: 'active',
-        currency: 'EUR',
-        interval: 'month',
-        intervalCount: 1,
-        items: [{ item: 'si_eu_1', plan: 'plan_eu_box00000001', quantity: 1, periodAmount: 1999, description: '' }],
-        cancelAtPeriodEnd: true,
-        currentPeriodEnd: Date.parse('2026-05-01T00:00:00Z'),
-        trialEnd: null,
-        endedAt: null,
-        canceledAt: null,
-      },
-    } as unknown as SubscriptionRecord;
+    const sub = portalSubscription(1999, true);
     const page = portalOverviewPage(BILLING_ASSETS, localeFor('en'), {
       merchant: { merchantName: HOSTILE, testMode: false },
       csrfToken: 'c'.repeat(64),
@@ -226,22 +231,7 @@ describe('what the pages say the customer pays', () => {
     // 30.00 with 10 % off for good and 21.7 % VAT: 27.00 + 5.86 = 32.86.
     const price = recurringPrice({ amounts: [3000], taxRates: [{ id: 'txr', percentage: 21.7, inclusive: false }], discount: { percentOff: 10, amountOff: null, duration: 'forever', end: null }, usedOnce: false, firstStart: APRIL_1, nextStart });
     expect(price).toEqual({ total: 3286, later: null });
-    const sub = {
-      _id: 'sub_eu_1',
-      status: 'active',
-      snapshot: {
-        status: 'active',
-        currency: 'EUR',
-        interval: 'month',
-        intervalCount: 1,
-        items: [{ item: 'si_eu_1', plan: 'plan_eu_box00000001', quantity: 1, periodAmount: 3000, description: '' }],
-        cancelAtPeriodEnd: false,
-        currentPeriodEnd: Date.parse('2026-05-01T00:00:00Z'),
-        trialEnd: null,
-        endedAt: null,
-        canceledAt: null,
-      },
-    } as unknown as SubscriptionRecord;
+    const sub = portalSubscription(3000, false);
     const base = { merchant: { merchantName: 'Shop', testMode: false }, csrfToken: 'c'.repeat(64), link: (s: string) => `/billing/portal/bps_eu_1${s}`, returnUrl: null };
     const overview = text(portalOverviewPage(BILLING_ASSETS, localeFor('en'), { ...base, subscriptions: [sub], planNames: new Map(), card: null, invoices: [], notice: null, prices: new Map([['sub_eu_1', price]]) }));
     expect(overview).toContain('32.86 EUR every month');
