@@ -110,7 +110,30 @@ export const webhookEndpointSchema = z
   .strict()
   .describe('A webhook endpoint, configured independently of the others');
 
-export const webhooksSchema = z.array(webhookEndpointSchema).max(10);
+/** The same address however its scheme and host are cased or its default port written: one receiver. */
+const sameReceiver = (url: string): string => {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+};
+
+/**
+ * A resource's endpoints. A URL listed twice is refused (400 naming the repeat's `webhooks[i][url]`): each
+ * entry is delivered independently, so it would get every event twice; give one entry the union of the events.
+ */
+export const webhooksSchema = z
+  .array(webhookEndpointSchema)
+  .max(10)
+  .superRefine((endpoints, ctx) => {
+    const seen = new Map<string, number>();
+    endpoints.forEach((e, i) => {
+      const first = seen.get(sameReceiver(e.url));
+      if (first === undefined) seen.set(sameReceiver(e.url), i);
+      else ctx.addIssue({ code: 'custom', path: [i, 'url'], message: `the same URL as webhooks[${first}][url]: list each URL once, with all the events it subscribes to` });
+    });
+  });
 
 export const idempotencyKeySchema = z.string().min(1).max(255);
 /** A merchant's payment-intent key: not one of the keys the service gives its own intents. */

@@ -88,6 +88,17 @@ test('a secret that cannot travel in an HTTP header is refused at create, not re
   }
 });
 
+test('the same URL listed twice in one resource is refused at create (it would get every event twice)', async () => {
+  const url = 'https://hooks.example.com/twice';
+  const r = await api.post(
+    '/v202607/payment-intents',
+    { amount: 100, currency: 'EUR', webhooks: [{ url, events: ['payment.success'] }, { url, events: ['payment.success', 'payment.canceled'] }] },
+    m.secretKey,
+  );
+  expect(r.status).toBe(400);
+  expect(r.body.error).toMatchObject({ code: 'parameter_invalid', param: 'webhooks[1][url]' });
+});
+
 test('an endpoint without a secret gets no secret header, and is signed all the same', async () => {
   const rx = await startHookReceiver();
   const pi = await createIntent([{ url: rx.url, events: ['payment.success'] }]);
