@@ -197,11 +197,21 @@ export const eventRoutes: RouteDef[] = [
       202: { description: 'Redelivery started: one new delivery workflow per endpoint', schema: redeliverResponse },
       400: { description: '`url` is not an endpoint of this event' },
       404: { description: 'Unknown event' },
-      409: { description: 'The event cannot be redelivered (its delivery record is gone)' },
+      409: {
+        description:
+          'An endpoint it would go to is disabled (`webhook_endpoint_disabled`): nothing is started; an admin re-enables it, with replay_missed to send what it missed (or redeliver to the other endpoints one `url` at a time)',
+      },
     },
     handler: async ({ params: p, body, auth, deps }) => {
       const e = await findEvent(deps, auth.tenantId, p.event);
       const inputs = deliveryTemplates(e, body.url);
+      // As replay and the operator's redeliver: a disabled endpoint is sent nothing (its delivery would only park).
+      const endpoints = webhookEndpointData(deps.mongo);
+      const urls = [...new Set(inputs.map((i) => i.url))];
+      const states = await Promise.all(urls.map(async (url) => ({ url, endpoint: await endpoints.byUrl(auth.tenantId, url) })));
+      const off = states.filter((st) => st.endpoint?.state === 'disabled').map((st) => st.url);
+      if (off.length > 0)
+        throw conflict('webhook_endpoint_disabled', `The endpoint ${off.join(', ')} is disabled: deliveries to it are parked until an admin re-enables it`);
       const deliveries: string[] = [];
       for (const input of inputs) deliveries.push(await startRedelivery(deps, input));
       return { status: 202, body: { event: e._id, deliveries } };
@@ -221,7 +231,7 @@ export const eventRoutes: RouteDef[] = [
     body: replayBody,
     responses: {
       202: { description: 'Replay started', schema: replayResponse },
-      400: { description: '`since` is not an instant or is too far back, or `origin` is not an instant at or before it' },
+      400: { description: '`since` is not an instant or is too far back, `origin` is not an instant at or before it, or `starting_after` is not an event of this account (`resource_missing`)' },
       409: { description: 'The endpoint is disabled (`webhook_endpoint_disabled`): an admin re-enables it, with replay_missed to send what it missed' },
     },
     handler: async ({ body, auth, deps }) => {
@@ -229,6 +239,10 @@ export const eventRoutes: RouteDef[] = [
       const since = replaySince(body.since, now);
       const origin = body.origin === undefined ? null : instantOf(body.origin, 'origin');
       if (origin && origin > since) throw invalidRequest('parameter_invalid', 'origin is the since a replay began from: at or before since', 'origin');
+      // A cursor is an event of this tenant, as the events list takes it: an unknown one is refused, not ignored
+      // (which replayed everything at and after since under a new key).
+      if (body.starting_after !== undefined && !(await eventData(deps.mongo).find(auth.tenantId, body.starting_after)))
+        throw invalidRequest('resource_missing', `No such event: '${body.starting_after}'`, 'starting_after');
       const endpoints = webhookEndpointData(deps.mongo);
       const endpoint = await endpoints.byUrl(auth.tenantId, body.url);
       if (endpoint?.state === 'disabled')

@@ -387,3 +387,53 @@ test('redeliver_webhook refuses an id that never named a delivery (404, audited 
   const ofRedelivery = await redeliver(again.body.result.delivery as string);
   expect(ofRedelivery.body.result).toMatchObject({ outcome: 'redelivery_started', started: true, replaces: again.body.result.delivery });
 });
+
+test("a merchant's redelivery to a disabled endpoint is refused (409) and starts nothing, as replay's is; to an enabled one it goes", async () => {
+  const rx = await receiver({ code: 204 });
+  const [on, off] = [rx.url('/on'), rx.url('/off')];
+  const r = await api.post(
+    '/v202607/payment-intents',
+    { amount: 1200, currency: 'EUR', webhooks: [{ url: on, events: ['payment.success'] }, { url: off, events: ['payment.success'] }] },
+    m.secretKey,
+  );
+  expect((await pay(r.body.payment_intent, m.publishableKey)).body.status).toBe('success');
+  const evt = await successEventOf(r.body.payment_intent as string);
+  await Promise.all([temporal.workflow.getHandle(`${evt}-0`).result(), temporal.workflow.getHandle(`${evt}-1`).result()]);
+  // Disabled as a failing period would (the record its first delivery made).
+  await db.c.webhookEndpoints.updateOne({ _id: endpointId(m.tenant, off) }, { $set: { state: 'disabled', disabled_at: new Date() } });
+  const sent = rx.received.length;
+  for (const body of [{ url: off }, {}]) {
+    const refused = await api.post(`/v202607/events/${evt}/redeliver`, body, m.secretKey);
+    expect({ body, status: refused.status, code: refused.body.error?.code }).toEqual({ body, status: 409, code: 'webhook_endpoint_disabled' });
+    expect(refused.body.error.message).toContain(off);
+  }
+  const ok = await api.post(`/v202607/events/${evt}/redeliver`, { url: on }, m.secretKey);
+  expect(ok.status).toBe(202);
+  expect(ok.body.deliveries).toEqual([expect.stringMatching(new RegExp(`^${evt}-0-redeliver-`))]);
+  expect(await temporal.workflow.getHandle(ok.body.deliveries[0] as string).result()).toEqual({ status: 'delivered', attempts: 1 });
+  expect(rx.received.slice(sent).map((x) => x.path)).toEqual(['/on']);
+});
+
+test('replay refuses a starting_after that is no event of the account (400 resource_missing) instead of replaying everything', async () => {
+  const rx = await receiver({ code: 204 });
+  const url = rx.url('/cursor');
+  const since = new Date(Date.now() - 1000).toISOString();
+  const evt = await successEventOf(await paidIntent(url));
+  const other = await createMerchant();
+  const foreign = await api.post('/v202607/payment-intents', { amount: 500, currency: 'EUR', webhooks: [{ url, events: ['payment.success'] }] }, other.secretKey);
+  expect((await pay(foreign.body.payment_intent, other.publishableKey)).body.status).toBe('success');
+  const foreignEvt = await eventually(async () =>
+    ((await api.get('/v202607/events?type=payment.success', other.secretKey)).body.data as Array<{ id: string }>)[0]?.id,
+  );
+  for (const cursor of ['evt_eu_0000000000000000', foreignEvt]) {
+    const r = await api.post('/v202607/events/replay', { url, since, starting_after: cursor }, m.secretKey);
+    expect({ cursor, status: r.status, error: r.body.error }).toEqual({
+      cursor,
+      status: 400,
+      error: expect.objectContaining({ code: 'resource_missing', param: 'starting_after', message: `No such event: '${cursor}'` }),
+    });
+  }
+  // A real cursor (the answer's next_starting_after) is taken: the events at since after it.
+  const r = await api.post('/v202607/events/replay', { url, since, starting_after: evt }, m.secretKey);
+  expect(r.status).toBe(202);
+});
