@@ -98,7 +98,8 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
 
   // Webhooks and events -------------------------------------------------------------------------------------
   { code: 'webhook_url_invalid', statuses: [400], meaning: 'A webhook URL points where deliveries may not go (a private or loopback address, a non-http(s) scheme).', action: 'Use a public https URL of your service.' },
-  { code: 'webhook_signing_secret_conflict', statuses: [409], meaning: 'Two rotations of the signing secret ran at the same time.', action: 'Read the secret; rotate again if it is not the one you expect.' },
+  { code: 'webhook_signing_secret_conflict', statuses: [409], meaning: 'Two rotations of the signing secret read the same secret at the same time: the other one rotated.', action: 'Read the secret; rotate again if it is not the one you expect. Send an idempotency_key to make a retry safe.' },
+  { code: 'webhook_signing_secret_rotation_limit', statuses: [409], meaning: 'Three previous signing secrets still sign beside the current one (three rotations within 24 hours): a rotation would keep a fourth.', action: 'Rotate again once the oldest previous secret expires (its previous[].expires_at; the message says when).' },
   { code: 'webhook_endpoint_disabled', statuses: [409], meaning: 'The webhook endpoint is disabled: every attempt to it failed for the disable period (`webhook_endpoint.disabled` event), and deliveries to it are parked.', action: 'Fix the endpoint, then have an admin re-enable it with replay_missed, which sends what it missed.' },
   { code: 'webhook_endpoint_not_disabled', statuses: [409], meaning: 'Only a disabled webhook endpoint can be re-enabled.', action: 'List the endpoints to see their state.' },
   { code: 'delivery_ended', statuses: [409], meaning: 'The webhook delivery has ended (delivered, failed, gone or parked): it has no next attempt to bring forward.', action: 'Redeliver the event (a new delivery) instead.' },

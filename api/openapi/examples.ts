@@ -581,6 +581,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
   'POST /admin/tenants/:tenant/webhook-signing-secret/rotate': {
     summary: 'Rotate it (the old one signs beside it for 24 hours)',
     params: { tenant: TENANT },
+    body: { idempotency_key: 'rotate-2026-08-14-incident-4411' },
     response: {
       status: 200,
       body: { tenant: TENANT, secret: 'whsec_3q0S6mUjN4bWvE9pXr2tYkLcA8dHfG1iZo5uQ7wBn0M=', created_at: '2026-08-14T12:00:00.000Z', previous: [{ expires_at: '2026-08-15T12:00:00.000Z' }] },
@@ -589,7 +590,16 @@ export const EXAMPLES: Record<string, OperationExample> = {
       {
         status: 409,
         summary: 'Two rotations at the same time',
-        body: error('invalid_request_error', 'webhook_signing_secret_conflict', 'Another rotation of this signing secret ran at the same time'),
+        body: error('invalid_request_error', 'webhook_signing_secret_conflict', `the webhook signing secret of ${TENANT} is being rotated by another request`),
+      },
+      {
+        status: 409,
+        summary: 'A fourth rotation within 24 hours',
+        body: error(
+          'invalid_request_error',
+          'webhook_signing_secret_rotation_limit',
+          `The webhook signing secret of ${TENANT} has been rotated 3 times within 24 hours: at most 3 previous secrets sign beside the current one. The oldest of them expires at 2026-08-15T09:00:00.000Z; rotate again from then`,
+        ),
       },
     ],
   },
@@ -960,7 +970,14 @@ export const EXAMPLES: Record<string, OperationExample> = {
     params: { event: EVT_2 },
     body: { url: WEBHOOK.url },
     response: { status: 202, body: { event: EVT_2, deliveries: [`${EVT_2}-0-redeliver-1`] } },
-    more: [{ status: 400, summary: 'Not an endpoint of this event', body: error('invalid_request_error', 'parameter_invalid', `'https://daralqahwa.example/hooks' is not an endpoint of event ${EVT_2}`, 'url') }],
+    more: [
+      { status: 400, summary: 'Not an endpoint of this event', body: error('invalid_request_error', 'parameter_invalid', `'https://daralqahwa.example/hooks' is not an endpoint of event ${EVT_2}`, 'url') },
+      {
+        status: 409,
+        summary: 'The endpoint is disabled',
+        body: error('invalid_request_error', 'webhook_endpoint_disabled', `The endpoint ${WEBHOOK.url} is disabled: deliveries to it are parked until an admin re-enables it`),
+      },
+    ],
   },
   'POST /v202607/events/replay': {
     summary: 'Send the endpoint every event since Monday 09:00 again (after its outage)',
@@ -979,6 +996,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
     },
     more: [
       { status: 400, summary: 'Too far back', body: error('invalid_request_error', 'parameter_invalid', 'since may be at most 30 days ago', 'since') },
+      { status: 400, summary: 'An unknown cursor', body: error('invalid_request_error', 'resource_missing', "No such event: 'evt_eu_0000000000000000'", 'starting_after') },
       {
         status: 409,
         summary: 'The endpoint is disabled',

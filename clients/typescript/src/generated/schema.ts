@@ -3828,7 +3828,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The event cannot be redelivered (its delivery record is gone) */
+                /** @description An endpoint it would go to is disabled (`webhook_endpoint_disabled`): nothing is started; an admin re-enables it, with replay_missed to send what it missed (or redeliver to the other endpoints one `url` at a time) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3927,7 +3927,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `since` is not an instant or is too far back, or `origin` is not an instant at or before it */
+                /** @description `since` is not an instant or is too far back, `origin` is not an instant at or before it, or `starting_after` is not an event of this account (`resource_missing`) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -7044,7 +7044,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace a tenant's webhook signing secret; the previous one keeps signing deliveries for 24 hours */
+        /**
+         * Replace a tenant's webhook signing secret; the previous one keeps signing deliveries for 24 hours
+         * @description With `idempotency_key` (or the `Idempotency-Key` header), a rotate sent again with the key of the rotation that made the current secret answers that rotation (200, the same secret) instead of rotating again, whether the first try has ended or is still running: send one with every rotate you may retry. Without a key, of two rotations that read the same secret one rotates and the other is refused (409), but a retry that reads after the first one's write rotates again. At most 3 previous secrets sign beside the current one: a rotation that would keep a fourth is refused until the oldest expires.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7054,9 +7057,16 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /** @description Makes a retried rotate safe: the same key as the rotation that made the current secret answers that rotation instead of rotating again */
+                        idempotency_key?: string;
+                    };
+                };
+            };
             responses: {
-                /** @description The new signing secret; until `previous[].expires_at`, deliveries carry a signature with each */
+                /** @description The new signing secret (or, for the key of the last rotation, the one it made); until `previous[].expires_at`, deliveries carry a signature with each */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7096,7 +7106,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Another rotation of this tenant ran at the same time (`webhook_signing_secret_conflict`): read the secret, rotate again if needed */
+                /** @description Another rotation of this tenant read the same secret at the same time (`webhook_signing_secret_conflict`): read the secret, rotate again if needed; or 3 previous secrets still sign (`webhook_signing_secret_rotation_limit`): rotate again once the oldest expires (`previous[].expires_at`) */
                 409: {
                     headers: {
                         [name: string]: unknown;
