@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
+import { idempotencyKeySchema, metadataSchema, typedId, webhooksFor } from '../http/common-schemas';
 import { LANGUAGES } from '../hosted/locale';
 import { MAX_TRIAL_PERIOD_DAYS } from '../plans/schemas';
 import { defaultTaxRatesSchema } from '../subscriptions/schemas';
@@ -28,7 +28,7 @@ export const checkoutSessionCreateBody = z
         trial_period_days: z.number().int().min(0).max(MAX_TRIAL_PERIOD_DAYS).optional().describe("Days of free trial; default the first plan's `trial_period_days`"),
         default_tax_rates: defaultTaxRatesSchema.optional().describe('Tax rates of every line, each listed once'),
         metadata: metadataSchema.optional().describe("The subscription's metadata"),
-        webhooks: webhooksSchema.optional().describe("Endpoints for the subscription's `subscription.*` and `invoice.*` events"),
+        webhooks: webhooksFor(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created', 'invoice.paid', 'invoice.payment_failed'], "a checkout session's subscription").optional().describe("Endpoints for the subscription's `subscription.*` and `invoice.*` events"),
       })
       .strict()
       .optional(),

@@ -94,7 +94,7 @@ export const headerSecretSchema = z.string().min(1).max(256).regex(/^[\x21-\x7e]
 export const webhookEventTypeSchema = z.enum(EVENT_TYPES).meta({
   id: 'WebhookEventType',
   description:
-    'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled only to the refund\'s own `webhooks`; subscription.* and invoice.* (recurring billing) to the subscription\'s `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.',
+    'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400, and so is a type the resource never sends (an invoice event on a payment intent). payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled to the refund\'s own `webhooks` (and, for the refund of an operator\'s force-cancel, which has none, to the intent\'s); subscription.* and invoice.* (recurring billing) to the subscription\'s `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.',
 });
 
 export const webhookEndpointSchema = z
@@ -134,6 +134,21 @@ export const webhooksSchema = z
       else ctx.addIssue({ code: 'custom', path: [i, 'url'], message: `the same URL as webhooks[${first}][url]: list each URL once, with all the events it subscribes to` });
     });
   });
+
+/**
+ * A resource's endpoints, their events limited to those the resource sends: an endpoint subscribed only to events
+ * that never reach it would hear nothing, silently (as a typo would, which the closed list refuses).
+ */
+export function webhooksFor(sends: readonly (typeof EVENT_TYPES)[number][], resource: string) {
+  return webhooksSchema.superRefine((endpoints, ctx) => {
+    endpoints.forEach((e, i) =>
+      e.events.forEach((type, j) => {
+        if (!sends.includes(type))
+          ctx.addIssue({ code: 'custom', path: [i, 'events', j], message: `${resource} never sends ${type}: its events are ${sends.join(', ')}` });
+      }),
+    );
+  });
+}
 
 export const idempotencyKeySchema = z.string().min(1).max(255);
 /** A merchant's payment-intent key: not one of the keys the service gives its own intents. */

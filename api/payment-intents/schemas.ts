@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { SERVICE_INTENT_KEY_SHAPES } from '../../domain/intent-keys';
-import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
+import { amountSchema, currencySchema, merchantIntentKeySchema, metadataSchema, typedId, webhooksFor } from '../http/common-schemas';
 import { customerInlineV202608, customerUpsertBody } from '../customers/schemas';
 import { paymentIntentView } from '../../domain/views';
 
@@ -19,10 +19,10 @@ const base = {
     .describe(`A create repeated with the same key returns the intent it made (200, \`resource_created\` false) in its current state, not a new one; the same key with another \`amount\` or \`currency\` is a 400 \`idempotency_key_in_use\`. Keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service's own (400).`),
   metadata: metadataSchema.optional(),
   timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
-  webhooks: webhooksSchema
+  webhooks: webhooksFor(['payment.success', 'payment.canceled', 'payment.attempt_failed', 'refund.success', 'refund.canceled'], 'a payment intent')
     .optional()
     .describe(
-      "Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. Refund events are not sent here: they go only to the `webhooks` given when the refund is created (POST /v202607/refunds).",
+      "Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. A merchant's refund sends its events only to the `webhooks` given when it is created (POST /v202607/refunds); `refund.success` and `refund.canceled` reach these endpoints only for the refund of an operator's force-cancel. Subscription and invoice events are a 400 here.",
     ),
   return_url: z.url({ protocol: /^https?$/ }).max(2048).optional(),
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isServiceRefundKey, MAX_REFUND_SLA_SECONDS, SERVICE_REFUND_KEY_SHAPES } from '../../domain/refund';
 import { MAX_AMOUNT } from '../../domain/money';
 import { refundView } from '../../domain/views';
-import { currencySchema, idempotencyKeySchema, webhooksSchema } from '../http/common-schemas';
+import { currencySchema, idempotencyKeySchema, webhooksFor } from '../http/common-schemas';
 
 /** A merchant's refund key: any but the exact shapes of the service's own (domain/refund.ts serviceRefundKey). */
 export const merchantRefundKeySchema = idempotencyKeySchema.refine((k) => !isServiceRefundKey(k), `keys shaped ${SERVICE_REFUND_KEY_SHAPES} are the service’s own`);
@@ -15,10 +15,10 @@ export const refundCreateBody = z
     currency: currencySchema.describe(
       'Must equal the paid currency (REFUND_CCY_MISMATCH otherwise). Accepted in any case and answered in upper case.',
     ),
-    webhooks: webhooksSchema
+    webhooks: webhooksFor(['refund.success', 'refund.canceled'], 'a refund')
       .optional()
       .describe(
-        "Endpoints for this refund's events (`refund.success`, `refund.canceled`). Refund events go only here: the payment intent's `webhooks` never receive them, even when they list refund event types.",
+        "Endpoints for this refund's events (`refund.success`, `refund.canceled`; any other type is a 400). This refund's events go only here: the payment intent's `webhooks` do not receive them.",
       ),
     refund_sla_timeout: z.number().int().min(1).max(MAX_REFUND_SLA_SECONDS).optional(),
     idempotency_key: merchantRefundKeySchema

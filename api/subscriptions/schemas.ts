@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idempotencyKeySchema, metadataSchema, typedId, webhooksSchema } from '../http/common-schemas';
+import { idempotencyKeySchema, metadataSchema, typedId, webhooksFor } from '../http/common-schemas';
 import { MAX_TRIAL_PERIOD_DAYS } from '../plans/schemas';
 
 // Subscriptions (v202607), as Stripe Billing has them: items of plans sharing one currency and billing
@@ -40,7 +40,7 @@ export const subscriptionCreateBody = z
     cancel_at_period_end: z.boolean().optional(),
     dunning: dunningInput.optional(),
     metadata: metadataSchema.optional(),
-    webhooks: webhooksSchema.optional().describe("Endpoints for this subscription's `subscription.*` and `invoice.*` events"),
+    webhooks: webhooksFor(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created', 'invoice.paid', 'invoice.payment_failed'], 'a subscription').optional().describe("Endpoints for this subscription's `subscription.*` and `invoice.*` events"),
     idempotency_key: idempotencyKeySchema.optional(),
   })
   .strict()

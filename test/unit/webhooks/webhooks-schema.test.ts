@@ -31,3 +31,27 @@ test('distinct URLs, and one URL with several events, are accepted', () => {
   expect(refusal(undefined)).toBeNull();
   expect(refusal([])).toBeNull();
 });
+
+test("an event type the resource never sends is a 400 naming it, on each create's own list", async () => {
+  const { createBodyV202607 } = await import('../../../api/payment-intents/schemas');
+  const { refundCreateBody } = await import('../../../api/refunds/schemas');
+  const { subscriptionCreateBody } = await import('../../../api/subscriptions/schemas');
+  const url = 'https://hooks.example.com/in';
+  const refused = (schema: z.ZodType, input: Record<string, unknown>) => {
+    try {
+      parseOrThrow(schema, input, 'body');
+      return null;
+    } catch (err) {
+      return { code: (err as { code?: string }).code, param: (err as { param?: string }).param };
+    }
+  };
+  const intent = { amount: 100, currency: 'EUR' };
+  expect(refused(createBodyV202607, { ...intent, webhooks: [{ url, events: ['payment.success', 'invoice.paid'] }] })).toEqual({ code: 'parameter_invalid', param: 'webhooks[0][events][1]' });
+  // An intent's endpoints hear the refund of an operator's force-cancel.
+  expect(refused(createBodyV202607, { ...intent, webhooks: [{ url, events: ['payment.success', 'refund.success'] }] })).toBeNull();
+  const refund = { payment_intent: 'pi_eu_0000000000000000000000', amount: 100, currency: 'EUR' };
+  expect(refused(refundCreateBody, { ...refund, webhooks: [{ url, events: ['refund.success', 'payment.success'] }] })).toEqual({ code: 'parameter_invalid', param: 'webhooks[0][events][1]' });
+  expect(refused(refundCreateBody, { ...refund, webhooks: [{ url, events: ['refund.success', 'refund.canceled'] }] })).toBeNull();
+  const sub = { customer: 'cus_eu_0000000000000000000000', items: [{ plan: 'plan_eu_0000000000000000000000' }], default_payment_method: 'pm_eu_0000000000000000000000' };
+  expect(refused(subscriptionCreateBody, { ...sub, webhooks: [{ url, events: ['invoice.paid', 'payment.success'] }] })).toEqual({ code: 'parameter_invalid', param: 'webhooks[0][events][1]' });
+});

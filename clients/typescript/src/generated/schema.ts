@@ -1179,7 +1179,7 @@ export interface paths {
                         };
                         /** @default 1800 */
                         timeout?: number;
-                        /** @description Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. Refund events are not sent here: they go only to the `webhooks` given when the refund is created (POST /v202607/refunds). */
+                        /** @description Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. A merchant's refund sends its events only to the `webhooks` given when it is created (POST /v202607/refunds); `refund.success` and `refund.canceled` reach these endpoints only for the refund of an operator's force-cancel. Subscription and invoice events are a 400 here. */
                         webhooks?: {
                             /**
                              * Format: uri
@@ -1350,7 +1350,7 @@ export interface paths {
                         };
                         /** @default 1800 */
                         timeout?: number;
-                        /** @description Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. Refund events are not sent here: they go only to the `webhooks` given when the refund is created (POST /v202607/refunds). */
+                        /** @description Endpoints for this intent's events (`payment.success`, `payment.canceled`, `payment.attempt_failed`), each subscribing through its own `events`. A merchant's refund sends its events only to the `webhooks` given when it is created (POST /v202607/refunds); `refund.success` and `refund.canceled` reach these endpoints only for the refund of an operator's force-cancel. Subscription and invoice events are a 400 here. */
                         webhooks?: {
                             /**
                              * Format: uri
@@ -3091,7 +3091,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description Endpoints for this refund's events (`refund.success`, `refund.canceled`). Refund events go only here: the payment intent's `webhooks` never receive them, even when they list refund event types. */
+                        /** @description Endpoints for this refund's events (`refund.success`, `refund.canceled`; any other type is a 400). This refund's events go only here: the payment intent's `webhooks` do not receive them. */
                         webhooks?: {
                             /**
                              * Format: uri
@@ -13768,7 +13768,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
-         * @description A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400. payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent's `webhooks`; refund.success and refund.canceled only to the refund's own `webhooks`; subscription.* and invoice.* (recurring billing) to the subscription's `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.
+         * @description A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400, and so is a type the resource never sends (an invoice event on a payment intent). payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent's `webhooks`; refund.success and refund.canceled to the refund's own `webhooks` (and, for the refund of an operator's force-cancel, which has none, to the intent's); subscription.* and invoice.* (recurring billing) to the subscription's `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.
          * @enum {string}
          */
         WebhookEventType: "payment.success" | "payment.canceled" | "payment.attempt_failed" | "refund.success" | "refund.canceled" | "subscription.created" | "subscription.updated" | "subscription.canceled" | "invoice.created" | "invoice.paid" | "invoice.payment_failed";
