@@ -59,7 +59,9 @@ export const productCreateBody = z
       .trim()
       .min(1)
       .max(100)
-      .regex(/^[^\p{Cc}]+$/u, 'no control characters')
+      // The control characters (Unicode's Cc) spelled out: a `\p{...}` class needs the `u` flag, which the OpenAPI
+      // pattern cannot carry (it was published as '...$/u', a pattern nothing matches).
+      .regex(/^[^\u0000-\u001F\u007F-\u009F]+$/, 'no control characters')
       .meta({ description: 'Unique per tenant: a second product with the same sku is a 409' }),
     title: titleInput,
     price: amountSchema.meta({ description: 'Integer in minor units of currency (1999 = 19.99 EUR)' }),
