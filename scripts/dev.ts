@@ -107,7 +107,7 @@ async function main() {
       ...('mitSecretKey' in demo && demo.mitSecretKey ? [` cards.mit key  ${demo.mitSecretKey}   (POST /cards/mit: charges saved cards)`] : []),
       ` Webhook signing secret ${demo.signingSecret}   (verify deliveries with any Standard Webhooks library: docs/webhooks.md)`,
       ` Requests       ${httpCollection}   (VS Code REST Client; or: npx tsx examples/http/run.ts ${httpCollection})`,
-      ` Example shop   npx tsx examples/merchant-backend/main.ts   (http://localhost:4242)`,
+      ` Example shop   ${shopCommand(stack.apiUrl)}   (http://localhost:4242)`,
       '',
       ' Create a first payment intent, then open its "url" to pay with 4242 4242 4242 4242:',
       `   curl -s ${stack.apiUrl.replace('127.0.0.1', 'localhost')}/v202607/payment-intents \\`,
@@ -152,6 +152,15 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
   }
 }
 
+/** The example shop's command, with what it must be told when this stack is not on the defaults it assumes. */
+function shopCommand(apiUrl: string): string {
+  const env = [
+    ...(process.env.DEV_DATA_DIR ? [`DEV_DATA_DIR=${DATA}`] : []),
+    ...(new URL(apiUrl).port !== '3000' ? [`PAYORCH_API_URL=${apiUrl.replace('127.0.0.1', 'localhost')}`] : []),
+  ];
+  return [...env, 'npx tsx examples/merchant-backend/main.ts'].join(' ');
+}
+
 main().catch((err) => {
   // startStack has stopped whatever it had started by the time it rejects.
   if (starting.signal.aborted) {
@@ -160,7 +169,7 @@ main().catch((err) => {
     process.exit(128 + (os.constants.signals[signal] ?? 0));
   }
   const message = err instanceof Error ? err.message : String(err);
-  const hint = /already in use/.test(message) ? '\nIs another `npm run dev` still running? Stop it, or choose other ports with PORT and TEMPORAL_UI_PORT.' : '';
+  const hint = /already in use/.test(message) ? '\nIs another `npm run dev` still running? Stop it, or choose other ports with PORT, TEMPORAL_UI_PORT and SANDBOX_PORT.' : '';
   process.stderr.write(`npm run dev could not start: ${message}${hint}\nNothing it started is left running. Logs: ${LOGS}\n`);
   process.exit(1);
 });

@@ -7,7 +7,7 @@ import { createShop } from './app';
 // Runs the example shop against `npm run dev`:  npx tsx examples/merchant-backend/main.ts
 // Then open http://localhost:4242, buy, and pay with 4242 4242 4242 4242.
 //
-// Configuration: PAYORCH_API_URL (default http://localhost:3000), PAYORCH_SECRET_KEY,
+// Configuration: PAYORCH_API_URL (default http://localhost:$PORT, else 3000), PAYORCH_SECRET_KEY,
 // PAYORCH_PUBLISHABLE_KEY and PAYORCH_WEBHOOK_SIGNING_SECRET; without them, the demo tenant that
 // `npm run dev` keeps in .data/ (its signing secret read with the dev admin token). SHOP_PORT (4242).
 
@@ -15,12 +15,14 @@ const DATA = process.env.DEV_DATA_DIR ? path.resolve(process.env.DEV_DATA_DIR) :
 
 function demoTenant(): { tenant: string; secretKey: string; publishableKey: string } {
   const file = path.join(DATA, 'demo-tenant.json');
-  if (!existsSync(file)) throw new Error(`no ${file}: start \`npm run dev\` first, or set PAYORCH_SECRET_KEY and PAYORCH_PUBLISHABLE_KEY`);
+  if (!existsSync(file))
+    throw new Error(`no ${file}: start \`npm run dev\` first (with DEV_DATA_DIR set as it was for \`npm run dev\`), or set PAYORCH_SECRET_KEY and PAYORCH_PUBLISHABLE_KEY`);
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 async function main() {
-  const apiUrl = process.env.PAYORCH_API_URL ?? 'http://localhost:3000';
+  // `npm run dev` listens on PORT (3000 unless set).
+  const apiUrl = process.env.PAYORCH_API_URL ?? `http://localhost:${process.env.PORT || 3000}`;
   const port = Number(process.env.SHOP_PORT ?? 4242);
   const demo = process.env.PAYORCH_SECRET_KEY ? null : demoTenant();
   const secretKey = process.env.PAYORCH_SECRET_KEY ?? demo!.secretKey;
