@@ -1,5 +1,5 @@
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
-import type { CommerceRates } from '../../domain/commerce-totals';
+import { taxOn, type CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
@@ -373,14 +373,26 @@ export async function refundableForReturns(deps: AppDeps, order: OrderRecord, re
   return Math.max(0, left - promised);
 }
 
+/** What a return of `quantity` units of a line pays back: the units at the price paid and their tax. */
+export function returnRefundOf(unitPrice: number, quantity: number, taxRateBasisPoints: number): number {
+  const net = unitPrice * quantity;
+  return net + taxOn(net, taxRateBasisPoints);
+}
+
 /**
  * How many units of a line can still be returned: ordered minus returns not rejected (open ones count), and no
- * more than the money left for returns pays back at the line's price (`refundable`; a free line is not bound by it).
+ * more than the money left for returns pays back, tax included (`refundable`; a free line is not bound by it).
  */
-export function returnableQuantity(line: Pick<CheckoutLineRecord, 'product_id' | 'quantity' | 'unit_price'>, returns: readonly ReturnRecord[], refundable: number): number {
+export function returnableQuantity(
+  line: Pick<CheckoutLineRecord, 'product_id' | 'quantity' | 'unit_price'>,
+  returns: readonly ReturnRecord[],
+  refundable: number,
+  taxRateBasisPoints: number,
+): number {
   const returned = returns.filter((r) => r.product_id === line.product_id && !r.status.startsWith('rejected.')).reduce((n, r) => n + r.quantity, 0);
-  const byUnits = Math.max(0, line.quantity - returned);
-  return line.unit_price > 0 ? Math.min(byUnits, Math.floor(refundable / line.unit_price)) : byUnits;
+  let can = Math.max(0, line.quantity - returned);
+  if (line.unit_price > 0) while (can > 0 && returnRefundOf(line.unit_price, can, taxRateBasisPoints) > refundable) can -= 1;
+  return can;
 }
 
 /** GET /orders/{orderId}: the order and what of it can still be returned (open returns count, and money refunded outside returns). */
@@ -401,7 +413,7 @@ export async function getOrder(deps: AppDeps, tenantId: string, id: string) {
     shippingAddress: addressView(order.shipping_address),
     returnableProducts: order.lines.map((l) => ({
       productId: l.product_id,
-      returnableQuantity: windowOpen ? returnableQuantity(l, returns, refundable) : 0,
+      returnableQuantity: windowOpen ? returnableQuantity(l, returns, refundable, order.tax_rate_basis_points) : 0,
       returnableReasons: [...RETURN_REASONS],
     })),
     createdAt: order.created_at.toISOString(),

@@ -17,7 +17,7 @@ import { endpointRefs, planWebhookEndpoints } from '../events/endpoints';
 import { runUpdate } from '../http/workflow-calls';
 import { admitRefund } from '../refunds/service';
 import { getPaymentIntent } from '../payment-intents/service';
-import { findOrder, refundableForReturns, returnableQuantity } from '../checkouts/service';
+import { findOrder, refundableForReturns, returnableQuantity, returnRefundOf } from '../checkouts/service';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../catalog/query';
 import { pagination } from '../catalog/views';
 import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
@@ -99,7 +99,7 @@ export async function createReturn(deps: AppDeps, auth: AuthContext, body: Retur
 }
 
 /**
- * A return whose units, at the price paid, are more than what of the order's payment is left to refund (refunded
+ * A return whose units, at the price paid and with their tax, are more than what of the order's payment is left to refund (refunded
  * outside returns, through POST /refunds, or promised to open returns) is refused as more than is returnable: its
  * refund would be refused when it is received. The order's `returnableQuantity` counts the same. The refund's own
  * admission stays the guard (a refund made between this check and then still ends the return `refund_failed`,
@@ -110,8 +110,8 @@ async function refuseWhatCannotBeRefunded(deps: AppDeps, order: OrderRecord, bod
   if (!line || line.unit_price === 0) return; // a product not in the order: the order's workflow says so
   const returns = await returnData(deps.mongo).ofOrder(order.tenant_id, order._id);
   const refundable = await refundableForReturns(deps, order, returns);
-  if (line.unit_price * body.quantity <= refundable) return;
-  const can = returnableQuantity(line, returns, refundable);
+  if (returnRefundOf(line.unit_price, body.quantity, order.tax_rate_basis_points) <= refundable) return;
+  const can = returnableQuantity(line, returns, refundable, order.tax_rate_basis_points);
   throw invalidRequest(
     'return_quantity_exceeded',
     refundable === 0

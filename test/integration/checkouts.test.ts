@@ -681,6 +681,16 @@ describe('returns', () => {
     expect(hooked.filter((h) => h.body.status !== 'refund_failed').map((h) => h.body.refundFailure)).toEqual(hooked.filter((h) => h.body.status !== 'refund_failed').map(() => null));
   });
 
+  test('what is left to refund bounds the returnable units with their tax: 1,000 left does not pay back a 1,000 unit taxed 10 %', async () => {
+    const r = await checkout(await cart([{ id: productId, quantity: 2 }]));
+    const order = await paidOrder(r.body.checkoutId, r.body.payment_intent);
+    // 2 x 1000 + 200 tax + 700 shipping = 2900; 1900 refunded outside returns leaves 1000, a unit pays back 1100.
+    expect((await api.post('/v202607/refunds', { payment_intent: r.body.payment_intent, amount: 1900, currency: 'EUR' }, m.secretKey)).status).toBe(201);
+    expect((await api.get(`/orders/${order}`, m.secretKey)).body.returnableProducts[0].returnableQuantity).toBe(0);
+    const refused = await api.post('/returns', { orderId: order, idempotencyKey: `taxed-${Date.now()}`, productId, quantity: 1, reasonCode: 'damaged', address: ADDRESS }, m.secretKey);
+    expect([refused.status, refused.body.error?.code]).toEqual([400, 'return_quantity_exceeded']);
+  });
+
   test("another tenant cannot read the order or ask for a return of it", async () => {
     const other = await createMerchant();
     expect((await api.get(`/orders/${orderId}`, other.secretKey)).status).toBe(404);
