@@ -67,8 +67,8 @@ export function returnRefundFailure(
   refused: { code: string; message?: string } | null,
 ): { code: string; message: string } | null {
   if (status !== 'refund_failed') return null;
-  // Its refund was canceled at its SLA without being executed.
-  if (refund !== null) return { code: 'refund_canceled', message: `Its refund ${refund} was canceled at its deadline without being executed` };
+  // Its refund ended canceled, not executed: at its SLA, or rejected by the gateway (the refund says which).
+  if (refund !== null) return { code: 'refund_canceled', message: `Its refund ${refund} ended canceled without being executed (at its deadline, or rejected by the gateway: GET /v202607/refunds/${refund} says which)` };
   // Its refund was refused when it was received: the payment's refundable balance no longer covered it.
   return { code: refused?.code ?? 'refund_refused', message: refused?.message ?? "Its refund was refused: the order's payment no longer had this much left to refund" };
 }
