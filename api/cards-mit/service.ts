@@ -1,5 +1,6 @@
 import { conflict, DomainError, forbidden, invalidRequest, notFound, paymentFailed } from '../../domain/errors';
 import { MIT_FAILURES_NOT_THE_CARDS, notPendingMessage } from '../../domain/payment-intent';
+import { savesCardForItsSession } from '../hosted/billing-paths';
 import { paymentIntentData } from '../../data/payment-intents';
 import { paymentMethodData } from '../../data/payment-methods';
 import { customerData } from '../../data/customers';
@@ -52,6 +53,10 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
     throw invalidRequest('payment_method_customer_mismatch', `This card is not saved to the payment intent's customer (${intent.customer})`, 'payment_method_uuid');
   // Another intent of its checkout intent has paid: charging this one would capture, then void, the card.
   await checkoutStillOpen(deps, intent);
+  // A billing session's intent is the customer's to pay on its page, with the card it saves (and its checks
+  // before the charge): charged off-session it could be refunded at completion, as the session's page no longer does.
+  if (savesCardForItsSession(intent))
+    throw invalidRequest('parameter_invalid', "This payment intent is a checkout session's or a billing portal's: the customer pays it on the session's page", 'payment_intent_secret');
   const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE, agreement);
   const handle = deps.temporal.workflow.getHandle(intent._id);
   const result = await runUpdate(

@@ -2,7 +2,7 @@ import { createCheckoutSession } from '../../api/checkout-sessions/service';
 import { checkoutSessionCreateBody } from '../../api/checkout-sessions/schemas';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, mongo, startHookReceiver, temporalClient, withMethod, type HookReceiver, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, mongo, startHookReceiver, temporalClient, withMethod, withMitClaim, type HookReceiver, type Merchant } from './harness';
 
 // Checkout sessions (mode subscription) through the API on the real stack: create with the first invoice
 // worked out, retrieve, refusals, tenant isolation, idempotency, expiry, and completion exactly once (paid on
@@ -182,6 +182,19 @@ test("paid by an attempt that does not ask to save the card (the merchant's own 
   expect(sub.default_payment_method).toBe(paid.body.payment_method_uuid);
   // Nothing given back: the payment is the first invoice's.
   expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([]);
+});
+
+test("a session's intent is not charged off-session (POST /cards/mit): the customer pays it on the session's page", async () => {
+  const mitMerchant = await withMitClaim(m);
+  const cus = await customer();
+  // A card saved to the customer by an earlier payment.
+  const earlier = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: cus, setup_future_usage: 'off_session' }, m.secretKey);
+  const saved = await api.post(`/v202607/payment-intents/${earlier.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  expect(saved.body.payment_method_uuid).toMatch(/^pm_eu_/);
+  const s = (await post('/checkout-sessions', sessionBody(cus, await plan()))).body;
+  const r = await api.post('/cards/mit', { payment_intent_secret: s.payment_intent, payment_method_uuid: saved.body.payment_method_uuid, agreement_id: `agr-${Date.now()}`, agreement_type: 'RECURRING' }, mitMerchant.secretKey);
+  expect({ status: r.status, code: r.body.error?.code, param: r.body.error?.param }).toEqual({ status: 400, code: 'parameter_invalid', param: 'payment_intent_secret' });
+  expect((await api.get(`/v202607/payment-intents/${s.payment_intent}`, m.secretKey)).body.status).toBe('pending');
 });
 
 test('paid, and nobody comes back (the tab closed after paying, no retrieve): the session completes by itself, its subscription made', async () => {
