@@ -84,8 +84,9 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   const params = parseOrThrow(def.params ?? z.record(z.string(), z.string()), (ctx as unknown as { params: unknown }).params ?? {}, 'path');
   const query = parseOrThrow(def.query ?? EMPTY, parseQuery(new URLSearchParams(ctx.querystring)), 'query');
   // An empty body sent with `Content-Type: application/json` (as many clients do on a bodyless POST) is no body.
-  const parsed = (ctx.request as { body?: unknown }).body;
-  const rawBody = parsed === '' ? undefined : parsed;
+  // (A JSON string literal `""` is a body, and not an object: refused below like any other non-object.)
+  const request = ctx.request as { body?: unknown; rawBody?: string };
+  const rawBody = request.body === '' && !request.rawBody?.trim() ? undefined : request.body;
   // A literal JSON `null` is a body, and not an object: refused below like any other non-object.
   const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
   if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))

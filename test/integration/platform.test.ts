@@ -78,6 +78,9 @@ describe('the one error shape', () => {
     const pi = await api.post('/v202607/payment-intents', { amount: 100, currency: 'EUR' }, m.secretKey);
     const r = await call('POST', `/v202607/payment-intents/${pi.body.payment_intent}/cancel`, { key: m.secretKey, rawBody: '', headers: { 'content-type': 'application/json' } });
     expect([r.status, r.body.status]).toEqual([200, 'canceled']);
+    // A JSON string literal is a body, and not an object.
+    const literal = await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: '""', headers: { 'content-type': 'application/json' } });
+    expect([literal.status, literal.body.error?.message]).toEqual([400, 'The request body must be a JSON object']);
   });
   test('a body that is not JSON is 415', async () =>
     expectError(await call('POST', '/v202607/payment-intents', { key: m.secretKey, rawBody: 'amount=1', headers: { 'content-type': 'text/plain' } }), 415));
