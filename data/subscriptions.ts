@@ -30,6 +30,19 @@ export function invoiceData(mongo: Mongo) {
     list: (tenantId: string, filter: { customer?: string; subscription?: string; status?: InvoiceStatus }, page: PageQuery): Promise<Page<InvoiceRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     ofCustomer: (tenantId: string, customer: string, limit = 24) => c.find({ tenant_id: tenantId, customer }).sort({ created_at: -1, _id: -1 }).limit(limit).toArray(),
+    /**
+     * Claims acting on an uncollectible invoice as read at `version` (a unique insert, the one step FerretDB makes
+     * atomic); false when a request took that version already: the invoice may have moved since, so read it again.
+     */
+    claimAction: async (tenantId: string, id: string, version: number): Promise<boolean> => {
+      try {
+        await mongo.c.invoiceActions.insertOne({ _id: `${id}@${version}`, tenant_id: tenantId, taken_at: new Date() });
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
   };
 }
 

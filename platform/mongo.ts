@@ -105,6 +105,8 @@ export interface Collections {
   discrepancies: Collection<DiscrepancyRecord>;
   reconciliationRechecks: Collection<ReconciliationRecheckRecord>;
   strandedTakenBack: Collection<StrandedTakenBackRecord>;
+  /** One per uncollectible invoice's version acted on (pay or void): `_id` = invoice id and version. */
+  invoiceActions: Collection<{ _id: string; tenant_id: string; taken_at: Date }>;
 }
 
 export interface Mongo {
@@ -173,6 +175,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     discrepancies: db.collection('discrepancies'),
     reconciliationRechecks: db.collection('reconciliation_rechecks'),
     strandedTakenBack: db.collection('stranded_taken_back'),
+    invoiceActions: db.collection('invoice_actions'),
   };
   return { client, db, c, close: () => client.close() };
 }

@@ -33,7 +33,12 @@ export const recordInvoiceView = (r: InvoiceRecord): InvoiceView => invoiceView(
  * which does that and ends; the subscription stays canceled.
  */
 async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: 'pay' | 'void'): Promise<InvoiceView> {
-  const inv = await getInvoice(deps, auth.tenantId, id);
+  return actOnInvoice(deps, auth, await getInvoice(deps, auth.tenantId, id), action);
+}
+
+/** Pays or voids the invoice `inv` as the request read it (exported for the test of a stale read). */
+export async function actOnInvoice(deps: AppDeps, auth: AuthContext, inv: InvoiceRecord, action: 'pay' | 'void'): Promise<InvoiceView> {
+  const id = inv._id;
   const refused = (status: string) => conflict('invoice_not_open', `This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`);
   if (!inv.subscription || (inv.status !== 'open' && inv.status !== 'uncollectible')) throw refused(inv.status);
   const handle = deps.temporal.workflow.getHandle(inv.subscription);
@@ -41,6 +46,13 @@ async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: '
   if (inv.status === 'open') {
     const answer = await runUpdate(deps, () => handle.executeUpdate(update, { args: [{ invoice: id }] }), () => conflict('invoice_not_open', 'The subscription of this invoice has ended'));
     return invoiceView(answer.invoice!);
+  }
+  // The run this sends the invoice's record to trusts it. A request that read it before another one acted on it
+  // (whose run may have paid it, written that, and closed since) must not act on what it read: one request per
+  // version, the others read the invoice again (paid or void meanwhile: refused above).
+  if (!(await invoiceData(deps.mongo).claimAction(auth.tenantId, id, inv.version))) {
+    const now = await getInvoice(deps, auth.tenantId, id);
+    if (now.version !== inv.version) return actOnInvoice(deps, auth, now, action);
   }
   const sub = await subscriptionData(deps.mongo).find(auth.tenantId, inv.subscription);
   if (!sub) throw refused(inv.status);

@@ -1,5 +1,6 @@
 import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
+import { actOnInvoice } from '../../api/invoices/service';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
 import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
@@ -122,6 +123,9 @@ describe('dunning', () => {
     } finally {
       await db.close();
     }
+    // What a request reads that stalls until the pays below are done: the invoice uncollectible.
+    const staleRead = await connectMongo(getStack().mongoUri);
+    const stale = (await staleRead.c.invoices.findOne({ _id: ia.invoice, tenant_id: m.tenant }))!;
     const answers = await Promise.all([0, 1, 2].map(() => post(`/invoices/${ia.invoice}/pay`, {})));
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     const ok = answers.find((r) => r.status === 200)!.body;
@@ -135,6 +139,15 @@ describe('dunning', () => {
     // Paid again: nothing left to collect. The subscription stays canceled, as Stripe's.
     expect((await post(`/invoices/${ia.invoice}/pay`, {})).body.error).toMatchObject({ code: 'invoice_not_open', message: expect.stringContaining('paid') });
     expect((await get(`/subscriptions/${a.id}`)).body.status).toBe('canceled');
+    // The stalled request voids what it read after the paying run closed: refused, and the invoice stays paid (it
+    // started a run that trusted its stale record, voided a paid invoice and gave its credit back).
+    const temporal = await temporalClient();
+    try {
+      await expect(actOnInvoice(apiDeps(staleRead, temporal), tenantAuth(m.tenant, 'eu'), stale, 'void')).rejects.toMatchObject({ code: 'invoice_not_open' });
+    } finally {
+      await staleRead.close();
+    }
+    expect((await get(`/invoices/${ia.invoice}`)).body).toMatchObject({ status: 'paid', amount_paid: 1000 });
 
     const voided = await post(`/invoices/${ib.invoice}/void`, {});
     expect(voided.status).toBe(200);
