@@ -35,13 +35,6 @@ export function orderData(mongo: Mongo) {
   };
 }
 
-/** Why a received return's refund was refused: the refund admission's error. */
-export interface RefundRefusal {
-  code: string;
-  message: string;
-}
-/** A return's record, with the refusal of its refund once there was one (api/returns, not its workflow, keeps it). */
-export type ReturnRecordRead = ReturnRecord & { refund_refusal?: RefundRefusal };
 
 export function returnData(mongo: Mongo) {
   const c = mongo.c.returns;
@@ -59,9 +52,9 @@ export function returnData(mongo: Mongo) {
      * Why a received return's refund was refused, kept before its workflow is told (and writes refund_failed): the
      * workflow's writes set only their own fields, so this stays. Only while it has no refund.
      */
-    recordRefundRefusal: (tenantId: string, id: string, refusal: RefundRefusal) =>
+    recordRefundRefusal: (tenantId: string, id: string, refusal: NonNullable<ReturnRecord['refund_refusal']>) =>
       oneSaveAtATime(c.collectionName, id, async () => {
-        await c.updateOne({ _id: id, tenant_id: tenantId, refund: null }, { $set: { refund_refusal: refusal } as Partial<ReturnRecord> });
+        await c.updateOne({ _id: id, tenant_id: tenantId, refund: null }, { $set: { refund_refusal: refusal } });
       }),
     /** For the page-numbered list reader (data/page-list.ts), which scopes every page by tenant. */
     collection: () => c,

@@ -15,26 +15,24 @@ import { buildEnvelope, type FilterClause, type PageEnvelope, type PageListSpec,
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The clauses with the string values they give for `properties` as the store keeps them. */
+function asStored(q: PageQuery, properties: readonly string[], stored: (v: string) => string): PageQuery {
+  return { ...q, filters: q.filters.map((c) => (properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' ? stored(v) : v)) } : c)) };
+}
+
 /**
  * The clauses of a page-numbered list with the whole UUIDs they give for `properties` lowercased: those ids are
  * stored in lower case, and paths and bodies take them in any case, so filters do too (as GET
  * /payment-intents's `payment_intent` does).
  */
-export function uuidsInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
-  const lowered = (c: FilterClause): FilterClause =>
-    properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' && UUID_RE.test(v) ? v.toLowerCase() : v)) } : c;
-  return { ...q, filters: q.filters.map(lowered) };
-}
+export const uuidsInAnyCase = (q: PageQuery, properties: readonly string[]): PageQuery => asStored(q, properties, (v) => (UUID_RE.test(v) ? v.toLowerCase() : v));
 
 /**
  * The clauses of a page-numbered list with the values they give for `properties` upper-cased: currency codes are
  * stored in upper case (every create's currencySchema upper-cases what it takes), and creates take them in any
  * case, so filters do too, in every operator form ($eq, $in, $not:..., and the rest).
  */
-export function currenciesInAnyCase(q: PageQuery, properties: readonly string[]): PageQuery {
-  const upper = (c: FilterClause): FilterClause => (properties.includes(c.property) ? { ...c, values: c.values.map((v) => (typeof v === 'string' ? v.toUpperCase() : v)) } : c);
-  return { ...q, filters: q.filters.map(upper) };
-}
+export const currenciesInAnyCase = (q: PageQuery, properties: readonly string[]): PageQuery => asStored(q, properties, (v) => v.toUpperCase());
 
 /** `text` matching itself and nothing else inside a regular expression (PCRE for MongoDB, RE2 for FerretDB). */
 export function escapeRegex(text: string): string {

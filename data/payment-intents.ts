@@ -4,7 +4,7 @@ import type { PaymentIntentRecord } from '../platform/records';
 import type { FilterClause, PageListSpec, PageQuery } from '../domain/page-query';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery as CursorQuery } from './list';
-import { pageList, UUID_RE, uuidsInAnyCase } from './page-list';
+import { currenciesInAnyCase, pageList, UUID_RE, uuidsInAnyCase } from './page-list';
 import { sequencesFor } from './sequences';
 import { versionZeroRecords } from './versioned-writes';
 
@@ -98,7 +98,7 @@ export function paymentIntentData(mongo: Mongo) {
       c.find({ tenant_id: tenantId, checkout_intent: checkoutIntent, status: 'pending', _id: { $ne: except } }, { projection: { _id: 1 } }).limit(100).toArray(),
     /** The older interface's page-numbered list. */
     listOlder: (tenantId: string, q: PageQuery, path: string) =>
-      pageList(c, { tenant_id: tenantId }, uuidsInAnyCase({ ...q, filters: q.filters.map(byEitherIntentId) }, ['payment_intent', 'checkout_intent']), path, OLDER_INTENT_LIST),
+      pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(currenciesInAnyCase({ ...q, filters: q.filters.map(byEitherIntentId) }, ['currency']), ['payment_intent', 'checkout_intent']), path, OLDER_INTENT_LIST),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Mongo } from '../platform/mongo';
 import type { PayoutPatch, PayoutRecord } from '../platform/records';
 import { baseStatusOf } from '../domain/payouts';
 import { idempotencyScope } from './idempotency';
-import { pageList, uuidsInAnyCase } from './page-list';
+import { currenciesInAnyCase, pageList, uuidsInAnyCase } from './page-list';
 import { saveVersioned, versionZeroRecords } from './versioned-writes';
 import type { PageListSpec, PageQuery } from '../domain/page-query';
 
@@ -37,7 +37,7 @@ export function payoutData(mongo: Mongo) {
     byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ idempotency_scope: idempotencyScope(tenantId, key, '') }),
     /** Throws a duplicate-key error when the idempotency scope is taken (the create's guard). */
     insert: async (record: PayoutRecord) => void (await c.insertOne(record)),
-    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(q, ['uuid', 'recipient_uuid']), path, PAYOUT_LIST),
+    list: (tenantId: string, q: PageQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(currenciesInAnyCase(q, ['currency']), ['uuid', 'recipient_uuid']), path, PAYOUT_LIST),
     /** Records at version 0: the stranded-records sweep's page, take-back and put-back (a payout's create keeps its record). */
     ...versionZeroRecords(c),
     /** The workflow's write: applied only over an older version, so a late or repeated write never wins. */

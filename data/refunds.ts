@@ -5,7 +5,7 @@ import type { PageListSpec, PageQuery as PageNumberQuery } from '../domain/page-
 import { OLDER_REFUND_SUB_STATUSES, subStatusOfRecord, type OlderRefundFacts } from '../domain/older-refund-progress';
 import { idempotencyScope } from './idempotency';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
-import { pageList, uuidsInAnyCase } from './page-list';
+import { currenciesInAnyCase, pageList, uuidsInAnyCase } from './page-list';
 import { sequencesFor } from './sequences';
 import { paymentIntentData } from './payment-intents';
 import { connectorData } from './connectors';
@@ -54,7 +54,7 @@ export function refundData(mongo: Mongo) {
     ofPaymentIntent: (tenantId: string, paymentIntent: string) => c.find({ tenant_id: tenantId, payment_intent: paymentIntent }).toArray(),
     list: (tenantId: string, filter: RefundFilter, page: PageQuery): Promise<Page<RefundRecord>> => paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     /** The older interface's page-numbered list. */
-    listOlder: (tenantId: string, q: PageNumberQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(q, ['uuid']), path, OLDER_REFUND_LIST),
+    listOlder: (tenantId: string, q: PageNumberQuery, path: string) => pageList(c, { tenant_id: tenantId }, uuidsInAnyCase(currenciesInAnyCase(q, ['currency']), ['uuid']), path, OLDER_REFUND_LIST),
     /** The record with its older ids, given now if it has none yet (see ensureRefundOlderIds). */
     withOlderIds: async (r: RefundRecord): Promise<RefundRecord> => (r.id !== undefined ? r : giveOlderIds(mongo, r)),
   };

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Collection } from 'mongodb';
 import { isDuplicateKeyError, type Mongo } from '../platform/mongo';
 import type { WebhookSigningSecretRecord } from '../platform/records';
 
@@ -55,10 +54,6 @@ export class SigningSecretRotationLimit extends Error {
 /** How long a retried rotate (same key) waits for its first try, holding the claim, to land. */
 const SAME_KEY_WAIT_MS = 5_000;
 
-/** The record as stored: the idempotency key of the rotation that made it, if it had one. */
-type Stored = WebhookSigningSecretRecord & { rotation_key?: string | null };
-/** A rotation's claim on a version, with its idempotency key. */
-type Claim = { _id: string; tenant_id: string; created_at: Date; idempotency_key?: string | null };
 
 export function webhookSigningSecretData(mongo: Mongo) {
   const c = mongo.c.webhookSigningSecrets;
@@ -105,13 +100,13 @@ export function webhookSigningSecretData(mongo: Mongo) {
      */
     rotate: async (tenantId: string, now = new Date(), idempotencyKey?: string): Promise<WebhookSigningSecretRecord> => {
       const key = idempotencyKey ?? null;
-      const madeWith = (r: WebhookSigningSecretRecord | null): boolean => key !== null && r !== null && (r as Stored).rotation_key === key;
-      const claims = mongo.c.webhookSigningRotations as unknown as Collection<Claim>;
+      const madeWith = (r: WebhookSigningSecretRecord | null): boolean => key !== null && r !== null && r.rotation_key === key;
+      const claims = mongo.c.webhookSigningRotations;
       for (let i = 0; i < ROTATE_TRIES; i++) {
         const current = await ensure(tenantId, now);
         if (madeWith(current)) return current;
         const live = current.previous.filter((p) => p.expires_at.getTime() > now.getTime());
-        const next: Stored = {
+        const next: WebhookSigningSecretRecord = {
           ...current,
           secret: generateSigningSecret(),
           created_at: now,

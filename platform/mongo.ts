@@ -69,7 +69,8 @@ export interface Collections {
   /** One per tenant, `_id` = tenant id (no other index needed). */
   webhookSigningSecrets: Collection<WebhookSigningSecretRecord>;
   /** One document per (tenant, version) a rotation moves to: its unique `_id` lets one rotation win. */
-  webhookSigningRotations: Collection<{ _id: string; tenant_id: string; created_at: Date }>;
+  /** A rotation's claim on the version it read, with its idempotency key. */
+  webhookSigningRotations: Collection<{ _id: string; tenant_id: string; created_at: Date; idempotency_key?: string | null }>;
   payouts: Collection<PayoutRecord>;
   payoutRecipients: Collection<PayoutRecipientRecord>;
   sequenceBlocks: Collection<SequenceBlockRecord>;

@@ -644,6 +644,8 @@ export interface ReturnRecord {
   currency: string;
   status: ReturnStatus;
   refund: string | null;
+  /** Why its refund was refused when it was received (the refund admission's error); kept by api/returns, not its workflow. */
+  refund_refusal?: { code: string; message: string };
   created_at: Date;
   updated_at: Date;
   version: number;
@@ -665,6 +667,8 @@ export interface WebhookSigningSecretRecord {
   /** Raised by each rotation; a rotation applies only to the version it read. */
   version: number;
   updated_at: Date;
+  /** The idempotency key of the rotation that made `secret`, if it had one: that rotation sent again answers it. */
+  rotation_key?: string | null;
 }
 
 /**

@@ -6,7 +6,6 @@ import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord, ReturnRecord } from '../../platform/records';
 import { isFinal } from '../../domain/returns';
 import { paymentIntentData } from '../../data/payment-intents';
-import { intentStateQuery } from '../../workflows/payment-intent/messages';
 import { addressData, sameAddress } from '../../data/addresses';
 import { cartData, cartProducts, type CartProduct } from '../../data/carts';
 import { checkoutData, orderData, returnData } from '../../data/checkouts';
@@ -16,8 +15,9 @@ import { commerceRates, newCartRecord, retainOrTakeBack, savedAddressNamed } fro
 import { addressSnapshot, addressView, cartLineView, linesTotals, payableTotals } from '../carts/views';
 import { holdLines } from '../commerce/stock';
 import { intentPageUrl } from '../hosted/client-secret';
-import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
+import { runUpdate } from '../http/workflow-calls';
 import { cancelPaymentIntent, insertAndStart, newIntentRecord } from '../payment-intents/service';
+import { refundableLeft } from '../refunds/service';
 import { isDuplicateKeyError } from '../../platform/mongo';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
@@ -363,12 +363,7 @@ export async function findOrder(deps: AppDeps, tenantId: string, id: string, par
  * (POST /refunds) leaves less, or nothing.
  */
 export async function refundableForReturns(deps: AppDeps, order: OrderRecord, returns: readonly ReturnRecord[]): Promise<number> {
-  const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(order.payment_intent).query(intentStateQuery))
-    .then((st) => st.refundable_amount_left)
-    .catch(async () => {
-      const intent = await paymentIntentData(deps.mongo).findByRef(order.tenant_id, order.payment_intent);
-      return intent ? (intent.amount_paid ?? intent.amount) - (intent.amount_refunded ?? 0) : 0;
-    });
+  const left = await refundableLeft(deps, order.payment_intent, () => paymentIntentData(deps.mongo).findByRef(order.tenant_id, order.payment_intent));
   const promised = returns.filter((r) => !isFinal(r.status) && r.refund === null).reduce((n, r) => n + r.amount, 0);
   return Math.max(0, left - promised);
 }

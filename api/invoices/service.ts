@@ -2,19 +2,18 @@ import { conflict, DomainError, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
-import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
-import { invoiceView, isEndedSubscription, type InvoiceSnapshot, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { invoiceNotActionable, invoiceView, isEndedSubscription, type InvoiceSnapshot, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord, SubscriptionRecord } from '../../platform/billing-records';
 import { couponData } from '../../data/coupons';
 import { customerBalanceData } from '../../data/credit-notes';
 import { taxRateData } from '../../data/tax-rates';
 import { invoiceData, subscriptionData } from '../../data/subscriptions';
-import { DEFAULT_DUNNING, payInvoiceUpdate, SUBSCRIPTION_WORKFLOW, subscriptionStateQuery, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
-import { SA } from '../../workflows/search-attributes';
+import { DEFAULT_DUNNING, payInvoiceUpdate, subscriptionStateQuery, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
 import { testClockData } from '../../data/test-clocks';
 import type { AppDeps, AuthContext } from '../deps';
 import { freshStart, QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
-import { priceItems } from '../subscriptions/service';
+import { priceItems, startOperation } from '../subscriptions/service';
 import type { InvoicePreviewBody } from '../subscriptions/schemas';
 
 export async function getInvoice(deps: AppDeps, tenantId: string, id: string): Promise<InvoiceRecord> {
@@ -39,7 +38,7 @@ async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: '
 /** Pays or voids the invoice `inv` as the request read it (exported for the test of a stale read). */
 export async function actOnInvoice(deps: AppDeps, auth: AuthContext, inv: InvoiceRecord, action: 'pay' | 'void'): Promise<InvoiceView> {
   const id = inv._id;
-  const refused = (status: string) => conflict('invoice_not_open', `This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`);
+  const refused = (status: string) => conflict('invoice_not_open', invoiceNotActionable(status));
   if (!inv.subscription || (inv.status !== 'open' && inv.status !== 'uncollectible')) throw refused(inv.status);
   const handle = deps.temporal.workflow.getHandle(inv.subscription);
   const update = action === 'pay' ? payInvoiceUpdate : voidInvoiceUpdate;
@@ -97,19 +96,7 @@ async function reopeningStart(deps: AppDeps, sub: SubscriptionRecord) {
     createdAt: s.created,
     carried: { sub: s, open: [], pendingProrations: [], discountUsedOnce: false, clockNow, versions: { [s.id]: sub.version }, invoiceCount: 0 },
   };
-  return new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW, {
-    workflowId: s.id,
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: [
-      { key: SA.TenantId, value: sub.tenant_id },
-      { key: SA.CustomerId, value: sub.customer },
-      { key: SA.PaymentStatus, value: s.status },
-      { key: SA.Currency, value: s.currency },
-    ],
-    staticSummary: `Subscription ${s.id} (${s.status}): paying or voiding an uncollectible invoice (${sub.tenant_id})`,
-  });
+  return startOperation(deps, sub, input, `Subscription ${s.id} (${s.status}): paying or voiding an uncollectible invoice (${sub.tenant_id})`);
 }
 
 export const payInvoice = (deps: AppDeps, auth: AuthContext, id: string) => onInvoice(deps, auth, id, 'pay');

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../domain/page-query';
 import { olderIntentRow, olderIntentView as olderIntentViewSchema } from '../../domain/older-views';
 import { OLDER_INTENT_LIST, paymentIntentData } from '../../data/payment-intents';
-import { currenciesInAnyCase } from '../../data/page-list';
 import { route, type RouteDef } from '../http/route';
 import { createBodyV202606, createResponseV202606, olderCreateBody, olderCreateResponse, olderIntentParams } from './schemas';
 import { cancelOlderIntent, createIntentV202606, createOlderIntent, frontEndSafeIntent } from './service';
@@ -62,8 +61,7 @@ export const olderPaymentIntentRoutes: RouteDef[] = [
     query: pageQuerySchema(OLDER_INTENT_LIST),
     responses: { 200: { description: `A page of intents; status in its base form. ${MAPPING}`, schema: pageEnvelopeSchema(olderIntentRow) } },
     handler: async ({ query, auth, deps }) => {
-      // Currencies in any case, as the creates take them.
-      const page = await paymentIntentData(deps.mongo).listOlder(auth.tenantId, currenciesInAnyCase(query, ['currency']), '/payment-intents');
+      const page = await paymentIntentData(deps.mongo).listOlder(auth.tenantId, query, '/payment-intents');
       return { status: 200, body: { ...page, data: page.data.map((r) => rowOf(r, deps)) } };
     },
   }),

@@ -5,7 +5,6 @@ import type { OlderRefundRow } from '../../domain/older-refund-views';
 import type { RefundRecord } from '../../platform/records';
 import { paymentIntentData } from '../../data/payment-intents';
 import { olderRefundFactsOf, refundData } from '../../data/refunds';
-import { currenciesInAnyCase } from '../../data/page-list';
 import type { PageQuery } from '../../domain/page-query';
 import type { AppDeps, AuthContext } from '../deps';
 import { planSharedSecretWebhooks } from '../events/endpoints';
@@ -59,8 +58,7 @@ export async function createOlderRefund(deps: AppDeps, auth: AuthContext, body: 
 /** GET /refunds: the tenant's refunds (both interfaces), page-numbered. */
 export async function listOlderRefunds(deps: AppDeps, tenantId: string, query: PageQuery) {
   const refunds = refundData(deps.mongo);
-  // Currencies in any case, as the creates take them.
-  const page = await refunds.listOlder(tenantId, currenciesInAnyCase(query, ['currency']), '/refunds');
+  const page = await refunds.listOlder(tenantId, query, '/refunds');
   const rows = await Promise.all(page.data.map(async (r) => olderRefundRowOfRecord(await refunds.withOlderIds(r))));
   return { ...page, data: rows };
 }

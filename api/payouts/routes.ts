@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { pageEnvelopeSchema, pageQuerySchema } from '../../domain/page-query';
 import { payoutData, PAYOUT_LIST } from '../../data/payouts';
-import { currenciesInAnyCase } from '../../data/page-list';
 import { route, type RouteDef } from '../http/route';
 import { payoutCreateBody, payoutCreateResponse, payoutStatusResponse, payoutView } from './schemas';
 import { createPayout, getPayout, payoutGatewayStatus, withRecipients } from './service';
@@ -44,8 +43,7 @@ export const payoutRoutes: RouteDef[] = [
     query: pageQuerySchema(PAYOUT_LIST),
     responses: { 200: { description: 'A page of payouts with their recipients', schema: pageEnvelopeSchema(payoutView) } },
     handler: async ({ query, auth, deps }) => {
-      // Currencies in any case, as the create takes them.
-      const page = await payoutData(deps.mongo).list(auth.tenantId, currenciesInAnyCase(query, ['currency']), '/payouts');
+      const page = await payoutData(deps.mongo).list(auth.tenantId, query, '/payouts');
       return { status: 200, body: { ...page, data: await withRecipients(deps, auth.tenantId, page.data) } };
     },
   }),

@@ -85,15 +85,22 @@ const refundKeyInUse = (via: RefundInterface) =>
  * answers its refund (created false); one used for a refund of another intent, amount or currency is a 400,
  * also when the two requests race (the workflow answers the second with the first's refund).
  */
+/** What is left to refund of a payment: as its intent's workflow counts it, else from its record (refunds settled). */
+export async function refundableLeft(deps: AppDeps, intentId: string, record: () => Promise<PaymentIntentRecord | null>): Promise<number> {
+  return withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(intentId).query(intentStateQuery))
+    .then((s) => s.refundable_amount_left)
+    .catch(async () => {
+      const r = await record();
+      return r ? (r.amount_paid ?? r.amount) - (r.amount_refunded ?? 0) : 0;
+    });
+}
+
 export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundAdmissionRequest, via: RefundInterface): Promise<RefundAdmitted> {
-  const handle = deps.temporal.workflow.getHandle(intent._id);
   if (req.idempotencyKey) {
     const existing = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, req.idempotencyKey);
     if (existing) {
       if (!asksForRefund(existing, intent, req)) throw refundKeyInUse(via);
-      const left = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.query(intentStateQuery))
-        .then((s) => s.refundable_amount_left)
-        .catch(() => intent.amount - (intent.amount_refunded ?? 0));
+      const left = await refundableLeft(deps, intent._id, async () => intent);
       return { created: false, record: existing, refundable_amount_left: left };
     }
   }

@@ -6,7 +6,7 @@ import { parsePageQuery, type PageListSpec } from '../../domain/page-query';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, OrderRecord, ReturnRecord } from '../../platform/records';
 import { storedAddressFields } from '../../data/addresses';
-import { orderData, returnData, type ReturnRecordRead } from '../../data/checkouts';
+import { orderData, returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
 import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
@@ -23,7 +23,7 @@ import { pagination } from '../catalog/views';
 import type { ReturnCreateBody, ReturnMoveBody } from './schemas';
 
 /** A Return object of the spec, from its record (the order gives its product's title). */
-export function returnView(r: ReturnRecordRead, order?: OrderRecord | null) {
+export function returnView(r: ReturnRecord, order?: OrderRecord | null) {
   const line = order?.lines.find((l) => l.product_id === r.product_id);
   return {
     id: r._id,

@@ -278,7 +278,8 @@ async function cancelIfClockDeleted(deps: AppDeps, tenantId: string, subscriptio
     .catch((err: unknown) => deps.logger.warn({ subscription, clock: clockId, err }, 'a subscription made as its clock was deleted could not be told to cancel'));
 }
 
-function startOperation(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput) {
+/** The subscription workflow's start for an update-with-start: its create's, or a run of an ended one (`summary`). */
+export function startOperation(deps: AppDeps, record: SubscriptionRecord, input: SubscriptionInput, summary?: string) {
   const amount = input.items.reduce((n, i) => n + i.periodAmount, 0);
   return new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW, {
     workflowId: record._id,
@@ -292,7 +293,7 @@ function startOperation(deps: AppDeps, record: SubscriptionRecord, input: Subscr
       { key: SA.AmountMinor, value: amount },
       { key: SA.Currency, value: input.currency },
     ],
-    staticSummary: `Subscription ${formatMoney(amount, input.currency)} every ${input.intervalCount} ${input.interval} for ${record.customer} (${record.tenant_id})`,
+    staticSummary: summary ?? `Subscription ${formatMoney(amount, input.currency)} every ${input.intervalCount} ${input.interval} for ${record.customer} (${record.tenant_id})`,
   });
 }
 

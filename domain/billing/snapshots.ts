@@ -80,6 +80,9 @@ export const ENDED_SUBSCRIPTION_STATUSES = ['canceled', 'incomplete_expired'] as
 export const isEndedSubscription = (status: SubscriptionStatus): boolean => (ENDED_SUBSCRIPTION_STATUSES as readonly SubscriptionStatus[]).includes(status);
 
 /** An instant (a Date, or Unix ms) in Unix seconds: how every billing object shows its times. */
+/** Why an invoice is neither paid nor voided on request: the workflow's refusal and the API's say the same. */
+export const invoiceNotActionable = (status: string): string => `This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`;
+
 export const unixSeconds = (at: Date | number): number => Math.floor((typeof at === 'number' ? at : at.getTime()) / 1000);
 const sec = unixSeconds;
 const secOrNull = (ms: number | null): number | null => (ms === null ? null : sec(ms));

@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { typedIdFromUuid } from '../../domain/ids';
-import { invoiceView, subscriptionView, type InvoiceSnapshot, type LineSnapshot } from '../../domain/billing/snapshots';
+import { invoiceNotActionable, invoiceView, subscriptionView, type InvoiceSnapshot, type LineSnapshot } from '../../domain/billing/snapshots';
 import { emitEvent } from '../emit-event';
 import { historyIsLong } from '../history';
 import { SA } from '../search-attributes';
@@ -496,7 +496,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           return answer(o.invoice);
         }
         const u = takeUncollectible(action);
-        if (!u) throw ApplicationFailure.nonRetryable(`This invoice is ${closedHere.get(action.invoice)?.invoice.status ?? 'not open'}`, 'invoice_not_open');
+        if (!u) throw notActionable(action.invoice);
         await collectUncollectible(u, now());
         return answer(u.invoice);
       }),
@@ -508,7 +508,7 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     (action) =>
       exclusive(async () => {
         const o = b.openInvoice(action.invoice) ?? takeUncollectible(action);
-        if (!o) throw ApplicationFailure.nonRetryable(`This invoice is ${closedHere.get(action.invoice)?.invoice.status ?? 'not open'}`, 'invoice_not_open');
+        if (!o) throw notActionable(action.invoice);
         const statusBefore = b.sub.status;
         // Its intent first: one being charged is not let go, and one paid meanwhile pays the invoice.
         const intent = o.invoice.paymentIntent ? await intents.cancelInvoiceIntent({ tenantId: input.tenantId, paymentIntent: o.invoice.paymentIntent }) : 'canceled';
@@ -565,8 +565,12 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   function actionableOrRefuse(action: InvoiceAction): void {
     if (b.openInvoice(action.invoice) || uncollectibleOf(action)) return;
-    const status = closedHere.get(action.invoice)?.invoice.status ?? 'not open';
-    throw ApplicationFailure.nonRetryable(`This invoice is ${status}: only an open or uncollectible invoice can be paid or voided`, 'invoice_not_open');
+    throw notActionable(action.invoice);
+  }
+
+  /** The refusal of an invoice this run can neither pay nor void (one it paid or voided already says so). */
+  function notActionable(invoice: string): ApplicationFailure {
+    return ApplicationFailure.nonRetryable(invoiceNotActionable(closedHere.get(invoice)?.invoice.status ?? 'not open'), 'invoice_not_open');
   }
 
   // ---- uncollectible invoices ----------------------------------------------------------------------------
