@@ -78,3 +78,13 @@ export async function liveIntentState(temporal: Pick<Client, 'workflow'> | undef
     clearTimeout(timer);
   }
 }
+
+/**
+ * The card a paid intent saved, for the page's "Card saved": its answer to the attempt says so, but a
+ * 3-D Secure challenge brings the customer back to a page that only polls. Told from the record alone (the
+ * card's own document may still be on its way when the record says paid): a card charged by POST /cards/mit,
+ * saved by an earlier payment, comes with the intent's merchant-initiated transactions.
+ */
+export function cardSavedBy(intent: Pick<PaymentIntentRecord, 'payment_method' | 'transactions'>): string | null {
+  return intent.payment_method && !intent.transactions?.length ? intent.payment_method : null;
+}

@@ -1,6 +1,6 @@
 import type { PaymentIntentRecord } from '../../platform/records';
 import type { CheckoutCredential, CheckoutView } from './checkout-view';
-import { finalOutcome } from './intent-status';
+import { cardSavedBy, finalOutcome } from './intent-status';
 import { localeFor } from './locale';
 import { exitUrl, giveUpUrl, merchantUrls, resultExitUrl } from './merchant-exit';
 import { withLanguage, type PageLanguage } from './page-language';
@@ -63,6 +63,7 @@ export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omi
       expiresAt: intent.expires_at.toISOString(),
       attempt: intent.status === 'pending' ? req.attempt : null,
       outcome,
+      savedCard: outcome === 'succeeded' ? cardSavedBy(intent) : null,
       copy: outcomeCopies(view.merchantName, view.amountLabel, locale),
       ...clientDefaults(locale),
     },

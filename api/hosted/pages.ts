@@ -47,6 +47,8 @@ export interface CheckoutClientConfig {
   attempt: number | null;
   /** Set when the intent was already final when the page was rendered. */
   outcome: FinalOutcome | null;
+  /** Already paid when rendered, saving the customer's card: that card (the success says "Card saved"). */
+  savedCard?: string | null;
   copy: Record<FinalOutcome | 'processing', OutcomeCopy>;
   failureReasons: Readonly<Record<string, string>>;
   genericFailure: string;
@@ -311,7 +313,7 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
     ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${backToMerchant}</a></p>` : null}
   </div>`
     : null}
-  ${outcomePanel(finalCopy, final ? exitLink : null, null, payable && opts.config.offerSaveCard)}
+  ${outcomePanel(finalCopy, final ? exitLink : null, null, (payable && opts.config.offerSaveCard) || !!opts.config.savedCard)}
   <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>`;
 
   const body =

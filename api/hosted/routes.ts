@@ -8,7 +8,7 @@ import { attemptFrom } from './billing-page-kit';
 import { authorizedIntent, credentialFrom, loadCheckoutView, type CheckoutCredential, type CheckoutView } from './checkout-view';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
-import { checkoutOutcome, liveIntentState } from './intent-status';
+import { cardSavedBy, checkoutOutcome, liveIntentState } from './intent-status';
 import { localeFor } from './locale';
 import { intentLanguage, rememberLanguage, requestLanguage, type PageLanguage } from './page-language';
 import { checkoutPageSetup, pagePath, resultPageSetup } from './page-setup';
@@ -115,6 +115,8 @@ const statusSchema = z.object({
   status: z.enum(['pending', 'success', 'canceled']),
   outcome: z.enum(['open', 'processing', 'failed', 'succeeded', 'canceled', 'expired']),
   failure_code: z.string().optional(),
+  /** The card this payment saved (the customer ticked the box, or a billing page saves every card). */
+  payment_method_uuid: z.string().optional(),
   return_url: z.string().optional(),
   expires_at: z.string(),
 });
@@ -156,12 +158,14 @@ export const hostedPageRoutes: RouteDef[] = [
       const live = intent.status === 'pending' ? await liveIntentState(deps.temporal, id) : null;
       const answer = checkoutOutcome(intent, live, attemptFrom(query), new Date());
       const returnUrl = credential?.kind === 'client_secret' ? safeHttpUrl(intent.return_url) : null;
+      const savedCard = answer.outcome === 'succeeded' ? cardSavedBy(intent) : null;
       return {
         status: 200,
         body: {
           payment_intent: intent._id,
           status: intent.status,
           ...answer,
+          ...(savedCard ? { payment_method_uuid: savedCard } : {}),
           ...(returnUrl ? { return_url: returnUrl } : {}),
           expires_at: intent.expires_at.toISOString(),
         },

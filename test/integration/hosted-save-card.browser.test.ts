@@ -164,6 +164,36 @@ test('the embedded form offers it too: ticked, the card is saved and the form sa
   await page.close();
 });
 
+test('ticked, a card that needs 3-D Secure is saved once the challenge pays, and the page it returns to says so', async () => {
+  const m = await createMerchant('Brew & Bean Coffee');
+  const intent = await createIntent(m, saving(3100));
+  const page = await newPage();
+  await page.goto(intent.url);
+  await fillCard(page, '4000 0000 0000 3220');
+  await page.getByRole('checkbox', { name: 'Save this card for future payments' }).check();
+  // The attempt's answer is requires_action, naming no card, and the page leaves for the bank's at once.
+  const attempt = page.waitForRequest((r) => r.method() === 'POST' && new URL(r.url()).pathname.endsWith('/attempts'));
+  await page.locator('#pay-button').click();
+  expect((await attempt).postDataJSON()).toMatchObject({ save_payment_method: true });
+
+  const complete = page.getByRole('button', { name: 'Complete authentication' });
+  await complete.waitFor({ timeout: 20_000 });
+  await complete.click();
+  await page.waitForURL(onHostedPageOf(intent.payment_intent), { timeout: 20_000 });
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 20_000 });
+  await page.getByText('Card saved', { exact: true }).waitFor({ timeout: 10_000 });
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-7-save-card-3ds.png'), fullPage: true });
+
+  const cards = await api.get(`/v202608/customers/${intent.customer}/payment-methods`, m.secretKey);
+  expect(cards.body.data).toMatchObject([{ last4: '3220' }]);
+  await expect(page.locator('#outcome').getAttribute('data-payment-method')).resolves.toBe(cards.body.data[0].payment_method);
+
+  // Opened again once paid, the page is rendered final and still says so.
+  await page.goto(intent.url);
+  await page.getByText('Card saved', { exact: true }).waitFor();
+  await page.close();
+});
+
 // ---- the saved card charged later, with the customer absent (POST /cards/mit) ----------------------------
 // 3184's issuer demands 3-D Secure for off-session charges: /cards/mit answers REQUIRES_ACTION with the
 // sandbox's challenge page, which sends the cardholder back to the second intent's hosted page.
@@ -238,6 +268,11 @@ test('charged off-session later, the saved card needs 3-D Secure: the challenge 
     return r.body.status === 'success' ? r.body : undefined;
   }, 20_000, 'the second intent paid');
   expect(paid).toMatchObject({ status: 'success', payment_method: pm, customer });
+  // The card was saved by the first payment, not this one: the page's status names no card saved.
+  const here = new URL(page.url());
+  const status = await (await fetch(`${here.origin}/pay/${intent}/status${here.search}`)).json();
+  expect(status).toMatchObject({ outcome: 'succeeded' });
+  expect(status).not.toHaveProperty('payment_method_uuid');
   const tx = await api.get(`/v202608/transactions/${transaction}`, m.secretKey);
   expect(tx.status).toBe(200);
   expect(tx.body).toMatchObject({ transaction, kind: 'merchant_initiated', payment_intent: intent, status: 'succeeded', amount: 4200, payment_method: pm });

@@ -432,6 +432,9 @@
           if (s.return_url !== undefined) config.returnUrl = s.return_url;
           switch (s.outcome) {
             case 'succeeded':
+              // Back from a 3-D Secure challenge, the page learns of the saved card here, not from the attempt.
+              if (s.payment_method_uuid) showCardSaved(s.payment_method_uuid);
+              return finish(s.outcome);
             case 'expired':
             case 'canceled':
               return finish(s.outcome);
@@ -597,6 +600,7 @@
   if (payButton) payButton.disabled = false;
 
   if (config.outcome) {
+    if (config.savedCard) showCardSaved(config.savedCard);
     finish(config.outcome);
   } else if (config.attempt !== null) {
     // Back from the bank's page: follow that attempt to its end. The URL loses `attempt` so a reload
