@@ -59,7 +59,8 @@ export function storableRecord<V extends z.ZodType>(value: V, limits: { maxKeys:
       for (const key of keys) {
         let reason = unstorableKeyReason(key);
         if (key.length === 0) reason = 'a key may not be empty';
-        if (key.length > limits.maxKeyLength) reason = `keys are at most ${limits.maxKeyLength} characters`;
+        // In code points, as values and JSON Schema's maxLength count (an emoji is one character, not two).
+        if ([...key].length > limits.maxKeyLength) reason = `keys are at most ${limits.maxKeyLength} characters`;
         if (reason) ctx.addIssue({ code: 'custom', path: [key], message: reason });
       }
     })

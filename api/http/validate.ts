@@ -4,11 +4,27 @@ import { invalidRequest } from '../../domain/errors';
 /** What a schema's own rule passes as a custom issue's params when a parameter is required but absent. */
 export const MISSING = { missing: true } as const;
 
+/**
+ * A union's failure says only "Invalid input" at the union (`customer`: an id or an object). When the value is
+ * of one branch's type (an object, not the id's string), that branch's own first issue names the field inside
+ * (`customer[first_name]`); followed down through nested unions.
+ */
+function branchIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  let current = issue;
+  while (current.code === 'invalid_union' && current.errors.length) {
+    const ofItsType = current.errors.filter((b) => b.length > 0 && !(b[0]!.code === 'invalid_type' && b[0]!.path.length === 0));
+    if (ofItsType.length !== 1) break;
+    const inner = ofItsType[0]![0]!;
+    current = { ...inner, path: [...current.path, ...inner.path] } as z.core.$ZodIssue;
+  }
+  return current;
+}
+
 /** zod result -> the first issue as a 400 naming the parameter, in the bracket form clients send. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path'): z.infer<T> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
+  const issue = branchIssue(r.error.issues[0]!);
   const path = issue.path.map(String);
   let param = path.length ? path[0] + path.slice(1).map((p) => `[${p}]`).join('') : undefined;
   let message = issue.message;

@@ -38,6 +38,11 @@ test('the metadata bounds still hold: 50 keys of 40 characters', () => {
   expect(refusal({ amount: 1, currency: 'EUR', metadata: many })).toMatchObject({ param: 'metadata', message: 'Invalid metadata: at most 50 keys' });
 });
 
+test('a metadata key is counted in characters, as its value and the published schema count them: 40 emoji fit, 41 do not', () => {
+  expect(metadataSchema.safeParse({ ['🙂'.repeat(40)]: 'x', v: '🙂'.repeat(500) }).success).toBe(true);
+  expect(refusal({ amount: 1, currency: 'EUR', metadata: { ['🙂'.repeat(41)]: 'x' } }).message).toContain('at most 40 characters');
+});
+
 test('a customer email is what a browser email field accepts', () => {
   expect(customerUpsertBody.safeParse({ email: 'pgc$vc@qhpyq.example' }).success).toBe(true);
   expect(customerUpsertBody.safeParse({ email: 'not an email' }).success).toBe(false);
@@ -68,4 +73,14 @@ describe('the OpenAPI document states what the API checks', () => {
     expect(Object.keys(view.properties).sort()).toEqual(['created_at', 'customer', 'email', 'first_name', 'last_name', 'phone_number', 'reference', 'test_clock']);
     expect(view.additionalProperties).toBe(false);
   });
+});
+
+test('a wrong type inside an inline customer (an id or an object) names the field inside, not only `customer`', () => {
+  expect(refusal({ amount: 100, currency: 'EUR', customer: { first_name: 5 } })).toMatchObject({
+    code: 'parameter_invalid',
+    param: 'customer[first_name]',
+    message: 'Invalid customer[first_name]: Invalid input: expected string, received number',
+  });
+  // A value of neither branch's type is still about `customer` itself.
+  expect(refusal({ amount: 100, currency: 'EUR', customer: 5 })).toMatchObject({ code: 'parameter_invalid', param: 'customer' });
 });
