@@ -24,6 +24,9 @@ beforeAll(async () => {
 afterAll(() => hooks.close());
 
 const iso = (s: number) => new Date(s * 1000).toISOString();
+/** The sandbox gateway's effects of a kind (every charge it made, with its idempotency key and status). */
+const sandboxEffects = async (kind: string): Promise<{ idempotency_key: string; status: string }[]> =>
+  ((await (await fetch(`${getStack().sandboxUrl}/v1/effects?kind=${kind}`)).json()) as { effects: { idempotency_key: string; status: string }[] }).effects;
 const { post, get, nextSeq, clockAt, customerWithCard, advance, invoicesOf } = clockBilling(() => m, 'sub');
 
 async function plan(body: Record<string, unknown> = {}): Promise<string> {
@@ -93,6 +96,10 @@ describe('dunning', () => {
     expect((await get(`/invoices/${failing.invoice}`)).body).toMatchObject({ status: 'uncollectible', attempt_count: 4, next_payment_attempt: null });
     expect((await get(`/subscriptions/${id}`)).body).toMatchObject({ status: 'canceled', ended_at: at('2026-03-22T00:00:00Z') });
     await eventually(async () => (hooks.of('invoice.payment_failed').filter((d) => d.body.data.invoice === failing.invoice).length === 4 ? true : undefined), 30_000, '4 payment_failed events');
+    // Each of the 4 attempts charged the card (a retry seconds after the last in real time, the clock's days
+    // apart, is a new charge, not the same call answered with the last decline).
+    const charges = (await sandboxEffects('charge')).filter((e) => e.idempotency_key.startsWith(`${failing.payment_intent}:attempt:`));
+    expect(charges.map((e) => [e.idempotency_key, e.status]).sort()).toEqual([1, 2, 3, 4].map((n) => [`${failing.payment_intent}:attempt:${n}`, 'declined']));
     await eventually(async () => (hooks.of('subscription.canceled').some((d) => d.body.data.subscription === id) ? true : undefined), 30_000, 'subscription.canceled');
     // Ended: nothing more can change.
     expect((await post(`/subscriptions/${id}`, { cancel_at_period_end: true })).body.error.code).toBe('subscription_ended');

@@ -15,6 +15,12 @@ const WAITS_FOR_CHARGE_MS = 20_000;
 const REFUND_WAITS_FOR_CHARGE_PATCH = 'refund-waits-for-charge';
 /** A merchant-initiated charge that failed for a reason not the card's is charged again on the next call. */
 const MIT_RETRY_NOT_THE_CARD_PATCH = 'mit-retry-not-the-card';
+/**
+ * A charge the caller names (an invoice's attempt, `chargeKey`) is its own charge, never the burst of the last
+ * decline: on a test clock a dunning retry comes seconds after the last attempt in real time. Runs before it
+ * answered such a retry within a minute with the last decline, charging nothing.
+ */
+const MIT_NAMED_CHARGE_OWN_PATCH = 'mit-named-charge-own';
 /** A repeated refund request whose first one gave its key back (its record refused) is admitted afresh. */
 const REFUND_REPEAT_AFTER_UNDO_PATCH = 'refund-repeat-after-undo';
 /** A credit note this intent admits is issued by the intent (and credited), not only by the API request that asked. */
@@ -125,7 +131,7 @@ export async function onMitCharge(run: IntentRun, req: MitChargeInput): Promise<
   const { s, input } = run;
   // The same charge already decided (it paid the intent, or was declined moments ago) is answered again.
   // A failure that was not the card's is tried again (a run before the patch answered it again for a minute).
-  const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now(), () => patched(MIT_RETRY_NOT_THE_CARD_PATCH));
+  const decided = s.paidByMit(req) ?? s.recentMitDecline(req, Date.now(), () => patched(MIT_RETRY_NOT_THE_CARD_PATCH), () => patched(MIT_NAMED_CHARGE_OWN_PATCH));
   if (decided) return s.mitResult(decided.transaction);
   // The caller's charge made already (an invoice's attempt sent again after its answer was lost): its answer,
   // once decided (the open attempt's is joined below).

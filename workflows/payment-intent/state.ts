@@ -381,14 +381,17 @@ export class PaymentIntentState {
 
   /**
    * The same charge declined moments ago (within MIT_DECLINE_ANSWERED_MS): a burst of identical calls that
-   * arrives after the decline is answered with it instead of charging the card again and again.
+   * arrives after the decline is answered with it instead of charging the card again and again. A charge the
+   * caller names (`chargeKey`, an invoice's attempt) is a burst only of itself (byChargeKey), so it is never one
+   * here (`namedIsOwn`; runs before it answered it too).
    */
-  recentMitDecline(req: MitChargeInput, now: number, cardsOnly: () => boolean): TransactionRecord | undefined {
+  recentMitDecline(req: MitChargeInput, now: number, cardsOnly: () => boolean, namedIsOwn: () => boolean): TransactionRecord | undefined {
     const last = [...this.transactions.values()].reverse().find((t) => t.payment_method === req.paymentMethod && t.agreement === req.agreement.id);
     if (last?.status !== 'failed' || now - Date.parse(last.updated_at) >= MIT_DECLINE_ANSWERED_MS) return undefined;
     // A failure that was not the card's (its connector down, replaced by another attempt, the intent canceled
     // under it) is not answered again: a call after Retry-After tries again.
     if (NOT_THE_CARDS.has(last.failure_code ?? '') && cardsOnly()) return undefined;
+    if (req.chargeKey && this.byChargeKey(req) === undefined && namedIsOwn()) return undefined;
     return last;
   }
 
@@ -404,7 +407,7 @@ export class PaymentIntentState {
    */
   mitRefusal(req: MitChargeInput, now: number): Refusal | null {
     if (this.paidByMit(req) || this.byChargeKey(req)) return null;
-    if (this.status === 'pending' && this.recentMitDecline(req, now, () => true)) return null;
+    if (this.status === 'pending' && this.recentMitDecline(req, now, () => true, () => true)) return null;
     const notMutable = this.mutableRefusal();
     if (notMutable) return notMutable;
     if (now >= this.expiresAt) return { type: 'not_mutable', message: 'This payment intent has expired' };
