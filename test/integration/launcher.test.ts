@@ -163,3 +163,28 @@ test('a launcher killed outright (SIGKILL) after a full start: every process it 
   expect(runningWithEnv(MARK, mark)).toEqual([]);
   expect(await portFree(uiPort)).toBe(true);
 });
+
+test('`npm run dev` stopped by SIGTERM sent to npm (a supervisor, `timeout`): the launcher hears it and nothing is left running', async () => {
+  const mark = newMark();
+  const [port, uiPort, sandboxPort] = [await freePort(), await freePort(), await freePort()];
+  const npm = spawn('npm', ['run', '--silent', 'dev'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), TEMPORAL_UI_PORT: String(uiPort), SANDBOX_PORT: String(sandboxPort), DEV_DATA_DIR: scratch(), [MARK]: mark },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  npm.stderr!.resume();
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    npm.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('Ctrl-C stops everything')) resolve();
+    });
+    npm.once('exit', (code) => reject(new Error(`npm run dev exited with ${code} before its banner`)));
+  });
+  expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+
+  npm.kill('SIGTERM'); // npm passes it on to its script's shell, which (exec) is the launcher itself
+  await eventually('every process of `npm run dev` was expected to exit', () => runningWithEnv(MARK, mark).length === 0, 60_000).catch(() => undefined);
+  expect(runningWithEnv(MARK, mark)).toEqual([]);
+  expect(await portFree(port)).toBe(true);
+});
