@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gatewaysOfConfig } from '../gateways/registry';
 import { loadConfig } from '../platform/config';
+import { planWorkers } from '../worker/worker-options';
 import { connectMongo } from '../platform/mongo';
 import { createConnector, createTenant, issueKey } from '../api/admin/provisioning';
 import { webhookSigningSecretData } from '../data/webhook-signing-secrets';
@@ -57,7 +59,8 @@ async function main() {
 
   // What fails for certain is refused before anything starts: a configuration the API and worker would
   // refuse (they exit 78), and the fixed ports taken (often by a previous `npm run dev` still running).
-  loadConfig({ ...process.env, NODE_ENV: 'development', ...env });
+  const config = loadConfig({ ...process.env, NODE_ENV: 'development', ...env });
+  planWorkers(config, gatewaysOfConfig(config).names()); // a gateway the registry does not know (WORKER_QUEUES, GATEWAY_RATE_LIMITS)
   await assertPortsFree({ [`API, PORT`]: port, [`gateway sandbox, SANDBOX_PORT`]: sandboxPort, ...(process.env.TEMPORAL_ADDRESS ? {} : { [`Temporal UI, TEMPORAL_UI_PORT`]: uiPort }) });
 
   stack = await startStack({
@@ -156,6 +159,8 @@ async function ensureDemoTenant(mongoUri: string, env: Record<string, string>) {
 function shopCommand(apiUrl: string): string {
   const env = [
     ...(process.env.DEV_DATA_DIR ? [`DEV_DATA_DIR=${DATA}`] : []),
+    // The shop reads a generated token from the data directory; one given to dev is written nowhere.
+    ...(process.env.ADMIN_API_TOKEN ? [`ADMIN_API_TOKEN=${process.env.ADMIN_API_TOKEN}`] : []),
     ...(new URL(apiUrl).port !== '3000' ? [`PAYORCH_API_URL=${apiUrl.replace('127.0.0.1', 'localhost')}`] : []),
   ];
   return [...env, 'npx tsx examples/merchant-backend/main.ts'].join(' ');

@@ -144,6 +144,16 @@ describe('npm run dev (scripts/dev.ts), when it cannot start', () => {
     expect(dev.stderr).toMatch(/npm run dev could not start: invalid configuration:\s+ADMIN_API_TOKEN: must be at least 24 characters/);
     expect(runningWithEnv(MARK, dev.mark)).toEqual([]);
   });
+
+  test('a gateway the registry does not know (GATEWAY_RATE_LIMITS): exits 1 naming it before starting anything', async () => {
+    const dataDir = scratch();
+    const dev = await runDev({ PORT: String(await freePort()), SANDBOX_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DEV_DATA_DIR: dataDir, GATEWAY_RATE_LIMITS: 'stripe=5' });
+
+    expect(dev.code).toBe(1);
+    expect(dev.stderr).toMatch(/npm run dev could not start: gateway "stripe" \(WORKER_QUEUES or GATEWAY_RATE_LIMITS\) is not registered/);
+    expect(readdirSync(dataDir)).not.toContain('logs'); // nothing was started, so nothing logged
+    expect(runningWithEnv(MARK, dev.mark)).toEqual([]);
+  });
 });
 
 test('a launcher killed outright (SIGKILL) after a full start: every process it started exits by itself', async () => {
