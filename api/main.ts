@@ -1,11 +1,11 @@
-import { loadConfigOrExit } from '../platform/config';
+import { exitIfConfigError, loadConfigOrExit } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
 import { ensureTenantNumbers } from '../data/tenants';
 import { ensureOlderIds } from '../data/payment-intents';
 import { ensureRefundOlderIds } from '../data/refunds';
 import { ensureInlineRecipientScopes } from '../data/payout-recipients';
-import { connectTemporalClient, hasPollers } from '../platform/temporal';
+import { connectTemporalClient, hasPollers, temporalConnectionOptions } from '../platform/temporal';
 import { gatewaysOfConfig } from '../gateways/registry';
 import { createApp } from './app';
 import { createApiMetrics } from './http/metrics';
@@ -14,6 +14,7 @@ import { stopWhenLauncherGone } from '../platform/launcher';
 
 async function main() {
   const config = loadConfigOrExit();
+  temporalConnectionOptions(config); // reads the TLS files: one that cannot be read exits 78 before any connection
   const logger = createLogger({ name: 'api', level: config.LOG_LEVEL });
   const mongo = await connectMongo(config.MONGODB_URI, { maxPoolSize: config.MONGODB_MAX_POOL_SIZE });
   await ensureIndexes(mongo);
@@ -57,6 +58,7 @@ async function main() {
 }
 
 main().catch((err) => {
+  exitIfConfigError(err);
   process.stderr.write(`api failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -358,6 +358,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * For a process's last catch: a configuration found wrong after loading (a TLS file that cannot be read) exits
+ * 78 naming the variable, as loadConfigOrExit does, not 1 with a stack trace.
+ */
+export function exitIfConfigError(err: unknown): void {
+  if (!(err instanceof ConfigError)) return;
+  process.stderr.write(`${err.message.startsWith('invalid configuration') ? '' : 'invalid configuration:\n  '}${err.message}\n`);
+  process.exit(78); // EX_CONFIG
+}
+
 /** For process entry points: print the problem and exit non-zero. */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
   try {

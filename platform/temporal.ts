@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection, WorkflowNotFoundError, type TLSConfig } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { Config } from './config';
+import { ConfigError, type Config } from './config';
 import { dataConverterFor } from './data-converter';
 
 export type TemporalConnectionConfig = Pick<
@@ -19,7 +19,7 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): { a
     try {
       return readFileSync(file);
     } catch (err) {
-      throw new Error(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new ConfigError(`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
   };
   const wantsTls =

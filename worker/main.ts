@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NativeConnection, Runtime, Worker, makeTelemetryFilterString } from '@temporalio/worker';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { gatewayCallbackBaseUrl, loadConfigOrExit, webhookEndpointLimits, webhookTargetPolicy, type Config } from '../platform/config';
+import { exitIfConfigError, gatewayCallbackBaseUrl, loadConfigOrExit, webhookEndpointLimits, webhookTargetPolicy, type Config } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectMongo, ensureIndexes } from '../platform/mongo';
@@ -24,6 +24,7 @@ import { sandboxSettlementReport } from '../gateways/sandbox-settlement';
 
 async function main() {
   const config = loadConfigOrExit();
+  temporalConnectionOptions(config); // reads the TLS files: one that cannot be read exits 78 before any connection
   const logger = createLogger({ name: 'worker', level: config.LOG_LEVEL });
   // The SDK's own metrics (task latencies, slots, polls) on a loopback port; /metrics below merges them
   // with ours so one scrape target serves both. WORKER_METRICS_PORT=0 (tests) picks free ports.
@@ -124,6 +125,7 @@ function sdkLogger(logger: ReturnType<typeof createLogger>) {
 }
 
 main().catch((err) => {
+  exitIfConfigError(err);
   process.stderr.write(`worker failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -56,6 +56,13 @@ test.each(['api/main.ts', 'worker/main.ts'])('%s with PORT=abc exits 78 naming P
   expect(r.stderr).toMatch(/^\s+PORT: /m);
 }, 40_000);
 
+test.each(['api/main.ts', 'worker/main.ts'])('%s with a TLS file it cannot read exits 78 naming the variable, before any connection', async (entry) => {
+  const r = await run(entry, { ...DEV, TEMPORAL_TLS_CA_PATH: '/nonexistent/ca.pem' });
+  expect(r.code).toBe(78);
+  expect(r.stderr).toMatch(/invalid configuration:\s+TEMPORAL_TLS_CA_PATH: cannot read \/nonexistent\/ca.pem \(ENOENT\)/);
+  expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+}, 40_000);
+
 test('worker/main.ts in production with WEBHOOK_ALLOW_PRIVATE_HOSTS=true exits 78 naming it', async () => {
   const r = await run('worker/main.ts', {
     NODE_ENV: 'production',
