@@ -70,10 +70,15 @@ function definingVersions(byVersion: Map<ApiVersion, Router>, path: string, meth
   return API_VERSIONS.filter((v) => byVersion.get(v)!.match(path, method).pathAndMethod.length > 0);
 }
 
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
 function methodNotAllowed(ctx: Context, layers: { methods: string[] }[]): DomainError {
-  const allowed = [...new Set(layers.flatMap((l) => l.methods))].filter((x) => x !== 'HEAD');
+  // Allow lists every method served, HEAD too (the router serves it for each GET, RFC 9110 15.5.6), in one
+  // order whatever the routes' order; the message names the ones a client means, HEAD being GET without a body.
+  const served = new Set(layers.flatMap((l) => l.methods));
+  const allowed = METHOD_ORDER.filter((x) => served.has(x));
   ctx.set('Allow', allowed.join(', '));
-  return new DomainError('method_not_allowed', 'method_not_allowed', `${ctx.method} is not allowed here; use ${allowed.join(' or ')}`);
+  return new DomainError('method_not_allowed', 'method_not_allowed', `${ctx.method} is not allowed here; use ${allowed.filter((x) => x !== 'HEAD').join(' or ')}`);
 }
 
 async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersion | null, limiter?: RateLimiter): Promise<void> {
