@@ -1,18 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import Koa, { type Context, type Next } from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import { DomainError } from '../domain/errors';
-import { base62 } from '../platform/ids';
 import type { AppDeps } from './deps';
 import { errorHandler } from './http/error-handler';
 import { inFlightCap } from './http/in-flight-cap';
+import { admitJsonBody, readJsonBody } from './http/json-body';
 import { regionOfHost } from './http/region';
 import { RateLimiter, rateLimitRules } from './http/rate-limit';
 import type { RouteDef } from './http/route';
+import { requestIdOf } from './http/request-id';
 import { createVersionedRouter } from './http/versioned-router';
+import { wellFormedBody } from './http/well-formed-body';
 import { allRoutes } from './routes';
 
-export const BODY_LIMIT = '1mb';
+export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export function createApp(
   deps: AppDeps,
@@ -23,8 +23,7 @@ export function createApp(
   app.silent = true; // errors are logged by errorHandler, once, with the request id
 
   app.use(async (ctx: Context, next: Next) => {
-    const incoming = ctx.get('request-id');
-    const id = /^[\w-]{8,64}$/.test(incoming) ? incoming : `req_${base62(randomBytes(12))}`;
+    const id = requestIdOf(ctx.get('request-id'));
     ctx.state.requestId = id;
     ctx.set('Request-Id', id);
     ctx.state.logger = deps.logger.child({ request_id: id });
@@ -57,30 +56,12 @@ export function createApp(
     await next();
   });
 
-  // JSON only: a body in another media type is 415, malformed JSON 400, over 1 MB 413.
-  app.use(async (ctx: Context, next: Next) => {
-    const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== '';
-    if (hasBody && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method) && !ctx.is('application/json')) {
-      throw new DomainError('unsupported_media_type', 'unsupported_media_type', 'Send the request body as application/json');
-    }
-    await next();
-  });
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: BODY_LIMIT,
-      jsonStrict: false,
-      encoding: 'utf-8',
-      onError: (err: Error) => {
-        const e = err as Error & { status?: number; type?: string };
-        if (e.status === 413 || e.type === 'entity.too.large') throw e;
-        // Valid JSON the parser refuses on purpose (prototype poisoning): say so, as a '$' key is refused.
-        if (/forbidden prototype property/.test(e.message))
-          throw new DomainError('invalid_request', 'parameter_invalid', "The request body has a key '__proto__' (or 'constructor' with 'prototype'): such keys are refused anywhere in a body");
-        throw new DomainError('invalid_request', 'malformed_json', 'The request body is not valid JSON');
-      },
-    }),
-  );
+  // JSON in UTF-8 only: another media type, charset or content coding is 415; bytes that are not UTF-8 or not
+  // JSON 400, over 1 MB 413; then every parsed body is checked for what no route accepts (lone surrogates,
+  // nesting past a bound, prototype keys) before a route sees it.
+  app.use(admitJsonBody);
+  app.use(readJsonBody(BODY_LIMIT_BYTES));
+  app.use(wellFormedBody);
 
   app.use(createVersionedRouter(routes, deps, rateLimiter));
   return app;

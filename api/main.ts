@@ -8,6 +8,7 @@ import { ensureInlineRecipientScopes } from '../data/payout-recipients';
 import { connectTemporalClient, hasPollers, temporalConnectionOptions } from '../platform/temporal';
 import { gatewaysOfConfig } from '../gateways/registry';
 import { createApp } from './app';
+import { answerClientErrors } from './http/client-errors';
 import { createApiMetrics } from './http/metrics';
 import type { AppDeps } from './deps';
 import { stopWhenLauncherGone } from '../platform/launcher';
@@ -42,6 +43,7 @@ async function main() {
     if (process.send) process.send({ type: 'listening', port });
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, logger);
 
   let stopping = false;
   const stop = async (signal: string) => {

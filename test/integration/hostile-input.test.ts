@@ -1,5 +1,5 @@
 import type { MongoClient } from 'mongodb';
-import { api, call, createMerchant, mongo, type Merchant } from './harness';
+import { api, call, createMerchant, getStack, mongo, type Merchant } from './harness';
 
 // Hostile input gets a 4xx in the error shape, never a 500.
 
@@ -70,4 +70,50 @@ test('a callback for an unknown gateway is a 404 in the error shape', async () =
     expect(r.status).toBe(404);
     expect(r.body).toEqual(errorShape('resource_missing', 'gateway'));
   }
+});
+
+describe('what the body is made of, before any endpoint reads it', () => {
+  const post = (path: string, rawBody: string | Buffer, headers: Record<string, string> = {}) =>
+    fetch(`${getStack().apiUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${m.secretKey}`, 'content-type': 'application/json', ...headers }, body: typeof rawBody === 'string' ? rawBody : new Uint8Array(rawBody) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  test('a lone surrogate in a key or value is 400 naming where, and nothing is stored (MongoDB would keep U+FFFD, and two such keys collided)', async () => {
+    const reference = `lone-${Date.now()}`;
+    const lone = await post('/v202607/payment-intents', `{"amount":100,"currency":"EUR","idempotency_key":"k-${reference}-\\ud800","customer":{"reference":"${reference}","first_name":"\\udc00"}}`);
+    expect([lone.status, lone.body]).toEqual([400, errorShape('parameter_invalid', 'idempotency_key')]);
+    expect(lone.body.error.message).toMatch(/not well-formed Unicode/);
+    const keys = await post('/v202607/payment-intents', `{"amount":100,"currency":"EUR","customer":{"reference":"${reference}"},"metadata":{"a\\ud800":"1","a\\udc00":"2"}}`);
+    expect([keys.status, keys.body]).toEqual([400, errorShape('parameter_invalid', 'metadata')]);
+    expect(await db.db().collection('customers').countDocuments({ tenant_id: m.tenant, reference })).toBe(0);
+  });
+
+  test('a body nested 5,000 levels deep is 400 naming the field, not a 500 from a stack overflow', async () => {
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    for (const path of ['/payment-intents', '/checkout-intents']) {
+      const r = await post(path, `{"gateway":"sandbox","amount":100,"currency":"EUR","payload":{"x":${deep}}}`);
+      expect([path, r.status, r.body]).toEqual([path, 400, errorShape('parameter_invalid', 'payload')]);
+    }
+  });
+
+  test('a charset other than UTF-8 is 415; bytes that are not UTF-8 are 400, not stored as U+FFFD', async () => {
+    const latin1 = await post('/v202607/payment-intents', Buffer.from('{"amount":100,"currency":"EUR","metadata":{"n":"caf\u00e9"}}', 'latin1'), { 'content-type': 'application/json; charset=iso-8859-1' });
+    expect([latin1.status, latin1.body]).toEqual([415, errorShape('unsupported_media_type')]);
+    expect(latin1.body.error.message).toMatch(/UTF-8/);
+    const invalid = await post('/v202607/payment-intents', Buffer.from('{"amount":100,"currency":"EUR","metadata":{"n":"caf\u00e9"}}', 'latin1'));
+    expect([invalid.status, invalid.body]).toEqual([400, errorShape('malformed_json')]);
+    expect(invalid.body.error.message).toMatch(/not valid UTF-8/);
+  });
+
+  test('a Content-Encoding the API does not decode (br, zstd) is 415 unsupported_encoding', async () => {
+    for (const coding of ['br', 'zstd']) {
+      const r = await post('/v202607/payment-intents', '{"amount":100,"currency":"EUR"}', { 'content-encoding': coding });
+      expect([coding, r.status, r.body]).toEqual([coding, 415, errorShape('unsupported_encoding')]);
+    }
+  });
+
+  test('a request line over the header limit is 431 in the error shape, with the connection closed', async () => {
+    const r = await fetch(`${getStack().apiUrl}/v202607/payment-intents/pi_eu_${'x'.repeat(20_000)}`, { headers: { authorization: `Bearer ${m.secretKey}` } });
+    expect(r.status).toBe(431);
+    expect([r.headers.get('content-type'), r.headers.get('connection')]).toEqual(['application/json', 'close']);
+    expect(await r.json()).toEqual(errorShape('request_header_too_large'));
+  });
 });

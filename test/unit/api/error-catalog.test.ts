@@ -90,8 +90,9 @@ function scan() {
     const at = (i: number) => `${file}:${lineOf(text, i)}`;
     // new DomainError('kind', 'code' | expr  and  errorBody('kind', 'code'
     for (const m of text.matchAll(/\b(new DomainError|errorBody)\(\s*'([a-z_]+)'\s*,\s*(?:'([A-Za-z_]+)'|([^,)]+))/g)) {
-      // errorBody's callers may set the status themselves (`ctx.status = 500` before the body): that one counts.
-      const explicit = m[1] === 'errorBody' ? /ctx\.status = (\d{3});\s*[^;]*$/.exec(text.slice(Math.max(0, m.index - 200), m.index)) : null;
+      // errorBody's callers may set the status themselves (`ctx.status = 500`, or `const status = 431` where there
+      // is no Koa context, just before the body): that one counts.
+      const explicit = m[1] === 'errorBody' ? /(?:ctx\.|\b)status = (\d{3});\s*[^;]*$/.exec(text.slice(Math.max(0, m.index - 200), m.index)) : null;
       if (m[3]) found.push({ code: m[3], kind: m[2] as ErrorKind, where: at(m.index), ...(explicit ? { status: Number(explicit[1]) } : {}) });
       else if (!(file === 'domain/errors.ts' && m[4]!.trim() === 'code') && !(file === 'api/http/error-handler.ts' && m[1] === 'errorBody'))
         dynamic.push({ file, call: `${m[1]}(${m[0].slice(m[0].indexOf('(') + 1).replace(/\s+/g, ' ').trim()}`, where: at(m.index) });
