@@ -77,8 +77,9 @@ export function olderProgress(p: OlderProgressInput): OlderProgress {
 
 /**
  * The body every `webhook_urls` entry of an older intent (and of its checkout intent) receives: the intent
- * as the older retrieve shows it, the event's name, and the `payload` given at create.
+ * as the older retrieve shows it, the event's name, the `payload` given at create, and a v202606 intent's
+ * `metadata` (that create takes metadata, and the spec returns it on the intent's webhooks).
  */
-export function olderIntentWebhookBody(view: OlderIntentView, event: string, payload: unknown): Record<string, unknown> {
-  return { webhook_type: 'payment_intent', event, ...view, payload: payload ?? null };
+export function olderIntentWebhookBody(view: OlderIntentView, event: string, payload: unknown, metadata?: Record<string, string>): Record<string, unknown> {
+  return { webhook_type: 'payment_intent', event, ...view, payload: payload ?? null, ...(metadata ? { metadata } : {}) };
 }

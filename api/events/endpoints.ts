@@ -83,10 +83,21 @@ export function endpointRefs(stored: readonly SharedSecretEndpoint[]): EndpointR
   return stored.map((e) => ({ url: e.url, events: [], ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
 }
 
+/** The same address however its scheme and host are cased or its default port written: one receiver. */
+function sameReceiver(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
 /**
  * The older interface's webhooks (payouts, older intents and refunds, checkout intents): `webhook_urls` that
  * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret. A URL the
- * webhook target policy refuses is a 400 naming it by its place in webhook_urls (`webhook_urls[i]`).
+ * webhook target policy refuses is a 400 naming it by its place in webhook_urls (`webhook_urls[i]`), and so
+ * is a URL listed twice, as v202607's `webhooks` refuse it: every entry is delivered, so it would get every
+ * event twice.
  */
 export function planSharedSecretWebhooks(
   tenantId: string,
@@ -95,6 +106,17 @@ export function planSharedSecretWebhooks(
   secret: string | undefined,
   config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
 ): PlannedWebhooks {
+  const seen = new Map<string, number>();
+  urls?.forEach((url, i) => {
+    const first = seen.get(sameReceiver(url));
+    if (first === undefined) seen.set(sameReceiver(url), i);
+    else
+      throw invalidRequest(
+        'parameter_invalid',
+        `Invalid webhook_urls[${i}]: the same URL as webhook_urls[${first}]: list each URL once (every entry is sent every event)`,
+        `webhook_urls[${i}]`,
+      );
+  });
   const endpoints = urls?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) }));
   return planWebhookEndpoints(tenantId, region, endpoints, config, (i) => `webhook_urls[${i}]`);
 }

@@ -25,7 +25,11 @@ const eventView = z.object({
       '`<object>.<event>`. Events of v202607 webhooks carry a type from the closed list WebhookEventType; events of the older interface (payouts, returns, older refunds and intents) carry that interface\'s own types.',
     ),
   created_at: z.string(),
-  data: z.record(z.string(), z.unknown()),
+  data: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'Envelope events (v202607 and later): the object as the retrieve of its version answered it when the event happened. Events of the older interface: the body delivered to its `webhook_urls`, exactly (with `payload`, and `event_id` equal to `id`).',
+    ),
 });
 
 const attemptView = z.object({
@@ -124,8 +128,22 @@ export function replayKey(tenantId: string, url: string, page: { since: Date; or
 }
 
 
+/**
+ * An event as listed. An older-interface event's `data` is the body its URLs were delivered, as delivered: the
+ * stored `data` leaves out the merchant's free `payload`, whose keys MongoDB may refuse, and the body keeps it.
+ */
 function view(e: EventRecord) {
-  return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.data };
+  return { id: e._id, type: e.type, created_at: e.created_at.toISOString(), data: e.format === 'legacy' ? deliveredBody(e) : e.data };
+}
+
+function deliveredBody(e: EventRecord): Record<string, unknown> {
+  try {
+    const body: unknown = JSON.parse(e.body);
+    if (body !== null && typeof body === 'object' && !Array.isArray(body)) return body as Record<string, unknown>;
+  } catch {
+    // Never so for a body the service built; the stored data is the next best.
+  }
+  return e.data;
 }
 
 function attemptRow(a: DeliveryAttemptRecord) {

@@ -17,7 +17,7 @@ const payloadSchema = z
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 /** webhook_urls share the one webhook_secret, sent back in the header Service-Webhook-Secret. */
-const olderWebhookFields = sharedSecretWebhookFields('Each receives the same body on every event, at the same time');
+const olderWebhookFields = sharedSecretWebhookFields('Each receives the same body on every event, at the same time. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice');
 
 /** What an older intent and a checkout intent share: where the customer ends, what the page shows. */
 export const olderPresentationFields = {
@@ -83,7 +83,7 @@ export const createBodyV202606 = z
       .optional()
       .meta({ description: 'A repeated create with this key answers the intent it made (200, payment_intent_created false) when amount and currency are the same; otherwise 400 `idempotency_key_in_use`' }),
     customer: z.union([typedId('cus'), customerV202606]).optional(),
-    metadata: metadataSchema.optional(),
+    metadata: metadataSchema.optional().meta({ description: 'String key-value pairs, returned in every webhook of the intent as `metadata`, beside `payload` (null here)' }),
     timeout: z.number().int().min(1).max(MAX_TIMEOUT_SECONDS).default(DEFAULT_TIMEOUT_SECONDS),
     final_success_url: httpUrl.optional(),
     final_failure_url: httpUrl.optional(),

@@ -19,7 +19,7 @@ export const olderRefundCreateBody = z
     amount: z.number().int('an integer in cents').min(1).max(MAX_AMOUNT).meta({ description: 'Cents, at most what is left to refund of the payment' }),
     currency: currencySchema.meta({ description: "3-letter ISO code; must be the payment's currency (REFUND_CCY_MISMATCH otherwise)" }),
     ...sharedSecretWebhookFields(
-      'Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id`',
+      'Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id`. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice',
     ),
     refund_sla_timeout: z
       .number()

@@ -24,6 +24,7 @@ import type { Context } from 'koa';
 import { checkoutStillOpen } from '../older-payment-intents/service';
 import { checkSessionCanComplete } from '../checkout-sessions/service';
 import { INTENT_CONNECTORS_DOC } from '../payment-methods/docs';
+import { intentPaymentDetails } from '../../domain/intent-payment-details';
 
 const tags = ['Payment intents'];
 const errors = { 400: { description: 'Invalid request' }, 401: { description: 'Missing or invalid key' } };
@@ -119,9 +120,7 @@ export const paymentIntentRoutes: RouteDef[] = [
         status: 200,
         body: {
           ...intentView(r, deps),
-          ...(r.status === 'success' && r.payment_method ? { payment_method: r.payment_method } : {}),
-          ...(r.status === 'success' && r.connector_used ? { connector: r.connector_used } : {}),
-          ...(r.setup_future_usage ? { setup_future_usage: r.setup_future_usage } : {}),
+          ...intentPaymentDetails({ status: r.status, paymentMethod: r.payment_method, connector: r.connector_used, setupFutureUsage: r.setup_future_usage }),
         },
       };
     },

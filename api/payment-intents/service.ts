@@ -57,12 +57,15 @@ export function workflowInput(r: PaymentIntentRecord, deps: AppDeps): PaymentInt
     hostedPageUrl: intentPageUrl(r._id, deps.config),
     webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
     maxAttempts: deps.config.MAX_ATTEMPTS_PER_INTENT,
+    apiVersion: r.api_version,
+    ...(r.setup_future_usage ? { setupFutureUsage: r.setup_future_usage } : {}),
     ...(r.legacy_webhooks?.length || r.checkout_intent
       ? {
           older: {
             view: olderIntentView(r, deps),
             transactionId: r.transaction_id!,
             payloadJson: r.payload_json ?? null,
+            ...(r.api_version === 'v202606' ? { metadata: r.metadata } : {}),
             webhooks: endpointRefs(r.legacy_webhooks ?? []),
             checkoutIntent: r.checkout_intent ?? null,
           },

@@ -24,7 +24,11 @@ export const payoutCreateBody = z
       description:
         'A repeat with this key answers the payout it made (resource_created false) when amount, currency, gateway and recipient (recipient_uuid, or the inline destination fields) are the same; otherwise 400 `idempotency_key_in_use`. Narration, metadata, webhooks and the window may differ',
     }),
-    webhook_urls: z.array(z.string().max(2048)).max(10).optional(),
+    webhook_urls: z
+      .array(z.string().max(2048))
+      .max(10)
+      .optional()
+      .meta({ description: 'Each receives a POST on every status change. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice' }),
     webhook_secret: headerSecretSchema.optional().meta({ description: 'Sent to every webhook_urls entry in the header Service-Webhook-Secret' }),
     metadata: metadataSchema.optional(),
     payout_timeout_seconds: payoutTimeoutSeconds

@@ -13,7 +13,7 @@ async function keep(name: string, workflowId: string) {
   keepHistory(`payment-intent-older-${name}`, await testEnv().client.workflow.getHandle(workflowId).fetchHistory());
 }
 
-test('a paid older intent: progress written as the attempt moves, and each event also in the older body', async () => {
+test('a paid older intent: progress written as the attempt moves, and each event once, in the older body its webhook_urls are sent', async () => {
   const { rec, activities } = recorders(async () => ({ status: 'succeeded', chargeId: 'ch_ok' }));
   const claims: string[] = [];
   const inp = await input(1800, { older: olderPart('co-1') });
@@ -32,9 +32,10 @@ test('a paid older intent: progress written as the attempt moves, and each event
     ['pending_processing', 2],
     ['success', 4],
   ]);
-  expect(rec.events.map((e) => e.type)).toEqual(['payment.success', 'payment.success']);
-  // The success is one write: the record, then its envelope event and its older-body event.
-  expect(rec.combined).toEqual([{ status: 'success', events: ['payment.success', 'payment.success'] }]);
+  // One occurrence, one event: no envelope twin sent nowhere beside the older body (GET /v202607/events listed both).
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.success']);
+  // The success is one write: the record, then its older-body event.
+  expect(rec.combined).toEqual([{ status: 'success', events: ['payment.success'] }]);
 });
 
 test('losing the checkout intent claim: the capture is refunded and the intent ends canceled_checkout_completed', async () => {
@@ -50,7 +51,7 @@ test('losing the checkout intent claim: the capture is refunded and the intent e
   expect(rec.voids).toEqual([{ chargeId: 'ch_second', amount: 2500 }]);
   const last = rec.patches.at(-1)!;
   expect(last).toMatchObject({ status: 'canceled', cancellation_reason: 'checkout_completed', sub_status: 'canceled_checkout_completed', step_number: 2, last_reason: 'checkout_intent_completed' });
-  expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled', 'payment.canceled']);
+  expect(rec.events.map((e) => e.type)).toEqual(['payment.canceled']);
 });
 
 test('an intent without an older part emits only the envelope event and claims nothing', async () => {

@@ -169,6 +169,23 @@ const RECORD_WITH_EVENTS_PATCH = 'intent-record-with-events';
 // The deliveries of a transition's events all start at once, and nothing waits for them until the run ends.
 const DELIVERIES_TOGETHER_PATCH = 'intent-deliveries-together';
 
+/**
+ * Runs started by code with this patch record an event of an intent with webhook_urls once, in the older body
+ * its URLs are sent, unless an endpoint in its `webhooks` subscribes to the envelope too. Runs before it
+ * recorded an envelope twin beside each older event, sent nowhere: listed twice by GET /v202607/events.
+ */
+const OLDER_EVENT_ALONE_PATCH = 'older-intent-event-alone';
+
+/**
+ * The envelope events of a transition. An occurrence the older body announces needs no envelope sent nowhere:
+ * the events list shows the older event (its `data` is the body delivered), one event per occurrence.
+ */
+function envelopeTypes(run: IntentRun, types: readonly string[], announcedOlder: boolean): string[] {
+  const sent = types.filter((type) => run.input.webhooks.some((w) => w.events.includes(type)));
+  if (!announcedOlder || sent.length === types.length || !patched(OLDER_EVENT_ALONE_PATCH)) return [...types];
+  return sent;
+}
+
 /** A transition of the spec's state machine: persisted, then its events emitted. */
 export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Record<string, unknown> = {}): Promise<boolean> {
   const { s } = run;
@@ -186,7 +203,7 @@ export async function apply(run: IntentRun, trigger: IntentTrigger, extra: Recor
   const now = new Date().toISOString();
   const olderEvents = run.input.older?.webhooks.length ? t.events.map((type) => [type, s.olderWebhookBody(type, now)!] as const) : [];
   const events = [
-    ...t.events.map((type) => eventOf(run, type, data)),
+    ...envelopeTypes(run, t.events, olderEvents.length > 0).map((type) => eventOf(run, type, data)),
     ...olderEvents.map(([type, body]) => {
       // The payload is the merchant's free JSON (any keys): it travels in the body's text, not in a stored object.
       const { payload: _payload, ...stored } = body;

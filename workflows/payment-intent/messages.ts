@@ -32,6 +32,13 @@ export interface PaymentIntentInput {
   /** Where the hosted page lives (3DS challenges return there). */
   hostedPageUrl: string;
   webhookTaskQueue: string;
+  /**
+   * The version of its create (absent in runs started before it was carried): an event's `data` is the intent
+   * as that version's retrieve answers it (v202608: with connector and setup_future_usage).
+   */
+  apiVersion?: string;
+  /** v202608 `setup_future_usage`, which its retrieve and so its events show. */
+  setupFutureUsage?: 'off_session';
   /** Attempts a customer may make before the intent refuses more (card-testing brake). Default 20. */
   maxAttempts?: number;
   /** Carried across continue-as-new (and into a run reopened for a refund after the workflow closed). */
@@ -56,6 +63,11 @@ export interface OlderIntentInput {
   transactionId: number;
   /** The merchant's `payload` as JSON text, returned in every older webhook. */
   payloadJson: string | null;
+  /**
+   * A v202606 intent's `metadata`, returned in every older webhook beside `payload` (the spec: "the metadata
+   * given on the payment intent is returned on its webhooks"). Absent for the unprefixed create, which takes none.
+   */
+  metadata?: Record<string, string>;
   /** webhook_urls of the intent and of its checkout intent: each gets the older body, with Service-Webhook-Secret. */
   webhooks: EndpointRef[];
   /** The checkout intent's UUID: the intent succeeds only if it wins the checkout intent's one claim. */

@@ -3,6 +3,7 @@ import { MIT_FAILURES_NOT_THE_CARDS, notPendingMessage, type IntentStatus } from
 import { formatMoney } from '../../domain/money';
 import { openPollDelayMs, unknownOutcomeDelayMs } from '../../domain/polling';
 import { olderIntentWebhookBody, olderProgress, stepOfPhase, type OlderProgress } from '../../domain/older-progress';
+import { INTENT_PAYMENT_DETAILS_SINCE, intentPaymentDetails } from '../../domain/intent-payment-details';
 import { admit, refundableLeft, release, restore, type RefundBalance, type RefundRejection } from '../../domain/refund-balance';
 import type { RefundInput } from '../refund/messages';
 import type { TransactionRecord } from '../../platform/records';
@@ -218,7 +219,7 @@ export class PaymentIntentState {
     if (!older) return null;
     const payload = older.payloadJson === null ? null : (JSON.parse(older.payloadJson) as unknown);
     const view = { ...older.view, status: this.status, ...this.olderProgress(), transaction_id: this.status === 'success' ? older.transactionId : null };
-    return { ...olderIntentWebhookBody(view, event, payload), updated_at: now };
+    return { ...olderIntentWebhookBody(view, event, payload, older.metadata), updated_at: now };
   }
 
   /** An attempt moved on: remember the furthest step reached. */
@@ -346,9 +347,20 @@ export class PaymentIntentState {
     return this.status === 'pending' && this.attempt === null && !this.claiming && this.attemptsMade < this.maxAttempts;
   }
 
-  /** What an event of this intent carries beside the intent: the saved card once it is paid with one. */
+  /**
+   * An event's `data`: the intent as the retrieve of its create's version answers it now (v202608: with the card
+   * and connector that paid it and setup_future_usage), and its metadata. Before v202608 (and in runs that do not
+   * know their version) the saved card once it is paid with one, as it always was.
+   */
   eventData(): Record<string, unknown> {
-    return { ...this.view(), metadata: this.input.metadata, ...(this.status === 'success' && this.paymentMethod ? { payment_method: this.paymentMethod } : {}) };
+    const i = this.input;
+    const details =
+      i.apiVersion !== undefined && i.apiVersion >= INTENT_PAYMENT_DETAILS_SINCE
+        ? intentPaymentDetails({ status: this.status, paymentMethod: this.paymentMethod, connector: this.paid?.connector, setupFutureUsage: i.setupFutureUsage })
+        : this.status === 'success' && this.paymentMethod
+          ? { payment_method: this.paymentMethod }
+          : {};
+    return { ...this.view(), metadata: i.metadata, ...details };
   }
 
   /** A new attempt replaces any open one (which is let go: a late capture of it is refunded). */

@@ -42,6 +42,11 @@ const SUB_STATUS_WRITES_PATCH = 'refund-sub-status-writes';
 const GATEWAY_ID_FROM_GATEWAY_PATCH = 'refund-id-from-gateway-only';
 /** Runs that act on an answer or a hint before continuing as new; older ones continued and lost them. */
 const CONTINUE_AFTER_WORD_PATCH = 'refund-continue-after-word';
+/**
+ * Runs that record an older refund's events once, in the older body its webhook_urls are sent; runs before it
+ * also recorded the envelope refund.success / refund.canceled, sent nowhere (listed twice by GET /v202607/events).
+ */
+const OLDER_EVENT_ALONE_PATCH = 'older-refund-event-alone';
 
 /** How long an operator's retry waits for the gateway's answer before answering with the state as it is. */
 const OPERATOR_WAITS_MS = 20_000;
@@ -124,6 +129,9 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     });
 
   const announce = async (type: 'refund.success' | 'refund.canceled') => {
+    // An older refund's change is announced by its older event: an envelope no endpoint takes would be its twin.
+    const unsent = olderHooks.length > 0 && !input.webhooks.some((w) => w.events.includes(type));
+    if (unsent && patched(OLDER_EVENT_ALONE_PATCH)) return;
     await emit(type, r.view()); // the refund as retrieve answers it, at the moment of the event
   };
 

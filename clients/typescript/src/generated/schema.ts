@@ -3445,7 +3445,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id` */
+                        /** @description Each receives a POST on every sub-status change of the refund: the refund as GET /refunds lists it, plus `webhook_type` ("refund"), `event` (`refund.<sub_status>`) and `event_id`. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice */
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
@@ -3608,6 +3608,7 @@ export interface paths {
                                 /** @description `<object>.<event>`. Events of v202607 webhooks carry a type from the closed list WebhookEventType; events of the older interface (payouts, returns, older refunds and intents) carry that interface's own types. */
                                 type: string;
                                 created_at: string;
+                                /** @description Envelope events (v202607 and later): the object as the retrieve of its version answered it when the event happened. Events of the older interface: the body delivered to its `webhook_urls`, exactly (with `payload`, and `event_id` equal to `id`). */
                                 data: {
                                     [key: string]: unknown;
                                 };
@@ -3690,6 +3691,7 @@ export interface paths {
                             /** @description `<object>.<event>`. Events of v202607 webhooks carry a type from the closed list WebhookEventType; events of the older interface (payouts, returns, older refunds and intents) carry that interface's own types. */
                             type: string;
                             created_at: string;
+                            /** @description Envelope events (v202607 and later): the object as the retrieve of its version answered it when the event happened. Events of the older interface: the body delivered to its `webhook_urls`, exactly (with `payload`, and `event_id` equal to `id`). */
                             data: {
                                 [key: string]: unknown;
                             };
@@ -4179,6 +4181,7 @@ export interface paths {
                         narration?: string;
                         /** @description A repeat with this key answers the payout it made (resource_created false) when amount, currency, gateway and recipient (recipient_uuid, or the inline destination fields) are the same; otherwise 400 `idempotency_key_in_use`. Narration, metadata, webhooks and the window may differ */
                         idempotency_key?: string;
+                        /** @description Each receives a POST on every status change. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice */
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
@@ -5080,7 +5083,7 @@ export interface paths {
                         payload?: {
                             [key: string]: unknown;
                         };
-                        /** @description Each receives the same body on every event, at the same time */
+                        /** @description Each receives the same body on every event, at the same time. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice */
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
@@ -5211,6 +5214,7 @@ export interface paths {
                             /** Format: email */
                             email?: string;
                         };
+                        /** @description String key-value pairs, returned in every webhook of the intent as `metadata`, beside `payload` (null here) */
                         metadata?: {
                             [key: string]: string;
                         };
@@ -5220,7 +5224,7 @@ export interface paths {
                         final_success_url?: string;
                         /** Format: uri */
                         final_failure_url?: string;
-                        /** @description Each receives the same body on every event, at the same time */
+                        /** @description Each receives the same body on every event, at the same time. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice */
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
@@ -5652,7 +5656,7 @@ export interface paths {
                         payload?: {
                             [key: string]: unknown;
                         };
-                        /** @description Each receives the same body on every event, at the same time */
+                        /** @description Each receives the same body on every event, at the same time. A URL listed twice is a 400 naming the repeat (`webhook_urls[i]`): it would get every event twice */
                         webhook_urls?: string[];
                         /** @description Sent to every webhook_urls entry in the header Service-Webhook-Secret */
                         webhook_secret?: string;
@@ -6071,7 +6075,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Declined: `card_declined` with the issuer's `decline_code`, or the failure's own code; the intent stays pending */
+                /** @description Declined: `card_declined` with the issuer's `decline_code`, or the failure's own code (`processing_error`, or a gateway's: `network_transaction_id_missing`, `network_transaction_id_mismatch`, `invalid_token`, `payment_method_not_reusable`), without `decline_code`; the intent stays pending */
                 402: {
                     headers: {
                         [name: string]: unknown;
@@ -6124,7 +6128,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The intent is not pending (and was not paid by this same charge), or another attempt is in progress */
+                /** @description The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement's first charge, made by another request, still has no outcome after a few seconds' wait: later charges need its network transaction id */
                 409: {
                     headers: {
                         [name: string]: unknown;
