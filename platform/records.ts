@@ -342,10 +342,16 @@ export interface AgreementRecord {
   payment_method: string;
   agreement_id: string;
   agreement_type: AgreementType;
-  /** The network's reference of the first successful charge under the agreement (set once). */
+  /** The network's reference of the first successful charge under the agreement (set once; null while only claimed). */
   network_transaction_id: string | null;
+  /** The first charge's transaction (`ti_...`); while only claimed, the claiming charge's once it is known. */
   first_transaction: string | null;
   created_at: Date;
+  /**
+   * While the first charge is under way (no network_transaction_id yet): the POST /cards/mit request that holds
+   * it, so concurrent charges under the agreement wait for its id instead of going out without one.
+   */
+  claim?: { token: string; payment_intent: string; at: Date };
 }
 
 /** A charge attempt of a payment intent that the merchant sees (`ti_...`): today the merchant-initiated ones. */

@@ -39,10 +39,17 @@ export const cardsMitRoutes: RouteDef[] = [
         schema: errorShape,
       },
       401: { description: 'Missing or invalid key' },
-      402: { description: 'Declined: `card_declined` with the issuer\'s `decline_code`, or the failure\'s own code; the intent stays pending', schema: errorShape },
+      402: {
+        description:
+          'Declined: `card_declined` with the issuer\'s `decline_code`, or the failure\'s own code (`processing_error`, or a gateway\'s: `network_transaction_id_missing`, `network_transaction_id_mismatch`, `invalid_token`, `payment_method_not_reusable`), without `decline_code`; the intent stays pending',
+        schema: errorShape,
+      },
       403: { description: 'The key lacks the claim `cards.mit`' },
       404: { description: 'The intent or the card is not the key tenant\'s' },
-      409: { description: 'The intent is not pending (and was not paid by this same charge), or another attempt is in progress' },
+      409: {
+        description:
+          'The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement\'s first charge, made by another request, still has no outcome after a few seconds\' wait: later charges need its network transaction id',
+      },
     },
     handler: async ({ body, auth, deps }) => chargeSavedCard(deps, auth, body),
   }),

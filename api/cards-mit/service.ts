@@ -12,6 +12,7 @@ import type { AppDeps, AuthContext } from '../deps';
 import type { RouteResult } from '../http/route';
 import { runUpdate } from '../http/workflow-calls';
 import type { MitChargeBody, TransactionView } from './schemas';
+import { agreementTurn, agreementTypeMismatch, settleClaim, type TurnRequest } from './agreement-claim';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
 import { checkoutStillOpen } from '../older-payment-intents/service';
 
@@ -32,8 +33,9 @@ const ISSUER_DECLINES = new Set(['card_declined', 'insufficient_funds', 'authent
 
 /**
  * POST /cards/mit: everything that can refuse the charge is read and checked here; the charge itself is
- * the intent workflow's (one at a time, once per call however often it is repeated). Nothing is written
- * before the workflow accepts it: the agreement's record is made by its first successful charge.
+ * the intent workflow's (one at a time, once per call however often it is repeated). The one write before
+ * it: a new agreement's first charge claims the agreement (agreement-claim.ts), so that concurrent charges
+ * under it wait for the network transaction id that charge gives it.
  */
 export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: MitChargeBody): Promise<RouteResult> {
   requireMitClaim(auth);
@@ -42,7 +44,8 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   const card = await paymentMethodData(deps.mongo).findAny(auth.tenantId, body.payment_method_uuid);
   if (!card) throw notFound('payment_method', body.payment_method_uuid, 'payment_method_uuid');
   // An agreement keeps its type, a repeat of the charge that made it included.
-  const agreement = await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id);
+  // A claim without an id yet is checked when this charge takes its turn under the agreement (below).
+  const agreement = recorded(await agreementData(deps.mongo).byScope(auth.tenantId, card._id, body.agreement_id));
   sameAgreementType(agreement, body.agreement_id, body.agreement_type);
   // The same charge repeated after it paid the intent answers its first result, whatever became of the card.
   const scope = agreementScope(auth.tenantId, card._id, body.agreement_id);
@@ -57,15 +60,41 @@ export async function chargeSavedCard(deps: AppDeps, auth: AuthContext, body: Mi
   // before the charge): charged off-session it could be refunded at completion, as the session's page no longer does.
   if (savesCardForItsSession(intent))
     throw invalidRequest('parameter_invalid', "This payment intent is a checkout session's or a billing portal's: the customer pays it on the session's page", 'payment_intent_secret');
-  const input = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE, agreement);
+  const checked = await mitChargeInputFor(deps.mongo, auth.tenantId, auth.region, card, body.agreement_id, body.agreement_type, deps.config.TEMPORAL_TASK_QUEUE, agreement);
+  const turnOf: TurnRequest = {
+    tenantId: auth.tenantId,
+    region: auth.region,
+    paymentMethod: card._id,
+    agreementId: body.agreement_id,
+    agreementType: body.agreement_type,
+    paymentIntent: intent._id,
+    updateDeadlineMs: deps.config.WORKFLOW_UPDATE_DEADLINE_MS,
+  };
+  const turn = await agreementTurn(deps.mongo, turnOf);
+  const input: MitChargeInput = { ...checked, agreement: { ...checked.agreement, networkTransactionId: turn.agreement.network_transaction_id } };
   const handle = deps.temporal.workflow.getHandle(intent._id);
-  const result = await runUpdate(
-    deps,
-    () => handle.executeUpdate(mitChargeUpdate, { args: [input] }),
-    () => answeredAfterClose(deps, intent, input),
-  );
+  let result: MitChargeResult;
+  try {
+    result = await runUpdate(
+      deps,
+      () => handle.executeUpdate(mitChargeUpdate, { args: [input] }),
+      () => answeredAfterClose(deps, intent, input),
+    );
+  } catch (err) {
+    // Refused, or failed before the gateway: no id will come. Without an answer (503) the charge may still be
+    // made: the claim stands until it is stale.
+    if (turn.held && err instanceof DomainError && err.kind !== 'unavailable') await settleClaim(deps.mongo, turnOf, turn.held, 'over');
+    throw err;
+  }
+  if (turn.held) {
+    const pending = result.code === 'PROCESSING' || result.code === 'REQUIRES_ACTION';
+    await settleClaim(deps.mongo, turnOf, turn.held, pending ? { pendingTransaction: result.transaction_uuid } : 'over');
+  }
   return answer(result);
 }
+
+/** An agreement that has its network transaction id; a first charge's claim (none yet) is not one. */
+const recorded = (a: AgreementRecord | null): AgreementRecord | null => (a?.network_transaction_id ? a : null);
 
 /** The refusal of a detached card (`param` names it), whoever found it detached: this check or the charge step. */
 const detachedCard = (param: string) => invalidRequest('payment_method_detached', 'This card was detached from its customer and can no longer be charged', param);
@@ -115,8 +144,7 @@ export async function mitChargeInputFor(
 
 /** Refuses an agreement's charge under another type than its first charge's. */
 function sameAgreementType(agreement: { agreement_type: AgreementType } | null, agreementId: string, agreementType: AgreementType): void {
-  if (agreement && agreement.agreement_type !== agreementType)
-    throw invalidRequest('agreement_type_mismatch', `Agreement '${agreementId}' of this card is ${agreement.agreement_type}`, 'agreement_type');
+  if (agreement && agreement.agreement_type !== agreementType) throw agreementTypeMismatch(agreementId, agreement.agreement_type);
 }
 
 /** The intent's workflow has closed: the same charge that paid it is answered again; anything else is a 409. */

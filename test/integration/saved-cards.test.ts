@@ -1,6 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGatewayActivities } from '../../activities/gateway-calls';
 import { createGatewayRegistry } from '../../gateways/registry';
+import { agreementIdFor, agreementScope } from '../../data/agreements';
 import { connectMongo } from '../../platform/mongo';
 import { signatureHeader } from '../../sandbox/callbacks';
 import { admin, api, call, createMerchant, eventually, getStack, markCustomerDeletedOnly, mongo, temporalClient, type Merchant } from './harness';
@@ -47,6 +48,9 @@ async function intentFor(customer: string | null, amount = 2500, merchant = m): 
 const mit = (body: Record<string, unknown>, key = mitKey) => api.post('/cards/mit', body, key);
 const charge = (intent: string, pm: string, agreementId = `agr-${Date.now()}-${++seq}`, type = 'RECURRING', key = mitKey) =>
   mit({ payment_intent_secret: intent, payment_method_uuid: pm, agreement_id: agreementId, agreement_type: type }, key);
+
+/** Completes or fails a sandbox 3DS challenge as the cardholder's browser would submit it. */
+const challenge = (url: string, action: 'complete' | 'fail') => fetch(url, { method: 'POST', body: new URLSearchParams({ action }), redirect: 'manual' });
 
 const retrieve = (id: string) => api.get(`/v202608/payment-intents/${id}`, m.secretKey);
 const sandbox = async (path: string) => (await fetch(`${getStack().sandboxUrl}${path}`)).json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -316,10 +320,6 @@ describe('refused charges', () => {
 });
 
 describe('3DS recovery', () => {
-  /** Completes or fails a sandbox 3DS challenge as the cardholder's browser would submit it. */
-  const challenge = (url: string, action: 'complete' | 'fail') =>
-    fetch(url, { method: 'POST', body: new URLSearchParams({ action }), redirect: 'manual' });
-
   test('REQUIRES_ACTION carries the 3DS URL; a repeat answers the same; completing it pays the intent', async () => {
     const { pm, customer } = await saveCard('tok_sca_on_mit');
     const intent = await intentFor(customer);
@@ -372,6 +372,94 @@ describe('agreements', () => {
     const repeated = await charge(first, pm, 'plan-8', 'INSTALLMENT');
     expect(repeated.status).toBe(400);
     expect(repeated.body.error).toMatchObject({ code: 'agreement_type_mismatch', param: 'agreement_type' });
+  });
+
+  test('first charges sent at once under a new agreement all succeed, each charged once: one goes first, the others send its id', async () => {
+    const { pm, customer } = await saveCard();
+    const intents = await Promise.all([1200, 1300, 1400].map((amount) => intentFor(customer, amount)));
+    const agreementId = `plan-at-once-${Date.now()}`;
+    const replies = await Promise.all(intents.map((intent) => charge(intent, pm, agreementId, 'INSTALLMENT')));
+    expect(replies.map((r) => [r.status, r.body.code])).toEqual(intents.map(() => [200, 'ok']));
+    for (const intent of intents) {
+      expect(await chargesOfAttempt(intent, 1)).toBe(1);
+      expect(await chargesOfAttempt(intent, 2)).toBe(0);
+    }
+    // Exactly one went out without a network transaction id; the others carry its id.
+    const sent = await Promise.all(intents.map((intent) => sandbox(`/v1/charges?idempotency_key=${encodeURIComponent(`${intent}:attempt:1`)}`)));
+    const first = sent.filter((c) => c.agreement.network_transaction_id === null);
+    expect(first).toHaveLength(1);
+    for (const c of sent.filter((x) => x !== first[0])) expect(c.agreement).toMatchObject({ reference: first[0].agreement.reference, network_transaction_id: first[0].network_transaction_id });
+  });
+
+  test('two first charges at once under a new agreement with different types: one is paid, the other is a 400 agreement_type_mismatch, never sent', async () => {
+    const { pm, customer } = await saveCard();
+    const [a, b] = await Promise.all([1500, 1600].map((amount) => intentFor(customer, amount)));
+    const agreementId = `plan-types-${Date.now()}`;
+    const [ra, rb] = await Promise.all([charge(a, pm, agreementId, 'RECURRING'), charge(b, pm, agreementId, 'INSTALLMENT')]);
+    const replies = [ra, rb].map((r) => [r.status, r.body.code ?? r.body.error?.code]);
+    expect(replies).toEqual(expect.arrayContaining([[200, 'ok'], [400, 'agreement_type_mismatch']]));
+    const refused = ra.status === 400 ? a : b;
+    expect(await chargesOfAttempt(refused, 1)).toBe(0);
+    expect((await retrieve(refused)).body.status).toBe('pending');
+  });
+
+  test('a declined first charge leaves the agreement without an id: charges sent at once with it are declined by the issuer, each once, none for a missing id', async () => {
+    const { pm, customer } = await saveCard('tok_mit_declines');
+    const intents = await Promise.all([1700, 1800, 1900].map((amount) => intentFor(customer, amount)));
+    const agreementId = `plan-declined-${Date.now()}`;
+    const replies = await Promise.all(intents.map((intent) => charge(intent, pm, agreementId, 'UNSCHEDULED')));
+    expect(replies.map((r) => [r.status, r.body.error.code, r.body.error.decline_code])).toEqual(intents.map(() => [402, 'card_declined', 'insufficient_funds']));
+    for (const intent of intents) expect(await chargesOfAttempt(intent, 1)).toBe(1);
+  });
+
+  test('a first charge awaiting 3DS holds the agreement: a charge under it meanwhile is a 409 with Retry-After, not sent; once the challenge fails, the next charge is a first one', async () => {
+    const { pm, customer } = await saveCard('tok_sca_on_mit');
+    const [first, second] = [await intentFor(customer, 2100), await intentFor(customer, 2200)];
+    const agreementId = `plan-3ds-${Date.now()}`;
+    const r = await charge(first, pm, agreementId, 'RECURRING');
+    expect(r.body.code).toBe('REQUIRES_ACTION');
+    const waited = await charge(second, pm, agreementId, 'RECURRING');
+    expect(waited.status).toBe(409);
+    expect(waited.headers.get('retry-after')).toBe('2');
+    expect(waited.body.error).toMatchObject({ code: 'agreement_first_charge_in_progress', param: 'agreement_id' });
+    expect(await chargesOfAttempt(second, 1)).toBe(0);
+    // Another type while the first charge is under way is refused at once.
+    expect((await charge(second, pm, agreementId, 'INSTALLMENT')).body.error.code).toBe('agreement_type_mismatch');
+
+    await challenge(r.body.next_action.url, 'fail');
+    await eventually(async () => ((await api.get(`/v202608/transactions/${r.body.transaction_uuid}`, m.secretKey)).body.status === 'failed' ? true : undefined), 20_000);
+    const next = await charge(second, pm, agreementId, 'INSTALLMENT');
+    expect(next.body.code).toBe('REQUIRES_ACTION');
+    const sent = await sandbox(`/v1/charges?idempotency_key=${encodeURIComponent(`${second}:attempt:1`)}`);
+    expect(sent.agreement).toMatchObject({ type: 'INSTALLMENT', network_transaction_id: null });
+  }, 30_000);
+
+  test('a claim left by a request that died before charging is taken over once stale', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const agreementId = `plan-stale-${Date.now()}`;
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      const scope = agreementScope(m.tenant, pm, agreementId);
+      const long = new Date(Date.now() - 10 * 60_000);
+      await db.c.agreements.insertOne({
+        _id: agreementIdFor('eu', scope),
+        tenant_id: m.tenant,
+        scope,
+        payment_method: pm,
+        agreement_id: agreementId,
+        agreement_type: 'UNSCHEDULED',
+        network_transaction_id: null,
+        first_transaction: null,
+        created_at: long,
+        claim: { token: 'dead', payment_intent: 'pi_eu_gone', at: long },
+      });
+      const r = await charge(intent, pm, agreementId, 'RECURRING');
+      expect(r.body.code).toBe('ok');
+      expect(await db.c.agreements.findOne({ scope })).toMatchObject({ agreement_type: 'RECURRING', network_transaction_id: expect.stringMatching(/^ntx_/) });
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -58,8 +58,9 @@ const DYNAMIC_SITES: DynamicSite[] = [
     file: 'api/cards-mit/service.ts',
     call: 'paymentFailed(result.failure_code',
     kind: 'payment_failed',
-    codes: ['processing_error'],
-    why: 'a failure that is neither the issuer\'s (card_declined) nor NOT_THE_CARD\'s: the workflow\'s processing_error (a gateway\'s own failure code passes through as well)',
+    // The sandbox's non-issuer declines (sandbox/charges.ts DECLINES) pass through as their own codes.
+    codes: ['processing_error', 'network_transaction_id_missing', 'network_transaction_id_mismatch', 'invalid_token', 'payment_method_not_reusable'],
+    why: 'a failure that is neither the issuer\'s (card_declined) nor NOT_THE_CARD\'s: the workflow\'s processing_error, or a gateway\'s own failure code, which passes through',
   },
   { file: 'api/http/workflow-calls.ts', call: "conflict(f.type ?? 'update_rejected'", kind: 'conflict', codes: ['WORKFLOW_REFUSALS', 'update_rejected'], why: 'a workflow refusal type not mapped to a code of its own' },
 ];
