@@ -179,7 +179,10 @@ export async function refundWorkflow(input: RefundInput): Promise<RefundState> {
     const wasCanceled = r.status === 'canceled';
     r.release(code);
     if (!wasCanceled) await publishStatus();
-    else await persist();
+    else {
+      describe(); // the details said "asking the gateway to cancel; amount still reserved": now released
+      await persist();
+    }
     await tellPayment('canceled');
     if (!r.canceledAnnounced) {
       r.canceledAnnounced = true;
