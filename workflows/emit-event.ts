@@ -1,6 +1,7 @@
 import { ParentClosePolicy, startChild, uuid4 } from '@temporalio/workflow';
 import type { EventRecordInput } from '../activities/store';
 import { typedIdFromUuid } from '../domain/ids';
+import { redactUrl } from '../domain/operator-text';
 import { SA } from './search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from './webhook-delivery/messages';
 import type { EndpointRef, EventSource } from './events';
@@ -86,9 +87,11 @@ function startDelivery(p: PreparedEvent, endpoint: EndpointRef, index: number) {
       { key: SA.TenantId, value: r.tenantId },
       { key: SA.EventType, value: r.type },
       { key: SA.DeliveryStatus, value: 'pending' },
-      { key: SA.WebhookUrl, value: endpoint.url.slice(0, 1000) },
+      // Scheme, host and port only, as logs show it: a receiver's path and query often carry its secret, and search
+      // attributes are not sealed by the payload codec.
+      { key: SA.WebhookUrl, value: redactUrl(endpoint.url).slice(0, 1000) },
     ],
-    staticSummary: `${r.type} ${r.id} to ${endpoint.url}`,
+    staticSummary: `${r.type} ${r.id} to ${redactUrl(endpoint.url)}`,
   });
 }
 

@@ -15,7 +15,7 @@ import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
-import { redactUrl } from './redact';
+import { redactUrl } from '../../domain/operator-text';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
 // retries: a failed HTTP exchange is a result, not an exception) and record it.

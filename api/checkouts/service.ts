@@ -2,6 +2,7 @@ import { conflict, DomainError, invalidRequest, notFound } from '../../domain/er
 import { taxOn, type CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
 import { MAX_AMOUNT } from '../../domain/money';
+import { plainText } from '../../domain/operator-text';
 import { newId } from '../../platform/ids';
 import type { AddressSnapshot, CartRecord, CheckoutLineRecord, CheckoutRecord, OrderRecord, ReturnRecord } from '../../platform/records';
 import { isFinal } from '../../domain/returns';
@@ -267,7 +268,7 @@ async function startCheckoutWorkflow(deps: AppDeps, r: CheckoutRecord, region: s
         { key: SA.AmountMinor, value: r.totals.total },
         { key: SA.Currency, value: r.currency },
       ],
-      staticSummary: `Checkout of ${r.cart_id} for ${r.user_id} (${r.tenant_id})`,
+      staticSummary: `Checkout of ${r.cart_id} for ${plainText(r.user_id)} (${r.tenant_id})`,
     }),
   );
 }

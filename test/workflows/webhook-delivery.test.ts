@@ -141,6 +141,9 @@ test('success on the fourth attempt ends the delivery as delivered', async () =>
     [4, 'delivered', 'delivered'],
   ]);
   expect(run.details).toContain('delivered on attempt 4 (204)');
+  // The receiver's path may carry its secret: operators see scheme and host, as in the logs.
+  expect(run.details).toContain('→ https://hooks.example.com/[redacted]');
+  expect(run.details).not.toContain('/payorch');
   // Each attempt's record is a local activity: a marker in history (beside the plan's), never a scheduled activity.
   const events = run.history.events!;
   expect(events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'recordDeliveryAttempt')).toHaveLength(0);

@@ -34,6 +34,7 @@ import {
 import { CheckoutRules } from './state';
 import { SA } from '../search-attributes';
 import { formatMoney } from '../../domain/money';
+import { plainText } from '../../domain/operator-text';
 
 /**
  * Runs started by code with this patch keep the PaymentStatus search attribute equal to the checkout's status
@@ -64,7 +65,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
   const describe = () =>
     setCurrentDetails(
       `**${s.status}** · ${formatMoney(input.totals.total, input.currency)} · ${input.lines.length} line(s)` +
-        `\n\ncart ${input.cartId} · user ${input.userId} · tenant ${input.tenantId}` +
+        `\n\ncart ${input.cartId} · user ${plainText(input.userId)} · tenant ${input.tenantId}` +
         (s.paymentIntent ? ` · payment ${s.paymentIntent}` : '') +
         (s.orderId ? ` · order ${s.orderId}` : ''),
     );
@@ -144,7 +145,7 @@ export async function checkoutWorkflow(input: CheckoutInput): Promise<CheckoutSt
           { key: SA.Currency, value: input.currency },
           { key: SA.PaymentIntentId, value: ret.paymentIntent },
         ],
-        staticSummary: `Return of ${req.quantity} × ${req.productId} from ${ret.orderId}`,
+        staticSummary: `Return of ${req.quantity} × ${plainText(req.productId)} from ${ret.orderId}`,
       });
     } catch (err) {
       s.undoReturn(req.idempotencyKey);

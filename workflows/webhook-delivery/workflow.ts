@@ -16,6 +16,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SendWebhookInput, SendWebhookResult } from '../../activities/webhooks';
+import { redactUrl } from '../../domain/operator-text';
 import { busyRetryDelay, formatDuration, MAX_BUSY_WAITS, nextRetryDelay, type RetryPlan } from '../../domain/webhook-schedule';
 import { SA } from '../search-attributes';
 import { redeliverNowUpdate, type RedeliverNowAnswer, type RedeliverNowInput, type WebhookDeliveryInput, type WebhookDeliveryResult } from './messages';
@@ -90,7 +91,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       (l) => `| ${l.attempt} | ${l.at} | ${l.statusCode ?? '-'} | ${l.latencyMs} ms | ${(l.error ?? '').replace(/\|/g, '/').slice(0, 120)} |`,
     );
     setCurrentDetails(
-      `**${headline}**\n\n${input.eventType} \`${input.eventId}\` → ${input.url}${input.redelivery ? ' (redelivery)' : ''}\n\n` +
+      `**${headline}**\n\n${input.eventType} \`${input.eventId}\` → ${redactUrl(input.url)}${input.redelivery ? ' (redelivery)' : ''}\n\n` +
         (notes.length ? `${notes.map((n) => `- ${n}`).join('\n')}\n\n` : '') +
         (rows.length ? `| # | at | status | latency | error |\n|---|---|---|---|---|\n${rows.join('\n')}` : ''),
     );

@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities, type DeliveryAttemptInput, type SendWebhookInput } from '../../../activities/webhooks';
 import { webhookSigningSecretData } from '../../../data/webhook-signing-secrets';
 import { endpointId } from '../../../data/webhook-endpoints';
-import { redactUrl } from '../../../activities/webhooks/redact';
+import { redactUrl } from '../../../domain/operator-text';
 import { createLogger, type Logger } from '../../../platform/logger';
 import * as ssrf from '../../../platform/ssrf';
 import type { WebhookSecretsRecord } from '../../../platform/records';
