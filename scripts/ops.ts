@@ -79,10 +79,21 @@ async function call(method: string, route: string, body?: unknown): Promise<unkn
 const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
 async function main() {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    options: { reason: { type: 'string' }, operator: { type: 'string' }, evidence: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { help: { type: 'boolean', short: 'h' }, reason: { type: 'string' }, operator: { type: 'string' }, evidence: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+    });
+  } catch (err) {
+    // An unknown or misspelt flag: say which, and how the commands go (not a stack trace).
+    return fail(`${(err as Error).message}\n${USAGE}`);
+  }
+  const { positionals, values } = parsed;
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const [command, id] = positionals;
   if (!command) return fail(USAGE);
   if (command === 'queries') {
