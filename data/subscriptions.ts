@@ -7,13 +7,30 @@ import { oneSaveAtATime, saveVersioned, versionZeroRecords } from './versioned-w
 // Subscriptions and invoices in MongoDB, every read scoped by tenant. The API inserts a subscription (its
 // idempotency guard); from then on its workflow is the only writer of it and of its invoices (activities/billing.ts).
 
+/**
+ * What a create with an idempotency key asked for, kept on its record as sent: what decides who is charged, for
+ * what and with which card. A repeat with the key must ask the same (the snapshot cannot tell: its items, card
+ * and discount change after the create). Records made before it was kept have none.
+ */
+export interface SubscriptionCreateRequest {
+  customer: string;
+  items: { plan: string; quantity: number }[];
+  coupon: string | null;
+  promotion_code: string | null;
+  default_payment_method: string;
+  default_tax_rates: string[];
+  trial_period_days: number | null;
+}
+
+export type KeyedSubscriptionRecord = SubscriptionRecord & { create_request?: SubscriptionCreateRequest };
+
 export function subscriptionData(mongo: Mongo) {
   const c = mongo.c.subscriptions;
   return {
     find: (tenantId: string, id: string) => c.findOne({ _id: id, tenant_id: tenantId }),
-    byIdempotencyKey: (tenantId: string, key: string) => c.findOne({ tenant_id: tenantId, idempotency_key: key }),
+    byIdempotencyKey: (tenantId: string, key: string): Promise<KeyedSubscriptionRecord | null> => c.findOne({ tenant_id: tenantId, idempotency_key: key }),
     /** Throws the driver's duplicate-key error when the idempotency scope is taken. */
-    insert: async (record: SubscriptionRecord) => void (await c.insertOne(record)),
+    insert: async (record: KeyedSubscriptionRecord) => void (await c.insertOne(record)),
     /** A create's take-back when its start failed, and the stranded-records sweep's page and put-back. */
     ...versionZeroRecords(c),
     list: (tenantId: string, filter: { customer?: string; status?: SubscriptionStatus }, page: PageQuery): Promise<Page<SubscriptionRecord>> =>

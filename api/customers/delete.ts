@@ -9,7 +9,9 @@ import type { AppDeps, AuthContext } from '../deps';
 /**
  * DELETE /v202607/customers/{id}. Deleting detaches the record (its reference is freed; intents and refunds
  * made before keep their id), detaches its cards and cancels now each of its subscriptions not yet ended, as
- * Stripe's does. The record is marked first, so no subscription can start for it after; every step is safe
+ * Stripe's does. The record is marked first, then its subscriptions listed: a create racing it reads the customer
+ * again once its workflow started, and cancels its own if it sees the mark (api/subscriptions/service.ts,
+ * customerGone), so no subscription started for it stays live; every step is safe
  * to repeat, so a DELETE repeated after one that failed part-way (or of a customer deleted before this was
  * so) finishes the job and answers the same.
  */

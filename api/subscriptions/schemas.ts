@@ -41,7 +41,12 @@ export const subscriptionCreateBody = z
     dunning: dunningInput.optional(),
     metadata: metadataSchema.optional(),
     webhooks: webhooksFor(['subscription.created', 'subscription.updated', 'subscription.canceled', 'invoice.created', 'invoice.paid', 'invoice.payment_failed'], 'a subscription').optional().describe("Endpoints for this subscription's `subscription.*` and `invoice.*` events"),
-    idempotency_key: idempotencyKeySchema.optional(),
+    idempotency_key: idempotencyKeySchema
+      .optional()
+      .meta({
+        description:
+          'A repeated create with this key answers the subscription it made (200, as it stands) when customer, items (plans and quantities, in order), coupon, promotion_code, default_payment_method, default_tax_rates and trial_period_days are the same (each given or left out alike); otherwise 400 `idempotency_key_in_use`. Metadata, webhooks, dunning and cancel_at_period_end may differ',
+      }),
   })
   .strict()
   .superRefine((b, ctx) => {

@@ -14,7 +14,8 @@ import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
 import { clockDeletedSignal } from '../../workflows/test-clock/messages';
 import { paymentMethodData } from '../../data/payment-methods';
-import { subscriptionData } from '../../data/subscriptions';
+import { customerData } from '../../data/customers';
+import { subscriptionData, type KeyedSubscriptionRecord, type SubscriptionCreateRequest } from '../../data/subscriptions';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import { SA } from '../../workflows/search-attributes';
 import {
@@ -103,6 +104,50 @@ async function chargeableCard(deps: AppDeps, tenantId: string, customer: string,
   assertChargeable(card, param);
 }
 
+/** What this create asks for, kept on its record (data/subscriptions.ts) for a repeat with its key to be held to. */
+function createRequestOf(body: SubscriptionCreateBody): SubscriptionCreateRequest {
+  return {
+    customer: body.customer,
+    items: body.items.map((i) => ({ plan: i.plan, quantity: i.quantity })),
+    coupon: body.coupon ?? null,
+    promotion_code: body.promotion_code ?? null,
+    default_payment_method: body.default_payment_method,
+    default_tax_rates: body.default_tax_rates ?? [],
+    trial_period_days: body.trial_period_days ?? null,
+  };
+}
+
+const sameList = <T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean) => a.length === b.length && a.every((x, n) => same(x, b[n]!));
+
+/**
+ * Whether `body` repeats the create that made `existing`. A record made before the request was kept is held to
+ * its customer only, the one thing of the create it keeps as it was (its items, card and discount may have changed).
+ */
+function repeatsCreate(existing: KeyedSubscriptionRecord, body: SubscriptionCreateBody): boolean {
+  const was = existing.create_request;
+  if (!was) return existing.customer === body.customer;
+  const now = createRequestOf(body);
+  return (
+    was.customer === now.customer &&
+    sameList(was.items, now.items, (x, y) => x.plan === y.plan && x.quantity === y.quantity) &&
+    was.coupon === now.coupon &&
+    was.promotion_code === now.promotion_code &&
+    was.default_payment_method === now.default_payment_method &&
+    sameList([...was.default_tax_rates].sort(), [...now.default_tax_rates].sort(), (x, y) => x === y) &&
+    was.trial_period_days === now.trial_period_days
+  );
+}
+
+/** A key reused for another subscription: answering the first would read as this one made (README: idempotency). */
+const keyInUse = () =>
+  invalidRequest(
+    'idempotency_key_in_use',
+    'This idempotency_key was used for a subscription with other parameters (customer, items, coupon or promotion code, default payment method, tax rates or trial): use a new key for a new subscription',
+    'idempotency_key',
+  );
+
+const noSuchCustomer = (id: string) => invalidRequest('resource_missing', `No such customer: '${id}'`, 'customer');
+
 export function recordView(r: SubscriptionRecord): SubscriptionView {
   return subscriptionView(r.snapshot);
 }
@@ -123,10 +168,13 @@ export async function createSubscription(
   const subs = subscriptionData(deps.mongo);
   if (body.idempotency_key) {
     const existing = await subs.byIdempotencyKey(auth.tenantId, body.idempotency_key);
-    if (existing) return { status: 200, body: await settled(deps, existing) };
+    if (existing) {
+      if (!repeatsCreate(existing, body)) throw keyInUse();
+      return { status: 200, body: await settled(deps, existing) };
+    }
   }
   const customer = await findCustomer(deps.mongo, auth.tenantId, body.customer);
-  if (!customer) throw invalidRequest('resource_missing', `No such customer: '${body.customer}'`, 'customer');
+  if (!customer) throw noSuchCustomer(body.customer);
   const priced = await priceItems(deps, auth.tenantId, body.items);
   await chargeableCard(deps, auth.tenantId, customer._id, body.default_payment_method, 'default_payment_method');
   const taxIds = body.default_tax_rates ?? [];
@@ -202,7 +250,7 @@ export async function createSubscription(
   };
   const now = new Date();
   const snapshot = startingSubscription(input);
-  const record: SubscriptionRecord = {
+  const record: KeyedSubscriptionRecord = {
     _id: id,
     tenant_id: auth.tenantId,
     region: auth.region,
@@ -213,6 +261,7 @@ export async function createSubscription(
     webhooks: webhooks.endpoints,
     idempotency_key: body.idempotency_key ?? null,
     idempotency_scope: idempotencyScope(auth.tenantId, body.idempotency_key, id),
+    ...(body.idempotency_key ? { create_request: createRequestOf(body) } : {}),
     created_at: now,
     updated_at: now,
     version: 0,
@@ -246,21 +295,53 @@ export async function createSubscription(
     // shares (same id): inserting again could start a discount whose count is about to go. Nothing of this
     // request stands, so it is answered as the winner's failure was, and sent again makes the subscription.
     if (!winner) throw concurrentCreateFailed();
+    if (!repeatsCreate(winner, body)) {
+      // Another discount than the winner's was counted for the shared id by this request alone: it goes back.
+      // The winner's own coupon (its snapshot's discount never goes) is its redemption, counted once for both.
+      if (redeemed && redeemed.coupon._id !== winner.snapshot.discount?.coupon) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
+      throw keyInUse();
+    }
     return { status: 200, body: await settled(deps, winner) };
   }
+  // Deleted since it was read (its DELETE may have listed its subscriptions before this record was there): not
+  // started, nothing of it stands, and it is answered as a create for a deleted customer is.
+  if (await customerGone(deps, auth.tenantId, customer._id)) {
+    await subs.takeBack(id, now);
+    await giveBack();
+    throw noSuchCustomer(customer._id);
+  }
+  let answer: SubscriptionSnapshot;
   try {
-    const answer = await startAndAwaitFirstStep(deps, record, input);
-    if (clock) await cancelIfClockDeleted(deps, auth.tenantId, id, clock.id);
-    return { status: 201, body: subscriptionView(answer) };
+    answer = await startAndAwaitFirstStep(deps, record, input);
   } catch (err) {
     // Not started at all: nothing of it stands. Started but slow: it stands and the record will say so.
     // Only a workflow the server does not know was not started; any other doubt leaves it all standing.
     if ((await workflowExistence(deps.temporal, id)) === false) {
       await subs.takeBack(id);
       await giveBack();
+    } else if (await customerGone(deps, auth.tenantId, customer._id).catch(() => false)) {
+      await cancelSubscription(deps, auth, id).catch(() => undefined); // best effort: the answer is the failure's
     }
     throw err;
   }
+  if (clock) await cancelIfClockDeleted(deps, auth.tenantId, id, clock.id);
+  if (await customerGone(deps, auth.tenantId, customer._id)) {
+    await cancelSubscription(deps, auth, id);
+    throw noSuchCustomer(customer._id);
+  }
+  return { status: 201, body: subscriptionView(answer) };
+}
+
+/**
+ * Whether the customer was deleted after the create found it. A DELETE marks the customer, then lists its
+ * subscriptions and cancels each; this create inserts its record, starts its workflow, then reads the customer
+ * again. Should this read miss the mark, the mark (hence the listing) came after the start: the DELETE finds the
+ * record and its workflow, and cancels it. Should it see the mark, the listing may have come before the record or
+ * the workflow (its cancel found nothing to stop), so this create cancels its own. The read before the start only
+ * spares most lost races a workflow (and a first charge): the one after it is what closes the race.
+ */
+async function customerGone(deps: AppDeps, tenantId: string, customer: string): Promise<boolean> {
+  return customerData(deps.mongo).isDeleted(tenantId, customer);
 }
 
 const concurrentCreateFailed = () =>

@@ -1,8 +1,8 @@
-import { subscriptionCreateBody } from '../../api/subscriptions/schemas';
+import { subscriptionCreateBody, type SubscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import { actOnInvoice } from '../../api/invoices/service';
 import { tenantAuth } from '../../api/deps';
-import { connectMongo } from '../../platform/mongo';
+import { connectMongo, type Mongo } from '../../platform/mongo';
 import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
 import { at, clockBilling } from './billing-clock';
 
@@ -379,6 +379,89 @@ describe('a same-key create whose concurrent winner took its record back', () =>
   }, 120_000);
 });
 
+describe('an idempotency_key used again', () => {
+  test('with another customer, items, coupon, promotion code, card, tax rate or trial is a 400 idempotency_key_in_use; with the same ones, the subscription it made', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const a = await customerWithCard(clock);
+    const b = await customerWithCard(clock);
+    const [p1, p2] = [await plan(), await plan({ amount: 2000 })];
+    const coupon = (await post('/coupons', { percent_off: 10, duration: 'once' })).body.coupon as string;
+    const promo = (await post('/promotion-codes', { coupon, code: `IDEM${nextSeq()}${Date.now()}` })).body.promotion_code as string;
+    const tax = (await post('/tax-rates', { percentage: 20, inclusive: false, display_name: 'VAT' })).body.tax_rate as string;
+    const first = { customer: a.customer, items: [{ plan: p1 }], default_payment_method: a.pm, idempotency_key: `idem-${Date.now()}` };
+    const made = await post('/subscriptions', first);
+    expect(made.status).toBe(201);
+
+    const others = [
+      { ...first, customer: b.customer, default_payment_method: b.pm },
+      { ...first, items: [{ plan: p2 }] },
+      { ...first, items: [{ plan: p1, quantity: 2 }] },
+      { ...first, items: [{ plan: p1 }, { plan: p2 }] },
+      { ...first, coupon },
+      { ...first, promotion_code: promo },
+      { ...first, default_payment_method: b.pm },
+      { ...first, default_tax_rates: [tax] },
+      { ...first, trial_period_days: 7 },
+    ];
+    for (const body of others) {
+      const r = await post('/subscriptions', body);
+      expect([r.status, r.body.error]).toEqual([400, expect.objectContaining({ code: 'idempotency_key_in_use', param: 'idempotency_key' })]);
+    }
+    // The same request (metadata and webhooks may differ) answers the subscription it made.
+    const again = await post('/subscriptions', { ...first, items: [{ plan: p1, quantity: 1 }], metadata: { retry: 'yes' } });
+    expect([again.status, again.body.subscription]).toEqual([200, made.body.subscription]);
+    // Nothing was made or redeemed for the refused ones.
+    expect((await get(`/subscriptions?customer=${b.customer}`)).body.data).toEqual([]);
+    expect((await get(`/subscriptions?customer=${a.customer}`)).body.data.map((x: { subscription: string }) => x.subscription)).toEqual([made.body.subscription]);
+    expect((await get(`/coupons/${coupon}`)).body.times_redeemed).toBe(0);
+  }, 120_000);
+
+  test('by concurrent creates with other plans: one is made, the same plan answers it, another plan is a 400', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const plans = [await plan(), await plan({ amount: 2000 })];
+    const key = `idem-race-${Date.now()}`;
+    const asked = [0, 1, 0, 1, 0, 1].map((n) => plans[n]!);
+    const answers = await Promise.all(asked.map((p) => post('/subscriptions', { customer, items: [{ plan: p }], default_payment_method: pm, idempotency_key: key })));
+    const made = answers.filter((r) => r.status === 201);
+    expect(made).toHaveLength(1);
+    const winner = made[0]!.body;
+    answers.forEach((r, n) => {
+      if (r === made[0]) return;
+      if (asked[n] === winner.items[0].plan) expect([r.status, r.body.subscription]).toEqual([200, winner.subscription]);
+      else expect([r.status, r.body.error?.code]).toEqual([400, 'idempotency_key_in_use']);
+    });
+    expect((await get(`/subscriptions?customer=${customer}`)).body.data).toHaveLength(1);
+  }, 120_000);
+
+  test('by a concurrent create that inserted first with another coupon: a 400, and the coupon this one counted is given back', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const p = await plan();
+    const coupon = (await post('/coupons', { percent_off: 10, duration: 'once', max_redemptions: 5 })).body.coupon as string;
+    const key = `idem-coupon-${Date.now()}`;
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan: p }], default_payment_method: pm, coupon, idempotency_key: key });
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The interleaving, made exact: ours has counted its coupon (for the id the key names) when the other
+      // request, without a coupon, makes the subscription; ours then meets its record.
+      let theirs: { status: number; body: { subscription: string } } | null = null;
+      const racing = withMethod(db, 'subscriptions', 'insertOne', (real) => async (doc: Parameters<typeof real.insertOne>[0]) => {
+        theirs ??= await post('/subscriptions', { customer, items: [{ plan: p }], default_payment_method: pm, idempotency_key: key });
+        return real.insertOne(doc);
+      });
+      await expect(createSubscription(apiDeps(racing, temporal), tenantAuth(m.tenant, 'eu'), body)).rejects.toMatchObject({ code: 'idempotency_key_in_use', param: 'idempotency_key' });
+      expect(theirs!.status).toBe(201);
+      expect((await get(`/subscriptions/${theirs!.body.subscription}`)).body.discount).toBeNull();
+      await eventually(async () => ((await get(`/coupons/${coupon}`)).body.times_redeemed === 0 ? true : undefined), 15_000, 'the redemption given back');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }, 120_000);
+});
+
 describe('deleting the customer', () => {
   test('cancels its subscriptions now: nothing renews or is charged after', async () => {
     const clock = await clockAt('2026-05-01T00:00:00Z');
@@ -392,6 +475,60 @@ describe('deleting the customer', () => {
     expect((await get(`/subscriptions/${live.subscription}`)).body).toMatchObject({ status: 'canceled', canceled_at: at('2026-05-01T00:00:00Z') });
     await advance(clock, '2026-06-01T00:00:01Z');
     expect(await invoicesOf(live.subscription)).toHaveLength(1); // the first one, paid at create
+  }, 120_000);
+
+  /**
+   * A create for `customer` whose `hook` runs a DELETE of that customer (`del`, to its answer) at an exact point of
+   * the create: the interleaving the race leaves to chance, made exact.
+   */
+  async function createRacingDelete(customer: string, body: SubscriptionCreateBody, hook: (db: Mongo, del: () => Promise<void>) => Mongo) {
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      let deleted: number | null = null;
+      const del = async () => {
+        deleted ??= (await api.del(`/v202607/customers/${customer}`, m.secretKey)).status;
+      };
+      const made = await createSubscription(apiDeps(hook(db, del), temporal), tenantAuth(m.tenant, 'eu'), body).catch((err: unknown) => err);
+      expect(deleted).toBe(200);
+      return made;
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }
+
+  test('deleted while a subscription is being created, after the create read it and before its record was inserted: a 400, and nothing of it stays', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    // The DELETE lists the customer's subscriptions before this one's record is there.
+    const made = await createRacingDelete(customer, body, (db, del) =>
+      withMethod(db, 'subscriptions', 'insertOne', (real) => async (doc: Parameters<typeof real.insertOne>[0]) => {
+        await del();
+        return real.insertOne(doc);
+      }),
+    );
+    expect(made).toMatchObject({ kind: 'invalid_request', code: 'resource_missing', param: 'customer' });
+    expect((await get(`/subscriptions?customer=${customer}`)).body.data).toEqual([]);
+  }, 120_000);
+
+  test('deleted while a subscription is being created, its record listed before its workflow started: the create cancels it, and is a 400', async () => {
+    const clock = await clockAt('2026-05-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const body = subscriptionCreateBody.parse({ customer, items: [{ plan: await plan() }], default_payment_method: pm });
+    // The DELETE runs as the create's read of the customer right before the start is answered (still there): its
+    // cancel finds the record but no workflow to stop, so it leaves it to the create.
+    let reads = 0;
+    const made = await createRacingDelete(customer, body, (db, del) =>
+      withMethod(db, 'customers', 'findOne', (real) => async (...args: Parameters<typeof real.findOne>) => {
+        const found = await real.findOne(...args);
+        if (++reads === 2) await del();
+        return found;
+      }),
+    );
+    expect(made).toMatchObject({ kind: 'invalid_request', code: 'resource_missing', param: 'customer' });
+    expect((await get(`/subscriptions?customer=${customer}`)).body.data.map((x: { status: string }) => x.status)).toEqual(['canceled']);
   }, 120_000);
 
   /** A customer on a clock at 1 May with an active monthly subscription, then marked deleted only. */

@@ -124,6 +124,15 @@ export const EXAMPLES: Record<string, OperationExample> = {
     more: [
       { status: 201, summary: 'The first charge failed: incomplete until its invoice is paid', body: { ...subscription, status: 'incomplete' } },
       { status: 200, summary: 'The same idempotency_key again: the subscription as it stands', body: subscription },
+      {
+        status: 400,
+        summary: 'The same idempotency_key with another plan',
+        body: error(
+          'idempotency_key_in_use',
+          'This idempotency_key was used for a subscription with other parameters (customer, items, coupon or promotion code, default payment method, tax rates or trial): use a new key for a new subscription',
+          'idempotency_key',
+        ),
+      },
       { status: 409, summary: "The customer's test clock is advancing", body: error('test_clock_advancing', "The customer's test clock is advancing; retry when it is ready") },
       { status: 400, summary: 'Plans that do not bill together', body: error('plans_mismatch', 'Every plan of a subscription must have the same currency, interval and interval_count', 'items[1][plan]') },
     ],

@@ -12300,6 +12300,7 @@ export interface paths {
                             /** @description The event types this endpoint subscribes to, from the closed list WebhookEventType */
                             events: components["schemas"]["WebhookEventType"][];
                         }[];
+                        /** @description A repeated create with this key answers the subscription it made (200, as it stands) when customer, items (plans and quantities, in order), coupon, promotion_code, default_payment_method, default_tax_rates and trial_period_days are the same (each given or left out alike); otherwise 400 `idempotency_key_in_use`. Metadata, webhooks, dunning and cancel_at_period_end may differ */
                         idempotency_key?: string;
                     };
                 };
@@ -12323,7 +12324,7 @@ export interface paths {
                         "application/json": components["schemas"]["Subscription"];
                     };
                 };
-                /** @description Invalid: unknown or archived plan, plans of different currencies or intervals, a card that cannot be charged (`NO_GATEWAY_TOKENS`), a refused coupon or promotion code */
+                /** @description Invalid: unknown or archived plan, plans of different currencies or intervals, a card that cannot be charged (`NO_GATEWAY_TOKENS`), a refused coupon or promotion code, an unknown or deleted customer (`resource_missing`, also when it was deleted while this create ran: nothing of the subscription stays live), `idempotency_key_in_use` (the key made a subscription with another customer, items, coupon or promotion code, default_payment_method, default_tax_rates or trial_period_days) */
                 400: {
                     headers: {
                         [name: string]: unknown;
