@@ -95,7 +95,7 @@ test("an operator's redeliverNow cuts the hour's wait short, attempts now and an
     await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
     const before = await testEnv().currentTimeMs();
     const answer = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'merchant fixed TLS', actionId: 'opa_eu_1' }], updateId: 'opa_eu_1' });
-    expect(answer).toEqual({ outcome: 'attempted', delivery: `${h.input.eventId}-0`, attempt: 2, status_code: 204, attempt_outcome: 'delivered', status: 'pending' });
+    expect(answer).toEqual({ outcome: 'attempted', delivery: `${h.input.eventId}-0`, attempt: 2, status_code: 204, attempt_outcome: 'delivered', status: 'delivered' });
     expect(await handle.result()).toEqual({ status: 'delivered', attempts: 2 });
     // The second attempt came at once, not an hour later.
     expect(new Date(h.records[1]!.attemptedAt).getTime() - before).toBeLessThan(60_000);

@@ -121,7 +121,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         attempt: l?.attempt ?? null,
         status_code: l?.statusCode ?? null,
         attempt_outcome: l?.outcome ?? null,
-        status: ended ?? 'pending',
+        // An attempt delivered (or answered 410) ends the delivery with that status, a step after its line is kept.
+        status: ended ?? (l && l.outcome !== 'failed' ? l.outcome : 'pending'),
       };
     },
     {
