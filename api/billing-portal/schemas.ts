@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { typedId } from '../http/common-schemas';
+import { MAX_UNIX_SECONDS, typedId } from '../http/common-schemas';
 import { LANGUAGES } from '../hosted/locale';
 
 // Billing-portal sessions (v202607), as Stripe's customer portal has them: a link, valid for an hour, to a page
@@ -40,7 +40,7 @@ export const portalSwitchBody = z
   .object({
     ...csrf,
     plan: typedId('plan'),
-    proration_date: z.coerce.number().int().min(0),
+    proration_date: z.coerce.number().int().min(0).max(MAX_UNIX_SECONDS),
     confirm_token: z.string().max(128),
   })
   .strict();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amountSchema, currencySchema, idempotencyKeySchema, metadataSchema } from '../http/common-schemas';
+import { amountSchema, currencySchema, idempotencyKeySchema, MAX_UNIX_SECONDS, metadataSchema } from '../http/common-schemas';
 import { missing } from '../plans/schemas';
 import { hasAtMostDecimals } from '../tax-rates/schemas';
 
@@ -8,8 +8,6 @@ import { hasAtMostDecimals } from '../tax-rates/schemas';
 
 export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
 export const MAX_DURATION_IN_MONTHS = 120;
-/** The last second of year 9999. */
-const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /** A time to come, in Unix seconds (checked against the clock when the request is read). */
 export const futureUnixSeconds = z

@@ -151,6 +151,12 @@ export function webhooksFor(sends: readonly (typeof EVENT_TYPES)[number][], reso
   });
 }
 
+/** The last second of year 9999: the latest instant a Unix-seconds input may name (Stripe's bound too). */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
+/** An instant in Unix seconds (billing's times, as Stripe's), up to MAX_UNIX_SECONDS. */
+export const unixSecondsSchema = z.number().int('an integer (Unix seconds)').min(0).max(MAX_UNIX_SECONDS);
+
 export const idempotencyKeySchema = z.string().min(1).max(255);
 /** A merchant's payment-intent key: not one of the keys the service gives its own intents. */
 export const merchantIntentKeySchema = idempotencyKeySchema.refine((k) => !isServiceIntentKey(k), `keys shaped ${SERVICE_INTENT_KEY_SHAPES} are the service’s own`);

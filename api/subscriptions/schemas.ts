@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { idempotencyKeySchema, metadataSchema, typedId, webhooksFor } from '../http/common-schemas';
+import { idempotencyKeySchema, metadataSchema, typedId, unixSecondsSchema, webhooksFor } from '../http/common-schemas';
 import { MAX_TRIAL_PERIOD_DAYS } from '../plans/schemas';
 
 // Subscriptions (v202607), as Stripe Billing has them: items of plans sharing one currency and billing
 // interval, charged off-session with the customer's saved card every period.
 
-const unixSeconds = z.number().int('an integer (Unix seconds)').min(0);
+// Up to the last second of year 9999, as every time input: a `resumes_at` past what a date can hold failed the preview (500).
+const unixSeconds = unixSecondsSchema;
 const quantity = z.number().int('an integer').min(1).max(100_000).default(1).describe('Units of the plan; default 1');
 
 const itemInput = z.object({ plan: typedId('plan').describe('The plan (`plan_...`)'), quantity }).strict();

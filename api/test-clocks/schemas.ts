@@ -1,10 +1,9 @@
 import { z } from 'zod';
+import { MAX_UNIX_SECONDS } from '../http/common-schemas';
 
 // Test clocks (v202607): times are Unix seconds, as in Stripe.
 
-/** The latest instant a clock may read: 9999-12-31T23:59:59Z. */
-const MAX_UNIX_SECONDS = 253_402_300_799;
-
+// The latest instant a clock may read is MAX_UNIX_SECONDS, 9999-12-31T23:59:59Z.
 export const unixSeconds = z.number().int('must be a whole number of seconds').min(0).max(MAX_UNIX_SECONDS);
 
 export const testClockCreateBody = z

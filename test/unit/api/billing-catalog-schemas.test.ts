@@ -3,6 +3,7 @@ import { planCreateBody } from '../../../api/plans/schemas';
 import { mergeMetadata, planView } from '../../../api/plans/service';
 import { hasAtMostDecimals, taxRateCreateBody } from '../../../api/tax-rates/schemas';
 import { couponCreateBody } from '../../../api/coupons/schemas';
+import { invoicePreviewBody, subscriptionUpdateBody } from '../../../api/subscriptions/schemas';
 import { couponValid } from '../../../api/coupons/service';
 import { DomainError } from '../../../domain/errors';
 import type { CouponRecord, PlanRecord } from '../../../platform/billing-records';
@@ -100,4 +101,18 @@ test('views: a tiered plan shows no amount; a coupon is invalid once past redeem
   expect(couponValid({ ...coupon, times_redeemed: 2 }, now)).toBe(false);
   expect(couponValid(coupon, now + 1000)).toBe(false);
   expect(couponValid({ ...coupon, deleted_at: new Date(now) } as CouponRecord, now)).toBe(false);
+});
+
+test('a pause resuming, or a proration date, past the last second of year 9999 is a 400 naming it (a date beyond failed the preview with a 500)', () => {
+  const refusal = (schema: Parameters<typeof parseOrThrow>[0], body: unknown) => {
+    try {
+      parseOrThrow(schema, body, 'body');
+    } catch (err) {
+      return err as DomainError;
+    }
+    throw new Error('accepted');
+  };
+  expect(refusal(subscriptionUpdateBody, { pause_collection: { behavior: 'void', resumes_at: 1e15 } })).toMatchObject({ code: 'parameter_invalid', param: 'pause_collection[resumes_at]' });
+  expect(subscriptionUpdateBody.safeParse({ pause_collection: { behavior: 'void', resumes_at: 253_402_300_799 } }).success).toBe(true);
+  expect(refusal(invoicePreviewBody, { subscription: 'sub_eu_4Z2QOXaJpRuUdaV6zj7MU0', proration_date: 8_640_000_000_001 })).toMatchObject({ code: 'parameter_invalid', param: 'proration_date' });
 });
