@@ -19,6 +19,7 @@ import {
   voidInvoiceUpdate,
   type BilledDiscount,
   type SubscriptionCarried,
+  type SubscriptionChange,
   type SubscriptionInput,
 } from '../../workflows/subscription/messages';
 import { advanceClockUpdate, clockStateQuery, TEST_CLOCK_WORKFLOW, type TestClockInput } from '../../workflows/test-clock/messages';
@@ -1267,5 +1268,125 @@ test('canceled with a renewal still open: its intent is canceled and the invoice
     expect(lastInvoice(rec, renewal.id)).toMatchObject({ status: 'void', nextPaymentAttempt: null });
     expect(rec.canceledIntents).toContain(lastInvoice(rec, renewal.id).paymentIntent);
     expect(credits).toEqual([{ key: `void:${renewal.id}`, amount: 500 }]);
+  });
+});
+
+// ---- 9. subscription events: one per change, none without one, each naming the latest invoice -----------------------
+
+/** The subscription's events, each with what a receiver checks first. */
+const subEvents = (rec: Recorder, sub: string) =>
+  rec.events.filter((e) => e.objectId === sub).map((e) => ({ type: e.type, status: e.data.status, latestInvoice: e.data.latest_invoice }));
+
+test('a renewal sends one subscription.updated with its new period and invoice: active when paid, past_due when declined (not past_due twice)', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes((req, rec) => (reasonOf(rec, req.invoice) === 'subscription_create' || req.subscription.includes('paying') ? 'succeeded' : { failed: 'card_declined' }));
+  await withWorker(activities, async (taskQueue) => {
+    const paying = await start(taskQueue, input(`sub_eu_paying${++n}`, T0));
+    const declined = await start(taskQueue, input(`sub_eu_declined${++n}`, T0));
+    await paying.executeUpdate(startedUpdate);
+    await declined.executeUpdate(startedUpdate);
+    await skipTo(at(2, 28, 12)); // past the renewal, before the declined one's first retry
+    await keep('renewal-declined-one-update', declined);
+    for (const [h, status] of [
+      [paying, 'active'],
+      [declined, 'past_due'],
+    ] as const) {
+      const [first, renewal] = invoicesOf(rec, h.workflowId);
+      const updated = subEvents(rec, h.workflowId).filter((e) => e.type === 'subscription.updated');
+      expect(updated).toEqual([
+        { type: 'subscription.updated', status: 'active', latestInvoice: first!.id },
+        { type: 'subscription.updated', status, latestInvoice: renewal!.id },
+      ]);
+      expect(rec.events.find((e) => e.objectId === h.workflowId && e.data.latest_invoice === renewal!.id)!.data).toMatchObject({ current_period_start: at(2, 28) / 1000 });
+    }
+    await paying.terminate('test done');
+    await declined.terminate('test done');
+  });
+});
+
+test('an update that changes nothing sends no subscription.updated: the same metadata, cancel at period end (double-clicked), pause or card again', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_nochange${++n}`, T0, { metadata: { plan: 'gold' } });
+    const h = await start(taskQueue, inp);
+    await h.executeUpdate(startedUpdate);
+    const change = (c: SubscriptionChange) => h.executeUpdate(changeSubscriptionUpdate, { args: [c] });
+    const updates = () => rec.events.filter((e) => e.objectId === inp.id && e.type === 'subscription.updated').map((e) => e.data);
+    const sent = updates().length; // active, the first invoice paid
+
+    await skipTo(at(2, 10));
+    await change({ metadata: { plan: 'gold' } });
+    await change({ paymentMethod: 'pm_eu_visa' });
+    await change({ metadata: { seats: '3' } });
+    await change({ metadata: { seats: '3' } });
+    // The billing portal's cancel, double-clicked, then asked again a day later: one cancellation, dated once.
+    const [a, b] = await Promise.all([change({ cancelAtPeriodEnd: true }), change({ cancelAtPeriodEnd: true })]);
+    await skipTo(at(2, 11));
+    const c = await change({ cancelAtPeriodEnd: true });
+    await change({ pauseCollection: { behavior: 'void', resumesAt: null } });
+    await change({ pauseCollection: { behavior: 'void', resumesAt: null } });
+    await keep('updates-that-change-nothing', h);
+
+    expect(new Set([a.subscription.canceledAt, b.subscription.canceledAt, c.subscription.canceledAt]).size).toBe(1);
+    const canceledAt = Math.floor(a.subscription.canceledAt! / 1000);
+    // Three changes, three events.
+    expect(updates().slice(sent).map((d) => [d.status, d.metadata, d.cancel_at_period_end, d.canceled_at, d.pause_collection])).toEqual([
+      ['active', { plan: 'gold', seats: '3' }, false, null, null],
+      ['active', { plan: 'gold', seats: '3' }, true, canceledAt, null],
+      ['paused', { plan: 'gold', seats: '3' }, true, canceledAt, { behavior: 'void', resumes_at: null }],
+    ]);
+    await h.terminate('test done');
+  });
+});
+
+test("a trial's end sends subscription.updated once its first cycle's invoice is issued, naming it: active when paid, past_due when declined", async () => {
+  const T0 = at(1, 31);
+  const trialEnd = T0 + 14 * DAY;
+  await skipTo(T0);
+  const { rec, activities } = fakes((req) => (req.subscription.includes('paying') ? 'succeeded' : { failed: 'card_declined' }));
+  await withWorker(activities, async (taskQueue) => {
+    const paying = await start(taskQueue, input(`sub_eu_trialpaying${++n}`, T0, { trialEnd }));
+    const declined = await start(taskQueue, input(`sub_eu_trialdeclined${++n}`, T0, { trialEnd }));
+    await paying.executeUpdate(startedUpdate);
+    await declined.executeUpdate(startedUpdate);
+    await skipTo(trialEnd + HOUR);
+    await keep('trial-end-declined-updated-after-invoice', declined);
+    for (const [h, status] of [
+      [paying, 'active'],
+      [declined, 'past_due'],
+    ] as const) {
+      const [trial, cycle] = invoicesOf(rec, h.workflowId);
+      expect(subEvents(rec, h.workflowId)).toEqual([
+        { type: 'subscription.created', status: 'trialing', latestInvoice: trial!.id },
+        { type: 'subscription.updated', status, latestInvoice: cycle!.id },
+      ]);
+      // After the invoice's own events: a receiver that fetches latest_invoice finds it.
+      const order = rec.events.filter((e) => e.objectId === h.workflowId || e.objectId === cycle!.id).map((e) => e.type);
+      expect(order.slice(1)).toEqual(['invoice.created', status === 'active' ? 'invoice.paid' : 'invoice.payment_failed', 'subscription.updated']);
+    }
+    await paying.terminate('test done');
+    await declined.terminate('test done');
+  });
+});
+
+test('subscription.created names the first invoice as latest_invoice: a trial\'s, and one waiting for 3DS (no update follows until it is paid)', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes(() => 'requires_action');
+  await withWorker(activities, async (taskQueue) => {
+    const trialing = await start(taskQueue, input(`sub_eu_createdtrial${++n}`, T0, { trialEnd: T0 + 7 * DAY }));
+    const challenged = await start(taskQueue, input(`sub_eu_created3ds${++n}`, T0));
+    const t = await trialing.executeUpdate(startedUpdate);
+    const c = await challenged.executeUpdate(startedUpdate);
+    expect(c.subscription.status).toBe('incomplete');
+    expect(subEvents(rec, trialing.workflowId)).toEqual([{ type: 'subscription.created', status: 'trialing', latestInvoice: t.invoice!.id }]);
+    expect(subEvents(rec, challenged.workflowId)).toEqual([{ type: 'subscription.created', status: 'incomplete', latestInvoice: c.invoice!.id }]);
+    // Still announced before its invoice, as a receiver expects the subscription first.
+    expect(rec.events.filter((e) => e.objectId === challenged.workflowId || e.objectId === c.invoice!.id).map((e) => e.type).slice(0, 2)).toEqual(['subscription.created', 'invoice.created']);
+    await trialing.terminate('test done');
+    await challenged.terminate('test done');
   });
 });

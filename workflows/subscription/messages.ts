@@ -87,6 +87,8 @@ export interface SubscriptionCarried {
   /** A clock advance not yet answered, and intent outcomes not yet applied, when the run handed over. */
   clockToAnswer?: boolean;
   outcomes?: { paymentIntent: string; status: 'success' | 'canceled' }[];
+  /** The view (JSON) the last subscription event carried: an update that leaves it as it was sends none. */
+  sentView?: string;
 }
 
 /** An invoice still being collected. */

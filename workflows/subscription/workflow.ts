@@ -61,6 +61,12 @@ const ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH = 'asked-attempts-off-schedule';
 const PAUSED_CHANGE_INVOICE_VOID_PATCH = 'paused-change-invoice-void';
 /** An uncollectible invoice can be paid or voided (Stripe's); before, only an open one. Asked only for such an invoice. */
 const UNCOLLECTIBLE_PAY_OR_VOID_PATCH = 'uncollectible-pay-or-void';
+/** `subscription.updated` only when the view differs from the last event's (Stripe's); before, every change sent one. */
+const UPDATED_ONLY_WHEN_CHANGED_PATCH = 'subscription-updated-only-when-changed';
+/** The trial's end is announced once its first cycle's invoice is issued (the event names it); before, ahead of it. */
+const TRIAL_END_AFTER_INVOICE_PATCH = 'trial-end-updated-after-invoice';
+/** `subscription.created` is sent once the first invoice exists, naming it as latest_invoice; before, with null. */
+const CREATED_WITH_FIRST_INVOICE_PATCH = 'subscription-created-with-first-invoice';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -86,6 +92,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
   let firstInvoice: InvoiceSnapshot | null = null;
   /** Uncollectible invoices this run was asked to pay or void, as it left them (see takeUncollectible). */
   const closedHere = new Map<string, OpenInvoice>();
+  /** The subscription's view as its last event carried it (JSON), so a change that changed nothing sends none. */
+  let sentView: string | null = input.carried?.sentView ?? null;
 
   // ---- writes, in order, each with a higher version of its record -----------------------------------------
   let chain: Promise<unknown> = Promise.resolve();
@@ -122,10 +130,22 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       endpoints: input.webhooks,
     });
   };
+  /**
+   * A subscription event with its view as it is now. An `updated` whose view is the last event's is not sent: a
+   * change that changed nothing (the same metadata again, a double-clicked cancel), or one a step announced already
+   * (a failed renewal's past_due, then the renewal's own). Asked only then: older runs sent it.
+   */
+  const announce = async (type: string): Promise<void> => {
+    const view = subscriptionView(b.sub);
+    const json = JSON.stringify(view);
+    if (type === 'subscription.updated' && json === sentView && patched(UPDATED_ONLY_WHEN_CHANGED_PATCH)) return;
+    sentView = json;
+    await emit(type, 'subscription', view, b.sub.id);
+  };
   const subscriptionChanged = async (type = 'subscription.updated'): Promise<void> => {
     upsertSearchAttributes([{ key: SA.PaymentStatus, value: b.sub.status }]);
     await saveSub();
-    await emit(type, 'subscription', subscriptionView(b.sub), b.sub.id);
+    await announce(type);
   };
   const invoiceEvent = (type: string, inv: InvoiceSnapshot) => emit(type, 'invoice', invoiceView(inv), inv.id);
 
@@ -346,9 +366,13 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           await subscriptionChanged();
           return;
         }
-        await subscriptionChanged();
+        // Announced once the cycle's invoice is issued, so the event names it as latest_invoice (a failed charge
+        // announced past_due already, and this one then changes nothing: not sent). Older runs announced first.
+        const after = patched(TRIAL_END_AFTER_INVOICE_PATCH);
+        if (!after) await subscriptionChanged();
         const inv = await makeInvoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at);
         await issue(inv, due.at);
+        if (after) await subscriptionChanged();
         return;
       }
       case 'period_end': {
@@ -368,7 +392,8 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         const inv = await makeInvoice('subscription_cycle', b.periodLines(s.currentPeriodStart, s.currentPeriodEnd, newId), { start: s.currentPeriodStart, end: s.currentPeriodEnd }, due.at);
         await saveSub();
         await issue(inv, due.at);
-        await emit('subscription.updated', 'subscription', subscriptionView(b.sub), s.id);
+        // The new period and invoice; not sent again when a failed charge announced past_due with them already.
+        await announce('subscription.updated');
         return;
       }
       case 'retry': {
@@ -448,9 +473,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
             else await issue(invoice, at);
           } else b.pendingProrations.push(...lines);
         }
-        if (c.cancelAtPeriodEnd !== undefined) {
+        // As Stripe: a cancellation at period end is dated when it was asked for; undoing it clears the date. Asked
+        // again (a double-click), it is the same cancellation: its date stays, and nothing changed.
+        if (c.cancelAtPeriodEnd !== undefined && c.cancelAtPeriodEnd !== b.sub.cancelAtPeriodEnd) {
           b.sub.cancelAtPeriodEnd = c.cancelAtPeriodEnd;
-          // As Stripe: a cancellation at period end is dated when it was asked for; undoing it clears the date.
           b.sub.canceledAt = c.cancelAtPeriodEnd ? now() : null;
         }
         if (c.pauseCollection !== undefined) {
@@ -630,8 +656,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     setCurrentDetails(b.summary());
     await exclusive(async () => {
       const s = b.sub;
-      await saveSub();
-      await emit('subscription.created', 'subscription', subscriptionView(s), s.id);
+      // Created is announced once its first invoice exists, naming it (latest_invoice), as Stripe's does: a
+      // subscription left trialing or incomplete (3DS) sends no update that would name it. Older runs announced
+      // it first, with none.
+      const withFirst = patched(CREATED_WITH_FIRST_INVOICE_PATCH);
+      if (!withFirst) {
+        await saveSub();
+        await announce('subscription.created');
+      }
       const period = { start: s.currentPeriodStart, end: s.currentPeriodEnd };
       const trial = s.status === 'trialing';
       // Paid on a checkout page already (its amount quoted without credit): the balance is not drawn for it.
@@ -639,6 +671,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       if (input.firstPaidBy && !trial) first.paymentIntent = input.firstPaidBy;
       b.took(first);
       await saveInvoice(first);
+      if (withFirst) {
+        await saveSub();
+        await announce('subscription.created');
+      }
       await invoiceEvent('invoice.created', first);
       const o = b.openInvoice(first.id)!;
       if (input.firstPaidBy && !trial) {
@@ -693,7 +729,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
       // Only records still written carry their versions: the subscription's and its open invoices'.
       const live = new Set([b.sub.id, ...b.open.map((o) => o.invoice.id)]);
       const kept = Object.fromEntries([...versions].filter(([id]) => live.has(id)));
-      await continueAsNew<typeof subscriptionWorkflow>({ ...input, carried: { ...b.carry(clockNow, kept), clockToAnswer, outcomes: [...outcomes] } });
+      await continueAsNew<typeof subscriptionWorkflow>({
+        ...input,
+        carried: { ...b.carry(clockNow, kept), clockToAnswer, outcomes: [...outcomes], ...(sentView !== null ? { sentView } : {}) },
+      });
     }
     if (!(await reach(due.at))) continue;
     await exclusive(async () => {
