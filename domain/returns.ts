@@ -19,6 +19,11 @@ export function isFinal(status: ReturnStatus): boolean {
   return status === 'refunded' || status === 'refund_failed' || status.startsWith('rejected.');
 }
 
+/** Received, or ended by its refund since: its refund has been (or is being) handed over. */
+export function wasReceived(status: ReturnStatus): boolean {
+  return status === 'received' || status === 'refunded' || status === 'refund_failed';
+}
+
 /**
  * The status a merchant's move leads to, or why it is refused. Repeating the move that led to the current
  * status is allowed (an idempotent retry) and changes nothing.
@@ -32,6 +37,9 @@ export function nextReturnStatus(current: ReturnStatus, move: ReturnMove, reason
     return { ok: false, message: `A return that is ${current} can no longer be rejected` };
   }
   if (move === current) return { ok: true, status: current };
+  // Received again once its refund has ended it: the same move repeated (an answer that came late, or a PUT
+  // sent beside it), which changes nothing, as it would while the refund is under way.
+  if (move === 'received' && (current === 'refunded' || current === 'refund_failed')) return { ok: true, status: current };
   if (move === 'approved' && current === 'requested') return { ok: true, status: 'approved' };
   if (move === 'received' && current === 'approved') return { ok: true, status: 'received' };
   return { ok: false, message: `A return that is ${current} cannot become ${move}` };

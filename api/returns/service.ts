@@ -1,4 +1,4 @@
-import { returnRefundFailure } from '../../domain/returns';
+import { nextReturnStatus, returnRefundFailure } from '../../domain/returns';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import { pageList } from '../../data/page-list';
@@ -171,7 +171,9 @@ export async function startReturnRefund(deps: AppDeps, req: { tenantId: string; 
 
 /**
  * PUT /returns/{id}: the merchant's move. `received` also refunds it (refundOfReturn), and hands the refund to
- * the return's workflow, which becomes `refunded` when the refund settles (at once when there is none).
+ * the return's workflow, which becomes `refunded` when the refund settles (at once when there is none). The
+ * answer is the record, read once the workflow has answered: it answers a move, or the same move repeated
+ * (beside it or after it), only once its writes have landed.
  */
 export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, body: ReturnMoveBody) {
   const r = await returnOr404(deps, auth.tenantId, id);
@@ -182,9 +184,12 @@ export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, b
     deps,
     () => handle.executeUpdate(moveReturnUpdate, { args: [{ move: body.status, ...(body.reason ? { reason: body.reason } : {}) }] }),
     async () => {
-      // The return has ended: the same move again answers it, anything else is too late.
-      if (r.status === wanted || (wanted === 'received' && (r.status === 'refunded' || r.status === 'refund_failed'))) return { status: r.status, refund: r.refund };
-      throw conflict('return_transition_invalid', `A return that is ${r.status} cannot become ${wanted}`);
+      // The return has ended: the same move again answers it, anything else is too late. Read again: it may
+      // have ended since `r` was read (its workflow writes its end before it closes).
+      const ended = await returnOr404(deps, auth.tenantId, id);
+      const same = nextReturnStatus(ended.status, body.status, body.reason);
+      if (same.ok && same.status === ended.status) return { status: ended.status, refund: ended.refund };
+      throw conflict('return_transition_invalid', `A return that is ${ended.status} cannot become ${wanted}`);
     },
   ).catch((err: unknown) => {
     if (err instanceof DomainError && err.code === 'return_transition_invalid') throw conflict(err.code, err.message);
@@ -195,7 +200,13 @@ export async function moveReturn(deps: AppDeps, auth: AuthContext, id: string, b
     await runUpdate(
       deps,
       () => handle.executeUpdate(returnRefundStartedUpdate, { args: [outcome] }),
-      () => conflict('return_transition_invalid', 'The return ended before its refund was recorded'),
+      async () => {
+        // Closed: a PUT beside this one handed its refund over and the refund ended it (refused, or a free
+        // product's): this receipt answers that end.
+        const ended = await returnOr404(deps, auth.tenantId, id);
+        if (ended.status === 'refunded' || ended.status === 'refund_failed') return { status: ended.status, refund: ended.refund };
+        throw conflict('return_transition_invalid', 'The return ended before its refund was recorded');
+      },
     );
   }
   const [now, order] = await Promise.all([returnOr404(deps, auth.tenantId, id), findOrder(deps, auth.tenantId, r.order_id).catch(() => null)]);

@@ -613,6 +613,32 @@ describe('a return', () => {
     });
   });
 
+  test('the same move again while its write is in flight answers once that write has landed, not at once with the record still behind', async () => {
+    let letWrite!: () => void;
+    const f = fakes({ firstReturnWrite: new Promise<void>((r) => (letWrite = r)) });
+    await withWorkers(f, async ({ taskQueue, webhookTaskQueue }) => {
+      const inp = returnInput(webhookTaskQueue, { webhooks: [] });
+      const handle = await testEnv().client.workflow.start(RETURN_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      await waitFor(() => f.rec.returnWritesAsked === 1); // the requested write hangs; approved's queues behind it
+      const answered: string[] = [];
+      const approve = (who: string) => handle.executeUpdate(moveReturnUpdate, { args: [{ move: 'approved' }] }).then((p) => (answered.push(who), p));
+      const first = approve('first');
+      await waitFor(async () => (await handle.query(returnProgressQuery)).status === 'approved');
+      const again = approve('again');
+      await new Promise((r) => setTimeout(r, 500));
+      const whileWriting = [...answered];
+      letWrite();
+      // Before: the repeat answered approved at once, while the record still said requested.
+      expect(whileWriting).toEqual([]);
+      expect(await Promise.all([first, again])).toEqual<ReturnProgress[]>([
+        { status: 'approved', refund: null },
+        { status: 'approved', refund: null },
+      ]);
+      expect(statusesOf(f.rec.returns)).toEqual(['requested', 'approved']);
+      await terminate(inp.id);
+    });
+  });
+
   test('received, and the PUT that received it died before it handed the refund over: after 5 minutes the return starts its refund itself', async () => {
     const f = fakes({ refundState: () => 'success' });
     const started: Array<{ returnId: string; at: number }> = [];

@@ -1,7 +1,7 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, getExternalWorkflowHandle, log, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import { historyIsLong } from '../history';
 import type { Activities } from '../../activities';
-import { isFinal, nextReturnStatus, returnRefundFailure, type ReturnStatus } from '../../domain/returns';
+import { isFinal, nextReturnStatus, returnRefundFailure, wasReceived, type ReturnStatus } from '../../domain/returns';
 import { addressObject } from '../../domain/addresses';
 import { backoffMs } from '../../domain/polling';
 import { emitEvent } from '../emit-event';
@@ -17,6 +17,12 @@ const refunds = proxyActivities<Activities>({ startToCloseTimeout: '2m', retry: 
 const RECEIVED_REFUND_GRACE_MS = 5 * 60 * 1000;
 /** Runs that start a received return's refund themselves when none was handed over; older runs only waited. */
 const STARTS_OWN_REFUND_PATCH = 'return-starts-own-refund';
+/**
+ * Runs whose moves and refund hand-overs answer once every record write asked so far has landed. The API answers
+ * from the record: a repeat answered at once showed the status before the move, and a move answered with a status
+ * another Update had just set showed the one before it. Older runs answered without waiting for those writes.
+ */
+const ANSWERS_WRITTEN_PATCH = 'return-answers-written';
 /** How often, at most, a received return asks how its refund stands (the refund settles within its SLA). */
 const REFUND_POLL_CAP_MS = 60 * 60 * 1000;
 
@@ -33,6 +39,14 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   let refused: string | null = null;
   const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn);
   const progress = (): ReturnProgress => ({ status, refund });
+  /**
+   * The answer to a move or a hand-over, whether it changed the return or not (the same one again, or sent
+   * beside another): the return as it stands once every write asked so far has landed, so the record the API
+   * then reads is the one the answer describes. Without the patch (a run recorded before it) it answers at
+   * once, not even a promise later (a tick more could move the answer after commands a replayed history has
+   * before it).
+   */
+  const answer = (): ReturnProgress | Promise<ReturnProgress> => (patched(ANSWERS_WRITTEN_PATCH) ? writer.flushed().then(progress) : progress());
 
   /** A status change: written, then sent to the tenant's return webhooks. */
   const changed = async () => {
@@ -62,11 +76,10 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     moveReturnUpdate,
     async ({ move, reason }) => {
       const next = nextReturnStatus(status, move, reason);
-      if (next.ok && next.status !== status) {
-        status = next.status;
-        await changed();
-      }
-      return progress();
+      if (!next.ok || next.status === status) return answer();
+      status = next.status;
+      await changed();
+      return answer();
     },
     {
       validator: ({ move, reason }) => {
@@ -95,15 +108,16 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   setHandler(
     returnRefundStartedUpdate,
     async (req) => {
-      // Kept synchronous when there is nothing to do, as the handler always was (an await more here would move
-      // its answer after commands a replayed history has before it).
-      if (refund !== null || status !== 'received') return progress();
+      // Handed over already (by a PUT beside this one, or the workflow itself): nothing to do. answer() keeps it
+      // synchronous in runs recorded before its patch, as the handler always was.
+      if (refund !== null || status !== 'received') return answer();
       await refundStarted(req);
-      return progress();
+      return answer();
     },
     {
       validator: (req) => {
-        if (status !== 'received' && refund === null) throw ApplicationFailure.nonRetryable(`A return that is ${status} is not refunded`, 'return_transition_invalid');
+        // Ended by its refund already (refused, or settled): a hand-over beside it, answered with that end.
+        if (!wasReceived(status)) throw ApplicationFailure.nonRetryable(`A return that is ${status} is not refunded`, 'return_transition_invalid');
         if ('refund' in req && req.refund === null && input.amount > 0)
           throw ApplicationFailure.nonRetryable(`A return of ${input.amount} cannot be refunded without a refund`, 'return_transition_invalid');
       },

@@ -1,4 +1,4 @@
-import { isFinal, nextReturnStatus, REJECTION_REASON, returnAmount, type ReturnMove, type ReturnStatus } from '../../../domain/returns';
+import { isFinal, nextReturnStatus, REJECTION_REASON, returnAmount, wasReceived, type ReturnMove, type ReturnStatus } from '../../../domain/returns';
 import { commerceTotals } from '../../../domain/commerce-totals';
 
 // A return's lifecycle as plain rules: every status against every move of the merchant (repeats are
@@ -13,8 +13,8 @@ const TABLE: Record<string, Record<ReturnMove, ReturnStatus | 'refused'>> = {
   requested: { approved: 'approved', received: 'refused', rejected: 'rejected.damaged' },
   approved: { approved: 'approved', received: 'received', rejected: 'rejected.damaged' },
   received: { approved: 'refused', received: 'received', rejected: 'refused' },
-  refunded: { approved: 'refused', received: 'refused', rejected: 'refused' },
-  refund_failed: { approved: 'refused', received: 'refused', rejected: 'refused' },
+  refunded: { approved: 'refused', received: 'refunded', rejected: 'refused' },
+  refund_failed: { approved: 'refused', received: 'refund_failed', rejected: 'refused' },
   'rejected.damaged': { approved: 'refused', received: 'refused', rejected: 'rejected.damaged' },
 };
 
@@ -44,6 +44,10 @@ describe('repeats are idempotent', () => {
     expect(nextReturnStatus(current, move)).toEqual({ ok: true, status: current });
   });
 
+  test.each(['refunded', 'refund_failed'] as const)('received again once its refund ended it (%s) answers it, unchanged: a PUT beside the one that received it', (current) => {
+    expect(nextReturnStatus(current, 'received')).toEqual({ ok: true, status: current });
+  });
+
   test('the same rejection again answers the same status', () => {
     expect(nextReturnStatus('rejected.wrong_size', 'rejected', 'wrong_size')).toEqual({ ok: true, status: 'rejected.wrong_size' });
   });
@@ -66,7 +70,7 @@ describe('repeats are idempotent', () => {
     for (const current of STATUSES) {
       for (const move of ['approved', 'received', 'rejected'] as ReturnMove[]) {
         const next = nextReturnStatus(current, move, 'damaged');
-        if (next.ok) expect(['refunded', 'refund_failed']).not.toContain(next.status);
+        if (next.ok && next.status !== current) expect(['refunded', 'refund_failed']).not.toContain(next.status);
       }
     }
   });
@@ -110,6 +114,19 @@ describe('isFinal', () => {
     ['rejected.other_reason', true],
   ] as const)('%s: %p', (status, final) => {
     expect(isFinal(status)).toBe(final);
+  });
+});
+
+describe('wasReceived: its refund has been handed over, or may be', () => {
+  test.each([
+    ['requested', false],
+    ['approved', false],
+    ['received', true],
+    ['refunded', true],
+    ['refund_failed', true],
+    ['rejected.damaged', false],
+  ] as const)('%s: %p', (status, received) => {
+    expect(wasReceived(status)).toBe(received);
   });
 });
 
