@@ -540,7 +540,8 @@ test('made unpaid while another invoice was being dunned: that invoice\'s retrie
     // prorations at once, declined too (retries 3, 5 and 9 March).
     await skipTo(at(3, 2));
     const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(3, 2) }] });
-    expect(up.invoice).toMatchObject({ status: 'open', nextPaymentAttempt: at(3, 3) });
+    expect(up.invoice).toMatchObject({ status: 'open' });
+    expect(up.invoice!.nextPaymentAttempt! - at(3, 3)).toBeLessThan(1000); // a day after its first attempt, made now (ms after skipping)
     // 7 March: the renewal's last attempt fails, the subscription is unpaid, and the upgrade's 9 March retry is off.
     await skipTo(at(3, 8));
     expect((await stateOf(h)).subscription.status).toBe('unpaid');
@@ -637,6 +638,29 @@ test('paying a past_due invoice between its retries: active again, and the retri
 
 // ---- 4. prorations ---------------------------------------------------------------------------------------------
 
+test('a proration date ahead sets only what the prorations cost: the always_invoice invoice is made, charged and dated now', async () => {
+  const T0 = at(4, 1, 0);
+  const asked = at(4, 8, 0);
+  const change = at(4, 11, 0);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const { basic, pro } = SWITCH;
+  await withWorker(activities, async (taskQueue) => {
+    const h = await start(taskQueue, input(`sub_eu_prodate${++n}`, T0, { items: [basic] }));
+    await h.executeUpdate(startedUpdate);
+    await skipTo(asked);
+    const a = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: change }] });
+    // The same prorations as on 11 April (20 of 30 days), on an invoice of 8 April.
+    expect(a.invoice).toMatchObject({ status: 'paid', total: 1000, periodStart: change, periodEnd: at(5, 1, 0) });
+    expect(a.invoice!.created).toBeGreaterThanOrEqual(asked);
+    expect(a.invoice!.created).toBeLessThan(change);
+    const charged = chargesOf(rec, h.workflowId).at(-1)!;
+    expect(charged.req.invoice).toBe(a.invoice!.id);
+    expect(charged.at).toBeLessThan(change);
+    await h.terminate('test done');
+  });
+});
+
 test('an upgrade 10 days into a 30-day period: always_invoice charges the exact prorations at once; create_prorations puts them on the next renewal', async () => {
   // April has 30 days: the period 1 April -> 1 May, the change on 11 April at 00:00, 20 of 30 days left.
   const T0 = at(4, 1, 0);
@@ -658,7 +682,8 @@ test('an upgrade 10 days into a 30-day period: always_invoice charges the exact 
     await skipTo(change);
 
     const a = await now.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: change }] });
-    expect(a.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'paid', subtotal: 1000, total: 1000, amountDue: 1000, amountPaid: 1000, periodStart: change, periodEnd: at(5, 1, 0), created: change });
+    expect(a.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'paid', subtotal: 1000, total: 1000, amountDue: 1000, amountPaid: 1000, periodStart: change, periodEnd: at(5, 1, 0) });
+    expect(a.invoice!.created - change).toBeLessThan(1000); // dated when it was made: the change, a few ms after skipping to it
     expect(a.invoice!.lines).toEqual(prorations.map((l) => expect.objectContaining(l)));
     expect(a.subscription.items).toEqual([pro]);
     const charged = chargesOf(rec, now.workflowId).at(-1)!;
@@ -933,7 +958,8 @@ test("paused (void), an always_invoice change's invoice is voided at once, as St
     await skipTo(at(4, 11, 0));
     await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
     const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0) }] });
-    expect(up.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'void', total: 1000, amountPaid: 0, amountRemaining: 0, voidedAt: at(4, 11, 0) });
+    expect(up.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'void', total: 1000, amountPaid: 0, amountRemaining: 0 });
+    expect(up.invoice!.voidedAt! - at(4, 11, 0)).toBeLessThan(1000); // voided when made: a few ms after skipping to the change
     // Not the latest invoice: an unpaid subscription is active again once its latest is paid, which a void one never is.
     expect(up.subscription).toMatchObject({ status: 'paused', items: [pro], latestInvoice: invoicesOf(rec, h.workflowId)[0]!.id });
     expect(eventsOf(rec, up.invoice!.id)).toEqual(['invoice.created']);

@@ -59,6 +59,11 @@ const END_WAITS_FOR_CHARGE_PATCH = 'end-waits-for-charge';
 const ASKED_ATTEMPTS_OFF_SCHEDULE_PATCH = 'asked-attempts-off-schedule';
 /** Collection paused: a change's `always_invoice` invoice is voided at once, not charged (before, it was charged). */
 const PAUSED_CHANGE_INVOICE_VOID_PATCH = 'paused-change-invoice-void';
+/**
+ * A change's `prorationDate` sets only what the prorations cost, as Stripe's: its invoice is made, charged and
+ * dated now (its dunning counted from now). Runs before it dated and charged that invoice at the proration date.
+ */
+const PRORATION_DATE_PRICES_ONLY_PATCH = 'proration-date-prices-only';
 /** An uncollectible invoice can be paid or voided (Stripe's); before, only an open one. Asked only for such an invoice. */
 const UNCOLLECTIBLE_PAY_OR_VOID_PATCH = 'uncollectible-pay-or-void';
 /** `subscription.updated` only when the view differs from the last event's (Stripe's); before, every change sent one. */
@@ -468,9 +473,10 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
           if (lines.length && c.prorationBehavior === 'always_invoice') {
             // Collection paused (by this change too), as Stripe's `void`: the invoice is made, and voided at once.
             const paused = (c.pauseCollection !== undefined ? c.pauseCollection : b.sub.pauseCollection) !== null && patched(PAUSED_CHANGE_INVOICE_VOID_PATCH);
-            invoice = await makeInvoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, at, !paused);
-            if (paused) await issueVoided(invoice, at);
-            else await issue(invoice, at);
+            const stamp = at !== now() && patched(PRORATION_DATE_PRICES_ONLY_PATCH) ? now() : at;
+            invoice = await makeInvoice('subscription_update', lines, { start: at, end: b.sub.currentPeriodEnd }, stamp, !paused);
+            if (paused) await issueVoided(invoice, stamp);
+            else await issue(invoice, stamp);
           } else b.pendingProrations.push(...lines);
         }
         // As Stripe: a cancellation at period end is dated when it was asked for; undoing it clears the date. Asked
