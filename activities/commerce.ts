@@ -44,7 +44,7 @@ interface ReturnFacts {
 
 /** A received return's refund, started by the API's own code (api/returns/refund-port.ts). */
 export interface ReturnRefundPort {
-  start(temporal: Client, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }>;
+  start(temporal: Client, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string; refusalMessage?: string }>;
 }
 
 export function createCommerceActivities({ mongo, returnRefunds }: { mongo: Mongo; returnRefunds?: ReturnRefundPort }) {
@@ -115,7 +115,7 @@ export function createCommerceActivities({ mongo, returnRefunds }: { mongo: Mong
     },
 
     /** A received return's refund, when the merchant's PUT could not start it: admitted under its key, or refused. */
-    startReturnRefund(req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
+    startReturnRefund(req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string; refusalMessage?: string }> {
       if (!returnRefunds) throw ApplicationFailure.nonRetryable('this worker was built without return refunds', 'misconfigured');
       return returnRefunds.start(Context.current().client, req);
     },

@@ -9,7 +9,7 @@ import { storedAddressFields } from '../../data/addresses';
 import { orderData, returnData } from '../../data/checkouts';
 import { commerceSettingsData } from '../../data/commerce-settings';
 import { admitReturnUpdate } from '../../workflows/checkout/messages';
-import { moveReturnUpdate, returnRefundStartedUpdate } from '../../workflows/return/messages';
+import { moveReturnUpdate, returnRefundStartedUpdate, type RefundHandOver } from '../../workflows/return/messages';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
 import { addressSnapshot, addressView } from '../carts/views';
 import { savedAddressNamed } from '../carts/service';
@@ -132,7 +132,7 @@ async function returnOr404(deps: AppDeps, tenantId: string, id: string): Promise
  * (idempotency key `return:<id>`, so a repeated PUT makes one refund), refused (`refusal`), or none at all
  * when the return's amount is 0 (a free product: the refund check refuses a refund of 0).
  */
-async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord): Promise<{ refund: string | null } | { refusal: string }> {
+async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord): Promise<RefundHandOver> {
   if (r.amount === 0) return { refund: null };
   const order = await findOrder(deps, auth.tenantId, r.order_id);
   const intent = await getPaymentIntent(deps, auth.tenantId, order.payment_intent);
@@ -155,7 +155,7 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
     // record keeps why (written before its workflow is told, which then writes refund_failed).
     if (!(err instanceof DomainError && err.code.startsWith('REFUND_'))) throw err;
     await returnData(deps.mongo).recordRefundRefusal(auth.tenantId, r._id, { code: err.code, message: err.message });
-    return { refusal: err.code };
+    return { refusal: err.code, refusalMessage: err.message };
   }
 }
 
@@ -164,7 +164,7 @@ async function refundOfReturn(deps: AppDeps, auth: AuthContext, r: ReturnRecord)
  * before it could): the same admission, under the same key, so a PUT doing it at the same time makes one refund.
  * Run by the worker for the return's workflow, which applies the answer itself.
  */
-export async function startReturnRefund(deps: AppDeps, req: { tenantId: string; region: string; returnId: string }): Promise<{ refund: string | null } | { refusal: string }> {
+export async function startReturnRefund(deps: AppDeps, req: { tenantId: string; region: string; returnId: string }): Promise<RefundHandOver> {
   const r = await returnOr404(deps, req.tenantId, req.returnId);
   return refundOfReturn(deps, tenantAuth(req.tenantId, req.region), r);
 }

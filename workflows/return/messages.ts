@@ -42,5 +42,8 @@ export const moveReturnUpdate = defineUpdate<ReturnProgress, [{ move: ReturnMove
  * (`refusal`: the payment's refundable balance no longer covers it): the return is then `refund_failed`.
  * `refund: null`: the return's amount is 0 (a free product), so there is nothing to refund: it is `refunded`.
  */
-export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [{ refund: string | null } | { refusal: string }]>('returnRefundStarted');
+/** A received return's refund as handed over: made (its id, or null for none), or refused (its code and message). */
+export type RefundHandOver = { refund: string | null } | { refusal: string; refusalMessage?: string };
+
+export const returnRefundStartedUpdate = defineUpdate<ReturnProgress, [RefundHandOver]>('returnRefundStarted');
 export const returnProgressQuery = defineQuery<ReturnProgress>('returnProgress');

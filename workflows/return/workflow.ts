@@ -7,7 +7,7 @@ import { backoffMs } from '../../domain/polling';
 import { emitEvent } from '../emit-event';
 import { serialWriter } from '../serial-writer';
 import { returnEndedSignal } from '../checkout/messages';
-import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type ReturnInput, type ReturnProgress } from './messages';
+import { moveReturnUpdate, returnProgressQuery, returnRefundStartedUpdate, type RefundHandOver, type ReturnInput, type ReturnProgress } from './messages';
 
 const store = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '10s' } });
 
@@ -36,7 +36,7 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
   let status: ReturnStatus = input.carried?.status ?? 'requested';
   let refund: string | null = input.carried?.refund ?? null;
   /** Why its refund was refused, when it was (the webhook of its `refund_failed` says so). */
-  let refused: string | null = null;
+  let refused: { code: string; message?: string } | null = null;
   const writer = serialWriter(input.carried?.version ?? 1, store.saveReturn);
   const progress = (): ReturnProgress => ({ status, refund });
   /**
@@ -89,11 +89,12 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     },
   );
   /** The refund of a received return handed over (by the merchant's PUT, or by this workflow itself). */
-  const refundStarted = async (req: { refund: string | null } | { refusal: string }) => {
+  const refundStarted = async (req: RefundHandOver) => {
     if (refund !== null || status !== 'received') return;
     if ('refusal' in req) {
       log.warn('the refund of a received return was refused', { refusal: req.refusal });
-      refused = req.refusal;
+      // The refusal's own message, as GET /returns shows it (hand-overs from before it was sent carry the code only).
+      refused = { code: req.refusal, ...(req.refusalMessage !== undefined ? { message: req.refusalMessage } : {}) };
       status = 'refund_failed';
       await changed();
     } else if (req.refund === null) {
@@ -180,7 +181,7 @@ function returnEventType(status: ReturnStatus): string {
  * The body of a return webhook: the Return object (camelCase, as GET /returns answers it, its address too) and
  * the event. Only the send activity's input holds it, so changing it needs no patch.
  */
-export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string, refused: string | null = null): Record<string, unknown> {
+export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refund: string | null, updatedAt: string, refused: { code: string; message?: string } | null = null): Record<string, unknown> {
   return {
     webhook_type: 'return',
     event: returnEventType(status),
@@ -196,7 +197,7 @@ export function returnWebhookBody(input: ReturnInput, status: ReturnStatus, refu
     amount: input.amount,
     currency: input.currency,
     refund,
-    refundFailure: returnRefundFailure(status, refund, refused === null ? null : { code: refused }),
+    refundFailure: returnRefundFailure(status, refund, refused),
     updatedAt,
   };
 }
