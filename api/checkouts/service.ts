@@ -193,7 +193,15 @@ async function checkoutOnce(deps: AppDeps, auth: AuthContext, body: CheckoutCrea
 async function openCheckoutAnswer(deps: AppDeps, auth: AuthContext, cartId: string, given: CheckoutCreateBody['shippingAddress'], read?: CheckoutRecord) {
   const open = read ?? (await checkoutData(deps.mongo).openOfCart(auth.tenantId, cartId));
   if (open?.status === 'completed') throw conflict('cart_converted', 'This cart was checked out and paid already');
-  if (!open?.payment_intent) throw conflict('checkout_in_progress', 'This cart is being checked out; retry in a moment');
+  if (!open?.payment_intent) {
+    // Being started, or a start that died without an answer (a 503): the stranded-record sweep takes that back once it
+    // is STRANDED_AFTER_SECONDS old, at its next run, and the same request then checks the cart out afresh.
+    const minutes = Math.ceil(deps.config.STRANDED_AFTER_SECONDS / 60);
+    throw conflict(
+      'checkout_in_progress',
+      `This cart is being checked out${open ? ` (${open._id})` : ''}; retry in a moment. If that checkout's start failed (a 503), it is taken back once it is ${minutes} minutes old, at the next run of the stranded-record sweep, and this request then checks the cart out afresh`,
+    );
+  }
   // The cart as it is now: the one this request read may predate an edit the open checkout was made after.
   const cart = await cartData(deps.mongo).find(auth.tenantId, cartId);
   if (!cart) throw notFound('cart', cartId, 'cartId');
