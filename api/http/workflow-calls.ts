@@ -16,7 +16,7 @@ export const QUERY_DEADLINE_MS = 3_000;
 
 /** The workflow did not answer in time: 503 in the error shape, with Retry-After. */
 export const notAnswered = () =>
-  new DomainError('unavailable', 'service_unavailable', 'The payment service did not answer in time; retry the request (with the same idempotency key)');
+  new DomainError('unavailable', 'service_unavailable', 'The payment service did not answer in time; retry the same request (with the same idempotency key, where it takes one)');
 
 /**
  * Runs a call to Temporal with a deadline on every gRPC request it makes. An Update in it that the server
