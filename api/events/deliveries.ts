@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { redactUrl } from '../../domain/operator-text';
 import { invalidRequest } from '../../domain/errors';
 import type { EventRecord } from '../../platform/records';
 import { SA } from '../../workflows/search-attributes';
@@ -42,9 +43,10 @@ const startOptions = (deps: AppDeps, input: WebhookDeliveryInput, workflowId: st
     { key: SA.TenantId, value: input.tenantId },
     { key: SA.EventType, value: input.eventType },
     { key: SA.DeliveryStatus, value: 'pending' },
-    { key: SA.WebhookUrl, value: input.url.slice(0, 1000) },
+    // Scheme, host and port only, as the workflow-started deliveries and the logs show it (the path may carry a secret).
+    { key: SA.WebhookUrl, value: redactUrl(input.url).slice(0, 1000) },
   ],
-  staticSummary: `${summary} of ${input.eventType} ${input.eventId} to ${input.url}`,
+  staticSummary: `${summary} of ${input.eventType} ${input.eventId} to ${redactUrl(input.url)}`,
 });
 
 /** A new redelivery each call (the merchant's POST /events/{event}/redeliver). */

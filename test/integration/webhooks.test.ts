@@ -7,6 +7,7 @@ import {
   pay,
   signingSecretOf,
   startHookReceiver,
+  temporalClient,
   type Delivery,
   type HookReceiver,
   type Merchant,
@@ -283,6 +284,13 @@ test('events API: list by type, tenant isolation, attempts, redelivery', async (
   expect(both[1].raw).toBe(first.raw);
   expect(both[1].headers['service-webhook-secret']).toBe(secret);
   expect(await verified(both[1])).toEqual(first.body);
+  // In Temporal (visibility and the UI's summary, which the payload codec does not seal) the receiver shows its
+  // scheme, host and port only: its path may carry its secret.
+  const shown = await (await temporalClient()).workflow.getHandle(red.body.deliveries[0]).describe();
+  const origin = new URL(rx.url).origin;
+  expect(shown.searchAttributes.WebhookUrl).toEqual([new URL(rx.url).pathname === '/' ? origin : `${origin}/[redacted]`]);
+  expect(await shown.staticSummary()).toContain(`to ${new URL(rx.url).pathname === '/' ? origin : `${origin}/[redacted]`}`);
+  expect(await shown.staticSummary()).not.toContain(rx.url);
 
   // the redelivery's attempt shows up under the same endpoint
   await eventually(async () => {
