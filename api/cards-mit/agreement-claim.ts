@@ -20,6 +20,8 @@ const POLL_MS = 100;
 const RETRY_AFTER_S = 2;
 /** Beyond the workflow Update deadline: a claim this much older belongs to a request that is surely over. */
 const STALE_MARGIN_MS = 15_000;
+/** A first charge paid this recently may still be recording the agreement's id (its intent's record can land first). */
+const PAID_ID_MARGIN_MS = 30_000;
 
 export interface AgreementTurn {
   /** The agreement as this charge goes out under it: with the first charge's id, or this charge's own claim. */
@@ -96,15 +98,23 @@ export async function agreementTurn(mongo: Mongo, r: TurnRequest): Promise<Agree
   }
 }
 
-/** Whether a claim's first charge will give the agreement no id: its transaction failed, or its request is long over. */
+/**
+ * Whether a claim's first charge will give the agreement no id. Its charges under the agreement, as its intent's
+ * record has them, decide: one still deciding (processing, awaiting 3DS, an unknown answer being reconciled past
+ * any deadline), or paid moments ago (its id may be on its way), is live; otherwise a claim whose charge answered
+ * is over (declined, or paid without an id), and one that never answered is over once its request surely is.
+ */
 async function givesNoId(mongo: Mongo, claimed: AgreementRecord, updateDeadlineMs: number): Promise<boolean> {
   if (!claimed.claim) return true; // a record without id nor claim: nobody is charging
-  if (claimed.first_transaction) {
-    const intent = await paymentIntentData(mongo).find(claimed.tenant_id, claimed.claim.payment_intent);
-    const t = intent?.transactions?.find((x) => x.transaction === claimed.first_transaction);
-    return t?.status === 'failed';
-  }
-  return Date.now() - claimed.claim.at.getTime() > updateDeadlineMs + STALE_MARGIN_MS;
+  const intent = await paymentIntentData(mongo).find(claimed.tenant_id, claimed.claim.payment_intent);
+  const charges = (intent?.transactions ?? []).filter((t) => t.agreement === claimed._id && t.payment_method === claimed.payment_method);
+  const now = Date.now();
+  const live = charges.some(
+    (t) => t.status === 'processing' || t.status === 'requires_action' || (t.status === 'succeeded' && now - Date.parse(t.updated_at) < PAID_ID_MARGIN_MS),
+  );
+  if (live) return false;
+  if (claimed.first_transaction) return true;
+  return now - claimed.claim.at.getTime() > updateDeadlineMs + STALE_MARGIN_MS;
 }
 
 /**

@@ -434,6 +434,34 @@ describe('agreements', () => {
     expect(sent.agreement).toMatchObject({ type: 'INSTALLMENT', network_transaction_id: null });
   }, 30_000);
 
+  test('a claim whose first charge answered but gave no id (not deciding any more: paid with none, or its intent gone) is taken over at once, not waited on for good', async () => {
+    const { pm, customer } = await saveCard();
+    const intent = await intentFor(customer);
+    const agreementId = `plan-noid-${Date.now()}`;
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      const scope = agreementScope(m.tenant, pm, agreementId);
+      const recent = new Date(Date.now() - 2_000);
+      await db.c.agreements.insertOne({
+        _id: agreementIdFor('eu', scope),
+        tenant_id: m.tenant,
+        scope,
+        payment_method: pm,
+        agreement_id: agreementId,
+        agreement_type: 'UNSCHEDULED',
+        network_transaction_id: null,
+        first_transaction: 'ti_eu_answeredwithoutid',
+        created_at: recent,
+        claim: { token: 'answered', payment_intent: 'pi_eu_gone', at: recent },
+      });
+      const r = await charge(intent, pm, agreementId, 'RECURRING');
+      expect([r.status, r.body.code]).toEqual([200, 'ok']);
+      expect(await db.c.agreements.findOne({ scope })).toMatchObject({ agreement_type: 'RECURRING', network_transaction_id: expect.stringMatching(/^ntx_/) });
+    } finally {
+      await db.close();
+    }
+  });
+
   test('a claim left by a request that died before charging is taken over once stale', async () => {
     const { pm, customer } = await saveCard();
     const intent = await intentFor(customer);
