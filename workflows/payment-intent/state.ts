@@ -398,6 +398,9 @@ export class PaymentIntentState {
    * here (`namedIsOwn`; runs before it answered it too).
    */
   recentMitDecline(req: MitChargeInput, now: number, cardsOnly: () => boolean, namedIsOwn: () => boolean): TransactionRecord | undefined {
+    // A named charge made already is answered with itself (onMitCharge's byChargeKey), never with a later decline.
+    const named = req.chargeKey ? this.byChargeKey(req) : undefined;
+    if (named) return named.status === 'failed' ? named : undefined;
     const last = [...this.transactions.values()].reverse().find((t) => t.payment_method === req.paymentMethod && t.agreement === req.agreement.id);
     if (last?.status !== 'failed' || now - Date.parse(last.updated_at) >= MIT_DECLINE_ANSWERED_MS) return undefined;
     // A failure that was not the card's (its connector down, replaced by another attempt, the intent canceled

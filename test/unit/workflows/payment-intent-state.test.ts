@@ -87,3 +87,15 @@ test('forged callback hints stay bounded', () => {
   for (let i = 0; i < 500; i++) s.hint(`ch_${i}`, undefined, 'succeeded');
   expect(s.hints.size).toBeLessThanOrEqual(50);
 });
+
+test("an invoice's attempt sent again is answered with its own decline, not a later attempt's under the same card and agreement", () => {
+  const s = new PaymentIntentState(input(), NOW);
+  const agreement = { id: 'agr_eu_1', agreementId: 'sub-1', type: 'RECURRING' as const, networkTransactionId: null };
+  const attempt = (chargeKey: string) => ({ paymentMethod: 'pm_eu_1', connector: 'con_eu_a', agreement, chargeKey });
+  const first = s.startMitAttempt(attempt('billing:in_1:1'), 'ti_eu_k1', NOW);
+  s.resolve(first, { status: 'declined', failureCode: 'insufficient_funds', failureMessage: 'Insufficient funds' }, NOW);
+  const second = s.startMitAttempt(attempt('billing:in_1:2'), 'ti_eu_k2', NOW + 2000);
+  s.resolve(second, { status: 'declined', failureCode: 'insufficient_funds', failureMessage: 'Insufficient funds' }, NOW + 2000);
+  const named = s.recentMitDecline(attempt('billing:in_1:1'), NOW + 3000, () => true, () => true);
+  expect(named?.transaction).toBe('ti_eu_k1');
+});
