@@ -43,7 +43,10 @@ export function agreementData(mongo: Mongo) {
     },
     /**
      * Takes over a claim whose first charge will give no id (it failed, or its request is long over): only while it
-     * is still that same claim without an id, so of two requests taking it over one wins. The new claimant's type stands.
+     * is still that same claim without an id, so of two requests taking it over one wins on MongoDB, which applies a
+     * conditional update as one step. FerretDB 1.24.2 (dev, tests, the cluster stack) checks the filter and writes
+     * in two steps, so two takeovers at the same instant can both win there: the lost-update gap docs/reliability.md
+     * measures. The new claimant's type stands.
      */
     takeOver: async (stale: AgreementRecord, claim: AgreementClaim, type: AgreementRecord['agreement_type']): Promise<boolean> => {
       const r = await c.updateOne(unrecordedClaim(stale.scope, stale.claim?.token), { $set: { claim, agreement_type: type, first_transaction: null } });
