@@ -111,7 +111,13 @@ export async function returnWorkflow(input: ReturnInput): Promise<ReturnProgress
     async (req) => {
       // Handed over already (by a PUT beside this one, or the workflow itself): nothing to do. answer() keeps it
       // synchronous in runs recorded before its patch, as the handler always was.
-      if (refund !== null || status !== 'received') return answer();
+      if (refund !== null || status !== 'received') {
+        // A refund made beside a refusal (the balance freed in between) is money out that this return will not
+        // follow: an operator should look (logged only; no command, so replays are unchanged).
+        if ('refund' in req && req.refund !== null && req.refund !== refund)
+          log.error('a refund handed over to a return that ended without it; it is not followed', { return: input.id, refund: req.refund, status });
+        return answer();
+      }
       await refundStarted(req);
       return answer();
     },
