@@ -412,6 +412,13 @@ describe('POST /v202606/payment-intents', () => {
     expect(r.body).toEqual({ refund_id: expect.any(Number), refundable_amount_left: 1500, resource_created: true });
     const v7 = await api.get(`/v202607/refunds?payment_intent=${pi}`, m.secretKey);
     expect(v7.body.data).toEqual([expect.objectContaining({ payment_intent: pi, amount: 500 })]);
+    // The list's filter names the intent as a create does: its UUID and its integer id find the same refund.
+    const older = (await retrieve(pi)).body;
+    for (const ref of [older.payment_intent, String(older.payment_intent_secret)]) {
+      const byRef = await api.get(`/v202607/refunds?payment_intent=${ref}`, m.secretKey);
+      expect([byRef.status, byRef.body.data]).toEqual([200, v7.body.data]);
+    }
+    expect((await api.get('/v202607/refunds?payment_intent=999999999999', m.secretKey)).body.data).toEqual([]);
   });
 
   test('an unknown customer id is a 400; v202606 has no gateway parameter', async () => {
