@@ -70,7 +70,7 @@ export const RUNBOOK_QUERIES: readonly RunbookQuery[] = [
     name: 'checkouts-holding-stock',
     title: 'Checkouts holding stock for more than an hour',
     action:
-      "A checkout holds its lines' units until its payment intent ends (paid, canceled or expired). An hour is long for a shop: look at the intent it waits on (`PaymentIntentId` in its summary); canceling that intent releases the units.",
+      "A checkout holds its lines' units until its payment intent ends (paid, canceled or expired). An hour is long for a shop: look at the intent it waits on (`payment pi_...` in its details line, or the checkout's `checkoutState` query); canceling that intent releases the units.",
     query: (now) =>
       `WorkflowType = 'checkoutWorkflow' AND ExecutionStatus = 'Running' AND PaymentStatus IN ('reserving', 'awaiting_payment') AND StartTime < ${at(now.getTime() - HOUR_MS)}`,
   },
