@@ -61,19 +61,12 @@ export async function errorHandler(ctx: Context, next: Next): Promise<void> {
   }
 }
 
-/** Errors raised by middleware we do not own (body parser, router) become domain errors here. */
+/** Errors raised by middleware we do not own (the router) become domain errors here; bodies are read by json-body.ts. */
 function toDomainError(raw: unknown): DomainError | null {
   if (raw instanceof DomainError) return raw;
   if (isDependencyDown(raw)) return new DomainError('unavailable', 'service_unavailable', 'A dependency of the service is unavailable; retry later');
-  const e = raw as { status?: number; statusCode?: number; type?: string; message?: string; expose?: boolean };
+  const e = raw as { status?: number; statusCode?: number };
   const status = e?.status ?? e?.statusCode;
-  if (status === 413 || e?.type === 'entity.too.large')
-    return new DomainError('payload_too_large', 'payload_too_large', 'The request body is larger than the limit of 1 MB');
-  if (status === 415) return new DomainError('unsupported_media_type', 'unsupported_media_type', 'Send the body as application/json');
-  if (status === 400 && (e?.type === 'entity.parse.failed' || /JSON|Unexpected token|invalid/i.test(e?.message ?? '')))
-    return new DomainError('invalid_request', 'malformed_json', 'The request body is not valid JSON');
-  if (status === 400 && e?.type === 'encoding.unsupported')
-    return new DomainError('unsupported_media_type', 'unsupported_encoding', 'Unsupported content encoding');
   if (status === 405) return new DomainError('method_not_allowed', 'method_not_allowed', 'This method is not allowed on this URL');
   if (status === 404) return new DomainError('not_found', 'route_not_found', 'Unrecognized request URL');
   return null;

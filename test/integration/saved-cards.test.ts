@@ -434,14 +434,18 @@ describe('agreements', () => {
     expect(sent.agreement).toMatchObject({ type: 'INSTALLMENT', network_transaction_id: null });
   }, 30_000);
 
-  test('a claim whose first charge answered but gave no id (not deciding any more: paid with none, or its intent gone) is taken over at once, not waited on for good', async () => {
+  /**
+   * An agreement claimed by an earlier request that no longer runs (intent `pi_eu_gone`), as the record stands:
+   * claimed `age` ago, its first charge named or not; then a charge under it, which must take it over and pay.
+   */
+  async function chargeOverPlantedClaim(age: number, firstTransaction: string | null) {
     const { pm, customer } = await saveCard();
     const intent = await intentFor(customer);
-    const agreementId = `plan-noid-${Date.now()}`;
+    const agreementId = `plan-planted-${Date.now()}`;
     const db = await connectMongo(getStack().mongoUri);
     try {
       const scope = agreementScope(m.tenant, pm, agreementId);
-      const recent = new Date(Date.now() - 2_000);
+      const at = new Date(Date.now() - age);
       await db.c.agreements.insertOne({
         _id: agreementIdFor('eu', scope),
         tenant_id: m.tenant,
@@ -450,9 +454,9 @@ describe('agreements', () => {
         agreement_id: agreementId,
         agreement_type: 'UNSCHEDULED',
         network_transaction_id: null,
-        first_transaction: 'ti_eu_answeredwithoutid',
-        created_at: recent,
-        claim: { token: 'answered', payment_intent: 'pi_eu_gone', at: recent },
+        first_transaction: firstTransaction,
+        created_at: at,
+        claim: { token: 'planted', payment_intent: 'pi_eu_gone', at },
       });
       const r = await charge(intent, pm, agreementId, 'RECURRING');
       expect([r.status, r.body.code]).toEqual([200, 'ok']);
@@ -460,34 +464,14 @@ describe('agreements', () => {
     } finally {
       await db.close();
     }
+  }
+
+  test('a claim whose first charge answered but gave no id (not deciding any more: paid with none, or its intent gone) is taken over at once, not waited on for good', async () => {
+    await chargeOverPlantedClaim(2_000, 'ti_eu_answeredwithoutid');
   });
 
   test('a claim left by a request that died before charging is taken over once stale', async () => {
-    const { pm, customer } = await saveCard();
-    const intent = await intentFor(customer);
-    const agreementId = `plan-stale-${Date.now()}`;
-    const db = await connectMongo(getStack().mongoUri);
-    try {
-      const scope = agreementScope(m.tenant, pm, agreementId);
-      const long = new Date(Date.now() - 10 * 60_000);
-      await db.c.agreements.insertOne({
-        _id: agreementIdFor('eu', scope),
-        tenant_id: m.tenant,
-        scope,
-        payment_method: pm,
-        agreement_id: agreementId,
-        agreement_type: 'UNSCHEDULED',
-        network_transaction_id: null,
-        first_transaction: null,
-        created_at: long,
-        claim: { token: 'dead', payment_intent: 'pi_eu_gone', at: long },
-      });
-      const r = await charge(intent, pm, agreementId, 'RECURRING');
-      expect(r.body.code).toBe('ok');
-      expect(await db.c.agreements.findOne({ scope })).toMatchObject({ agreement_type: 'RECURRING', network_transaction_id: expect.stringMatching(/^ntx_/) });
-    } finally {
-      await db.close();
-    }
+    await chargeOverPlantedClaim(10 * 60_000, null);
   });
 });
 
