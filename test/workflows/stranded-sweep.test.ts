@@ -142,7 +142,7 @@ test('results recorded before the activity gave back name the redemptions: signa
         for (let i = 0; i < 100 && writes.length === 0; i++) await new Promise((res) => setTimeout(res, 50));
         expect(writes).toEqual([{ version: expect.any(Number), timesRedeemed: 1 }]);
         expect(writes[0]!.version).toBeGreaterThan(7);
-        await owner().terminate('test done');
+        await owner().terminate('test done').catch(() => undefined); // it may have closed idle by now (time skips)
       },
     },
   );
