@@ -4,7 +4,18 @@ import type { ChargeOutcome } from '../../gateways/types';
 import { reopenedState } from '../../api/refunds/reopen';
 import { serviceRefundKey } from '../../domain/refund';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
-import { admitRefundUpdate, attemptUpdate, cancelUpdate, chargeOutcomeSignal, intentStateQuery, PAYMENT_INTENT_WORKFLOW, refundSettledSignal, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
+import {
+  admitRefundUpdate,
+  attemptUpdate,
+  cancelUpdate,
+  chargeOutcomeSignal,
+  intentStateQuery,
+  PAYMENT_INTENT_WORKFLOW,
+  recheckAttemptUpdate,
+  refundSettledSignal,
+  type OperatorActionInput,
+  type RefundAdmissionInput,
+} from '../../workflows/payment-intent/messages';
 import { gate, keepHistory, useWorkflowTestEnv, waitFor } from './env';
 import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 
@@ -383,7 +394,7 @@ describe('a superseded charge captured while an intent stays pending for days', 
    * A 3-day intent whose first attempt (a 3DS challenge) is superseded by a declined one; the customer then
    * finishes the first challenge in another tab, and the gateway captures it. `more`: the charges after those two.
    */
-  async function supersededThenCaptured(more: ChargeOutcome[], during: (handle: WorkflowHandle) => Promise<void>) {
+  async function supersededThenCaptured(more: ChargeOutcome[], during: (handle: WorkflowHandle, voids: { chargeId: string; amount: number }[]) => Promise<void>) {
     const outcomes = [...challengeThenDecline(), ...more];
     const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
     const inp = await input(3 * 24 * 3600);
@@ -392,7 +403,7 @@ describe('a superseded charge captured while an intent stays pending for days', 
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
       expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
       gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
-      await during(handle);
+      await during(handle, rec.voids);
     });
     return { rec, inp };
   }
@@ -404,6 +415,71 @@ describe('a superseded charge captured while an intent stays pending for days', 
     });
     // Before, the watch ended a day after the attempt was let go, two days before the intent ended: kept.
     expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);
+  });
+
+  test('is refunded on its callback while the intent is still pending; the customer can still pay, and one capture stays', async () => {
+    const { rec, inp } = await supersededThenCaptured([{ status: 'succeeded', chargeId: 'ch_3' }], async (handle, voids) => {
+      await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
+      await waitFor(() => voids.length === 1);
+      // Before, the capture was kept until the intent ended: up to three days here.
+      expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending' });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+      await testEnv().sleep('2h');
+      keepHistory('payment-intent-late-capture-refunded-while-pending', await handle.fetchHistory());
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);
+    expect(rec.events.map((e) => e.type)).toEqual(['payment.attempt_failed', 'payment.success']);
+  });
+
+  test('is found without a callback within ten minutes while the intent is pending', async () => {
+    const { rec } = await supersededThenCaptured([], async (handle, voids) => {
+      await testEnv().sleep('11 min');
+      expect(voids).toEqual([{ chargeId: 'ch_abandoned', amount: 2500 }]);
+      expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'pending' });
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toHaveLength(1);
+  });
+
+  test('a refund of it that the gateway is slow to take does not hold the next payment', async () => {
+    const outcomes = [...challengeThenDecline(), { status: 'succeeded', chargeId: 'ch_3' } as ChargeOutcome];
+    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
+    const refundTaken = gate();
+    let refundTries = 0;
+    const slowRefunds = {
+      ...activities,
+      refundCharge: async (r: { chargeId: string; amount: number }) => {
+        refundTries += 1;
+        await refundTaken.p;
+        return activities.refundCharge(r);
+      },
+    };
+    const inp = await input(3600);
+    await withWorker(slowRefunds, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
+      gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
+      await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
+      await waitFor(() => refundTries === 1);
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_success' }] })).status).toBe('success');
+      refundTaken.open();
+      await waitFor(() => rec.voids.length === 1);
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);
+  });
+
+  test('an operator re-check asks about it while the intent is pending', async () => {
+    const stamp: OperatorActionInput = { operator: 'samira@ops.example.com', reason: 'INC-2300: customer charged twice', actionId: 'opa_eu_late1' };
+    const { rec } = await supersededThenCaptured([], async (handle, voids) => {
+      const answer = await handle.executeUpdate(recheckAttemptUpdate, { args: [stamp] });
+      expect(answer).toMatchObject({ outcome: 'rechecked', status: 'pending' });
+      expect(voids).toEqual([{ chargeId: 'ch_abandoned', amount: 2500 }]);
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toHaveLength(1);
   });
 
   test('is refunded after the customer pays again on day 2: one capture stays', async () => {

@@ -75,7 +75,9 @@ export function startRun(input: PaymentIntentInput) {
   const checking = { count: 0 };
   // Delivery starts not waited for where they were asked (patch DELIVERIES_TOGETHER_PATCH), until the run ends.
   const deliveryStarts: Promise<void>[] = [];
-  return { input, s, shown, checking, deliveryStarts, writer: serialWriter(input.carried?.version ?? 0, recordWrites().savePaymentIntent) };
+  // Whether this run asks about attempts let go while the intent is still pending (patch in workflow.ts).
+  const lateWhilePending = { on: false };
+  return { input, s, shown, checking, deliveryStarts, lateWhilePending, writer: serialWriter(input.carried?.version ?? 0, recordWrites().savePaymentIntent) };
 }
 
 /**

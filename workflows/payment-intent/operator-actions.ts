@@ -66,13 +66,15 @@ export async function onForceCancel(run: IntentRun, req: OperatorActionInput): P
 
 /**
  * The attempts a re-check can make the workflow ask about: while the intent is pending, its open attempt
- * (unless its charge is on the wire; abandoned attempts are watched only once the intent has ended); after,
- * the abandoned attempts it still watches for a late capture.
+ * (unless its charge is on the wire) and, in runs that watch them meanwhile, the abandoned ones; after, the
+ * abandoned attempts it still watches for a late capture.
  */
 function recheckable(run: IntentRun): Attempt[] {
   const { s } = run;
-  if (s.status === 'pending') return s.attempt && s.attempt.phase !== 'charging' ? [s.attempt] : [];
-  return [...s.lateAttempts.values()];
+  const late = [...s.lateAttempts.values()];
+  if (s.status !== 'pending') return late;
+  const open = s.attempt && s.attempt.phase !== 'charging' ? [s.attempt] : [];
+  return run.lateWhilePending.on ? [...open, ...late] : open;
 }
 
 export function validateRecheck(run: IntentRun, req: OperatorActionInput): void {

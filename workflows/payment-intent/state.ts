@@ -599,10 +599,9 @@ export class PaymentIntentState {
   // ---- late attempts ----------------------------------------------------------------------------------
 
   /**
-   * The intent has ended: attempts let go while it was pending are watched for a grace period from now. Only
-   * the open attempt is asked about while it is pending, so a superseded charge captured then (its 3DS finished
-   * in another tab, a failover's first request arriving late) is found and refunded only after the end; counted
-   * from its letting go, the watch of an intent pending more than a day was over by then.
+   * The intent has ended: attempts let go while it was pending are watched for a grace period from now.
+   * Counted from their letting go, the watch of an intent pending more than a day was over by then (and runs
+   * before `watch-late-while-pending` asked only about the open attempt while pending).
    */
   watchLateFromEnd(now: number): void {
     if (this.lateAttempts.size > 0) this.lateWatchUntil = Math.max(this.lateWatchUntil, now + LATE_OUTCOME_GRACE_MS);
@@ -617,6 +616,12 @@ export class PaymentIntentState {
   lateWatchDelay(now: number): number {
     const checks = Math.min(...[...this.lateAttempts.values()].map((a) => a.checks));
     return Math.min(LATE_CHARGE_POLL_MS, openPollDelayMs(checks, this.lifetimeMs), this.lateWatchUntil - now);
+  }
+
+  /** While the intent is pending, attempts let go are asked about on their backoff, at least every LATE_CHARGE_POLL_MS. */
+  latePollDelayWhilePending(): number {
+    const checks = Math.min(...[...this.lateAttempts.values()].map((a) => a.checks));
+    return Math.min(LATE_CHARGE_POLL_MS, openPollDelayMs(checks, this.lifetimeMs));
   }
 
   anyLateHinted(): boolean {

@@ -44,6 +44,11 @@ const RECHECK_AFTER_SETTLE_PATCH = 'continue-recheck-after-settle';
 const ASK_AT_DEADLINE_PATCH = 'ask-open-attempt-at-deadline';
 /** Runs that continue as new when a refund was admitted while they were closing; older runs ended under it. */
 const ADMITTED_WHILE_CLOSING_PATCH = 'continue-when-admitted-while-closing';
+/**
+ * Runs that ask about attempts let go while the intent is still pending (on a callback at once, else on their
+ * backoff), so a superseded charge captured meanwhile is refunded then; older runs found it only after the end.
+ */
+const LATE_WHILE_PENDING_PATCH = 'watch-late-while-pending';
 
 /**
  * One workflow per payment intent; its id is the `pi_` id. It owns the intent's state machine (state.ts),
@@ -71,8 +76,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   const pending = () => s.status === 'pending';
   if (pending()) {
     if (writer.version() === 0) await persist(run); // the workflow has taken the record over from the API's create
+    const late = lateWatchWhilePending(run);
     while (pending()) {
-      await continueIfLong(run);
+      if (!late.inFlightRound()) await continueIfLong(run);
       const open = current();
       if (open && charging(open)) {
         // A charge is on the wire: its outcome wins over the clock (late success is kept).
@@ -85,19 +91,26 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
         await cancelIntent(run, 'expired');
         break;
       }
+      late.startIfDue();
+      const wake = Math.min(remaining, late.nextLook() - Date.now());
+      const round = late.rounds();
+      const lateMoved = () => late.due() || late.rounds() !== round;
       if (!open) {
-        await condition(() => !pending() || current() !== null, remaining);
+        await condition(() => !pending() || current() !== null || lateMoved(), wake);
         continue;
       }
       // An open attempt (3DS, async, or a lost answer): ask the gateway on a callback hint, else on a
       // backoff clock, in case the callback is lost. Only the gateway's answer moves money.
-      await condition(() => !pending() || current() !== open || charging(open) || s.isHinted(open), Math.min(remaining, s.pollDelay(open)));
+      await condition(() => !pending() || current() !== open || charging(open) || s.isHinted(open) || lateMoved(), Math.min(wake, s.pollDelay(open)));
       if (!pending() || current() !== open || charging(open)) continue;
+      if (lateMoved() && !s.isHinted(open)) continue;
       // At the deadline, an attempt at the gateway is asked once more before the intent expires: a 3DS the
       // customer completed in time, whose callback was lost, pays it rather than being refunded as late.
       if (Date.now() >= s.expiresAt && !s.isHinted(open) && !patched(ASK_AT_DEADLINE_PATCH)) continue;
       await check(run, open);
     }
+    const round = late.inFlightRound();
+    if (round) await round;
   }
 
   if (s.status === 'canceled') await watchLateAttempts(run, true);
@@ -132,6 +145,45 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   return s.view();
 }
 
+/**
+ * The watch of attempts let go while the intent is still pending (patch LATE_WHILE_PENDING_PATCH): a charge let
+ * go (a superseded 3DS finished in another tab, a failover's first request arriving late) may be captured while
+ * the customer is still paying. Asked about on a callback at once, else on its backoff, it is refunded then, not
+ * days later when the intent ends. The asking runs beside the main loop, so a gateway slow to take the refund
+ * never holds the deadline or the open attempt's checks; the loop waits for it before it continues as new or ends.
+ */
+function lateWatchWhilePending(run: IntentRun) {
+  const { s } = run;
+  let look: number | null = null; // when the attempts let go are next asked about
+  let checks: Promise<void> | null = null; // a round of asking, in flight
+  let rounds = 0;
+  const due = () => checks === null && look !== null && s.lateAttempts.size > 0 && (s.anyLateHinted() || Date.now() >= look);
+  return {
+    due,
+    rounds: () => rounds,
+    nextLook: () => (checks === null && look !== null ? look : Infinity),
+    /** Called by the main loop only: asks patched() (never from a condition), schedules and starts a round. */
+    startIfDue(): void {
+      if (s.lateAttempts.size > 0 && !run.lateWhilePending.on) run.lateWhilePending.on = patched(LATE_WHILE_PENDING_PATCH);
+      if (!run.lateWhilePending.on || checks !== null) return;
+      if (s.lateAttempts.size === 0) look = null;
+      else look ??= Date.now() + s.latePollDelayWhilePending();
+      if (!due()) return;
+      checks = (async () => {
+        try {
+          await checkLateAttempts(run);
+        } finally {
+          checks = null;
+          rounds += 1;
+          look = s.lateAttempts.size > 0 ? Date.now() + s.latePollDelayWhilePending() : null;
+        }
+      })();
+    },
+    /** The round in flight, if any (no await at all otherwise: older histories keep their command order). */
+    inFlightRound: () => checks,
+  };
+}
+
 /** Continues as new when the history is long and nothing is mid-flight (no Update, no charge on the wire). */
 async function continueIfLong(run: IntentRun): Promise<void> {
   const { input, s, writer } = run;
@@ -156,9 +208,15 @@ async function watchLateAttempts(run: IntentRun, mayContinue: boolean): Promise<
   while (s.watchingLate(Date.now())) {
     if (mayContinue) await continueIfLong(run);
     await condition(() => late.size === 0 || s.anyLateHinted(), s.lateWatchDelay(Date.now()));
-    for (const a of [...late.values()]) {
-      if (late.get(a.idempotencyKey) === a) await check(run, a);
-    }
+    await checkLateAttempts(run);
   }
   if (late.size > 0) log.warn('stopped watching abandoned charges after the grace period', { keys: s.stopWatchingLate() });
+}
+
+/** Asks the gateway about each attempt let go that is still watched; a capture is refunded (effects.ts). */
+async function checkLateAttempts(run: IntentRun): Promise<void> {
+  const late = run.s.lateAttempts;
+  for (const a of [...late.values()]) {
+    if (late.get(a.idempotencyKey) === a) await check(run, a);
+  }
 }
