@@ -331,14 +331,27 @@ export async function getPaymentIntent(deps: AppDeps, tenantId: string, id: stri
 }
 
 export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: string) {
-  const r = await getPaymentIntent(deps, tenantId, id);
+  return cancelIntentAsRead(deps, await getPaymentIntent(deps, tenantId, id));
+}
+
+/** Cancels the intent `r` as the request read it (exported for the test of a stale read). */
+export async function cancelIntentAsRead(deps: AppDeps, r: PaymentIntentRecord) {
   const handle = deps.temporal.workflow.getHandle(r._id);
   const view = await runUpdate(
     deps,
     () => handle.executeUpdate(cancelUpdate),
-    () => new DomainError('conflict', 'payment_intent_unexpected_state', `${notPendingMessage(r.status)} and can no longer be canceled`),
+    () => closedIntentConflict(deps, r, ' and can no longer be canceled'),
   );
   return view;
+}
+
+/**
+ * The intent's workflow has closed, so the request is refused with how the intent ended, read again: the
+ * request's own read may predate the close (a concurrent cancel that won would otherwise read as `pending`).
+ */
+async function closedIntentConflict(deps: AppDeps, r: PaymentIntentRecord, more = ''): Promise<never> {
+  const now = (await paymentIntentData(deps.mongo).findByRef(r.tenant_id, r._id)) ?? r;
+  throw new DomainError('conflict', 'payment_intent_unexpected_state', `${notPendingMessage(now.status)}${more}`);
 }
 
 /** Each connector's gateway task queue (workflows/task-queues.ts): the workflow sends that gateway's calls there. */
@@ -365,6 +378,6 @@ export async function submitAttempt(deps: AppDeps, r: PaymentIntentRecord, input
   return runUpdate(
     deps,
     () => handle.executeUpdate(attemptUpdate, { args: [routed] }),
-    () => new DomainError('conflict', 'payment_intent_unexpected_state', notPendingMessage(r.status)),
+    () => closedIntentConflict(deps, r),
   );
 }

@@ -1,4 +1,4 @@
-import { createPaymentIntent } from '../../api/payment-intents/service';
+import { cancelIntentAsRead, createPaymentIntent } from '../../api/payment-intents/service';
 import { createBodyV202607 } from '../../api/payment-intents/schemas';
 import { tenantAuth } from '../../api/deps';
 import { connectMongo } from '../../platform/mongo';
@@ -213,6 +213,25 @@ describe('cancel', () => {
     const r = await api.post(`/v202607/payment-intents/${paid.body.payment_intent}/cancel`, undefined, m.secretKey);
     expect(r.status).toBe(409);
     expect(r.body.error.code).toBe('payment_intent_unexpected_state');
+  });
+  test('a cancel that read the intent pending, sent after another cancel ended it, says it is canceled', async () => {
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      const pi = await create({ amount: 300, currency: 'EUR' });
+      const stale = (await db.c.paymentIntents.findOne({ _id: pi.body.payment_intent }))!;
+      expect(stale.status).toBe('pending');
+      expect((await api.post(`/v202607/payment-intents/${pi.body.payment_intent}/cancel`, undefined, m.secretKey)).status).toBe(200);
+      await eventually(async () => ((await workflowExistence(temporal, pi.body.payment_intent)) === false || (await temporal.workflow.getHandle(pi.body.payment_intent).describe()).status.name !== 'RUNNING' ? true : undefined));
+      // Before, the refusal named the status the request had read: "This payment intent is pending and can no longer be canceled".
+      await expect(cancelIntentAsRead(apiDeps(db, temporal), stale)).rejects.toMatchObject({
+        code: 'payment_intent_unexpected_state',
+        message: 'This payment intent is canceled and can no longer be canceled',
+      });
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
   });
   test('an unknown intent is 404', async () => {
     expect((await api.post('/v202607/payment-intents/pi_eu_unknown0000000000000/cancel', undefined, m.secretKey)).status).toBe(404);
