@@ -90,7 +90,8 @@ export function paymentIntentData(mongo: Mongo) {
     /** Records at version 0: the create's take-back (a retry starts clean), and the stranded-records sweep's page and put-back. */
     ...versionZeroRecords(c),
     /** Before its workflow takes the record over: the customer a concurrent create settled on. */
-    setCustomerBeforeStart: async (id: string, customer: string) => void (await c.updateOne({ _id: id, version: 0 }, { $set: { customer } })),
+    setCustomerBeforeStart: async (id: string, customer: string, contact: NonNullable<PaymentIntentRecord['contact']>) =>
+      void (await c.updateOne({ _id: id, version: 0 }, { $set: { customer, contact } })),
     list: (tenantId: string, filter: PaymentIntentFilter, page: CursorQuery): Promise<Page<PaymentIntentRecord>> =>
       paginate(c, { tenant_id: tenantId, ...definedOnly(filter) }, page),
     /** The other intents of a checkout intent still pending (at most 100: a checkout has a handful). */

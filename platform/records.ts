@@ -172,7 +172,7 @@ export interface PaymentIntentRecord {
   line_items?: LineItem[];
   /** The merchant's free JSON, kept as its JSON text (any keys, nested: MongoDB refuses `$` and `.` keys). */
   payload_json?: string | null;
-  /** The customer's contact as the create gave it (the older interface's tenant_initial_user_data). */
+  /** The customer's contact when the intent was created, whichever version made it (the older interface's tenant_initial_user_data). */
   contact?: { phone_number: string | null; email: string | null };
   /** webhook_urls of the older interface (and of its checkout intent): they receive the older body. */
   legacy_webhooks?: { url: string; secretRef?: string }[];

@@ -110,6 +110,20 @@ export async function upsertCustomer(
   throw new Error('customer upsert did not settle after 3 tries');
 }
 
+/**
+ * The customer's contact as an intent made now records it (the older interface's tenant_initial_user_data):
+ * the stored customer with what an inline customer gives laid over it, as its upsert is about to write.
+ */
+export function contactSnapshot(
+  stored: Pick<CustomerRecord, 'email' | 'phone_number'> | null,
+  given?: Pick<CustomerInput, 'email' | 'phone_number'>,
+): { phone_number: string | null; email: string | null } {
+  return {
+    phone_number: given?.phone_number ?? stored?.phone_number ?? null,
+    email: given?.email ?? stored?.email ?? null,
+  };
+}
+
 export async function findCustomer(mongo: Mongo, tenantId: string, id: string): Promise<CustomerRecord | null> {
   return customerData(mongo).find(tenantId, id);
 }

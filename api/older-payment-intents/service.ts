@@ -142,7 +142,6 @@ export async function createOlderIntent(deps: AppDeps, auth: AuthContext, body: 
     line_items: body.line_items ?? checkout?.line_items ?? [],
     payload_json: body.payload !== undefined ? JSON.stringify(body.payload) : (checkout?.payload_json ?? null),
     legacy_webhooks: [...own, ...inherited],
-    contact: { phone_number: null, email: null },
   });
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer: null });
   return answer(made.record, made.created);
@@ -179,11 +178,7 @@ export async function createIntentV202606(deps: AppDeps, auth: AuthContext, body
     final_success_url: body.final_success_url ?? null,
     final_failure_url: body.final_failure_url ?? null,
     legacy_webhooks: sharedSecretEndpoints(webhooks),
-    contact: {
-      phone_number: typeof given === 'object' ? (given.phone_number ?? null) : null,
-      email: typeof given === 'object' ? (given.email ?? null) : null,
-    },
-  });
+  }, customer?.input);
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
   return { status: made.created ? 201 : 200, body: await answerV202606(deps, made.created ? made.record : sameMoneyByKey(made.record, body), made.created, made.customerCreated) };
 }

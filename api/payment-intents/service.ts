@@ -7,7 +7,7 @@ import { SA } from '../../workflows/search-attributes';
 import { formatMoney } from '../../domain/money';
 import { START_DEADLINE_MS, workflowExistence } from '../../platform/temporal';
 import type { AppDeps, AuthContext } from '../deps';
-import { findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
+import { contactSnapshot, findCustomer, predictCustomerId, upsertCustomer } from '../customers/service';
 import type { CustomerInput } from '../customers/schemas';
 import { intentPageUrl } from '../hosted/client-secret';
 import { attemptRouting, intentCheckout, resolveCheckoutRouting, type AttemptRouting } from '../payment-methods/resolve';
@@ -141,7 +141,7 @@ export async function createPaymentIntent(deps: AppDeps, auth: AuthContext, body
     idempotency_key: body.idempotency_key ?? null,
     api_version: apiVersion,
     setup_future_usage: body.setup_future_usage ?? null,
-  });
+  }, customer?.input);
   const made = await insertAndStart(deps, auth, record, { webhooks: [webhooks], customer });
   return made.created ? { status: 201, body: createView(made.record, deps, true) } : replayed(sameMoneyByKey(made.record, body), deps);
 }
@@ -180,12 +180,18 @@ export type IntentDraft = Pick<
 > &
   Partial<PaymentIntentRecord>;
 
-/** A new intent's record, with its three ids (`pi_...`, and the older interface's UUID and integer secret). */
-export async function newIntentRecord(deps: AppDeps, auth: AuthContext, draft: IntentDraft): Promise<PaymentIntentRecord> {
+/**
+ * A new intent's record, with its three ids (`pi_...`, and the older interface's UUID and integer secret) and
+ * its customer's contact as it is now (`inline`: what an inline customer gives, about to be upserted), which
+ * the older interface shows whichever version made the intent.
+ */
+export async function newIntentRecord(deps: AppDeps, auth: AuthContext, draft: IntentDraft, inline?: CustomerInput): Promise<PaymentIntentRecord> {
   const id = newId('pi', auth.region);
   const now = new Date();
+  const stored = draft.customer ? await findCustomer(deps.mongo, auth.tenantId, draft.customer) : null;
   return {
     ...draft,
+    contact: draft.customer ? contactSnapshot(stored, inline) : { phone_number: null, email: null },
     _id: id,
     ...(await newOlderIds(deps.mongo)),
     tenant_id: auth.tenantId,
@@ -246,7 +252,8 @@ export async function insertAndStart(
       if (upserted.record._id !== customer.id) {
         // Another request created this reference since we looked: the intent belongs to that customer.
         record.customer = upserted.record._id;
-        await intents.setCustomerBeforeStart(id, record.customer);
+        record.contact = contactSnapshot(upserted.record);
+        await intents.setCustomerBeforeStart(id, record.customer, record.contact);
       }
     }
   } catch (err) {

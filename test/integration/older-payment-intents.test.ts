@@ -385,6 +385,25 @@ describe('POST /v202606/payment-intents', () => {
     expect((await api.get(`/v202607/payment-intents/${a.body.payment_intent}`, m.secretKey)).body.customer).toBe(a.body.customer.customer);
   });
 
+  test('every create with a customer records its contact as it was then, so the older retrieve and list show it', async () => {
+    const ref = `vx-${Date.now()}`;
+    const contactOf = async (pi: string) => {
+      const v = (await retrieve(pi)).body;
+      const row = (await api.get(`/payment-intents?filter.payment_intent=$eq:${v.payment_intent}`, m.secretKey)).body.data[0];
+      return { email: v.tenant_initial_user_data.email, phone_number: v.tenant_initial_user_data.phone_number, row_phone_number: row.phone_number };
+    };
+    const v7 = await api.post('/v202607/payment-intents', { amount: 1234, currency: 'eur', customer: { reference: ref, first_name: 'Ann', email: 'ann@example.com' } }, m.secretKey);
+    expect(await contactOf(v7.body.payment_intent)).toEqual({ email: 'ann@example.com', phone_number: null, row_phone_number: null });
+    // The same customer matched by reference: what the create gives is laid over what the customer had.
+    const v8 = await api.post('/v202608/payment-intents', { amount: 1234, currency: 'eur', customer: { reference: ref, phone_number: '+2348012345670' } }, m.secretKey);
+    expect(await contactOf(v8.body.payment_intent)).toEqual({ email: 'ann@example.com', phone_number: '+2348012345670', row_phone_number: '+2348012345670' });
+    const byId = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', customer: v7.body.customer }, m.secretKey);
+    expect(await contactOf(byId.body.payment_intent)).toEqual({ email: 'ann@example.com', phone_number: '+2348012345670', row_phone_number: '+2348012345670' });
+    // A snapshot: the customer changed later leaves the intents made before as they were.
+    await api.post(`/v202607/customers/${v7.body.customer}`, { email: 'ann@elsewhere.example' }, m.secretKey);
+    expect((await contactOf(v7.body.payment_intent)).email).toBe('ann@example.com');
+  });
+
   test('idempotency_key: the same intent, payment_intent_created false; the list filters by it', async () => {
     const key = `v6-${Date.now()}`;
     const a = await api.post('/v202606/payment-intents', { amount: 10, currency: 'EUR', idempotency_key: key }, m.secretKey);
