@@ -1,3 +1,4 @@
+import { serviceIntentKey } from '../../domain/intent-keys';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { taxOn, type CommerceRates } from '../../domain/commerce-totals';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../domain/payment-intent';
@@ -298,7 +299,7 @@ async function checkoutIntent(deps: AppDeps, auth: AuthContext, checkout: Checko
     connectors,
     ...(failover ? { failover } : {}),
     timeout_seconds: DEFAULT_TIMEOUT_SECONDS,
-    idempotency_key: `checkout:${checkout._id}`,
+    idempotency_key: serviceIntentKey.ofCheckout(checkout._id),
     api_version: 'v202607',
     owner: checkout._id,
   });

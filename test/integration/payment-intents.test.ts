@@ -184,8 +184,8 @@ describe('idempotency', () => {
     expect(b.status).toBe(201);
     expect(b.body.payment_intent).not.toBe(a.body.payment_intent);
   });
-  test("a key shaped like the service's own (an invoice's, a checkout session's intent) is refused: that intent would be charged for the invoice", async () => {
-    for (const key of ['billing:in_eu_0123456789abcdef:1', 'checkout_session:cs_eu_0123456789abcdef']) {
+  test("a key shaped like the service's own (an invoice's, a checkout session's, a shop checkout's intent) is refused: that intent would be charged for the invoice", async () => {
+    for (const key of ['billing:in_eu_0123456789abcdef:1', 'checkout_session:cs_eu_0123456789abcdef', 'checkout:chk_eu_0123456789abcdef']) {
       const r = await create({ amount: 1, currency: 'EUR', idempotency_key: key });
       expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, 'parameter_invalid', 'idempotency_key']);
       const older = await api.post('/payment-intents', { amount: 1, currency: 'EUR', gateway: 'sandbox', checkout_intent_idempotency_key: key }, m.secretKey);
