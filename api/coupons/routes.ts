@@ -20,8 +20,8 @@ export const couponRoutes: RouteDef[] = [
     body: couponCreateBody,
     responses: {
       201: { description: 'Created', schema: couponViewSchema.extend({ resource_created: z.literal(true) }) },
-      200: { description: 'The coupon this idempotency_key made', schema: couponViewSchema.extend({ resource_created: z.literal(false) }) },
-      400: { description: 'Invalid (`param` names the field)' },
+      200: { description: 'The coupon this idempotency_key made, asked for with the same parameters', schema: couponViewSchema.extend({ resource_created: z.literal(false) }) },
+      400: { description: 'Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a coupon with other parameters)' },
     },
     handler: async ({ body, auth, deps }) => {
       const { record, created } = await createCoupon(deps.mongo, auth.tenantId, auth.region, body);

@@ -34,7 +34,7 @@ export const couponCreateBody = z
     redeem_by: futureUnixSeconds.optional().describe('Last moment it can be redeemed, in Unix seconds (must be in the future)'),
     name: z.string().max(40).optional().describe('Shown on invoices'),
     metadata: metadataSchema.optional(),
-    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key answers the coupon it made (200, `resource_created` false)'),
+    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key and the same parameters (every one, metadata too) answers the coupon it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use`'),
   })
   .strict()
   .superRefine((v, ctx) => {

@@ -1,7 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
-import { createOnce } from '../../data/versioned-writes';
+import { createOnceForRequest } from '../../data/keyed-create';
 import type { CouponRecord } from '../../platform/billing-records';
 import { couponData, type StoredCoupon } from '../../data/coupons';
 import { idempotencyScope } from '../../data/idempotency';
@@ -38,7 +38,7 @@ export function couponView(c: CouponRecord, now: number = Date.now()): CouponVie
   };
 }
 
-/** Creates a coupon, or answers the one this idempotency key made (`created` false). */
+/** Creates a coupon, or answers the one this idempotency key made with the same parameters (`created` false; other ones are a 400). */
 export async function createCoupon(mongo: Mongo, tenantId: string, region: string, body: CouponCreateBody): Promise<{ record: StoredCoupon; created: boolean }> {
   const data = couponData(mongo);
   const id = newId('coupon', region);
@@ -61,7 +61,7 @@ export async function createCoupon(mongo: Mongo, tenantId: string, region: strin
     deleted_at: null,
     version: 0,
   };
-  return createOnce(data, body.idempotency_key !== undefined, record);
+  return createOnceForRequest(data, body, record, 'coupon');
 }
 
 /** The tenant's coupon, unless unknown or deleted (404). */

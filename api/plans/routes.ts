@@ -21,8 +21,8 @@ export const planRoutes: RouteDef[] = [
     body: planCreateBody,
     responses: {
       201: { description: 'Created', schema: planViewSchema.extend({ resource_created: z.literal(true) }) },
-      200: { description: 'The plan this idempotency_key made', schema: planViewSchema.extend({ resource_created: z.literal(false) }) },
-      400: { description: 'Invalid (`param` names the field)' },
+      200: { description: 'The plan this idempotency_key made, asked for with the same parameters', schema: planViewSchema.extend({ resource_created: z.literal(false) }) },
+      400: { description: 'Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a plan with other parameters)' },
     },
     handler: async ({ body, auth, deps }) => {
       const { record, created } = await createPlan(deps.mongo, auth.tenantId, auth.region, body);

@@ -51,7 +51,7 @@ export const planCreateBody = z
     tiers: z.array(tierInput).min(1).max(MAX_TIERS).optional().describe('For `tiered`: ascending `up_to`, the last one `inf`'),
     tiers_mode: z.enum(['graduated', 'volume']).optional().describe('For `tiered`: `graduated` prices each tier\'s own units; `volume` prices every unit at the tier the quantity falls in'),
     metadata: metadataSchema.optional(),
-    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key answers the plan it made (200, `resource_created` false)'),
+    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key and the same parameters (every one, metadata too) answers the plan it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use`'),
   })
   .strict()
   .superRefine((v, ctx) => {

@@ -2,7 +2,7 @@ import { invalidRequest, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
 import { unixSeconds } from '../../domain/billing/snapshots';
-import { createOnce } from '../../data/versioned-writes';
+import { createOnceForRequest } from '../../data/keyed-create';
 import type { PlanRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { planData } from '../../data/plans';
@@ -42,8 +42,9 @@ export function planView(p: PlanRecord): PlanView {
 }
 
 /**
- * Creates a plan, or answers the one this idempotency key made (`created` false). Two concurrent creates with
- * one key: the unique idempotency scope lets one insert win; the other answers the winner's plan.
+ * Creates a plan, or answers the one this idempotency key made (`created` false) when asked with the same
+ * parameters; other parameters are a 400 `idempotency_key_in_use`. Two concurrent creates with one key: the
+ * unique idempotency scope lets one insert win; the other answers the winner's plan, or is refused.
  */
 export async function createPlan(mongo: Mongo, tenantId: string, region: string, body: PlanCreateBody): Promise<{ record: PlanRecord; created: boolean }> {
   const data = planData(mongo);
@@ -69,7 +70,7 @@ export async function createPlan(mongo: Mongo, tenantId: string, region: string,
     created_at: now,
     updated_at: now,
   };
-  return createOnce(data, body.idempotency_key !== undefined, record);
+  return createOnceForRequest(data, body, record, 'plan');
 }
 
 export async function getPlan(mongo: Mongo, tenantId: string, id: string): Promise<PlanRecord> {

@@ -21,8 +21,8 @@ export const taxRateRoutes: RouteDef[] = [
     body: taxRateCreateBody,
     responses: {
       201: { description: 'Created', schema: taxRateViewSchema.extend({ resource_created: z.literal(true) }) },
-      200: { description: 'The tax rate this idempotency_key made', schema: taxRateViewSchema.extend({ resource_created: z.literal(false) }) },
-      400: { description: 'Invalid (`param` names the field)' },
+      200: { description: 'The tax rate this idempotency_key made, asked for with the same parameters', schema: taxRateViewSchema.extend({ resource_created: z.literal(false) }) },
+      400: { description: 'Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a tax rate with other parameters)' },
     },
     handler: async ({ body, auth, deps }) => {
       const { record, created } = await createTaxRate(deps.mongo, auth.tenantId, auth.region, body);

@@ -25,7 +25,7 @@ export const taxRateCreateBody = z
     display_name: displayName,
     jurisdiction: jurisdiction.optional(),
     description: z.string().max(500).optional().describe('For you; not shown to customers'),
-    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key answers the tax rate it made (200, `resource_created` false)'),
+    idempotency_key: idempotencyKeySchema.optional().describe('A create repeated with the same key and the same parameters (every one) answers the tax rate it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use`'),
   })
   .strict();
 export type TaxRateCreateBody = z.infer<typeof taxRateCreateBody>;

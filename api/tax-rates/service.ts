@@ -1,7 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import type { Mongo } from '../../platform/mongo';
-import { createOnce } from '../../data/versioned-writes';
+import { createOnceForRequest } from '../../data/keyed-create';
 import type { TaxRateRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { taxRateData, type StoredTaxRate } from '../../data/tax-rates';
@@ -23,7 +23,7 @@ export function taxRateView(r: TaxRateRecord): TaxRateView {
   };
 }
 
-/** Creates a tax rate, or answers the one this idempotency key made (`created` false). */
+/** Creates a tax rate, or answers the one this idempotency key made with the same parameters (`created` false; other ones are a 400). */
 export async function createTaxRate(mongo: Mongo, tenantId: string, region: string, body: TaxRateCreateBody): Promise<{ record: StoredTaxRate; created: boolean }> {
   const data = taxRateData(mongo);
   const id = newId('txr', region);
@@ -40,7 +40,7 @@ export async function createTaxRate(mongo: Mongo, tenantId: string, region: stri
     idempotency_scope: scope,
     created_at: new Date(),
   };
-  return createOnce(data, body.idempotency_key !== undefined, record);
+  return createOnceForRequest(data, body, record, 'tax rate');
 }
 
 export async function getTaxRate(mongo: Mongo, tenantId: string, id: string): Promise<StoredTaxRate> {

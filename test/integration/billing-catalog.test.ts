@@ -72,7 +72,7 @@ describe('plans', () => {
       resource_created: true,
     });
     expect(Math.abs(a.body.created - Date.now() / 1000)).toBeLessThan(60);
-    const b = await api.post(`${V}/plans`, { ...monthly, idempotency_key }, m.secretKey);
+    const b = await api.post(`${V}/plans`, { ...monthly, trial_period_days: 14, nickname: 'Club', metadata: { roast: 'dark' }, idempotency_key }, m.secretKey);
     expect(b.status).toBe(200);
     expect(b.body).toEqual({ ...a.body, resource_created: false });
     // Concurrent creates with one key: one plan.
@@ -80,6 +80,39 @@ describe('plans', () => {
     const race = await Promise.all(Array.from({ length: 5 }, () => api.post(`${V}/plans`, { ...monthly, idempotency_key: k2 }, m.secretKey)));
     expect(new Set(race.map((r) => r.body.plan)).size).toBe(1);
     expect(race.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 201]);
+  });
+
+  test('the same idempotency_key with other parameters is a 400 idempotency_key_in_use; the same parameters (in any order or case) answer the plan', async () => {
+    const idempotency_key = key('plan-reused');
+    const a = await api.post(`${V}/plans`, { amount: 1000, currency: 'eur', interval: 'month', metadata: { tier: 'a', roast: 'dark' }, idempotency_key }, m.secretKey);
+    expect(a.status).toBe(201);
+    const inUse = { status: 400, code: 'idempotency_key_in_use', param: 'idempotency_key' };
+    expect(await refusal(`${V}/plans`, { amount: 2000, currency: 'eur', interval: 'year', idempotency_key })).toEqual(inUse);
+    expect(await refusal(`${V}/plans`, { amount: 1000, currency: 'eur', interval: 'month', idempotency_key })).toEqual(inUse);
+    expect(await refusal(`${V}/plans`, { amount: 1000, currency: 'eur', interval: 'month', metadata: { tier: 'b', roast: 'dark' }, idempotency_key })).toEqual(inUse);
+    // The plan's nickname may change since: the request is what a repeat is held to, and the plan answered as it is now.
+    await api.post(`${V}/plans/${a.body.plan}`, { nickname: 'Renamed' }, m.secretKey);
+    const again = await api.post(`${V}/plans`, { metadata: { roast: 'dark', tier: 'a' }, interval: 'month', interval_count: 1, currency: 'EUR', amount: 1000, idempotency_key }, m.secretKey);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...a.body, nickname: 'Renamed', resource_created: false });
+  });
+
+  test('concurrent creates with one key and different bodies: one plan is made, the others are refused', async () => {
+    const idempotency_key = key('plan-race-bodies');
+    const race = await Promise.all([1000, 2000, 3000, 4000, 5000].map((amount) => api.post(`${V}/plans`, { ...monthly, amount, idempotency_key }, m.secretKey)));
+    expect(race.map((r) => r.status).sort()).toEqual([201, 400, 400, 400, 400]);
+    expect(race.filter((r) => r.status === 400).map((r) => r.body.error.code)).toEqual(Array(4).fill('idempotency_key_in_use'));
+    const made = race.find((r) => r.status === 201)!.body;
+    expect((await api.get(`${V}/plans/${made.plan}`, m.secretKey)).body).toMatchObject({ plan: made.plan, amount: made.amount });
+  });
+
+  test('a plan made before its request was kept still answers its key, whatever the request', async () => {
+    const idempotency_key = key('plan-legacy');
+    const a = await api.post(`${V}/plans`, { ...monthly, idempotency_key }, m.secretKey);
+    await db.c.plans.updateOne({ _id: a.body.plan }, { $unset: { create_fingerprint: '' } });
+    const b = await api.post(`${V}/plans`, { ...monthly, amount: 9900, idempotency_key }, m.secretKey);
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual({ ...a.body, resource_created: false });
   });
 
   test('a tiered plan: tiers priced by quantity, the last one `inf` (answered as null), no amount', async () => {
@@ -189,7 +222,7 @@ describe('tax rates', () => {
       created: expect.any(Number),
       resource_created: true,
     });
-    const again = await api.post(`${V}/tax-rates`, { percentage: 8.875, inclusive: false, display_name: 'Sales tax', idempotency_key }, m.secretKey);
+    const again = await api.post(`${V}/tax-rates`, { percentage: 8.875, inclusive: false, display_name: 'Sales tax', jurisdiction: 'NY', description: 'NYC', idempotency_key }, m.secretKey);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ ...a.body, resource_created: false });
     const vat = (await api.post(`${V}/tax-rates`, { percentage: 19, inclusive: true, display_name: 'VAT' }, m.secretKey)).body;
@@ -207,6 +240,20 @@ describe('tax rates', () => {
 
     expect((await api.get(`${V}/tax-rates/${vat.tax_rate}`, other.secretKey)).status).toBe(404);
     expect((await api.post(`${V}/tax-rates/${vat.tax_rate}`, { active: false }, other.secretKey)).status).toBe(404);
+  });
+
+  test('the same idempotency_key with other parameters is a 400 idempotency_key_in_use; the same ones answer the tax rate', async () => {
+    const idempotency_key = key('txr-reused');
+    const a = await api.post(`${V}/tax-rates`, { percentage: 20, inclusive: false, display_name: 'VAT', idempotency_key }, m.secretKey);
+    expect(a.status).toBe(201);
+    const inUse = { status: 400, code: 'idempotency_key_in_use', param: 'idempotency_key' };
+    expect(await refusal(`${V}/tax-rates`, { percentage: 5, inclusive: true, display_name: 'GST', idempotency_key })).toEqual(inUse);
+    expect(await refusal(`${V}/tax-rates`, { percentage: 20, inclusive: false, display_name: 'VAT', description: 'Another', idempotency_key })).toEqual(inUse);
+    // Retired and renamed since: the same request still answers it, as it is now.
+    await api.post(`${V}/tax-rates/${a.body.tax_rate}`, { display_name: 'UK VAT', active: false }, m.secretKey);
+    const again = await api.post(`${V}/tax-rates`, { percentage: 20, inclusive: false, display_name: 'VAT', idempotency_key }, m.secretKey);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...a.body, display_name: 'UK VAT', active: false, resource_created: false });
   });
 
   test.each([
@@ -243,7 +290,9 @@ describe('coupons', () => {
       created: expect.any(Number),
       resource_created: true,
     });
-    expect((await api.post(`${V}/coupons`, { percent_off: 12.5, duration: 'once', idempotency_key }, m.secretKey)).body).toEqual({ ...a.body, resource_created: false });
+    const again = await api.post(`${V}/coupons`, { percent_off: 12.5, duration: 'repeating', duration_in_months: 3, name: 'Launch', metadata: { c: 'x' }, idempotency_key }, m.secretKey);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...a.body, resource_created: false });
     const redeemBy = Math.floor(Date.now() / 1000) + 86_400;
     const b = await api.post(`${V}/coupons`, { amount_off: 500, currency: 'eur', duration: 'once', max_redemptions: 10, redeem_by: redeemBy }, m.secretKey);
     expect(b.body).toMatchObject({ amount_off: 500, currency: 'EUR', percent_off: null, duration: 'once', duration_in_months: null, max_redemptions: 10, redeem_by: redeemBy, valid: true });
@@ -268,6 +317,18 @@ describe('coupons', () => {
     });
     // And another tenant never sees it.
     expect((await api.get(`${V}/coupons/${a.body.coupon}`, other.secretKey)).status).toBe(404);
+  });
+
+  test('the same idempotency_key with other parameters is a 400 idempotency_key_in_use; the same ones answer the coupon', async () => {
+    const idempotency_key = key('coupon-reused');
+    const a = await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', metadata: { campaign: 'spring' }, idempotency_key }, m.secretKey);
+    expect(a.status).toBe(201);
+    const inUse = { status: 400, code: 'idempotency_key_in_use', param: 'idempotency_key' };
+    expect(await refusal(`${V}/coupons`, { percent_off: 90, duration: 'forever', idempotency_key })).toEqual(inUse);
+    expect(await refusal(`${V}/coupons`, { percent_off: 10, duration: 'once', metadata: { campaign: 'autumn' }, idempotency_key })).toEqual(inUse);
+    const again = await api.post(`${V}/coupons`, { percent_off: 10, duration: 'once', metadata: { campaign: 'spring' }, idempotency_key }, m.secretKey);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ ...a.body, resource_created: false });
   });
 
   test.each([

@@ -98,6 +98,11 @@ export const EXAMPLES: Record<string, OperationExample> = {
     response: { status: 201, body: { ...plan, resource_created: true } },
     more: [
       { status: 200, summary: 'The same idempotency_key again: the plan it made', body: { ...plan, resource_created: false } },
+      {
+        status: 400,
+        summary: 'The same idempotency_key with another price',
+        body: error('invalid_request_error', 'idempotency_key_in_use', 'This idempotency_key was used for a plan with other parameters: use a new key for a new plan', 'idempotency_key'),
+      },
       { status: 400, summary: 'More than a year between charges', body: error('invalid_request_error', 'parameter_invalid', 'Invalid interval_count: at most one year between charges: 12 for interval month', 'interval_count') },
     ],
   },
@@ -133,6 +138,11 @@ export const EXAMPLES: Record<string, OperationExample> = {
     response: { status: 201, body: { ...taxRate, resource_created: true } },
     more: [
       { status: 200, summary: 'The same idempotency_key again: the tax rate it made', body: { ...taxRate, resource_created: false } },
+      {
+        status: 400,
+        summary: 'The same idempotency_key with another percentage',
+        body: error('invalid_request_error', 'idempotency_key_in_use', 'This idempotency_key was used for a tax rate with other parameters: use a new key for a new tax rate', 'idempotency_key'),
+      },
       { status: 400, summary: 'Too many decimals', body: error('invalid_request_error', 'parameter_invalid', 'Invalid percentage: at most 4 decimals', 'percentage') },
     ],
   },
@@ -160,6 +170,11 @@ export const EXAMPLES: Record<string, OperationExample> = {
     response: { status: 201, body: { ...coupon, times_redeemed: 0, resource_created: true } },
     more: [
       { status: 200, summary: 'The same idempotency_key again: the coupon it made', body: { ...coupon, resource_created: false } },
+      {
+        status: 400,
+        summary: 'The same idempotency_key with another discount',
+        body: error('invalid_request_error', 'idempotency_key_in_use', 'This idempotency_key was used for a coupon with other parameters: use a new key for a new coupon', 'idempotency_key'),
+      },
       { status: 400, summary: 'A repeating coupon without its months', body: error('invalid_request_error', 'parameter_missing', 'Missing required parameter: duration_in_months', 'duration_in_months') },
     ],
   },

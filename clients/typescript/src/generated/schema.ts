@@ -1172,7 +1172,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
+                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>`, `checkout_session:<cs_ id>` and `checkout:<chk_ id>` are the service's own (400). */
                         idempotency_key?: string;
                         metadata?: {
                             [key: string]: string;
@@ -1343,7 +1343,7 @@ export interface paths {
                          * @enum {string}
                          */
                         currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XOF" | "XPF" | "YER" | "ZAR" | "ZMW" | "ZWG";
-                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>` and `checkout_session:<cs_ id>` are the service's own (400). */
+                        /** @description A create repeated with the same key returns the intent it made (200, `resource_created` false) in its current state, not a new one; the same key with another `amount` or `currency` is a 400 `idempotency_key_in_use`. Keys shaped `billing:<in_ id>:<n>`, `checkout_session:<cs_ id>` and `checkout:<chk_ id>` are the service's own (400). */
                         idempotency_key?: string;
                         metadata?: {
                             [key: string]: string;
@@ -10032,13 +10032,13 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        /** @description A create repeated with the same key answers the plan it made (200, `resource_created` false) */
+                        /** @description A create repeated with the same key and the same parameters (every one, metadata too) answers the plan it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use` */
                         idempotency_key?: string;
                     };
                 };
             };
             responses: {
-                /** @description The plan this idempotency_key made */
+                /** @description The plan this idempotency_key made, asked for with the same parameters */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10122,7 +10122,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid (`param` names the field) */
+                /** @description Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a plan with other parameters) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10585,13 +10585,13 @@ export interface paths {
                         jurisdiction?: string;
                         /** @description For you; not shown to customers */
                         description?: string;
-                        /** @description A create repeated with the same key answers the tax rate it made (200, `resource_created` false) */
+                        /** @description A create repeated with the same key and the same parameters (every one) answers the tax rate it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use` */
                         idempotency_key?: string;
                     };
                 };
             };
             responses: {
-                /** @description The tax rate this idempotency_key made */
+                /** @description The tax rate this idempotency_key made, asked for with the same parameters */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -10639,7 +10639,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid (`param` names the field) */
+                /** @description Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a tax rate with other parameters) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -10985,13 +10985,13 @@ export interface paths {
                         metadata?: {
                             [key: string]: string;
                         };
-                        /** @description A create repeated with the same key answers the coupon it made (200, `resource_created` false) */
+                        /** @description A create repeated with the same key and the same parameters (every one, metadata too) answers the coupon it made (200, `resource_created` false); the key with other parameters is a 400 `idempotency_key_in_use` */
                         idempotency_key?: string;
                     };
                 };
             };
             responses: {
-                /** @description The coupon this idempotency_key made */
+                /** @description The coupon this idempotency_key made, asked for with the same parameters */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -11063,7 +11063,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Invalid (`param` names the field) */
+                /** @description Invalid (`param` names the field), or `idempotency_key_in_use` (the key made a coupon with other parameters) */
                 400: {
                     headers: {
                         [name: string]: unknown;
