@@ -42,7 +42,8 @@ export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter
     if (!isVersionString(requested)) throw new DomainError('not_found', 'unknown_version', `'${requested}' is not an API version (v<YYYYMM>)`);
     ctx.state.requestedVersion = requested;
     const candidates = API_VERSIONS.filter((v) => v <= requested).reverse();
-    let pathOnly: { layers: { methods: string[] }[] } | null = null;
+    // A 405 names what every candidate version serves on this path: the fallback would serve each of those.
+    const pathOnly: { methods: string[] }[] = [];
     for (const v of candidates) {
       const router = byVersion.get(v)!;
       const match = router.match(rest, ctx.method);
@@ -52,9 +53,9 @@ export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter
         (ctx as unknown as { newRouterPath: string }).newRouterPath = rest;
         return router.routes()(ctx as never, next);
       }
-      if (match.path.length > 0 && !pathOnly) pathOnly = { layers: match.path };
+      pathOnly.push(...match.path);
     }
-    if (pathOnly) throw methodNotAllowed(ctx, pathOnly.layers);
+    if (pathOnly.length > 0) throw methodNotAllowed(ctx, pathOnly);
     throw new DomainError('not_found', 'route_not_found', `Unrecognized request URL (${ctx.method} ${ctx.path})`);
   };
 }

@@ -30,6 +30,9 @@ const routes: RouteDef[] = [
   }),
   route({ method: 'get', path: '/things', versions: ['v202607'], auth: 'none', summary: 'test', tags: [], responses: { 200: { description: 'ok' } }, handler: async () => ({ status: 200, body: { data: [] } }) }),
   route({ method: 'post', path: '/things', versions: ['v202607'], auth: 'none', summary: 'test', tags: [], responses: { 201: { description: 'ok' } }, handler: async () => ({ status: 201, body: {} }) }),
+  // One path, two methods from two versions: a later version serves both, the earlier's by fallback.
+  route({ method: 'put', path: '/things/:id/cancel', versions: ['v202502'], auth: 'none', summary: 'test', tags: [], responses: { 200: { description: 'ok' } }, handler: async () => ({ status: 200, body: {} }) }),
+  route({ method: 'post', path: '/things/:id/cancel', versions: ['v202607'], auth: 'none', summary: 'test', tags: [], responses: { 200: { description: 'ok' } }, handler: async () => ({ status: 200, body: {} }) }),
 ];
 
 const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent' });
@@ -189,6 +192,19 @@ test('a 405 lists HEAD in Allow wherever GET is allowed, and HEAD is served', as
   expect(((await r.json()) as Answer).error.message).toBe('PUT is not allowed here; use GET or POST');
   expect((await fetch(`${base}/v202607/things`, { method: 'HEAD' })).status).toBe(200);
   expect((await fetch(`${base}/v202607/echo`, { method: 'GET' })).headers.get('allow')).toBe('POST');
+});
+
+test("a 405's Allow lists every method the path serves in that version, those served by an earlier version's fallback too", async () => {
+  const answer = async (method: string, version: string) => {
+    const r = await fetch(`${base}/${version}/things/t1/cancel`, { method });
+    return [r.status, r.headers.get('allow')];
+  };
+  expect(await answer('DELETE', 'v202607')).toEqual([405, 'POST, PUT']);
+  expect(await answer('PUT', 'v202607')).toEqual([200, null]);
+  expect(await answer('DELETE', 'v202608')).toEqual([405, 'POST, PUT']);
+  // Before v202607 only the earlier version's method is served.
+  expect(await answer('DELETE', 'v202606')).toEqual([405, 'PUT']);
+  expect(await answer('POST', 'v202606')).toEqual([405, 'PUT']);
 });
 
 describe("requests Node's HTTP parser refuses are answered in the error shape", () => {
