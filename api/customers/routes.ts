@@ -37,7 +37,12 @@ export const customerRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'List customers, newest first',
     tags,
-    query: listQuerySchema('cus', { reference: z.string().optional(), email: z.string().optional() }),
+    // An empty filter is refused, as Stripe does: read as absent, it answered every customer, and a lookup by an
+    // empty reference took the first of them for the one it meant.
+    query: listQuerySchema('cus', {
+      reference: z.string().min(1, 'must not be empty: leave it out to list every customer').optional(),
+      email: z.string().min(1, 'must not be empty: leave it out to list every customer').optional(),
+    }),
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(customerViewSchema), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps, version }) => {
       const { reference, email, ...page } = query;

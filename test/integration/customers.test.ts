@@ -43,6 +43,11 @@ test('retrieve, update, list, delete', async () => {
   expect(u.body).toMatchObject({ email: 'z@example.com', phone_number: '+4915112345678' });
   const byEmail = await api.get('/v202607/customers?email=z@example.com', m.secretKey);
   expect(byEmail.body.data.map((x: any) => x.customer)).toContain(c.customer);
+  // An empty filter is a 400, not every customer (a lookup by an empty reference took the first for its own).
+  for (const filter of ['reference', 'email']) {
+    const empty = await api.get(`/v202607/customers?${filter}=&limit=2`, m.secretKey);
+    expect([empty.status, empty.body.error?.code, empty.body.error?.param]).toEqual([400, 'parameter_invalid', filter]);
+  }
   const pi = await api.post('/v202607/payment-intents', { amount: 100, currency: 'EUR', customer: c.customer }, m.secretKey);
   expect(pi.body.customer).toBe(c.customer);
   expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
