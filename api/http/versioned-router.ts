@@ -9,7 +9,7 @@ import { parseQuery } from './query';
 import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
-import { idempotencyKeyField, withIdempotencyHeader } from './idempotency-header';
+import { idempotencyKeyField, idempotencyHeaderOf, withIdempotencyHeader } from './idempotency-header';
 
 const EMPTY = z.object({}).strict();
 
@@ -97,7 +97,8 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
   if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
     throw new DomainError('invalid_request', 'parameter_invalid', 'The request body must be a JSON object');
-  const keyed = withIdempotencyHeader(keyFieldOf(def), bodyInput, ctx.get('idempotency-key'));
+  const keyField = keyFieldOf(def);
+  const keyed = withIdempotencyHeader(keyField, bodyInput, idempotencyHeaderOf(ctx.req, keyField));
   const body = parseOrThrow(def.body ?? EMPTY, keyed, 'body');
   const result = await def.handler({
     params,

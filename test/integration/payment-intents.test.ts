@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { cancelIntentAsRead, createPaymentIntent } from '../../api/payment-intents/service';
 import { createBodyV202607 } from '../../api/payment-intents/schemas';
 import { tenantAuth } from '../../api/deps';
@@ -89,6 +90,36 @@ describe('idempotency', () => {
     const r1 = await refund({ payment_intent: paid.body.payment_intent, amount: 100, currency: 'EUR' });
     const r2 = await refund({ payment_intent: paid.body.payment_intent, amount: 100, currency: 'EUR' });
     expect([r1.status, r2.status, r2.body.refund]).toEqual([201, 200, r1.body.refund]);
+  });
+  test('the Idempotency-Key header is read as UTF-8 text; sent twice or empty it is a 400, not another key or none', async () => {
+    // Raw headers, as a client sends them: fetch would join two headers and cannot send UTF-8 bytes as such.
+    const send = (headers: string[]) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const body = JSON.stringify({ amount: 700, currency: 'EUR' });
+        const url = new URL(`${getStack().apiUrl}/v202607/payment-intents`);
+        const req = http.request(url, {
+          method: 'POST',
+          headers: ['Host', url.host, 'Authorization', `Bearer ${m.secretKey}`, 'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), ...headers],
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
+        });
+        req.on('error', reject);
+        // A Buffer: a string body would be written with the header in one UTF-8 write, re-encoding its bytes.
+        req.end(Buffer.from(body));
+      });
+    const key = `café-${Date.now()}`;
+    const viaHeader = await send(['Idempotency-Key', Buffer.from(key, 'utf8').toString('latin1')]);
+    const viaBody = await create({ amount: 700, currency: 'EUR', idempotency_key: key });
+    expect([viaHeader.status, viaBody.status, viaBody.body.payment_intent]).toEqual([201, 200, viaHeader.body.payment_intent]);
+    const refused = async (headers: string[]) => {
+      const r = await send(headers);
+      return [r.status, r.body.error?.code, r.body.error?.param];
+    };
+    expect(await refused(['Idempotency-Key', `a-${Date.now()}`, 'Idempotency-Key', `b-${Date.now()}`])).toEqual([400, 'parameter_invalid', 'idempotency_key']);
+    expect(await refused(['Idempotency-Key', ''])).toEqual([400, 'parameter_invalid', 'idempotency_key']);
+    expect(await refused(['Idempotency-Key', Buffer.from([0x6b, 0xe9, 0x79]).toString('latin1')])).toEqual([400, 'parameter_invalid', 'idempotency_key']);
   });
   test('50 concurrent identical creates make exactly one intent and one workflow', async () => {
     const key = `burst-${Date.now()}`;
