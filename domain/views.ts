@@ -59,8 +59,5 @@ export const customerObject = z
   .strict();
 export type CustomerView = z.infer<typeof customerObject>;
 
-/**
- * The customer object as v202607 documents it, and nothing more: the customer endpoints are v202607's (later
- * versions fall back to them), so `address` is answered to v202608 requests but not documented there.
- */
+/** The customer object as v202607 answers it: v202608 redefines the customer endpoints to take and show `address`. */
 export const customerView = customerObject.omit({ address: true });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { customerView } from '../../domain/views';
+import { customerObject, customerView } from '../../domain/views';
 import { phoneNumberSchema, typedId } from '../http/common-schemas';
 
 const text = (max = 200) => z.string().max(max);
@@ -38,7 +38,10 @@ export const customerBody = customerUpsertBody.extend({
     .meta({ description: "A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed." }),
 });
 
+/** v202608's body of the customer endpoints: an address too, as its inline customers take and its customers answer. */
+export const customerBodyV202608 = customerBody.extend({ address: addressSchema.optional() });
+
 export type CustomerInput = z.infer<typeof customerInlineV202608> & { test_clock?: string };
 
-/** The customer as retrieve answers it: one definition, in domain/views.ts. */
-export { customerView };
+/** The customer as retrieve answers it: one definition, in domain/views.ts (v202607's, and v202608's with the address). */
+export { customerView, customerObject };

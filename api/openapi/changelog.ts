@@ -22,7 +22,7 @@ export const VERSION_HISTORY: VersionEntry[] = [
     changes: [
       'POST /v202608/payment-intents: pin the intent to one `payment_form`, `orchestrator` or `connector` (at most one, `pin_conflict` otherwise; `pin_invalid` for one that is not live).',
       'POST /v202608/payment-intents: `setup_future_usage: "off_session"` offers the customer to save the card on the hosted page; needs a `customer`.',
-      'POST /v202608/payment-intents: an inline `customer` takes an `address` (line1, line2, city, state, postal_code, country); customer objects answer it from this version on.',
+      'POST /v202608/payment-intents: an inline `customer` takes an `address` (line1, line2, city, state, postal_code, country); customer objects answer it from this version on, and POST /v202608/customers and POST /v202608/customers/{customer} take it (an update changes the address fields it gives).',
       'GET /v202608/payment-intents/{payment_intent}: a paid intent also answers the saved card (`payment_method`) and the `connector` that took the payment.',
       'Saved cards: GET /v202608/customers/{customer}/payment-methods lists them; DELETE .../payment-methods/{payment_method} detaches one.',
       'The saved-card charge POST /cards/mit (version-neutral path) is documented, with GET /v202608/transactions/{transaction} to follow a charge.',

@@ -153,6 +153,9 @@ const customer = {
   created_at: '2026-08-02T11:04:51.000Z',
 };
 
+const customerAddress = { line1: 'Marina Gate 2, Al Marsa Street', city: 'Dubai', country: 'AE' };
+const customerWithAddress = { ...customer, address: customerAddress };
+
 const savedCard = {
   payment_method: PM,
   customer: CUS,
@@ -848,6 +851,28 @@ export const EXAMPLES: Record<string, OperationExample> = {
     params: { customer: CUS },
     body: { phone_number: '+971 55 987 6543' },
     response: { status: 200, body: { ...customer, phone_number: '+971 55 987 6543' } },
+  },
+  'POST /v202608/customers': {
+    summary: 'Create a customer with a billing address',
+    body: { reference: 'CRM-88213', first_name: 'Layla', last_name: 'Haddad', email: 'layla.haddad@example.com', address: customerAddress },
+    response: { status: 201, body: { ...customerWithAddress, resource_created: true } },
+    more: [{ status: 200, summary: 'That reference exists: the customer is updated', body: { ...customerWithAddress, resource_created: false } }],
+  },
+  'GET /v202608/customers': {
+    summary: 'Find a customer by reference',
+    query: { reference: 'CRM-88213' },
+    response: { status: 200, body: { data: [customerWithAddress], has_more: false } },
+  },
+  'GET /v202608/customers/:customer': {
+    summary: 'Retrieve a customer, with its address',
+    params: { customer: CUS },
+    response: { status: 200, body: customerWithAddress },
+  },
+  'POST /v202608/customers/:customer': {
+    summary: 'Change one line of the address (the other fields stay)',
+    params: { customer: CUS },
+    body: { address: { line2: 'Apartment 1203' } },
+    response: { status: 200, body: { ...customerWithAddress, address: { ...customerAddress, line2: 'Apartment 1203' } } },
   },
   'DELETE /v202607/customers/:customer': {
     summary: 'Delete a customer',

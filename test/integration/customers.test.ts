@@ -114,6 +114,21 @@ test('inline customer on intent create is reconciled by reference', async () => 
   expect((await api.get(`/v202607/customers/${a.body.customer}`, m.secretKey)).body).toMatchObject({ first_name: 'A', email: 'a@example.com' });
 });
 
+test('v202608 customers take an address at create and update (merged field by field) and answer it; v202607 takes none', async () => {
+  const made = await api.post('/v202608/customers', { reference: `addr-${Date.now()}`, first_name: 'Ada', address: { line1: '1 Main St', city: 'Lagos', country: 'NG' } }, m.secretKey);
+  expect([made.status, made.body.address]).toEqual([201, { line1: '1 Main St', city: 'Lagos', country: 'NG' }]);
+  const id = made.body.customer;
+  const updated = await api.post(`/v202608/customers/${id}`, { address: { postal_code: '100001' } }, m.secretKey);
+  expect([updated.status, updated.body.address]).toEqual([200, { line1: '1 Main St', city: 'Lagos', country: 'NG', postal_code: '100001' }]);
+  expect((await api.get(`/v202608/customers/${id}`, m.secretKey)).body.address).toEqual(updated.body.address);
+  // v202607 neither shows nor takes it.
+  expect((await api.get(`/v202607/customers/${id}`, m.secretKey)).body.address).toBeUndefined();
+  const refused = await api.post(`/v202607/customers/${id}`, { address: { city: 'Abuja' } }, m.secretKey);
+  expect([refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([400, 'parameter_unknown', 'address']);
+  const invalid = await api.post('/v202608/customers', { address: { country: 'Nigeria' } }, m.secretKey);
+  expect([invalid.status, invalid.body.error?.param]).toEqual([400, 'address[country]']);
+});
+
 test("another tenant's customer is a 404 everywhere", async () => {
   const other = await createMerchant();
   const c = (await api.post('/v202607/customers', { first_name: 'Hidden' }, other.secretKey)).body;

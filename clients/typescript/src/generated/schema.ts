@@ -2445,6 +2445,420 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v202608/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List customers, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    starting_after?: string;
+                    ending_before?: string;
+                    /** @description Unix seconds or ISO 8601, exact (`created=2026-03-02`) or a range (`created[gte]=`, `gt`, `lt`, `lte`). Each value names the whole second, minute or day it is written to: `created[lte]=<t>` takes all of second t, `created[gt]=<t>` none of it */
+                    created?: string | {
+                        eq?: string;
+                        gt?: string;
+                        gte?: string;
+                        lt?: string;
+                        lte?: string;
+                    };
+                    reference?: string;
+                    email?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                customer: string;
+                                reference: string | null;
+                                first_name: string | null;
+                                last_name: string | null;
+                                email: string | null;
+                                phone_number: string | null;
+                                address?: {
+                                    line1?: string;
+                                    line2?: string;
+                                    city?: string;
+                                    state?: string;
+                                    postal_code?: string;
+                                    country?: string;
+                                };
+                                /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                                test_clock: string | null;
+                                created_at: string;
+                            }[];
+                            has_more: boolean;
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a customer, or update the one with this reference (partial) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        reference?: string;
+                        first_name?: string;
+                        last_name?: string;
+                        /** Format: email */
+                        email?: string;
+                        phone_number?: string;
+                        /** @description A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed. */
+                        test_clock?: string;
+                        address?: {
+                            line1?: string;
+                            line2?: string;
+                            city?: string;
+                            state?: string;
+                            postal_code?: string;
+                            country?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Updated through its reference */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: string;
+                            reference: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            email: string | null;
+                            phone_number: string | null;
+                            address?: {
+                                line1?: string;
+                                line2?: string;
+                                city?: string;
+                                state?: string;
+                                postal_code?: string;
+                                country?: string;
+                            };
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
+                            created_at: string;
+                            /** @enum {boolean} */
+                            resource_created: false;
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: string;
+                            reference: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            email: string | null;
+                            phone_number: string | null;
+                            address?: {
+                                line1?: string;
+                                line2?: string;
+                                city?: string;
+                                state?: string;
+                                postal_code?: string;
+                                country?: string;
+                            };
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
+                            created_at: string;
+                            /** @enum {boolean} */
+                            resource_created: true;
+                        };
+                    };
+                };
+                /** @description Invalid; `resource_missing` for an unknown `test_clock`; `parameter_invalid` for a `test_clock` other than the customer's (updated through its reference) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v202608/customers/{customer}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a customer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    customer: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The customer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: string;
+                            reference: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            email: string | null;
+                            phone_number: string | null;
+                            address?: {
+                                line1?: string;
+                                line2?: string;
+                                city?: string;
+                                state?: string;
+                                postal_code?: string;
+                                country?: string;
+                            };
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Update a customer; omitted fields are untouched */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    customer: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        reference?: string;
+                        first_name?: string;
+                        last_name?: string;
+                        /** Format: email */
+                        email?: string;
+                        phone_number?: string;
+                        /** @description A test clock of yours (`clock_...`): the customer's subscriptions follow its time. Set when the customer is created; it cannot be changed. */
+                        test_clock?: string;
+                        address?: {
+                            line1?: string;
+                            line2?: string;
+                            city?: string;
+                            state?: string;
+                            postal_code?: string;
+                            country?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The customer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: string;
+                            reference: string | null;
+                            first_name: string | null;
+                            last_name: string | null;
+                            email: string | null;
+                            phone_number: string | null;
+                            address?: {
+                                line1?: string;
+                                line2?: string;
+                                city?: string;
+                                state?: string;
+                                postal_code?: string;
+                                country?: string;
+                            };
+                            /** @description The test clock (`clock_...`) the customer lives on, or null. */
+                            test_clock: string | null;
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Invalid; `reference_in_use`: another customer has that reference; `parameter_invalid`: a `test_clock` other than the customer's */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Unknown or deleted */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description An error: see the error catalog for its `code` */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v202608/customers/{customer}/payment-methods": {
         parameters: {
             query?: never;
