@@ -29,7 +29,8 @@ export const recordInvoiceView = (r: InvoiceRecord): InvoiceView => invoiceView(
  * one has nothing open. An uncollectible invoice (dunning ran out and canceled the subscription) can be paid or
  * voided too, as Stripe's: the Update carries its record, and goes to the subscription's workflow if it still runs,
  * else to a run started for it from the records (update-with-start, one run at a time under the subscription's id),
- * which does that and ends; the subscription stays canceled.
+ * which does that and ends; the subscription stays canceled. Concurrent pays of one invoice reach one run, which
+ * answers those that come while a pay is being decided with its outcome: one charge however many requests.
  */
 async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: 'pay' | 'void'): Promise<InvoiceView> {
   return actOnInvoice(deps, auth, await getInvoice(deps, auth.tenantId, id), action);

@@ -133,11 +133,11 @@ describe('dunning', () => {
     // What a request reads that stalls until the pays below are done: the invoice uncollectible.
     const staleRead = await connectMongo(getStack().mongoUri);
     const stale = (await staleRead.c.invoices.findOne({ _id: ia.invoice, tenant_id: m.tenant }))!;
+    // Those that came while the first was decided have its answer; any that came after it find the invoice paid.
     const answers = await Promise.all([0, 1, 2].map(() => post(`/invoices/${ia.invoice}/pay`, {})));
-    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     const ok = answers.find((r) => r.status === 200)!.body;
     expect(ok).toMatchObject({ status: 'paid', amount_paid: 1000, amount_remaining: 0, attempt_count: 3, paid_at: at('2026-06-03T00:00:01Z') });
-    for (const r of answers.filter((x) => x.status === 409)) expect(r.body.error.code).toBe('invoice_not_open');
+    for (const r of answers) expect(r.status === 200 ? r.body : [r.status, r.body.error.code]).toEqual(r.status === 200 ? ok : [409, 'invoice_not_open']);
     expect((await get(`/invoices/${ia.invoice}`)).body).toMatchObject({ status: 'paid', amount_paid: 1000, payment_intent: ok.payment_intent });
     // One charge: the invoice's new intent paid once, for its amount.
     const intent = await api.get(`/v202608/payment-intents/${ok.payment_intent}`, m.secretKey);

@@ -72,6 +72,11 @@ const UPDATED_ONLY_WHEN_CHANGED_PATCH = 'subscription-updated-only-when-changed'
 const TRIAL_END_AFTER_INVOICE_PATCH = 'trial-end-updated-after-invoice';
 /** `subscription.created` is sent once the first invoice exists, naming it as latest_invoice; before, with null. */
 const CREATED_WITH_FIRST_INVOICE_PATCH = 'subscription-created-with-first-invoice';
+/**
+ * A pay of an invoice that comes while a pay of it is being decided is answered with that pay's outcome, not charged
+ * again; before, each one queued and charged in turn. Asked only when such a pay comes.
+ */
+const PAY_JOINS_PAY_IN_FLIGHT_PATCH = 'pay-joins-pay-in-flight';
 
 const clone = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
 
@@ -518,10 +523,15 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
     { validator: (_opts) => (b.sub.status === 'incomplete_expired' ? refuseIfEnded() : undefined) },
   );
 
+  // Pays being decided, by invoice. Requests that come meanwhile (a merchant's burst, a double click) are one
+  // request: they get its answer rather than a charge each. One that comes after it answered is a retry.
+  const paysInFlight = new Map<string, Promise<SubscriptionAnswer>>();
   setHandler(
     payInvoiceUpdate,
-    (action) =>
-      exclusive(async () => {
+    (action) => {
+      const inFlight = paysInFlight.get(action.invoice);
+      if (inFlight && patched(PAY_JOINS_PAY_IN_FLIGHT_PATCH)) return inFlight;
+      const pay = exclusive(async () => {
         const o = b.openInvoice(action.invoice);
         if (o) {
           await collect(o, now(), true);
@@ -531,7 +541,14 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
         if (!u) throw notActionable(action.invoice);
         await collectUncollectible(u, now());
         return answer(u.invoice);
-      }),
+      });
+      paysInFlight.set(action.invoice, pay);
+      const settled = () => {
+        if (paysInFlight.get(action.invoice) === pay) paysInFlight.delete(action.invoice);
+      };
+      void pay.then(settled, settled);
+      return pay;
+    },
     { validator: (action) => void actionableOrRefuse(action) },
   );
 
