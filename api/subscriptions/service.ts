@@ -1,9 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError } from '@temporalio/client';
 import { conflict, DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
+import { invoicesOfChange } from '../../domain/billing/change-invoices';
+import { undiscountedTotal } from '../../domain/billing/compose-invoice';
+import type { TaxRateInput } from '../../domain/billing/invoice-math';
 import { priceOf } from '../../domain/billing/pricing';
-import { subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
+import { isEndedSubscription, subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
 import { formatMoney, MAX_AMOUNT } from '../../domain/money';
 import { newId } from '../../platform/ids';
 import { isDuplicateKeyError } from '../../platform/mongo';
@@ -24,6 +27,7 @@ import {
   DEFAULT_DUNNING,
   startingSubscription,
   startedUpdate,
+  subscriptionStateQuery,
   SUBSCRIPTION_WORKFLOW,
   type BilledItem,
   type SubscriptionAnswer,
@@ -35,7 +39,7 @@ import { findCustomer } from '../customers/service';
 import { assertChargeable } from '../cards-mit/service';
 import { redeemDiscount, releaseRedeemed, type RedeemedDiscount } from '../coupons/redeem';
 import { discardWebhookSecrets, planWebhookEndpoints, storeWebhookSecrets } from '../events/endpoints';
-import { runUpdate, withDeadline } from '../http/workflow-calls';
+import { QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
 import type { SubscriptionCreateBody, SubscriptionUpdateBody } from './schemas';
 
 /** A subscription id derived from its create's idempotency scope: HMAC-keyed, so unguessable as a random one. */
@@ -83,8 +87,8 @@ export async function priceItems(
     if (!plan.active && !kept) throw invalidRequest('plan_inactive', `Plan '${i.plan}' is archived and takes no new subscriptions`, `${param}[${n}][plan]`);
     return { item: i.item ?? '', plan: plan._id, quantity: i.quantity, periodAmount: periodAmountOf(plan, i.quantity, `${param}[${n}][quantity]`), description: itemDescription(plan, i.quantity) };
   });
-  // The invoice of a period adds every item up (tax on top): past the largest amount a payment takes, nothing
-  // could ever pay it, and the workflow's arithmetic would refuse it after the create had answered.
+  // The invoice of a period adds every item up: past the largest amount a payment takes, nothing could ever pay
+  // it. Its tax and prorations come on top; the create and the change hold the whole invoice to it (refusePastMax).
   if (priced.reduce((n, i) => n + i.periodAmount, 0) > MAX_AMOUNT)
     throw invalidRequest('subscription_total_too_large', `The items of a period would add up to more than ${MAX_AMOUNT}, the largest amount a payment can take`, param);
   const first = byId.get(items[0]!.plan)!;
@@ -94,6 +98,47 @@ export async function priceItems(
       throw invalidRequest('plans_mismatch', 'Every plan of a subscription must have the same currency, interval and interval_count', `${param}[${n}][plan]`);
   });
   return { items: priced, currency: first.currency, interval: first.interval, intervalCount: first.interval_count, plans: items.map((i) => byId.get(i.plan)!) };
+}
+
+/**
+ * An invoice past the largest amount a payment can take could never be charged, nor credited back in full: the
+ * request that would make it is refused. Its total counts exclusive tax and prorations but no discount, since a
+ * coupon can end and the same invoice then comes to its full figure.
+ */
+function refusePastMax(total: number, which: string): void {
+  if (total > MAX_AMOUNT)
+    throw invalidRequest('subscription_total_too_large', `${which} would come to ${total}, more than ${MAX_AMOUNT}, the largest amount a payment can take`, 'items');
+}
+
+/**
+ * An items change, held to the largest amount before the workflow is asked: the invoice an `always_invoice` change
+ * issues now, and the next period's with every proration pending then, from the workflow's state as it stands.
+ * The new prorations are priced at the request's instant; the workflow's, a moment later, are nearer to none: an
+ * upgrade's charge smaller, a downgrade's credit smaller but its invoice still below the old items' (checked before).
+ * Two changes sent at once are each checked without the other's prorations: only the workflow sees both.
+ */
+async function refuseChangePastMax(deps: AppDeps, tenantId: string, id: string, change: SubscriptionChange): Promise<void> {
+  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(id).query(subscriptionStateQuery)).catch((err: unknown) => {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  });
+  if (!state || isEndedSubscription(state.subscription.status)) return; // the Update answers that it ended
+  const sub = state.subscription;
+  const rates = await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates);
+  // A tax rate's percentage never changes, so the record's is the one the workflow was started with.
+  const taxRates: TaxRateInput[] = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
+  const invoices = invoicesOfChange({
+    before: sub.items.map((i) => ({ key: i.item, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
+    after: change.items!.map((i, n) => ({ key: i.item ?? `new_${n}`, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
+    period: { start: sub.currentPeriodStart, end: sub.currentPeriodEnd },
+    at: Math.min(Math.max(change.prorationDate ?? state.clockNow ?? Date.now(), sub.currentPeriodStart), sub.currentPeriodEnd),
+    trialing: sub.status === 'trialing',
+    behavior: change.prorationBehavior ?? 'create_prorations',
+    pending: state.pendingProrations,
+    taxRates,
+  });
+  if (invoices.now !== null) refusePastMax(invoices.now, "The invoice of this change's prorations, with its exclusive tax,");
+  refusePastMax(invoices.next, 'The next invoice, with the prorations pending and its exclusive tax,');
 }
 
 /** A card saved to the customer that can be charged off-session. */
@@ -184,6 +229,12 @@ export async function createSubscription(
     if (!r) throw invalidRequest('resource_missing', `No such tax rate: '${id}'`, `default_tax_rates[${n}]`);
     if (!r.active) throw invalidRequest('tax_rate_inactive', `Tax rate '${id}' is inactive`, `default_tax_rates[${n}]`);
   });
+  const taxRates: TaxRateInput[] = taxIds.map((tid) => {
+    const r = rates.find((x) => x._id === tid)!;
+    return { id: r._id, percentage: r.percentage, inclusive: r.inclusive };
+  });
+  // Every period's invoice: the first one after a trial too (the trial's own is 0).
+  refusePastMax(undiscountedTotal(priced.items.map((i, n) => ({ line: String(n), amount: i.periodAmount })), taxRates), "Each period's invoice, with its exclusive tax,");
   // On a test clock, the subscription's time is the clock's.
   let clock: SubscriptionInput['clock'] = null;
   const clockId = (customer as { test_clock?: string | null }).test_clock ?? null;
@@ -219,10 +270,7 @@ export async function createSubscription(
     intervalCount: priced.intervalCount,
     items: priced.items.map((i) => ({ ...i, item: newId('si', auth.region) })),
     paymentMethod: body.default_payment_method,
-    taxRates: taxIds.map((tid) => {
-      const r = rates.find((x) => x._id === tid)!;
-      return { id: r._id, percentage: r.percentage, inclusive: r.inclusive };
-    }),
+    taxRates,
     discount: coupon
       ? {
           coupon: coupon._id,
@@ -430,6 +478,7 @@ export async function updateSubscription(deps: AppDeps, auth: AuthContext, id: s
     change.paymentMethod = body.default_payment_method;
   }
   if (body.metadata !== undefined) change.metadata = body.metadata;
+  if (change.items) await refuseChangePastMax(deps, auth.tenantId, id, change);
   const answer = await runUpdate(deps, () => deps.temporal.workflow.getHandle(id).executeUpdate(changeSubscriptionUpdate, { args: [change] }), ended(r));
   return subscriptionView(answer.subscription);
 }

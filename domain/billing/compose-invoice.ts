@@ -1,4 +1,4 @@
-import { computeInvoice, type DiscountInput, type TaxRateInput } from './invoice-math';
+import { computeInvoice, type DiscountInput, type DraftLine, type TaxRateInput } from './invoice-math';
 import type { InvoiceSnapshot, LineSnapshot } from './snapshots';
 
 // An invoice of a subscription put together from its lines: the figures of invoice-math.ts on each line and in
@@ -12,6 +12,19 @@ export function discountApplies(d: { duration: 'once' | 'repeating' | 'forever';
   if (d.duration === 'once') return !usedOnce;
   if (d.duration === 'repeating') return d.end !== null && periodStart < d.end;
   return true;
+}
+
+/** A subscription's invoice lines as invoice-math.ts takes them: each taxed at the subscription's rates, each discountable. */
+function draftLines(lines: readonly Pick<LineSnapshot, 'line' | 'amount'>[], taxRates: TaxRateInput[]): DraftLine[] {
+  return lines.map((l) => ({ key: l.line, amount: l.amount, taxRates, discountable: true }));
+}
+
+/**
+ * The total of an invoice of `lines` (exclusive tax on top, inclusive tax inside) before any discount: what it comes
+ * to once a coupon has ended, so the most it can ask of one payment.
+ */
+export function undiscountedTotal(lines: readonly Pick<LineSnapshot, 'line' | 'amount'>[], taxRates: TaxRateInput[]): number {
+  return computeInvoice(draftLines(lines, taxRates), null, 0).total;
 }
 
 export interface InvoiceHead {
@@ -35,11 +48,7 @@ export function composeInvoice(p: {
   /** What the customer's credit balance offers: used first. */
   credit: number;
 }): InvoiceSnapshot {
-  const figures = computeInvoice(
-    p.lines.map((l) => ({ key: l.line, amount: l.amount, taxRates: p.taxRates, discountable: true })),
-    p.discount,
-    p.credit,
-  );
+  const figures = computeInvoice(draftLines(p.lines, p.taxRates), p.discount, p.credit);
   const byKey = new Map(figures.lines.map((l) => [l.key, l]));
   return {
     id: p.id,

@@ -354,6 +354,66 @@ describe('refusals', () => {
   }, 120_000);
 });
 
+describe('an invoice past the largest amount a payment can take (99,999,999,999)', () => {
+  const MAX = 99_999_999_999;
+
+  test('a create whose invoice comes to more with its exclusive tax is a 400, with a trial too; at exactly the largest, or with inclusive tax, it is made and paid', async () => {
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const exclusive = (await post('/tax-rates', { percentage: 10, inclusive: false, display_name: 'VAT' })).body.tax_rate as string;
+    const inclusive = (await post('/tax-rates', { percentage: 10, inclusive: true, display_name: 'VAT incl.' })).body.tax_rate as string;
+    // 90,909,090,909 + round(9,090,909,090.9) = 100,000,000,000: one past the largest.
+    const over = await plan({ amount: 90_909_090_909 });
+    for (const extra of [{}, { trial_period_days: 7 }]) {
+      const r = await post('/subscriptions', { customer, items: [{ plan: over }], default_payment_method: pm, default_tax_rates: [exclusive], ...extra });
+      expect([r.status, r.body.error]).toEqual([400, expect.objectContaining({ code: 'subscription_total_too_large', param: 'items', message: expect.stringContaining('exclusive tax') })]);
+    }
+    expect((await get(`/subscriptions?customer=${customer}`)).body.data).toEqual([]);
+
+    // 90,909,090,908 + round(9,090,909,090.8): exactly the largest.
+    const largest = await post('/subscriptions', { customer, items: [{ plan: await plan({ amount: 90_909_090_908 }) }], default_payment_method: pm, default_tax_rates: [exclusive] });
+    expect([largest.status, largest.body.status]).toEqual([201, 'active']);
+    expect((await get(`/invoices/${largest.body.latest_invoice}`)).body).toMatchObject({ status: 'paid', tax: 9_090_909_091, total: MAX, amount_paid: MAX });
+    // Inclusive tax is inside the price: it adds nothing to the total.
+    const inside = await post('/subscriptions', { customer, items: [{ plan: await plan({ amount: MAX }) }], default_payment_method: pm, default_tax_rates: [inclusive] });
+    expect([inside.status, inside.body.status]).toEqual([201, 'active']);
+    expect((await get(`/invoices/${inside.body.latest_invoice}`)).body).toMatchObject({ status: 'paid', subtotal: MAX, total: MAX, amount_paid: MAX });
+  }, 120_000);
+
+  test('a change whose next invoice comes to more with the prorations pending is a 400 and changes nothing; invoiced now, or within the largest, it is made', async () => {
+    // A 31-day period, changed an hour in: 2,674,800 of 2,678,400 s remain.
+    const clock = await clockAt('2026-01-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    const forty = (await post('/subscriptions', { customer, items: [{ plan: await plan({ amount: 40_000_000_000 }) }], default_payment_method: pm })).body;
+    const thirty = (await post('/subscriptions', { customer, items: [{ plan: await plan({ amount: 30_000_000_000 }) }], default_payment_method: pm })).body;
+    expect([forty.status, thirty.status]).toEqual(['active', 'active']);
+    await advance(clock, '2026-01-01T01:00:00Z');
+
+    // Two seats: 80,000,000,000 a period, but the next invoice adds −39,946,236,559 + 79,892,473,118 of prorations.
+    const item = forty.items[0].item;
+    const twoSeats = [{ item, plan: forty.items[0].plan, quantity: 2 }];
+    const refused = await post(`/subscriptions/${forty.subscription}`, { items: twoSeats });
+    expect([refused.status, refused.body.error]).toEqual([400, expect.objectContaining({ code: 'subscription_total_too_large', param: 'items', message: expect.stringContaining('119946236559') })]);
+    expect((await get(`/subscriptions/${forty.subscription}`)).body.items).toEqual([{ item, plan: forty.items[0].plan, quantity: 1 }]);
+    expect((await post('/invoices/create-preview', { subscription: forty.subscription })).body.total).toBe(40_000_000_000);
+    // Invoiced now instead, the prorations are an invoice of their own, and the next one is the two seats alone.
+    const now = await post(`/subscriptions/${forty.subscription}`, { items: twoSeats, proration_behavior: 'always_invoice' });
+    expect(now.status).toBe(200);
+    expect((await get(`/invoices/${now.body.latest_invoice}`)).body).toMatchObject({ billing_reason: 'subscription_update', status: 'paid', total: 39_946_236_559 });
+
+    // Prorations already pending count too: two seats of 30e9 leave 29,959,677,420 pending (89,959,677,420 next),
+    // and a third seat without prorations would make it 119,959,677,420.
+    const seats = (quantity: number) => [{ item: thirty.items[0].item, plan: thirty.items[0].plan, quantity }];
+    expect((await post(`/subscriptions/${thirty.subscription}`, { items: seats(2) })).status).toBe(200);
+    const third = await post(`/subscriptions/${thirty.subscription}`, { items: seats(3), proration_behavior: 'none' });
+    expect([third.status, third.body.error]).toEqual([400, expect.objectContaining({ code: 'subscription_total_too_large', message: expect.stringContaining('prorations pending') })]);
+    // The renewals come to what the checks counted.
+    await advance(clock, '2026-02-01T00:00:01Z');
+    expect((await invoicesOf(thirty.subscription))[1]).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', total: 89_959_677_420 });
+    expect((await invoicesOf(forty.subscription))[2]).toMatchObject({ billing_reason: 'subscription_cycle', status: 'paid', total: 80_000_000_000 });
+  }, 120_000);
+});
+
 describe('a same-key create whose concurrent winner took its record back', () => {
   test('answers 503 and leaves nothing; sent again, it makes the subscription', async () => {
     const clock = await clockAt('2026-01-01T00:00:00Z');
