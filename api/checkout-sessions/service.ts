@@ -192,18 +192,24 @@ export async function createCheckoutSession(deps: AppDeps, auth: AuthContext, bo
     if (!clock) throw invalidRequest('resource_missing', `The customer's test clock '${customer.test_clock}' was deleted`, 'customer');
     startAt = clock.frozen_time.getTime();
   }
-  const quote = quoteCheckout({
-    currency: priced.currency,
-    interval: priced.interval,
-    intervalCount: priced.intervalCount,
-    items: priced.items.map((i, n) => ({ plan: priced.plans[n]!, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
-    taxRates,
-    coupon,
-    trialDays: data.trial_period_days ?? priced.plans[0]!.trial_period_days ?? 0,
-    startAt,
-  });
+  const quoteWith = (offer: typeof coupon) =>
+    quoteCheckout({
+      currency: priced.currency,
+      interval: priced.interval,
+      intervalCount: priced.intervalCount,
+      items: priced.items.map((i, n) => ({ plan: priced.plans[n]!, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
+      taxRates,
+      coupon: offer,
+      trialDays: data.trial_period_days ?? priced.plans[0]!.trial_period_days ?? 0,
+      startAt,
+    });
+  const quote = quoteWith(coupon);
   if (quote.charge.amount > MAX_AMOUNT || quote.renewal.total > MAX_AMOUNT)
     throw invalidRequest('checkout_amount_too_large', `The first invoice comes to more than ${MAX_AMOUNT} minor units`, 'line_items');
+  // The subscription made at completion is held to its renewal without the coupon (a coupon can end), as any
+  // subscription create is: refused there, the customer would have paid for a session that could not complete.
+  if (coupon && quoteWith(null).renewal.total > MAX_AMOUNT)
+    throw invalidRequest('checkout_amount_too_large', `A renewal without the coupon would come to more than ${MAX_AMOUNT} minor units`, 'line_items');
 
   const id = newId('cs', auth.region);
   const now = new Date();

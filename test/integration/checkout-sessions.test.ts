@@ -114,6 +114,18 @@ test('refusals name the parameter and write nothing', async () => {
   expect((await get(`/payment-intents?customer=${cus}`)).body.data).toEqual([]);
 });
 
+test('a session whose renewal fits only thanks to its coupon is refused: the subscription made at completion is held to its renewal without one', async () => {
+  const cus = await customer();
+  // 90,909,090,909 with 10% exclusive tax renews at 100,000,000,000, one over the largest amount; half off, it fits.
+  const big = await plan({ amount: 90_909_090_909 });
+  const tax = (await post('/tax-rates', { percentage: 10, inclusive: false, display_name: 'VAT' })).body.tax_rate as string;
+  const halfOff = (await post('/coupons', { percent_off: 50, duration: 'forever' })).body.coupon as string;
+  const r = await post('/checkout-sessions', sessionBody(cus, big, { coupon: halfOff, subscription_data: { default_tax_rates: [tax] } }));
+  // Before, the session was made and paid, and its completion then failed (subscription_total_too_large): refunded.
+  expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, 'checkout_amount_too_large', 'line_items']);
+  expect((await get(`/payment-intents?customer=${cus}`)).body.data).toEqual([]);
+});
+
 test('the same idempotency_key makes one session and one intent, also when sent five times at once', async () => {
   const cus = await customer();
   const box = await plan();
