@@ -99,6 +99,7 @@ export const olderPaymentIntentRoutes: RouteDef[] = [
     params: olderIntentParams,
     responses: {
       200: { description: 'Canceled: the intent, status canceled (last_reason null unless an attempt failed)', schema: olderIntentViewSchema.extend({ last_reason: z.string().nullable() }) },
+      400: { description: '`payment_intent_invoice_owned`: the intent pays a subscription\'s invoice; void the invoice instead' },
       404: { description: 'Unknown' },
       409: { description: 'Not mutable (already paid or canceled)' },
     },

@@ -71,6 +71,7 @@ export const ERROR_CATALOG: ErrorCatalogEntry[] = [
   { code: 'missing_claim', statuses: [403], meaning: 'The key lacks a claim the endpoint needs (`cards.mit` to charge saved cards).', action: 'Ask an admin for a secret key with the claim (POST /admin/tenants/{tenant}/api-keys).' },
 
   // Payment intents ---------------------------------------------------------------------------------------
+  { code: 'payment_intent_invoice_owned', statuses: [400], meaning: "The payment intent pays a subscription's invoice: the subscription lets it go when the invoice is voided or paid another way.", action: 'Void the invoice (POST /v202607/invoices/{id}/void), or leave it to its dunning.' },
   { code: 'payment_intent_unexpected_state', statuses: [409], meaning: 'The payment intent is no longer pending (paid, canceled or expired), so it cannot be canceled, paid or charged.', action: 'Retrieve it: a paid intent needs nothing more; create a new intent to collect again.' },
   { code: 'attempt_in_progress', statuses: [409], meaning: 'Another payment attempt of this intent is still being processed (or replaced this charge).', action: 'Wait a few seconds and retrieve the intent; retry only if it is still pending.' },
   { code: 'attempt_limit_reached', statuses: [409], meaning: 'The intent has had as many payment attempts as it allows.', action: 'Create a new payment intent for the customer.' },

@@ -338,7 +338,12 @@ export async function getPaymentIntent(deps: AppDeps, tenantId: string, id: stri
 }
 
 export async function cancelPaymentIntent(deps: AppDeps, tenantId: string, id: string) {
-  return cancelIntentAsRead(deps, await getPaymentIntent(deps, tenantId, id));
+  const r = await getPaymentIntent(deps, tenantId, id);
+  // An invoice's intent is its subscription's to let go, as Stripe refuses too: canceled here, the invoice stayed
+  // open with no intent, and its customer could not pay it on the intent's page.
+  if (r.owner?.startsWith('sub_'))
+    throw invalidRequest('payment_intent_invoice_owned', `This payment intent pays invoice ${r.metadata.invoice ?? ''} of subscription ${r.owner}: void the invoice instead (POST /v202607/invoices/{id}/void)`);
+  return cancelIntentAsRead(deps, r);
 }
 
 /** Cancels the intent `r` as the request read it (exported for the test of a stale read). */

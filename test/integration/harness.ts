@@ -63,6 +63,7 @@ export async function call<T = any>(
 export const api = {
   get: <T = any>(path: string, key?: string) => call<T>('GET', path, { key }),
   post: <T = any>(path: string, body: unknown, key?: string) => call<T>('POST', path, { key, body }),
+  put: <T = any>(path: string, body: unknown, key?: string) => call<T>('PUT', path, { key, body }),
   del: <T = any>(path: string, key?: string) => call<T>('DELETE', path, { key }),
 };
 

@@ -204,6 +204,11 @@ describe('dunning', () => {
     const { customer, pm } = await customerWithCard(clock, 'tok_mit_declines');
     const created = await post('/subscriptions', { customer, items: [{ plan: await plan() }], default_payment_method: pm });
     const [first] = await invoicesOf(created.body.subscription);
+    // Its intent is the subscription's: canceled on its own (Stripe refuses it too), the invoice stayed open without one.
+    for (const cancel of [api.post(`/v202607/payment-intents/${first.payment_intent}/cancel`, undefined, m.secretKey), api.put(`/payment-intents/${first.payment_intent}/cancel`, undefined, m.secretKey)]) {
+      const r = await cancel;
+      expect([r.status, r.body.error?.code]).toEqual([400, 'payment_intent_invoice_owned']);
+    }
     const voided = await post(`/invoices/${first.invoice}/void`, {});
     expect(voided.body).toMatchObject({ invoice: first.invoice, status: 'void', voided_at: at('2026-05-03T00:00:00Z') });
     expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete_expired');
