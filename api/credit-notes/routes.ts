@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listQuerySchema } from '../http/pagination';
+import { typedId } from '../http/common-schemas';
 import { route, type RouteDef } from '../http/route';
 import { creditNoteData } from '../../data/credit-notes';
 import { findCustomer } from '../customers/service';
@@ -38,7 +39,8 @@ export const creditNoteRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'List credit notes, newest first',
     tags,
-    query: listQuerySchema('cn', { invoice: z.string().optional(), customer: z.string().optional() }),
+    // Ids are checked for their shape, as every other list's are: a typo answered an empty list, as if none existed.
+    query: listQuerySchema('cn', { invoice: typedId('in').optional(), customer: typedId('cus').optional() }),
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(creditNoteViewSchema), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps }) => {
       const { invoice, customer, ...page } = query;

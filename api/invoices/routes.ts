@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listQuerySchema } from '../http/pagination';
+import { typedId } from '../http/common-schemas';
 import { route, type RouteDef } from '../http/route';
 import { INVOICE_STATUSES, invoicePreviewBody, invoiceViewSchema } from '../subscriptions/schemas';
 import { getInvoice, payInvoice, previewInvoice, recordInvoiceView, voidInvoice } from './service';
@@ -18,7 +19,8 @@ export const invoiceRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'List invoices, newest first',
     tags,
-    query: listQuerySchema('in', { customer: z.string().optional(), subscription: z.string().optional(), status: z.enum(INVOICE_STATUSES).optional() }),
+    // Ids are checked for their shape, as every other list's are: a typo answered an empty list, as if none existed.
+    query: listQuerySchema('in', { customer: typedId('cus').optional(), subscription: typedId('sub').optional(), status: z.enum(INVOICE_STATUSES).optional() }),
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(invoiceViewSchema), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps }) => {
       const { customer, subscription, status, ...page } = query;

@@ -93,6 +93,19 @@ test('a credit note with refund: true returns the money through a refund of the 
   expect((await post('/credit-notes', { invoice: invoice.invoice, lines: [{ invoice_line: line, amount: 1001 }] })).body.error.code).toBe('credit_note_amount_too_large');
 }, 120_000);
 
+test('billing lists refuse a filter id of the wrong shape, as every other list does, rather than answer an empty page', async () => {
+  for (const [path, param] of [
+    ['/credit-notes?invoice=junk', 'invoice'],
+    ['/credit-notes?customer=in_eu_0123456789abcdef', 'customer'],
+    ['/invoices?customer=junk', 'customer'],
+    ['/invoices?subscription=cus_eu_0123456789abcdef', 'subscription'],
+  ] as const) {
+    const r = await get(path);
+    expect([path, r.status, r.body.error?.code, r.body.error?.param]).toEqual([path, 400, 'parameter_invalid', param]);
+  }
+  expect((await get('/invoices?customer=cus_eu_0123456789abcdef')).body.data).toEqual([]);
+});
+
 test('refusals: an invoice not paid, another tenant', async () => {
   const { customer, invoice } = await paidInvoice();
   const other = await createMerchant();
