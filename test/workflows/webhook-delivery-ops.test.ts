@@ -213,3 +213,24 @@ test('the failed attempt that disables the endpoint stops the retries and parks 
   expect(h.sends).toHaveLength(2);
   expect(h.parked).toHaveLength(1);
 });
+
+test("an operator's redeliverNow whose attempt disables the endpoint answers the delivery parked, as it ends", async () => {
+  const h = harness([{}], { disableAfterRecord: 2 });
+  await h.run(async (handle) => {
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    const answer = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'merchant says it is back', actionId: 'opa_eu_park' }], updateId: 'opa_eu_park' });
+    expect(answer).toEqual({ outcome: 'attempted', delivery: `${h.input.eventId}-0`, attempt: 2, status_code: 500, attempt_outcome: 'failed', status: 'parked' });
+    expect(await handle.result()).toEqual({ status: 'parked', attempts: 2 });
+  }, 'operator-redeliver-now-parked');
+  expect(h.parked).toHaveLength(1);
+});
+
+test("an operator's redeliverNow whose attempt fails without disabling answers the delivery pending, its retries going on", async () => {
+  const h = harness([{}]);
+  await h.run(async (handle) => {
+    await waitFor(async () => (await handle.fetchHistory()).events!.some((e) => e.timerStartedEventAttributes));
+    const answer = await handle.executeUpdate(redeliverNowUpdate, { args: [{ operator: 'nadia', reason: 'try again', actionId: 'opa_eu_fail' }], updateId: 'opa_eu_fail' });
+    expect(answer).toMatchObject({ outcome: 'attempted', attempt: 2, attempt_outcome: 'failed', status: 'pending' });
+    await handle.terminate('test over');
+  });
+});

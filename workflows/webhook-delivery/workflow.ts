@@ -50,6 +50,9 @@ const WAKE_SPENT_PATCH = 'delivery-wake-spent';
  */
 const WINDOW_FROM_FIRST_ATTEMPT_PATCH = 'delivery-window-from-first-attempt';
 
+/** Runs that answer an operator's failed attempt once it is known whether it parked the delivery; older ones answered `pending` at once. */
+const ANSWER_SETTLED_PATCH = 'redeliver-now-answers-settled';
+
 /** How long an operator's redeliverNow waits for the attempt before answering `pending` (the attempt still comes). */
 const REDELIVER_NOW_WAITS_MS = 30_000;
 
@@ -77,6 +80,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   const notes: string[] = [];
   if (input.operator) noteOperatorAction(notes, input.operator.operator, 'redeliver', input.operator.reason);
   let attempting = false;
+  /** Attempts whose consequence is known: recorded, and the endpoint found still enabled (or the delivery ended). */
+  let settled = 0;
   let wake = false;
   let ended: Status | null = null;
   /** A durable wait that an operator's redeliverNow ends early. */
@@ -114,6 +119,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       describe(attempting ? `attempt ${lines.length + 1} in progress` : 'attempting now (operator)');
       // Bounded: an endpoint at its in-flight limit puts the attempt off; the operator is told it is pending.
       await condition(() => lines.length > before || ended !== null, REDELIVER_NOW_WAITS_MS);
+      // A failed attempt is answered once its record said whether it disabled the endpoint (the delivery then ends
+      // parked): answered at its line, it read `pending` for a delivery parked a moment later. The answer moves
+      // after the record's marker in history, hence the patch; no timer, the record and the park come anyway.
+      if (lines[before]?.outcome === 'failed' && patched(ANSWER_SETTLED_PATCH)) await condition(() => ended !== null || settled > before);
       const l = lines[before];
       return {
         outcome: l ? 'attempted' : ended !== null ? 'ended' : 'pending',
@@ -266,6 +275,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       if (r.outcome === 'failed' && recorded?.endpointDisabled && (await parked({ attempted: true, ...(final === 'failed' ? { lastAttemptFailed: true } : {}) }))) {
         return end('parked', `parked: the endpoint was disabled after attempt ${attempt} (every attempt failed for the disable period)`);
       }
+      settled = lines.length;
       if (final === 'delivered') return end('delivered', `delivered on attempt ${attempt} (${r.statusCode})`);
       if (final === 'gone') return end('gone', `gone: the endpoint answered 410 on attempt ${attempt}; not retried`);
       if (final === 'failed') {
