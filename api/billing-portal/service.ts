@@ -26,6 +26,7 @@ import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { admitRefund } from '../refunds/service';
 import { updateSubscription } from '../subscriptions/service';
+import { INCOMPLETE_WINDOW_MS } from '../../workflows/subscription/messages';
 import type { PortalSessionCreateBody, PortalSessionView } from './schemas';
 
 // Billing-portal sessions (`bps_...`) and what their page does for the customer, always through the same
@@ -246,6 +247,42 @@ export async function chargeAtPeriodEndIfCanceled(deps: AppDeps, s: PortalSessio
   const final = await upcomingInvoice(deps, s.tenant_id, { subscription: sub._id }, { cancelAtPeriodEnd: true });
   return final && final.amountDue > 0 ? { amount: final.amountDue, currency: final.currency, at: final.nextPaymentAttempt ?? sub.snapshot.currentPeriodEnd } : null;
 }
+
+/** What the subscription's open invoices still owe when it is canceled at its period's end, and what becomes of it. */
+export interface OwedAtCancel {
+  /** What they still owe in all (minor units), and how many there are. */
+  amount: number;
+  currency: string;
+  invoices: number;
+  /** Unix ms of the next dunning retry before `until`; null: none will come (unpaid, incomplete, or after the end). */
+  retryAt: number | null;
+  /** Unix ms until which they may still be paid: the subscription's end, where those still open are voided. */
+  until: number;
+}
+
+/**
+ * Canceling at the period's end leaves its open invoices as they are (workflows/subscription): dunning goes on
+ * retrying them until the subscription ends, and those still open then are voided. An incomplete one ends sooner
+ * unless its first invoice is paid: it expires, its first invoice voided, which is never retried. Null: none owed.
+ */
+export async function owedAtCancel(deps: AppDeps, s: PortalSessionRecord, sub: SubscriptionRecord): Promise<OwedAtCancel | null> {
+  const open = (await invoiceData(deps.mongo).list(s.tenant_id, { subscription: sub._id, status: 'open' }, { limit: 100 })).data.filter((i) => i.snapshot.amountRemaining > 0);
+  if (!open.length) return null;
+  const snap = sub.snapshot;
+  const until = snap.status === 'incomplete' ? incompleteExpiresAt(sub) : snap.currentPeriodEnd;
+  // A retry due at the very end still runs: it goes before the period's end (SubscriptionBook.nextDue).
+  const retries = open.flatMap((i) => (i.snapshot.nextPaymentAttempt !== null && i.snapshot.nextPaymentAttempt <= until ? [i.snapshot.nextPaymentAttempt] : []));
+  return {
+    amount: open.reduce((n, i) => n + i.snapshot.amountRemaining, 0),
+    currency: snap.currency,
+    invoices: open.length,
+    retryAt: retries.length ? Math.min(...retries) : null,
+    until,
+  };
+}
+
+/** Unix ms an incomplete subscription expires at unless its first invoice is paid. */
+export const incompleteExpiresAt = (sub: SubscriptionRecord): number => sub.snapshot.created + INCOMPLETE_WINDOW_MS;
 
 /** Cancel at the end of the period (`true`), or undo it (`false`). */
 export async function setCancelAtPeriodEnd(deps: AppDeps, s: PortalSessionRecord, subId: string, cancel: boolean): Promise<SubscriptionView> {

@@ -122,6 +122,8 @@ export async function checkSessionCanComplete(deps: AppDeps, intent: Pick<Paymen
   const refuse = (why: string, param?: string) => new DomainError('conflict', 'checkout_session_cannot_complete', `Checkout session '${s._id}' can no longer complete: ${why}`, param);
   const status = sessionStatus(s, new Date());
   if (status !== 'open') throw refuse(`it is ${status}`);
+  // A customer deleted since the session was made takes no subscription: charged, the payment was refunded.
+  if (!(await findCustomer(deps.mongo, s.tenant_id, s.customer))) throw refuse(`its customer '${s.customer}' was deleted`, 'customer');
   const plans = await planData(deps.mongo).findMany(s.tenant_id, s.items.map((i) => i.plan));
   for (const [n, item] of s.items.entries()) {
     const plan = plans.find((p) => p._id === item.plan);

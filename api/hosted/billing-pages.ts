@@ -10,6 +10,8 @@ import type { OutcomeCopy } from './copy';
 import { html, type SafeHtml } from './html';
 import { ICONS } from './icons';
 import { fill, isolate, type Locale } from './locale';
+import type { OwedAtCancel } from '../billing-portal/service';
+import { INCOMPLETE_WINDOW_MS } from '../../workflows/subscription/messages';
 import { cardForm, merchantBar, outcomePanel, securedFooter, shell, type CheckoutClientConfig, type PageAssets } from './pages';
 
 // The two hosted billing pages, rendered on the server like the payment page (pages.ts): the same shell, styles,
@@ -265,12 +267,16 @@ function subscriptionName(locale: Locale, sub: SubscriptionRecord, names: Map<st
   return sub.snapshot.items.map((i) => `${i.quantity > 1 ? `${i.quantity} × ` : ''}${names.get(i.plan) ?? i.plan}`).join(', ');
 }
 
-/** When the subscription renews, its trial ends, it cancels or it ended. */
+/** When the subscription renews, its trial ends, it cancels or it ended; or that it will not renew as it stands. */
 function subscriptionWhen(locale: Locale, s: SubscriptionRecord['snapshot']): string {
   const t = locale.text;
   if (isEndedSubscription(s.status)) return fill(t.portalEnded, { date: longDate(locale, s.endedAt ?? s.canceledAt ?? s.currentPeriodEnd) });
   if (s.cancelAtPeriodEnd) return fill(t.portalCancels, { date: longDate(locale, s.currentPeriodEnd) });
   if (s.status === 'trialing' && s.trialEnd) return fill(t.portalTrialEnds, { date: longDate(locale, s.trialEnd) });
+  // Its first invoice unpaid, it expires rather than renews (the first invoice is not retried).
+  if (s.status === 'incomplete') return fill(t.portalIncompleteExpires, { date: longDate(locale, s.created + INCOMPLETE_WINDOW_MS) });
+  // Collection paused: its periods pass uninvoiced, so nothing renews until it resumes.
+  if (s.pauseCollection) return s.pauseCollection.resumesAt !== null ? fill(t.portalPausedUntil, { date: longDate(locale, s.pauseCollection.resumesAt) }) : t.portalPaused;
   return fill(t.portalRenews, { date: longDate(locale, s.currentPeriodEnd) });
 }
 
@@ -434,18 +440,39 @@ export interface PortalCancelModel extends PortalPageBase {
   planNames: Map<string, string>;
   /** What the period's end would still charge (prorations pending), from the final invoice's preview; null: nothing. */
   finalCharge: { amount: number; currency: string } | null;
+  /** What its open invoices still owe (a declined renewal in dunning, an unpaid first invoice); null: nothing. */
+  owed?: OwedAtCancel | null;
+}
+
+/**
+ * What canceling leaves to pay. Nothing owed: the period's end and its final charge, if any. Owed: that too, but
+ * never "not charged again", since open invoices go on being retried (or may be collected) until the end.
+ */
+function cancelMessage(locale: Locale, m: PortalCancelModel): string {
+  const t = locale.text;
+  const s = m.subscription.snapshot;
+  const date = longDate(locale, s.currentPeriodEnd);
+  const final = m.finalCharge ? money(locale, m.finalCharge.amount, m.finalCharge.currency) : null;
+  const o = m.owed;
+  if (!o) return final ? fill(t.portalCancelMessageCharged, { date, amount: final }) : fill(t.portalCancelMessage, { date });
+  const until = longDate(locale, o.until);
+  const words = [
+    s.status === 'incomplete' ? fill(t.portalCancelIncomplete, { date, until }) : fill(t.portalCancelEndsBy, { date }),
+    fill(o.invoices === 1 ? t.portalCancelOwedOne : t.portalCancelOwedSome, { amount: money(locale, o.amount, o.currency) }),
+    o.retryAt !== null
+      ? fill(t.portalCancelOwedRetried, { retry: longDate(locale, o.retryAt), until })
+      : fill(t.portalCancelOwedNotRetried, { merchant: isolate(locale, m.merchant.merchantName), until }),
+    final ? fill(t.portalCancelFinalCharge, { date, amount: final }) : null,
+    t.portalCancelNothingElse,
+  ];
+  return words.filter((w): w is string => w !== null).join(' ');
 }
 
 export function portalCancelPage(assets: BillingAssets, locale: Locale, m: PortalCancelModel): string {
   const t = locale.text;
-  const s = m.subscription.snapshot;
   const content = html`<section class="portal-section" aria-labelledby="cancel-sub-heading">
   <h2 id="cancel-sub-heading" class="section-title">${isolate(locale, subscriptionName(locale, m.subscription, m.planNames))}</h2>
-  <p class="portal-cancel-message">${
-    m.finalCharge
-      ? fill(t.portalCancelMessageCharged, { date: longDate(locale, s.currentPeriodEnd), amount: money(locale, m.finalCharge.amount, m.finalCharge.currency) })
-      : fill(t.portalCancelMessage, { date: longDate(locale, s.currentPeriodEnd) })
-  }</p>
+  <p class="portal-cancel-message">${cancelMessage(locale, m)}</p>
   <div class="portal-actions portal-confirm">
     ${actionForm(m, m.link(`/subscriptions/${m.subscription._id}/cancel`), t.portalCancel, { style: 'danger', id: 'confirm-cancel' })}
     <a class="button-secondary" href="${m.link('')}">${t.portalKeep}</a>

@@ -11,6 +11,7 @@ import {
   customerSubscription,
   finishCardUpdate,
   isEnded,
+  owedAtCancel,
   planNameMap,
   portalOverview,
   portalSessionForAction,
@@ -216,8 +217,8 @@ export const portalPageRoutes: RouteDef[] = [
       const sub = await customerSubscription(deps, page.session, p.subscription!);
       if (isEnded(sub) || sub.snapshot.cancelAtPeriodEnd) return redirect(page.base.link(''));
       const names = planNameMap(await planData(deps.mongo).findMany(sub.tenant_id, sub.snapshot.items.map((i) => i.plan)));
-      const finalCharge = await chargeAtPeriodEndIfCanceled(deps, page.session, sub);
-      return htmlAnswer(deps, 200, portalCancelPage(BILLING_ASSETS, page.locale, { ...page.base, subscription: sub, planNames: names, finalCharge }));
+      const [finalCharge, owed] = await Promise.all([chargeAtPeriodEndIfCanceled(deps, page.session, sub), owedAtCancel(deps, page.session, sub)]);
+      return htmlAnswer(deps, 200, portalCancelPage(BILLING_ASSETS, page.locale, { ...page.base, subscription: sub, planNames: names, finalCharge, owed }));
     },
     true,
   ),

@@ -1,10 +1,12 @@
 import { api, createMerchant, eventually, mongo, withMitClaim, type Merchant } from './harness';
+import { clockBilling } from './billing-clock';
 
 // Billing-portal sessions through the API and the page's own requests, on the real stack: create and its
 // refusals, the page (only the session's customer's subscriptions, an unknown or expired session), and the
 // forms (a CSRF token of the session required; cancel at the period's end and its undo; a plan switch applied
-// only at the proration date its confirm step showed; another customer's subscription not found). The page in a
-// browser: billing-pages.browser.test.ts.
+// only at the proration date its confirm step showed; another customer's subscription not found), and what the
+// page says of a subscription that does not simply renew (past due, paused). The page in a browser:
+// billing-pages.browser.test.ts.
 
 let m: Merchant;
 let other: Merchant;
@@ -201,4 +203,54 @@ test('a card update paid but never finished on the page (the portal session expi
   } finally {
     await db.close();
   }
+});
+
+/** What the page says, its tags dropped. */
+const words = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+
+test("past due, the cancel step says its declined invoice is still due and retried; it is: not 'not charged again'", async () => {
+  const { post: postAt, get: getAt, clockAt, customerWithCard, advance, invoicesOf } = clockBilling(() => m, 'portal-past-due');
+  const clock = await clockAt('2026-07-01T00:00:00Z');
+  const { customer: cus, pm } = await customerWithCard(clock, 'tok_mit_declines');
+  const created = await postAt('/subscriptions', { customer: cus, items: [{ plan: await plan({ amount: 4000 }) }], default_payment_method: pm, trial_period_days: 1, dunning: { retry_days: [2] } });
+  expect(created.status).toBe(201);
+  const sub = created.body.subscription;
+  // The trial's end: its 40.00 invoice declined, retried two days later.
+  await advance(clock, '2026-07-02T00:00:01Z');
+  expect((await getAt(`/subscriptions/${sub}`)).body.status).toBe('past_due');
+  const declined = (await invoicesOf(sub)).at(-1);
+  expect(declined).toMatchObject({ status: 'open', amount_remaining: 4000, next_payment_attempt: Date.parse('2026-07-04T00:00:00Z') / 1000 });
+
+  const session = (await post('/billing-portal/sessions', { customer: cus })).body;
+  const page = await open(`${session.url}/subscriptions/${sub}/cancel`);
+  expect(page.status).toBe(200);
+  const said = words(page.html);
+  expect(said).toContain(
+    'Your subscription ends on 2 August 2026 at the latest. An unpaid invoice of 40.00 EUR is still due. Your card will be charged again on 4 July 2026, and the payment retried until 2 August 2026 at the latest if that fails. Nothing else will be charged.',
+  );
+  expect(said).not.toContain('You will not be charged again');
+
+  // Canceled at the period's end, the retry still charges the invoice, as the page said.
+  expect((await submit(`${session.url}/subscriptions/${sub}/cancel`, { csrf_token: page.csrf })).status).toBe(200);
+  await advance(clock, '2026-07-04T00:00:01Z');
+  expect((await invoicesOf(sub)).at(-1)).toMatchObject({ invoice: declined.invoice, attempt_count: 2 });
+});
+
+test('paused with no resume date, the overview says paused, not "renews on"; with one, until when', async () => {
+  const cus = await customer();
+  const sub = (await subscribe(cus, await plan({ nickname: 'Paused box' }))).subscription;
+  expect((await post(`/subscriptions/${sub}`, { pause_collection: { behavior: 'void' } })).body.status).toBe('paused');
+  const session = (await post('/billing-portal/sessions', { customer: cus })).body;
+  for (const [lang, paused, renews] of [
+    ['en', 'Paused, with no date to resume', 'Renews on'],
+    ['fr', 'En pause, sans date de reprise', 'Renouvelé le'],
+    ['ar', 'متوقف مؤقتًا دون موعد للاستئناف', 'يتجدد في'],
+  ] as const) {
+    const said = words((await open(`${session.url}?lg=${lang}`)).html);
+    expect(said).toContain(paused);
+    expect(said).not.toContain(renews);
+  }
+  const resumesAt = Math.floor(Date.parse('2030-03-15T12:00:00Z') / 1000);
+  expect((await post(`/subscriptions/${sub}`, { pause_collection: { behavior: 'void', resumes_at: resumesAt } })).status).toBe(200);
+  expect(words((await open(session.url)).html)).toContain('Paused until 15 March 2030');
 });

@@ -250,8 +250,9 @@ test('a coupon that may be redeemed once: completions racing each other still ma
   }, 20_000, 'the session complete');
   expect(done.completion_error).toBeNull();
   const subs = (await get(`/subscriptions?customer=${cus}`)).body.data;
-  expect(subs).toEqual([expect.objectContaining({ subscription: done.subscription, discount: expect.objectContaining({ coupon }) })]);
-  expect((await get(`/invoices?subscription=${done.subscription}`)).body.data).toEqual([expect.objectContaining({ total: 3000, amount_paid: 3000, payment_intent: s.payment_intent })]);
+  // The once coupon is on its first invoice (3000 of 4000), which used it up: it has left the subscription, as Stripe's.
+  expect(subs).toEqual([expect.objectContaining({ subscription: done.subscription, discount: null })]);
+  expect((await get(`/invoices?subscription=${done.subscription}`)).body.data).toEqual([expect.objectContaining({ total: 3000, discount: 1000, amount_paid: 3000, payment_intent: s.payment_intent })]);
   expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([]);
   expect((await get(`/coupons/${coupon}`)).body.times_redeemed).toBe(1);
 });
@@ -385,4 +386,12 @@ test('an attempt on the intent of a session that could no longer complete is ref
   const archived = await api.post(`/v202607/payment-intents/${s.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
   expect([archived.status, archived.body.error?.code, archived.body.error?.param]).toEqual([409, 'checkout_session_cannot_complete', 'line_items[0][plan]']);
   expect((await api.get(`/v202608/payment-intents/${s.payment_intent}`, m.secretKey)).body.status).toBe('pending');
+
+  // Its customer deleted: before, the card was charged in full and then refunded, and a card saved to nobody.
+  const gone = await customer();
+  const left = (await post('/checkout-sessions', sessionBody(gone, await plan({ amount: 1300 })))).body;
+  expect((await api.del(`/v202607/customers/${gone}`, m.secretKey)).status).toBe(200);
+  const orphan = await api.post(`/v202607/payment-intents/${left.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey);
+  expect([orphan.status, orphan.body.error?.code, orphan.body.error?.param]).toEqual([409, 'checkout_session_cannot_complete', 'customer']);
+  expect((await api.get(`/v202608/payment-intents/${left.payment_intent}`, m.secretKey)).body.status).toBe('pending');
 });

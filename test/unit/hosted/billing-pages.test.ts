@@ -3,7 +3,7 @@ import { billingPageOf } from '../../../api/hosted/billing-paths';
 import { checkoutSessionPage, every, longDate, money, portalCancelPage, portalOverviewPage, type BillingAssets } from '../../../api/hosted/billing-pages';
 import { recurringPrice } from '../../../domain/billing/recurring-price';
 import { csrfTokenFor, isCsrfTokenFor, isSwitchTokenFor, switchTokenFor } from '../../../api/hosted/billing-tokens';
-import { localeFor } from '../../../api/hosted/locale';
+import { fill, localeFor } from '../../../api/hosted/locale';
 import type { CheckoutClientConfig } from '../../../api/hosted/pages';
 import type { PlanRecord, SubscriptionRecord } from '../../../platform/billing-records';
 import { ASSETS, checkoutView, markup, pendingIntent } from './page-fixtures';
@@ -245,5 +245,66 @@ describe('what the pages say the customer pays', () => {
     expect(cancel({ amount: 900, currency: 'EUR' })).not.toContain('You will not be charged again');
     expect(cancel({ amount: 900, currency: 'EUR' }, 'fr')).toContain('vous serez débité de 9.00 EUR');
     expect(cancel({ amount: 900, currency: 'EUR' }, 'ar')).toContain('9.00 EUR');
+  });
+});
+
+describe('what the portal says a subscription that does not simply renew will do', () => {
+  const text = (page: string) => markup(page).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+  const base = { merchant: { merchantName: 'Shop', testMode: false }, csrfToken: 'c'.repeat(64), link: (s: string) => `/billing/portal/bps_eu_1${s}`, returnUrl: null };
+  const LANGS = ['en', 'fr', 'ar'] as const;
+  const withSnapshot = (over: Partial<SubscriptionRecord['snapshot']>): SubscriptionRecord => {
+    const sub = portalSubscription(4000, false);
+    return { ...sub, status: over.status ?? sub.status, snapshot: { ...sub.snapshot, ...over } };
+  };
+  const overview = (sub: SubscriptionRecord, lang: (typeof LANGS)[number] = 'en') =>
+    text(portalOverviewPage(BILLING_ASSETS, localeFor(lang), { ...base, subscriptions: [sub], planNames: new Map(), card: null, invoices: [], notice: null }));
+
+  test('paused with no resume date: paused, never "renews", in every language', () => {
+    const paused = withSnapshot({ status: 'paused', pauseCollection: { behavior: 'void', resumesAt: null } });
+    expect(overview(paused)).toContain('Paused, with no date to resume');
+    for (const lang of LANGS) expect(overview(paused, lang)).not.toContain(fill(localeFor(lang).text.portalRenews, { date: longDate(localeFor(lang), Date.parse('2026-05-01T00:00:00Z')) }));
+    expect(overview(paused, 'fr')).toContain('En pause, sans date de reprise');
+    expect(overview(paused, 'ar')).toContain('متوقف مؤقتًا دون موعد للاستئناف');
+  });
+
+  test('paused until a date: when it resumes', () => {
+    const paused = withSnapshot({ status: 'paused', pauseCollection: { behavior: 'void', resumesAt: Date.parse('2026-06-15T00:00:00Z') } });
+    expect(overview(paused)).toContain('Paused until 15 June 2026');
+    expect(overview(paused, 'fr')).toContain('En pause jusqu’au 15 juin 2026');
+    expect(overview(paused, 'ar')).toContain('متوقف مؤقتًا حتى');
+  });
+
+  test('incomplete: it expires unless its first invoice is paid, rather than renews', () => {
+    const incomplete = withSnapshot({ status: 'incomplete', created: Date.parse('2026-04-01T10:00:00Z') });
+    expect(overview(incomplete)).toContain('Expires on 2 April 2026 unless its first invoice is paid');
+    expect(overview(incomplete)).not.toContain('Renews on');
+  });
+
+  const cancel = (sub: SubscriptionRecord, owed: Parameters<typeof portalCancelPage>[2]['owed'], lang: (typeof LANGS)[number] = 'en', finalCharge: { amount: number; currency: string } | null = null) =>
+    text(portalCancelPage(BILLING_ASSETS, localeFor(lang), { ...base, subscription: sub, planNames: new Map(), finalCharge, owed }));
+
+  test('past due: the cancel step says the unpaid invoice is still due and retried, never that nothing more is charged', () => {
+    const pastDue = withSnapshot({ status: 'past_due' });
+    const owed = { amount: 4000, currency: 'EUR', invoices: 1, retryAt: Date.parse('2026-04-20T00:00:00Z'), until: Date.parse('2026-05-01T00:00:00Z') };
+    expect(cancel(pastDue, owed)).toContain(
+      'Your subscription ends on 1 May 2026 at the latest. An unpaid invoice of 40.00 EUR is still due. Your card will be charged again on 20 April 2026, and the payment retried until 1 May 2026 at the latest if that fails. Nothing else will be charged.',
+    );
+    for (const lang of LANGS) {
+      const shown = cancel(pastDue, owed, lang);
+      expect(shown).toContain('40.00 EUR');
+      expect(shown).not.toContain(fill(localeFor(lang).text.portalCancelMessage, { date: longDate(localeFor(lang), Date.parse('2026-05-01T00:00:00Z')) }));
+    }
+    expect(cancel(pastDue, owed, 'fr')).toContain('Une facture impayée de 40.00 EUR reste due. Votre carte sera de nouveau débitée le 20 avril 2026');
+    // With prorations pending too: both charges are said.
+    expect(cancel(pastDue, { ...owed, invoices: 2, amount: 8000 }, 'en', { amount: 900, currency: 'EUR' })).toContain(
+      'Unpaid invoices of 80.00 EUR in all are still due. Your card will be charged again on 20 April 2026, and the payment retried until 1 May 2026 at the latest if that fails. On 1 May 2026 you will also be charged 9.00 EUR for the changes made to it this period. Nothing else will be charged.',
+    );
+  });
+
+  test('unpaid (no retry left): the invoice is still due, and the merchant may still charge it until the end', () => {
+    const unpaid = withSnapshot({ status: 'unpaid' });
+    const owed = { amount: 4000, currency: 'EUR', invoices: 1, retryAt: null, until: Date.parse('2026-05-01T00:00:00Z') };
+    expect(cancel(unpaid, owed)).toContain('An unpaid invoice of 40.00 EUR is still due. Your card is not charged again automatically, but Shop may still charge it until 1 May 2026.');
+    expect(cancel(unpaid, owed)).not.toContain('You will not be charged again');
   });
 });
