@@ -23,10 +23,13 @@ export const subscriptionRoutes: RouteDef[] = [
     body: subscriptionCreateBody,
     responses: {
       201: { description: 'Started', schema: subscriptionViewSchema },
-      200: { description: 'The subscription of this idempotency_key, as it stands', schema: subscriptionViewSchema },
+      200: { description: 'The subscription of this idempotency_key, as it stands (a repeat sent while the first request is still charging its first invoice waits for its answer)', schema: subscriptionViewSchema },
       400: { description: 'Invalid: unknown or archived plan, plans of different currencies or intervals, a card that cannot be charged (`NO_GATEWAY_TOKENS`), a refused coupon or promotion code, an unknown or deleted customer (`resource_missing`, also when it was deleted while this create ran: nothing of the subscription stays live), `idempotency_key_in_use` (the key made a subscription with another customer, items, coupon or promotion code, default_payment_method, default_tax_rates or trial_period_days)' },
       403: { description: '`missing_claim`: charging a saved card needs a secret key with the claim `cards.mit`' },
-      409: { description: "`test_clock_advancing`: the customer's test clock is advancing" },
+      409: {
+        description:
+          "`test_clock_advancing`: the customer's test clock is advancing; `idempotency_request_in_progress` (with Retry-After): the first request with this idempotency_key is still making the subscription, and this repeat waited without getting its answer",
+      },
     },
     handler: async ({ body, auth, deps }) => {
       requireMitClaim(auth);

@@ -433,16 +433,61 @@ async function startAndAwaitFirstStep(deps: AppDeps, record: SubscriptionRecord,
   return answer.subscription;
 }
 
-/** A subscription a repeated create finds: once its first step is done (its workflow answers), as it stands. */
+/** How long a repeat waits for the first request to start the workflow: as long as that request's own start may take. */
+const FIRST_START_WAIT_MS = START_DEADLINE_MS;
+const FIRST_START_POLL_MS = 100;
+/** The Retry-After of the 409: a first invoice's charge takes a second or two. */
+const IN_PROGRESS_RETRY_AFTER_S = 2;
+
+const firstRequestInProgress = () =>
+  new DomainError(
+    'conflict',
+    'idempotency_request_in_progress',
+    'The first request with this idempotency_key is still making the subscription (its first invoice is being charged): retry shortly to get its answer',
+    'idempotency_key',
+    IN_PROGRESS_RETRY_AFTER_S,
+  );
+
+/**
+ * A subscription a repeated create finds, answered as its first request answers it: once its workflow says the
+ * first step is done (the first invoice charged, or the trial begun), as it then stands. A repeat sent with the
+ * first can find the record before its workflow is started: it waits for the start. Never the record as inserted,
+ * `incomplete` with no invoice, which reads as "customer action needed": past the wait, a 409 to retry.
+ */
 async function settled(deps: AppDeps, r: SubscriptionRecord): Promise<SubscriptionView> {
-  try {
-    const answer = await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).executeUpdate(startedUpdate));
-    return subscriptionView(answer.subscription);
-  } catch {
-    /* closed or unreachable: the record says how it stands */
+  const handle = deps.temporal.workflow.getHandle(r._id);
+  const giveUpAt = Date.now() + FIRST_START_WAIT_MS;
+  for (;;) {
+    try {
+      const answer = await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => handle.executeUpdate(startedUpdate));
+      return subscriptionView(answer.subscription);
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) return asRecorded(deps, r); // no answer in time
+    }
+    // Not found by the Update: not started yet, or closed (its record is then final).
+    const running = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => handle.describe()).then(
+      (d) => d.status.name === 'RUNNING',
+      (err: unknown) => (err instanceof WorkflowNotFoundError ? null : undefined),
+    );
+    if (running === true) continue; // started between the two calls
+    if (running === false) return recordView((await subscriptionData(deps.mongo).find(r.tenant_id, r._id)) ?? r);
+    if (running === undefined) return asRecorded(deps, r);
+    // Still not there: the first request took its record back (its start failed), or has not started it yet.
+    if (!(await subscriptionData(deps.mongo).find(r.tenant_id, r._id))) throw concurrentCreateFailed();
+    if (Date.now() >= giveUpAt) throw firstRequestInProgress();
+    await new Promise((resolve) => setTimeout(resolve, FIRST_START_POLL_MS));
   }
+}
+
+/**
+ * The workflow did not answer: the record answers once the workflow has moved it past its start (active, trialing,
+ * past due, ended). An `incomplete` one may still be charging, which only the workflow can tell: a 409 to retry.
+ */
+async function asRecorded(deps: AppDeps, r: SubscriptionRecord): Promise<SubscriptionView> {
   const now = await subscriptionData(deps.mongo).find(r.tenant_id, r._id);
-  return recordView(now ?? r);
+  if (!now) throw concurrentCreateFailed();
+  if (now.version > 0 && now.snapshot.status !== 'incomplete') return recordView(now);
+  throw firstRequestInProgress();
 }
 
 export async function getSubscription(deps: AppDeps, tenantId: string, id: string): Promise<SubscriptionRecord> {

@@ -1,9 +1,11 @@
+import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { subscriptionCreateBody, type SubscriptionCreateBody } from '../../api/subscriptions/schemas';
 import { createSubscription } from '../../api/subscriptions/service';
 import { actOnInvoice } from '../../api/invoices/service';
 import { tenantAuth } from '../../api/deps';
+import type { SubscriptionView } from '../../domain/billing/snapshots';
 import { connectMongo, type Mongo } from '../../platform/mongo';
-import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, type HookReceiver, type Merchant } from './harness';
+import { api, apiDeps, createMerchant, eventually, getStack, markCustomerDeletedOnly, startHookReceiver, temporalClient, withMethod, withMitClaim, withWinnerTakenBack, withWorkflowCall, type HookReceiver, type Merchant } from './harness';
 import { at, clockBilling } from './billing-clock';
 
 // Recurring billing on the real stack, in clock time: customers on test clocks, subscriptions whose renewals,
@@ -688,6 +690,138 @@ describe('deleting the test clock', () => {
       expect(deleted).toBe(true);
       expect(made.status).toBe(201);
       await eventually(async () => ((await get(`/subscriptions/${made.body.subscription}`)).body.status === 'canceled' ? true : undefined), 30_000, 'the subscription canceled');
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }, 120_000);
+});
+
+describe('a create repeated while the first is still making the subscription', () => {
+  /** A customer on a fresh clock with a card, and a create of a monthly plan for it with its own idempotency_key. */
+  async function aCreate() {
+    const clock = await clockAt('2026-08-01T00:00:00Z');
+    const { customer, pm } = await customerWithCard(clock);
+    return subscriptionCreateBody.parse({ customer, items: [{ plan: await plan() }], default_payment_method: pm, idempotency_key: `sub-repeat-${nextSeq()}-${Date.now()}` });
+  }
+
+  /** The first invoice's charges at the gateway: one for a subscription made once, however many creates. */
+  const chargesOf = async (sub: { latest_invoice: string | null }) => {
+    const invoice = (await get(`/invoices/${sub.latest_invoice}`)).body;
+    return (await sandboxEffects('charge')).filter((e) => e.idempotency_key.startsWith(`${invoice.payment_intent}:`));
+  };
+
+  /**
+   * The first create (made here, on `temporal`) with its workflow's start held until `meanwhile` has run: the
+   * window between its record's insert and its start, when a repeat finds the record and no workflow yet.
+   */
+  async function firstHeldBeforeItsStart(body: SubscriptionCreateBody, meanwhile: () => Promise<unknown>) {
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      let held = false;
+      const holding = withWorkflowCall(temporal, 'executeUpdateWithStart', (real) => (async (...args: Parameters<typeof real>) => {
+        held = true;
+        await meanwhile();
+        return real(...args);
+      }) as typeof real);
+      const first = await createSubscription(apiDeps(db, holding), tenantAuth(m.tenant, 'eu'), body);
+      expect(held).toBe(true);
+      return first;
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }
+
+  /** `temporal` whose handles' calls go through `wrap` (executeUpdate, describe): how a test watches or stands in for the workflow's answers. */
+  function withHandleCalls(temporal: Client, wrap: (method: 'executeUpdate' | 'describe', real: () => Promise<unknown>) => Promise<unknown>): Client {
+    const handles = (h: ReturnType<Client['workflow']['getHandle']>) =>
+      new Proxy(h, {
+        get: (t, p) => {
+          if (p !== 'executeUpdate' && p !== 'describe') return Reflect.get(t, p, t);
+          const real = (Reflect.get(t, p, t) as (...a: unknown[]) => Promise<unknown>).bind(t);
+          return (...args: unknown[]) => wrap(p, () => real(...args));
+        },
+      });
+    const workflow = new Proxy(temporal.workflow, {
+      get: (w, p) => {
+        if (p === 'getHandle') return (...args: Parameters<Client['workflow']['getHandle']>) => handles(w.getHandle(...args));
+        const v = Reflect.get(w, p, w);
+        return typeof v === 'function' ? v.bind(w) : v;
+      },
+    });
+    return new Proxy(temporal, { get: (c, p) => (p === 'workflow' ? workflow : Reflect.get(c, p, c)) });
+  }
+
+  test('a burst of identical creates answers each the subscription as the first settled it (active, its first invoice named), or a 409 to retry: one subscription, one charge', async () => {
+    for (let round = 0; round < 3; round++) {
+      const body = await aCreate();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => post('/subscriptions', body)));
+      const made = answers.filter((a) => a.status !== 409);
+      expect(made.map((a) => a.status).sort((x, y) => y - x)).toEqual([201, ...Array<number>(made.length - 1).fill(200)]);
+      const first = made.find((a) => a.status === 201)!.body;
+      expect(first).toMatchObject({ status: 'active', latest_invoice: expect.stringMatching(/^in_eu_/) });
+      for (const a of made) expect(a.body).toMatchObject({ subscription: first.subscription, status: 'active', latest_invoice: first.latest_invoice });
+      for (const a of answers.filter((x) => x.status === 409)) {
+        expect(a.body.error).toMatchObject({ code: 'idempotency_request_in_progress', param: 'idempotency_key' });
+        expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+      expect((await get(`/subscriptions?customer=${body.customer}`)).body.data).toHaveLength(1);
+      expect(await chargesOf(first)).toHaveLength(1);
+    }
+  }, 180_000);
+
+  test('a repeat that finds the record before the first started its workflow waits, and answers the subscription as the first does', async () => {
+    const body = await aCreate();
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The repeat is let on until it has looked for the workflow and found none (or answered without it).
+      let lookedInVain!: () => void;
+      const looked = new Promise<void>((resolve) => (lookedInVain = resolve));
+      const watched = withHandleCalls(temporal, (_, real) =>
+        real().catch((err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) lookedInVain();
+          throw err;
+        }),
+      );
+      let repeat!: Promise<{ status: number; body: SubscriptionView }>;
+      const first = await firstHeldBeforeItsStart(body, async () => {
+        repeat = createSubscription(apiDeps(db, watched), tenantAuth(m.tenant, 'eu'), body);
+        await Promise.race([looked, repeat]);
+      });
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({ status: 'active', latest_invoice: expect.stringMatching(/^in_eu_/) });
+      const again = await repeat;
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
+      expect(await chargesOf(first.body)).toHaveLength(1);
+    } finally {
+      await db.close();
+      await temporal.connection.close();
+    }
+  }, 120_000);
+
+  test('a repeat whose wait for the first runs out is a 409 with Retry-After, never the half-made subscription; sent again after the first, it answers that subscription', async () => {
+    const body = await aCreate();
+    const db = await connectMongo(getStack().mongoUri);
+    const temporal = await temporalClient();
+    try {
+      // The workflow never answers this repeat in time, as when the first's charge outlasts the wait.
+      const late = withHandleCalls(temporal, async () => {
+        throw new WorkflowUpdateRPCTimeoutOrCancelledError('Timeout or cancellation waiting for update');
+      });
+      let repeated: unknown;
+      const first = await firstHeldBeforeItsStart(body, async () => {
+        repeated = await createSubscription(apiDeps(db, late), tenantAuth(m.tenant, 'eu'), body).catch((err: unknown) => err);
+      });
+      expect(repeated).toMatchObject({ kind: 'conflict', code: 'idempotency_request_in_progress', param: 'idempotency_key', retryAfterSeconds: 2 });
+      expect(first.body).toMatchObject({ status: 'active', latest_invoice: expect.stringMatching(/^in_eu_/) });
+      // Sent again (sequentially, on the real API): the subscription as it stands.
+      const again = await post('/subscriptions', body);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(first.body);
     } finally {
       await db.close();
       await temporal.connection.close();

@@ -134,6 +134,15 @@ export const EXAMPLES: Record<string, OperationExample> = {
         ),
       },
       { status: 409, summary: "The customer's test clock is advancing", body: error('test_clock_advancing', "The customer's test clock is advancing; retry when it is ready") },
+      {
+        status: 409,
+        summary: 'The same idempotency_key while the first request is still charging the first invoice (Retry-After: 2)',
+        body: error(
+          'idempotency_request_in_progress',
+          'The first request with this idempotency_key is still making the subscription (its first invoice is being charged): retry shortly to get its answer',
+          'idempotency_key',
+        ),
+      },
       { status: 400, summary: 'Plans that do not bill together', body: error('plans_mismatch', 'Every plan of a subscription must have the same currency, interval and interval_count', 'items[1][plan]') },
     ],
   },

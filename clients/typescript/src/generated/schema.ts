@@ -12721,7 +12721,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The subscription of this idempotency_key, as it stands */
+                /** @description The subscription of this idempotency_key, as it stands (a repeat sent while the first request is still charging its first invoice waits for its answer) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -12773,7 +12773,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description `test_clock_advancing`: the customer's test clock is advancing */
+                /** @description `test_clock_advancing`: the customer's test clock is advancing; `idempotency_request_in_progress` (with Retry-After): the first request with this idempotency_key is still making the subscription, and this repeat waited without getting its answer */
                 409: {
                     headers: {
                         [name: string]: unknown;
