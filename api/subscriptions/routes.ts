@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listQuerySchema } from '../http/pagination';
+import { typedId } from '../http/common-schemas';
 import { route, type RouteDef } from '../http/route';
 import { SUBSCRIPTION_STATUSES, subscriptionCreateBody, subscriptionUpdateBody, subscriptionViewSchema } from './schemas';
 import { cancelSubscription, createSubscription, getSubscription, recordView, updateSubscription } from './service';
@@ -43,7 +44,8 @@ export const subscriptionRoutes: RouteDef[] = [
     auth: 'secret',
     summary: 'List subscriptions, newest first',
     tags,
-    query: listQuerySchema('sub', { customer: z.string().optional(), status: z.enum(SUBSCRIPTION_STATUSES).optional() }),
+    // The customer is checked for its id shape, as every other list's filters are: a typo answered an empty page.
+    query: listQuerySchema('sub', { customer: typedId('cus').optional(), status: z.enum(SUBSCRIPTION_STATUSES).optional() }),
     responses: { 200: { description: 'A page', schema: z.object({ data: z.array(subscriptionViewSchema), has_more: z.boolean() }) } },
     handler: async ({ query, auth, deps }) => {
       const { customer, status, ...page } = query;

@@ -99,6 +99,7 @@ test('billing lists refuse a filter id of the wrong shape, as every other list d
     ['/credit-notes?customer=in_eu_0123456789abcdef', 'customer'],
     ['/invoices?customer=junk', 'customer'],
     ['/invoices?subscription=cus_eu_0123456789abcdef', 'subscription'],
+    ['/subscriptions?customer=junk', 'customer'],
   ] as const) {
     const r = await get(path);
     expect([path, r.status, r.body.error?.code, r.body.error?.param]).toEqual([path, 400, 'parameter_invalid', param]);
