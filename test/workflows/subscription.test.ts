@@ -757,6 +757,71 @@ test('a 25% coupon, once / repeating 2 months / forever, with an 8.875% exclusiv
   });
 });
 
+test('a spent coupon leaves the subscription, as Stripe\'s: a once coupon with the invoice that used it, a repeating one at the first period from its end, paused or not', async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  const { rec, activities } = fakes();
+  const coupon = (duration: 'once' | 'repeating'): BilledDiscount => ({
+    coupon: `co_eu_${duration}`,
+    promotionCode: null,
+    percentOff: 50,
+    amountOff: null,
+    duration,
+    start: T0,
+    end: duration === 'repeating' ? at(3, 31) : null, // 2 months
+  });
+  /** The discount each subscription event carried, by event: the coupon, or null. */
+  const carried = (sub: string) => rec.events.filter((e) => e.objectId === sub).map((e) => [e.type, (e.data.discount as { coupon: string } | null)?.coupon ?? null]);
+  await withWorker(activities, async (taskQueue) => {
+    const once = await start(taskQueue, input(`sub_eu_spentonce${++n}`, T0, { discount: coupon('once') }));
+    const repeating = await start(taskQueue, input(`sub_eu_spentrepeating${++n}`, T0, { discount: coupon('repeating') }));
+    const paused = await start(taskQueue, input(`sub_eu_spentpaused${++n}`, T0, { discount: coupon('repeating') }));
+    const first = await once.executeUpdate(startedUpdate);
+    await repeating.executeUpdate(startedUpdate);
+    await paused.executeUpdate(startedUpdate);
+    // The first invoice used the once coupon: the subscription is announced and answered without it.
+    expect(first.invoice).toMatchObject({ discount: 1000, total: 1000 });
+    expect(first.subscription.discount).toBeNull();
+    await skipTo(at(2, 10));
+    await paused.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
+
+    await skipTo(at(2, 28, 11));
+    // Before the repeating coupon's end (31 March): still on, and still taken off the February renewal.
+    expect(invoicesOf(rec, repeating.workflowId).map((i) => i.discount)).toEqual([1000, 1000]);
+    expect((await stateOf(repeating)).subscription.discount).toMatchObject({ coupon: 'co_eu_repeating', end: at(3, 31) });
+    expect((await stateOf(paused)).subscription.discount).toMatchObject({ coupon: 'co_eu_repeating' });
+
+    await skipTo(at(3, 31, 11));
+    // The period from 31 March starts at the coupon's end: its renewal is full, and the discount is gone.
+    expect(invoicesOf(rec, repeating.workflowId).map((i) => i.discount)).toEqual([1000, 1000, 0]);
+    expect(invoicesOf(rec, once.workflowId).map((i) => i.discount)).toEqual([1000, 0, 0]);
+    for (const h of [once, repeating, paused]) {
+      expect((await stateOf(h)).subscription.discount).toBeNull();
+      expect(lastSub(rec, h.workflowId).discount).toBeNull();
+    }
+    expect(carried(once.workflowId)).toEqual([
+      ['subscription.created', null],
+      ['subscription.updated', null],
+      ['subscription.updated', null],
+      ['subscription.updated', null],
+    ]);
+    expect(carried(repeating.workflowId)).toEqual([
+      ['subscription.created', 'co_eu_repeating'],
+      ['subscription.updated', 'co_eu_repeating'],
+      ['subscription.updated', 'co_eu_repeating'],
+      ['subscription.updated', null],
+    ]);
+    // Paused, no invoice is made: the renewal of 31 March alone ends it, and its event says so.
+    expect(invoicesOf(rec, paused.workflowId)).toHaveLength(1);
+    expect(carried(paused.workflowId).slice(-3)).toEqual([
+      ['subscription.updated', 'co_eu_repeating'],
+      ['subscription.updated', 'co_eu_repeating'],
+      ['subscription.updated', null],
+    ]);
+    await Promise.all([once, repeating, paused].map((h) => h.terminate('test done')));
+  });
+});
+
 // ---- 7. test clock ---------------------------------------------------------------------------------------------------
 
 test('on a test clock: nothing happens until the clock advances; past three period ends the three renewals run, then the clock is ready', async () => {
@@ -961,9 +1026,10 @@ test("paused (void), an always_invoice change's invoice is voided at once, as St
     const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice', prorationDate: at(4, 11, 0) }] });
     expect(up.invoice).toMatchObject({ billingReason: 'subscription_update', status: 'void', total: 1000, amountPaid: 0, amountRemaining: 0 });
     expect(up.invoice!.voidedAt! - at(4, 11, 0)).toBeLessThan(1000); // voided when made: a few ms after skipping to the change
-    // Not the latest invoice: an unpaid subscription is active again once its latest is paid, which a void one never is.
-    expect(up.subscription).toMatchObject({ status: 'paused', items: [pro], latestInvoice: invoicesOf(rec, h.workflowId)[0]!.id });
+    // The latest invoice, as Stripe's, and the change's event names it.
+    expect(up.subscription).toMatchObject({ status: 'paused', items: [pro], latestInvoice: up.invoice!.id });
     expect(eventsOf(rec, up.invoice!.id)).toEqual(['invoice.created']);
+    expect(rec.events.filter((e) => e.objectId === h.workflowId).at(-1)!.data).toMatchObject({ status: 'paused', latest_invoice: up.invoice!.id });
     // A pause asked in the same change counts too: the downgrade back is voided, and credits nothing.
     const resumed = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: null }] });
     expect(resumed.subscription.status).toBe('active');
@@ -977,6 +1043,32 @@ test("paused (void), an always_invoice change's invoice is voided at once, as St
     expect(draws).toEqual([invoicesOf(rec, h.workflowId)[0]!.id, charged.invoice!.id]);
     expect(credits).toEqual([]);
     await keep('paused-change-invoice-void', h);
+    await h.terminate('test done');
+  });
+});
+
+test("unpaid and paused, a change's void invoice is the latest, yet paying the exhausted one still brings the subscription back", async () => {
+  const T0 = at(1, 31);
+  await skipTo(T0);
+  let cardFixed = false;
+  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  const { basic, pro } = SWITCH;
+  await withWorker(activities, async (taskQueue) => {
+    const inp = input(`sub_eu_unpaidpausedchange${++n}`, T0, { items: [basic], dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const h = await start(taskQueue, inp);
+    await skipTo(at(3, 10));
+    const [, renewal] = invoicesOf(rec, inp.id);
+    expect((await stateOf(h)).subscription.status).toBe('unpaid');
+    await h.executeUpdate(changeSubscriptionUpdate, { args: [{ pauseCollection: { behavior: 'void', resumesAt: null } }] });
+    const up = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [pro], prorationBehavior: 'always_invoice' }] });
+    expect(up.invoice).toMatchObject({ status: 'void' });
+    expect(up.subscription).toMatchObject({ status: 'unpaid', latestInvoice: up.invoice!.id });
+
+    cardFixed = true;
+    const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
+    expect(paid.invoice).toMatchObject({ id: renewal!.id, status: 'paid' });
+    // Back from unpaid, to paused: its collection still is.
+    expect(paid.subscription).toMatchObject({ status: 'paused', latestInvoice: up.invoice!.id });
     await h.terminate('test done');
   });
 });

@@ -89,6 +89,8 @@ export interface SubscriptionCarried {
   outcomes?: { paymentIntent: string; status: 'success' | 'canceled' }[];
   /** The view (JSON) the last subscription event carried: an update that leaves it as it was sends none. */
   sentView?: string;
+  /** The latest invoice made to be paid (absent from older runs: their `latestInvoice` was always that one). */
+  latestToPay?: string | null;
 }
 
 /** An invoice still being collected. */

@@ -26,6 +26,11 @@ export class SubscriptionBook {
   pendingProrations: LineSnapshot[];
   discountUsedOnce: boolean;
   invoiceCount: number;
+  /**
+   * The latest invoice made to be paid: paid while unpaid, it makes the subscription active again. Not one voided
+   * when made (a change while paused), which is the latest invoice all the same but could never be paid.
+   */
+  private latestToPay: string | null;
   private readonly discountTerms: BilledDiscount | null;
 
   constructor(private readonly input: SubscriptionInput) {
@@ -37,6 +42,7 @@ export class SubscriptionBook {
       this.pendingProrations = c.pendingProrations;
       this.discountUsedOnce = c.discountUsedOnce;
       this.invoiceCount = c.invoiceCount;
+      this.latestToPay = c.latestToPay !== undefined ? c.latestToPay : c.sub.latestInvoice;
       return;
     }
     this.sub = startingSubscription(input);
@@ -44,6 +50,7 @@ export class SubscriptionBook {
     this.pendingProrations = [];
     this.discountUsedOnce = false;
     this.invoiceCount = 0;
+    this.latestToPay = null;
   }
 
   ended(): boolean {
@@ -72,6 +79,16 @@ export class SubscriptionBook {
     const d = this.discountTerms;
     if (!d || !this.sub.discount) return null;
     return discountApplies(d, periodStart, this.discountUsedOnce) ? d : null;
+  }
+
+  /**
+   * The discount leaves the subscription once it no longer applies, as Stripe's: a `once` coupon with the invoice
+   * that used it, a `repeating` one at the first period (or invoice) starting at or after its end. Always with
+   * another change of the view (the latest invoice, the period, the trial's end), so no event is sent for it alone.
+   */
+  private dropSpentDiscount(periodStart: number): void {
+    const d = this.discountTerms;
+    if (d && this.sub.discount && !discountApplies(d, periodStart, this.discountUsedOnce)) this.sub.discount = null;
   }
 
   /** The lines of the period that starts at `start`: one per item, at its full period price. */
@@ -117,11 +134,16 @@ export class SubscriptionBook {
     });
   }
 
-  /** An invoice made: prorations it carried are spent, a `once` coupon is used, it is the latest. */
-  took(inv: InvoiceSnapshot): void {
+  /**
+   * An invoice made: prorations it carried are spent, a `once` coupon is used, it is the latest. `toPay: false`: one
+   * voided as it is made, which the subscription's return from unpaid does not wait for.
+   */
+  took(inv: InvoiceSnapshot, toPay = true): void {
     if (inv.billingReason === 'subscription_cycle') this.pendingProrations = [];
     if (inv.discount > 0) this.discountUsedOnce = true;
+    this.dropSpentDiscount(inv.periodStart);
     this.sub.latestInvoice = inv.id;
+    if (toPay) this.latestToPay = inv.id;
     this.invoiceCount += 1;
     if (inv.status === 'open') this.open.push({ invoice: inv, firstFailureAt: null });
   }
@@ -146,7 +168,7 @@ export class SubscriptionBook {
     const s = this.sub;
     // Past due: active again once nothing overdue is left. Unpaid: the status follows the latest invoice, as
     // Stripe's does (the exhausted one stays open, no longer attempted, for the merchant to collect or void).
-    const settled = s.status === 'unpaid' ? inv.id === s.latestInvoice : !this.open.some((x) => x.invoice.billingReason !== 'subscription_create');
+    const settled = s.status === 'unpaid' ? inv.id === this.latestToPay : !this.open.some((x) => x.invoice.billingReason !== 'subscription_create');
     if ((s.status === 'incomplete' || s.status === 'past_due' || s.status === 'unpaid') && settled) s.status = s.pauseCollection ? 'paused' : 'active';
   }
 
@@ -224,6 +246,7 @@ export class SubscriptionBook {
     s.status = 'active';
     s.currentPeriodStart = s.billingCycleAnchor;
     s.currentPeriodEnd = addIntervals(s.billingCycleAnchor, s.interval, s.intervalCount, 1);
+    this.dropSpentDiscount(s.currentPeriodStart);
   }
 
   /** The next period, computed from the anchor so a month-end clamp never drifts. */
@@ -232,6 +255,8 @@ export class SubscriptionBook {
     const p = periodContaining(s.billingCycleAnchor, s.interval, s.intervalCount, s.currentPeriodEnd);
     s.currentPeriodStart = p.start;
     s.currentPeriodEnd = p.end;
+    // Paused, no invoice is made: the period's start alone ends a repeating coupon.
+    this.dropSpentDiscount(p.start);
   }
 
   cancel(at: number): void {
@@ -284,6 +309,7 @@ export class SubscriptionBook {
       clockNow,
       versions,
       invoiceCount: this.invoiceCount,
+      latestToPay: this.latestToPay,
     };
   }
 

@@ -204,14 +204,11 @@ export async function subscriptionWorkflow(input: SubscriptionInput): Promise<st
 
   /**
    * A new invoice while collection is paused (`void`): recorded and announced, voided at once, never charged; it
-   * took no credit (made without drawing any), and a credit it would have made (a downgrade) is not given. It
-   * does not become the latest invoice: an unpaid subscription is active again when its latest is paid, and a
-   * void one could never be.
+   * took no credit (made without drawing any), and a credit it would have made (a downgrade) is not given. It is
+   * the latest invoice, as Stripe's, but not the one an unpaid subscription waits to see paid (it never can be).
    */
   async function issueVoided(inv: InvoiceSnapshot, at: number): Promise<void> {
-    const latest = b.sub.latestInvoice;
-    b.took(inv);
-    b.sub.latestInvoice = latest;
+    b.took(inv, false);
     const o = b.openInvoice(inv.id);
     if (o) b.void(o, at);
     await saveInvoice(inv);
