@@ -15,6 +15,7 @@ import { idempotencyScope } from '../../data/idempotency';
 import { planData } from '../../data/plans';
 import { taxRateData } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
+import { promotionCodeData } from '../../data/coupons';
 import { clockDeletedSignal } from '../../workflows/test-clock/messages';
 import { paymentMethodData } from '../../data/payment-methods';
 import { customerData } from '../../data/customers';
@@ -150,6 +151,17 @@ async function chargeableCard(deps: AppDeps, tenantId: string, customer: string,
 }
 
 /** What this create asks for, kept on its record (data/subscriptions.ts) for a repeat with its key to be held to. */
+/**
+ * The coupon a subscription's create redeemed: its request's, or its promotion code's. Not its snapshot's discount,
+ * which goes once spent (a `once` coupon's first invoice, a repeating coupon's end), while the redemption stays.
+ */
+async function redeemedCouponOf(deps: AppDeps, tenantId: string, sub: KeyedSubscriptionRecord): Promise<string | null> {
+  const req = sub.create_request;
+  if (req?.coupon) return req.coupon;
+  if (req?.promotion_code) return (await promotionCodeData(deps.mongo).find(tenantId, req.promotion_code))?.coupon ?? null;
+  return sub.snapshot.discount?.coupon ?? null;
+}
+
 function createRequestOf(body: SubscriptionCreateBody): SubscriptionCreateRequest {
   return {
     customer: body.customer,
@@ -345,8 +357,8 @@ export async function createSubscription(
     if (!winner) throw concurrentCreateFailed();
     if (!repeatsCreate(winner, body)) {
       // Another discount than the winner's was counted for the shared id by this request alone: it goes back.
-      // The winner's own coupon (its snapshot's discount never goes) is its redemption, counted once for both.
-      if (redeemed && redeemed.coupon._id !== winner.snapshot.discount?.coupon) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
+      // The winner's own coupon is its redemption, counted once for both.
+      if (redeemed && redeemed.coupon._id !== (await redeemedCouponOf(deps, auth.tenantId, winner))) await releaseRedeemed(deps, redeemed.coupon._id, id).catch(() => undefined);
       throw keyInUse();
     }
     return { status: 200, body: await settled(deps, winner) };
