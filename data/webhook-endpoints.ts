@@ -15,9 +15,25 @@ export const WEBHOOK_ENDPOINT_DISABLED = 'webhook_endpoint.disabled';
 /** The span in which an endpoint failing for its disable period must have failed at least once, all through it. */
 const FAILING_DAY_MS = 24 * 60 * 60 * 1000;
 
-/** `whe_<hex>`: one id per tenant and URL, the same in every process. */
+/**
+ * A receiver's one spelling: the URL as WHATWG parses it (scheme and host lower-case, the default port dropped, dot
+ * segments resolved, an empty path `/`), without the fragment, which never reaches the receiver. What endpoints are
+ * told apart by, and matched by; a URL already in this form is unchanged, so its endpoint keeps its id. One that does
+ * not parse is kept as given (the API refuses it before).
+ */
+export function canonicalWebhookUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = '';
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
+/** `whe_<hex>`: one id per tenant and receiver (however its URL is written), the same in every process. */
 export function endpointId(tenantId: string, url: string): string {
-  return `whe_${createHash('sha256').update(`${tenantId}\n${url}`).digest('hex').slice(0, 32)}`;
+  return `whe_${createHash('sha256').update(`${tenantId}\n${canonicalWebhookUrl(url)}`).digest('hex').slice(0, 32)}`;
 }
 
 export interface EndpointHealth {
@@ -43,7 +59,7 @@ export function webhookEndpointData(mongo: Mongo) {
     const record: WebhookEndpointRecord = {
       _id,
       tenant_id: tenantId,
-      url,
+      url: canonicalWebhookUrl(url),
       state: 'enabled',
       created_at: now,
       enabled_at: now,
@@ -189,14 +205,15 @@ export function webhookEndpointData(mongo: Mongo) {
     /** An event whatever its tenant (operators name a delivery, not a tenant). */
     eventById: (id: string) => mongo.c.events.findOne({ _id: id }),
     /**
-     * A tenant's events sent to `url` created at or after `since`, oldest first, ties by id (at most `limit`); with
-     * `after`, those at `since` only after that id.
+     * A tenant's events sent to any of `urls` (the canonical URL, and the spelling an event stored before URLs were
+     * canonical may name) created at or after `since`, oldest first, ties by id (at most `limit`); with `after`, those at
+     * `since` only after that id.
      */
-    eventsSince: (tenantId: string, url: string, since: Date, limit: number, after?: string) =>
+    eventsSince: (tenantId: string, urls: string[], since: Date, limit: number, after?: string) =>
       mongo.c.events
         .find({
           tenant_id: tenantId,
-          'endpoints.url': url,
+          'endpoints.url': { $in: [...new Set(urls)] },
           ...(after ? { $or: [{ created_at: { $gt: since } }, { created_at: since, _id: { $gt: after } }] } : { created_at: { $gte: since } }),
         })
         .sort({ created_at: 1, _id: 1 })

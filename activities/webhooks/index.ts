@@ -14,7 +14,7 @@ import {
 import { postWebhook, type PostResult } from './http-send';
 import { signatureHeaders } from './signing';
 import { checkWebhookUrl } from '../../platform/ssrf';
-import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
+import { canonicalWebhookUrl, endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
 import { redactUrl } from '../../domain/operator-text';
 
 // The activities of webhook delivery. The workflow owns the schedule; these make one attempt (no activity
@@ -268,7 +268,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         endpoint_id: endpointId(p.tenantId, p.url),
         event_id: p.eventId,
         endpoint_index: p.endpointIndex,
-        url: p.url,
+        url: canonicalWebhookUrl(p.url),
         parked_at: new Date(),
       });
       if (p.mayResume !== false && (await endpoints.byUrl(p.tenantId, p.url))?.state !== 'disabled' && (await endpoints.unpark(p.deliveryId))) {
@@ -339,7 +339,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
           tenant_id: a.tenantId,
           event_id: a.eventId,
           delivery_id: a.deliveryId,
-          endpoint_url: a.url,
+          // Canonical, as the endpoint's health reads it: a delivery started before URLs were made canonical counts too.
+          endpoint_url: canonicalWebhookUrl(a.url),
           attempt: a.attempt,
           attempted_at: new Date(a.attemptedAt),
           status_code: a.statusCode,

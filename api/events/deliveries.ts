@@ -4,6 +4,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { redactUrl } from '../../domain/operator-text';
 import { invalidRequest } from '../../domain/errors';
 import type { EventRecord } from '../../platform/records';
+import { canonicalWebhookUrl } from '../../data/webhook-endpoints';
 import { SA } from '../../workflows/search-attributes';
 import { WEBHOOK_DELIVERY_WORKFLOW, type WebhookDeliveryInput } from '../../workflows/webhook-delivery/messages';
 import type { AppDeps } from '../deps';
@@ -13,9 +14,9 @@ import type { AppDeps } from '../deps';
 // Delivery workflow ids: `<event>-<index>` (the first), `<event>-<index>-redeliver-<ms>` (merchant),
 // `<event>-<index>-replay-<key>` (replay since T, a re-enable's replay), `<event>-<index>-operator-<key>`.
 
-/** What to send again to each endpoint at `url` (all endpoints when url is undefined). */
+/** What to send again to each endpoint at `url` (all endpoints when url is undefined), however either is written. */
 export function deliveryTemplates(e: EventRecord, url: string | undefined): WebhookDeliveryInput[] {
-  const targets = e.endpoints.filter((ep) => url === undefined || ep.url === url);
+  const targets = e.endpoints.filter((ep) => url === undefined || canonicalWebhookUrl(ep.url) === canonicalWebhookUrl(url));
   if (url !== undefined && targets.length === 0) throw invalidRequest('parameter_invalid', `'${url}' is not an endpoint of event ${e._id}`, 'url');
   return targets.map((t) => ({
     eventId: e._id,

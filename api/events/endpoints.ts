@@ -8,6 +8,7 @@ import type { EndpointRef } from '../../workflows/events';
 import { checkWebhookUrl } from '../../platform/ssrf';
 import type { webhooksSchema } from '../http/common-schemas';
 import { secretRef, webhookSecretData } from '../../data/webhook-secrets';
+import { canonicalWebhookUrl } from '../../data/webhook-endpoints';
 import { insertOrHolder } from '../../data/idempotency';
 
 // The endpoints a merchant gives keep their secrets in `webhook_secrets`, so that workflows carry only a
@@ -43,7 +44,7 @@ export function planWebhookEndpoints(
   });
   const secretsId = webhooks.some((w) => w.secret) ? newId('whs', region) : null;
   return {
-    endpoints: webhooks.map((w, i) => ({ url: w.url, events: [...w.events], ...(w.secret && secretsId ? { secretRef: secretRef(secretsId, i) } : {}) })),
+    endpoints: webhooks.map((w, i) => ({ url: canonicalWebhookUrl(w.url), events: [...w.events], ...(w.secret && secretsId ? { secretRef: secretRef(secretsId, i) } : {}) })),
     secrets: secretsId ? { _id: secretsId, tenant_id: tenantId, secrets: webhooks.map((w) => w.secret ?? null), created_at: new Date() } : null,
   };
 }
@@ -83,15 +84,6 @@ export function endpointRefs(stored: readonly SharedSecretEndpoint[]): EndpointR
   return stored.map((e) => ({ url: e.url, events: [], ...(e.secretRef ? { secretRef: e.secretRef } : {}) }));
 }
 
-/** The same address however its scheme and host are cased or its default port written: one receiver. */
-function sameReceiver(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
-  }
-}
-
 /**
  * The older interface's webhooks (payouts, older intents and refunds, checkout intents): `webhook_urls` that
  * share one `webhook_secret`, each sent the same body with the secret in Service-Webhook-Secret. A URL the
@@ -106,10 +98,12 @@ export function planSharedSecretWebhooks(
   secret: string | undefined,
   config: Pick<Config, 'NODE_ENV' | 'WEBHOOK_ALLOW_PRIVATE_HOSTS'>,
 ): PlannedWebhooks {
+  // Canonical here too: not every interface's schema takes webhook_urls through webhookUrlSchema.
+  const canonical = urls?.map(canonicalWebhookUrl);
   const seen = new Map<string, number>();
-  urls?.forEach((url, i) => {
-    const first = seen.get(sameReceiver(url));
-    if (first === undefined) seen.set(sameReceiver(url), i);
+  canonical?.forEach((url, i) => {
+    const first = seen.get(url);
+    if (first === undefined) seen.set(url, i);
     else
       throw invalidRequest(
         'parameter_invalid',
@@ -117,6 +111,6 @@ export function planSharedSecretWebhooks(
         `webhook_urls[${i}]`,
       );
   });
-  const endpoints = urls?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) }));
+  const endpoints = canonical?.map((url) => ({ url, events: [], ...(secret ? { secret } : {}) }));
   return planWebhookEndpoints(tenantId, region, endpoints, config, (i) => `webhook_urls[${i}]`);
 }

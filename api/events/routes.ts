@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { conflict, invalidRequest, notFound } from '../../domain/errors';
 import { parseIsoInstant } from '../../domain/instants';
 import type { DeliveryAttemptRecord, EventRecord } from '../../platform/records';
-import { webhookEndpointData } from '../../data/webhook-endpoints';
+import { canonicalWebhookUrl, webhookEndpointData } from '../../data/webhook-endpoints';
 import { deliveryTemplates, idKey, inBatches, startKeyedRedelivery, startRedelivery } from './deliveries';
 import type { AppDeps } from '../deps';
 import { listQuerySchema } from '../http/pagination';
@@ -47,7 +47,9 @@ const eventWithDeliveries = eventView.extend({
   deliveries: z.array(z.object({ url: z.string(), attempts: z.array(attemptView) })),
 });
 
-const redeliverBody = z.object({ url: z.string().min(1).max(2048).optional() }).strict();
+/** An endpoint's URL as the merchant writes it, matched in its canonical spelling (as endpoints are told apart). */
+const endpointUrl = z.string().min(1).max(2048).overwrite(canonicalWebhookUrl);
+const redeliverBody = z.object({ url: endpointUrl.optional() }).strict();
 const redeliverResponse = z.object({ event: z.string(), deliveries: z.array(z.string()) });
 
 /** Replay since T: how far back, and how many events one call replays (the answer says where to go on). */
@@ -57,7 +59,8 @@ export const REPLAY_MAX_EVENTS = 500;
 const instant = z.union([z.number().int().min(0), z.string().min(1).max(40)]);
 const replayBody = z
   .object({
-    url: z.string().min(1).max(2048).describe('The endpoint: a webhook URL your events were sent to'),
+    // Taken as written: events stored before URLs were canonical are found by the spelling they were sent to too.
+    url: z.string().min(1).max(2048).describe('The endpoint: a webhook URL your events were sent to (however written: answered in its canonical form)'),
     since: instant.describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
     starting_after: typedId('evt')
       .optional()
@@ -197,8 +200,9 @@ export const eventRoutes: RouteDef[] = [
       const e = await findEvent(deps, auth.tenantId, p.event);
       const attempts = await eventData(deps.mongo).deliveryAttempts(auth.tenantId, e._id);
       // One entry per endpoint the event was sent to, in the order of the event's endpoints.
-      const urls = [...new Set([...e.endpoints.map((ep) => ep.url), ...attempts.map((a) => a.endpoint_url)])];
-      const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => a.endpoint_url === url).map(attemptRow) }));
+      // One entry per receiver: an event stored before URLs were canonical may name its endpoint otherwise than its attempts.
+      const urls = [...new Set([...e.endpoints.map((ep) => ep.url), ...attempts.map((a) => a.endpoint_url)].map(canonicalWebhookUrl))];
+      const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => canonicalWebhookUrl(a.endpoint_url) === url).map(attemptRow) }));
       return { status: 200, body: { ...view(e), deliveries } };
     },
   }),
@@ -261,19 +265,20 @@ export const eventRoutes: RouteDef[] = [
       // (which replayed everything at and after since under a new key).
       if (body.starting_after !== undefined && !(await eventData(deps.mongo).find(auth.tenantId, body.starting_after)))
         throw invalidRequest('resource_missing', `No such event: '${body.starting_after}'`, 'starting_after');
+      const url = canonicalWebhookUrl(body.url);
       const endpoints = webhookEndpointData(deps.mongo);
-      const endpoint = await endpoints.byUrl(auth.tenantId, body.url);
+      const endpoint = await endpoints.byUrl(auth.tenantId, url);
       if (endpoint?.state === 'disabled')
-        throw conflict('webhook_endpoint_disabled', `The endpoint ${body.url} is disabled: deliveries to it are parked until an admin re-enables it`);
-      const found = await endpoints.eventsSince(auth.tenantId, body.url, since, REPLAY_MAX_EVENTS + 1, body.starting_after);
+        throw conflict('webhook_endpoint_disabled', `The endpoint ${url} is disabled: deliveries to it are parked until an admin re-enables it`);
+      const found = await endpoints.eventsSince(auth.tenantId, [url, body.url], since, REPLAY_MAX_EVENTS + 1, body.starting_after);
       const { events, hasMore, nextSince, nextAfter } = replayPage(found, REPLAY_MAX_EVENTS);
-      const key = replayKey(auth.tenantId, body.url, { since, origin, ...(body.starting_after ? { startingAfter: body.starting_after } : {}) });
-      const inputs = events.flatMap((e) => deliveryTemplates(e, body.url));
+      const key = replayKey(auth.tenantId, url, { since, origin, ...(body.starting_after ? { startingAfter: body.starting_after } : {}) });
+      const inputs = events.flatMap((e) => deliveryTemplates(e, url));
       const started = await inBatches(inputs, 16, (input) => startKeyedRedelivery(deps, input, 'replay', key));
       return {
         status: 202,
         body: {
-          url: body.url,
+          url,
           since: since.toISOString(),
           deliveries: started.map((s) => s.delivery),
           already_started: started.filter((s) => !s.started).length,

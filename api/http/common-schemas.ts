@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ISO_4217, MAX_AMOUNT } from '../../domain/money';
 import { isServiceIntentKey, SERVICE_INTENT_KEY_SHAPES } from '../../domain/intent-keys';
+import { canonicalWebhookUrl } from '../../data/webhook-endpoints';
 
 // Field schemas shared by several resources.
 
@@ -98,9 +99,15 @@ export const webhookEventTypeSchema = z.enum(EVENT_TYPES).meta({
     'A webhook event type, `<object>.<event>`. The list is closed: any other value, well-formed or not, is refused with 400, and so is a type the resource never sends (an invoice event on a payment intent). payment.success, payment.canceled and payment.attempt_failed are sent to the payment intent\'s `webhooks`; refund.success and refund.canceled to the refund\'s own `webhooks` (and, for the refund of an operator\'s force-cancel, which has none, to the intent\'s); subscription.* and invoice.* (recurring billing) to the subscription\'s `webhooks`, their `data` being the subscription or invoice as its retrieve answers it.',
 });
 
+/**
+ * A webhook URL, taken in its canonical spelling (canonicalWebhookUrl): the one receiver however it is written is one
+ * endpoint (health, disabling, in-flight cap, replay), and a URL listed twice in one resource is a repeat.
+ */
+export const webhookUrlSchema = z.url({ protocol: /^https?$/ }).max(2048).overwrite(canonicalWebhookUrl);
+
 export const webhookEndpointSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).max(2048).describe('Receiving address'),
+    url: webhookUrlSchema.describe('Receiving address'),
     secret: headerSecretSchema.optional().describe('Sent back on every delivery in the header Service-Webhook-Secret'),
     events: z
       .array(webhookEventTypeSchema)
@@ -110,15 +117,6 @@ export const webhookEndpointSchema = z
   })
   .strict()
   .describe('A webhook endpoint, configured independently of the others');
-
-/** The same address however its scheme and host are cased or its default port written: one receiver. */
-const sameReceiver = (url: string): string => {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
-  }
-};
 
 /**
  * A resource's endpoints. A URL listed twice is refused (400 naming the repeat's `webhooks[i][url]`): each
@@ -130,8 +128,8 @@ export const webhooksSchema = z
   .superRefine((endpoints, ctx) => {
     const seen = new Map<string, number>();
     endpoints.forEach((e, i) => {
-      const first = seen.get(sameReceiver(e.url));
-      if (first === undefined) seen.set(sameReceiver(e.url), i);
+      const first = seen.get(e.url);
+      if (first === undefined) seen.set(e.url, i);
       else ctx.addIssue({ code: 'custom', path: [i, 'url'], message: `the same URL as webhooks[${first}][url]: list each URL once, with all the events it subscribes to` });
     });
   });
@@ -167,7 +165,7 @@ export const typedId = (prefix: string) =>
 /** The older interface's webhooks: `webhook_urls` sharing one `webhook_secret` (Service-Webhook-Secret). */
 export function sharedSecretWebhookFields(urlsDescription: string) {
   return {
-    webhook_urls: z.array(z.url({ protocol: /^https?$/ }).max(2048)).max(10).optional().meta({ description: urlsDescription }),
+    webhook_urls: z.array(webhookUrlSchema).max(10).optional().meta({ description: urlsDescription }),
     webhook_secret: headerSecretSchema.optional().meta({ description: 'Sent to every webhook_urls entry in the header Service-Webhook-Secret' }),
   };
 }

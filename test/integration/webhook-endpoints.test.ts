@@ -345,7 +345,7 @@ test('replay pages through events made at one instant by (since, starting_after)
   let since = instant;
   let after: string | undefined;
   for (let call = 0; call < 5; call++) {
-    const page = replayPage(await endpoints.eventsSince(m.tenant, url, since, 3, after), 2);
+    const page = replayPage(await endpoints.eventsSince(m.tenant, [url], since, 3, after), 2);
     seen.push(...page.events.map((e) => e._id));
     if (!page.hasMore) break;
     expect(page.nextSince).toEqual(instant);
@@ -437,3 +437,46 @@ test('replay refuses a starting_after that is no event of the account (400 resou
   const r = await api.post('/v202607/events/replay', { url, since, starting_after: evt }, m.secretKey);
   expect(r.status).toBe(202);
 });
+
+test('one receiver written several ways is one endpoint: one record, its events stored, replayed, redelivered and refused by any spelling', async () => {
+  const rx = await receiver({ code: 204 });
+  const url = rx.url('/ok/norm');
+  const spellings = [url.replace('http://', 'HTTP://'), url.replace('/ok/norm', '/ok/./norm'), `${url}#frag`];
+  const since = new Date(Date.now() - 1000).toISOString();
+  const pis = [];
+  for (const spelling of spellings) pis.push(await paidIntent(spelling));
+  const events = await Promise.all(pis.map(successEventOf));
+  await eventually(async () => (events.every((e) => rx.received.some((r) => r.headers['webhook-id'] === e)) ? true : undefined), 20_000, 'all three delivered');
+
+  // One endpoint, under the canonical URL's id (the one it always had), with every delivery in its health.
+  const listed = ((await admin.get(`/admin/tenants/${m.tenant}/webhook-endpoints`)).body.data as Array<{ id: string; url: string }>).filter((e) => e.url.includes('/ok/'));
+  expect(listed).toEqual([expect.objectContaining({ id: endpointId(m.tenant, url), url })]);
+  expect(await db.c.deliveryAttempts.distinct('endpoint_url', { event_id: { $in: events } })).toEqual([url]);
+  const shown = await api.get(`/v202607/events/${events[2]}`, m.secretKey);
+  expect(shown.body.deliveries).toEqual([expect.objectContaining({ url })]);
+
+  // Replay by yet another spelling finds all three; redeliver names the endpoint however it is written.
+  const replay = await api.post('/v202607/events/replay', { url: url.replace('/ok/norm', '/ok/x/../norm'), since }, m.secretKey);
+  expect(replay.status).toBe(202);
+  expect(replay.body).toMatchObject({ url, already_started: 0 });
+  expect(replay.body.deliveries).toHaveLength(3);
+  const redelivered = await api.post(`/v202607/events/${events[0]}/redeliver`, { url: spellings[2] }, m.secretKey);
+  expect(redelivered.status).toBe(202);
+  // An event stored before URLs were canonical names the spelling it was given: found by that spelling too.
+  await db.c.events.updateOne({ _id: events[0] }, { $set: { 'endpoints.0.url': spellings[0] } });
+  const older = await api.post('/v202607/events/replay', { url: spellings[0], since, origin: new Date(Date.parse(since) - 1000).toISOString() }, m.secretKey);
+  expect(older.body).toMatchObject({ url, already_started: 0 });
+  expect(older.body.deliveries).toHaveLength(3);
+
+  // Disabled, it is disabled under every spelling.
+  await db.c.webhookEndpoints.updateOne({ _id: endpointId(m.tenant, url) }, { $set: { state: 'disabled' } });
+  try {
+    for (const spelling of spellings) {
+      const refused = await api.post('/v202607/events/replay', { url: spelling, since }, m.secretKey);
+      expect([refused.status, refused.body.error?.code]).toEqual([409, 'webhook_endpoint_disabled']);
+    }
+    expect((await api.post(`/v202607/events/${events[1]}/redeliver`, { url: spellings[0] }, m.secretKey)).status).toBe(409);
+  } finally {
+    await db.c.webhookEndpoints.updateOne({ _id: endpointId(m.tenant, url) }, { $set: { state: 'enabled' } });
+  }
+}, 60_000);

@@ -15,7 +15,7 @@ const SECOND = 1000;
 /** Two days ago, to the second (a replay reaches 30 days back). */
 const S = new Date(Math.floor(Date.now() / SECOND) * SECOND - 2 * 86_400_000);
 
-type Q = Record<string, unknown> & { created_at?: { $gte: Date }; $or?: [{ created_at: { $gt: Date } }, { created_at: Date; _id: { $gt: string } }] };
+type Q = Record<string, unknown> & { 'endpoints.url': { $in: string[] }; created_at?: { $gte: Date }; $or?: [{ created_at: { $gt: Date } }, { created_at: Date; _id: { $gt: string } }] };
 
 /** 600 events sent to URL, one a second from S + 1 s: more than one page. */
 function store() {
@@ -36,7 +36,7 @@ function store() {
   });
   const matches = (e: EventRecord, q: Q) =>
     e.tenant_id === q.tenant_id &&
-    e.endpoints.some((ep) => ep.url === q['endpoints.url']) &&
+    e.endpoints.some((ep) => q['endpoints.url'].$in.includes(ep.url)) &&
     (q.$or
       ? e.created_at > q.$or[0].created_at.$gt || (e.created_at.getTime() === q.$or[1].created_at.getTime() && e._id > q.$or[1]._id.$gt)
       : e.created_at >= q.created_at!.$gte);

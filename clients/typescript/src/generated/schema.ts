@@ -4310,7 +4310,7 @@ export interface paths {
             requestBody?: {
                 content: {
                     "application/json": {
-                        /** @description The endpoint: a webhook URL your events were sent to */
+                        /** @description The endpoint: a webhook URL your events were sent to (however written: answered in its canonical form) */
                         url: string;
                         /** @description Replay events created at or after this instant: Unix seconds or ISO 8601, at most 30 days ago */
                         since: number | string;
