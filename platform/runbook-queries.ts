@@ -56,7 +56,7 @@ export const RUNBOOK_QUERIES: readonly RunbookQuery[] = [
     name: 'deliveries-parked',
     title: 'Deliveries parked because their endpoint is disabled',
     action:
-      'An endpoint that failed every delivery for WEBHOOK_DISABLE_AFTER (3 days) is disabled (`webhook_endpoint.disabled` event); its deliveries are parked, not sent. When the merchant says it is fixed, `enable_webhook_endpoint` (target `whe_...`, listed by GET /admin/tenants/{tenant}/webhook-endpoints) re-enables it and replays what it parked.',
+      'An endpoint that failed every delivery for WEBHOOK_DISABLE_AFTER (3 days) is disabled (`webhook_endpoint.disabled` event); its deliveries are parked, not sent. When the merchant says it is fixed, `enable_webhook_endpoint` (target `whe_...`, listed by GET /admin/tenants/{tenant}/webhook-endpoints) re-enables it and replays what it parked (`replay_missed: false`, `--no-replay` in `npm run ops`, re-enables it without replaying; enable again to replay them later).',
     // Parked deliveries stay parked once replayed (the replay is a delivery of its own): a week's worth is shown.
     query: (now) => `WorkflowType = 'webhookDeliveryWorkflow' AND DeliveryStatus = 'parked' AND CloseTime > ${at(now.getTime() - 7 * 24 * HOUR_MS)}`,
   },

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 //   npm run ops -- queries                                  the runbook's queries, with the time filled in
 //   npm run ops -- find <query>                             the workflows one query finds now
 //   npm run ops -- <action> <id> --reason "..." [--operator name] [--evidence "..."]
+//   npm run ops -- enable-endpoint whe_... --reason "..." [--no-replay]   re-enable without replaying what it parked
 //   npm run ops -- audit <id>                               what operators did to one object
 //   npm run ops -- reconcile [--from ISO] [--to ISO]        a reconciliation run now (default: yesterday, UTC)
 //
@@ -29,6 +30,7 @@ const USAGE = `usage: npm run ops -- <command> [args]
   queries                                   list the runbook's queries
   find <query>                              run one (${'`'}npm run ops -- queries${'`'} names them)
   ${Object.keys(ACTIONS).join(' | ')} <id> --reason "..." [--operator name] [--evidence "..."]
+  enable-endpoint <whe_...> --reason "..." --no-replay   re-enable without replaying what it parked
   audit <id>                                the operator actions taken on <id>
   reconcile [--from ISO-time] [--to ISO-time]`;
 
@@ -83,7 +85,7 @@ async function main() {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { help: { type: 'boolean', short: 'h' }, reason: { type: 'string' }, operator: { type: 'string' }, evidence: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' } },
+      options: { help: { type: 'boolean', short: 'h' }, reason: { type: 'string' }, operator: { type: 'string' }, evidence: { type: 'string' }, 'no-replay': { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' } },
     });
   } catch (err) {
     // An unknown or misspelt flag: say which, and how the commands go (not a stack trace).
@@ -125,8 +127,17 @@ async function main() {
   if (!action) return fail(`unknown command '${command}'\n${USAGE}`);
   if (!id) return fail(`usage: npm run ops -- ${command} <id> --reason "..."`);
   if (!values.reason) return fail('--reason is required: it is kept in the workflow and the audit trail');
+  if (values['no-replay'] && action !== 'enable_webhook_endpoint') return fail('--no-replay applies to enable-endpoint only');
   const operator = values.operator ?? process.env.OPS_OPERATOR ?? os.userInfo().username;
-  print(await call('POST', `/admin/operations/${action}`, { target: id, operator, reason: values.reason, ...(values.evidence ? { evidence: values.evidence } : {}) }));
+  print(
+    await call('POST', `/admin/operations/${action}`, {
+      target: id,
+      operator,
+      reason: values.reason,
+      ...(values.evidence ? { evidence: values.evidence } : {}),
+      ...(values['no-replay'] ? { replay_missed: false } : {}),
+    }),
+  );
 }
 
 main().catch((err) => fail(String(err instanceof Error ? err.stack : err), 1));

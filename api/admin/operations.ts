@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { notFound } from '../../domain/errors';
+import { invalidRequest, notFound } from '../../domain/errors';
 import { ADMIN_CHANGES, OPERATOR_ACTIONS, type OperatorActionName, type OperatorActionRecord } from '../../platform/ops-records';
 import { RUNBOOK_QUERIES, runbookQuery } from '../../platform/runbook-queries';
 import { operatorActionData } from '../../data/operator-actions';
@@ -8,7 +8,7 @@ import { withDeadline } from '../http/workflow-calls';
 import type { OperatorHandler } from './operator-handler';
 import { audited } from './operator-audit';
 import { confirmPayout, forceCancelIntent, recheckAttempt, retryPayout, retryRefund } from './operator-actions';
-import { enableWebhookEndpoint, redeliverWebhook } from './webhook-endpoints';
+import { enableWebhookEndpoint, enabling, redeliverWebhook } from './webhook-endpoints';
 
 // Operators' API (docs/runbook.md): the runbook's queries run against Temporal's visibility store, and the
 // operator actions, each an Update of the workflow that owns its target, audited in `operator_actions`
@@ -84,7 +84,7 @@ export const operationsRoutes: RouteDef[] = [
       "Each action is an Update of the workflow that owns the target, carrying the operator's name and reason (kept in the workflow's history and summary) and audited in `operator_actions`. " +
       '`force_cancel_intent` (`pi_`): cancels a pending intent, or refunds all that is left of a paid one. `recheck_attempt` (`pi_`): asks the gateway now about an attempt waiting on it. ' +
       '`retry_refund` (`re_`) and `retry_payout` (payout uuid): retry the current step now (ask the gateway, or ask it again to cancel past the SLA or window). ' +
-      '`confirm_payout` (payout uuid, `evidence` required): marks a payout `success` on proof the gateway cannot give. `redeliver_webhook` (a delivery workflow id): attempts the delivery now. `enable_webhook_endpoint` (`whe_...`): re-enables a disabled endpoint and replays the deliveries it parked.',
+      '`confirm_payout` (payout uuid, `evidence` required): marks a payout `success` on proof the gateway cannot give. `redeliver_webhook` (a delivery workflow id): attempts the delivery now. `enable_webhook_endpoint` (`whe_...`): re-enables a disabled endpoint and replays the deliveries it parked (`replay_missed: false`: without replaying).',
     params: z.object({ action: z.enum(OPERATOR_ACTIONS) }),
     body: z
       .object({
@@ -92,6 +92,10 @@ export const operationsRoutes: RouteDef[] = [
         operator: text(100).meta({ description: 'Who acts (a name or an e-mail): kept in the workflow and the audit' }),
         reason: text(500).meta({ description: 'Why: kept in the workflow and the audit' }),
         evidence: text(1000).optional().meta({ description: 'What proves a manual decision (required by `confirm_payout`): a bank reference, a ticket' }),
+        replay_missed: z
+          .boolean()
+          .optional()
+          .meta({ description: '`enable_webhook_endpoint` only: send again what was parked while it was disabled (default true, as the admin route)' }),
       })
       .strict(),
     responses: {
@@ -103,7 +107,14 @@ export const operationsRoutes: RouteDef[] = [
       404: { description: 'No such target' },
       409: { description: 'The workflow refused: the object is in a state the action does not apply to (`code` says which)' },
     },
-    handler: async ({ params, body, deps }) => ({ status: 200, body: await audited(deps, params.action, body, HANDLERS[params.action]) }),
+    handler: async ({ params, body, deps }) => {
+      const enable = params.action === 'enable_webhook_endpoint';
+      // Refused before the audit, as any invalid parameter: an option another action would silently ignore.
+      if (!enable && body.replay_missed !== undefined)
+        throw invalidRequest('parameter_invalid', `replay_missed applies to enable_webhook_endpoint only, not ${params.action}`, 'replay_missed');
+      const handler = enable ? enabling(body.replay_missed ?? true) : HANDLERS[params.action];
+      return { status: 200, body: await audited(deps, params.action, body, handler) };
+    },
   }),
   route({
     ...common,

@@ -35,7 +35,10 @@ const endpointView = z.object({
   disabled_at: z.string().nullable(),
   disabled_event: z.string().nullable().meta({ description: 'The `webhook_endpoint.disabled` event of its last disable' }),
   enabled_at: z.string(),
-  enabled_by: z.object({ operator: z.string(), reason: z.string() }).nullable(),
+  enabled_by: z
+    .object({ operator: z.string(), reason: z.string() })
+    .nullable()
+    .meta({ description: 'Who turned it back on last (an enable that only replays what was still parked is in the audit trail, not here)' }),
   parked: z.number().int().meta({ description: 'Deliveries parked while it was disabled and not replayed yet' }),
 });
 
@@ -127,7 +130,8 @@ export const webhookEndpointRoutes: RouteDef[] = [
     summary: 'Re-enable a disabled webhook endpoint, replaying what it missed',
     description:
       'Its health starts again from now. With `replay_missed` (default true), every delivery parked while it was disabled is sent again as a new delivery ' +
-      `(at most ${REENABLE_REPLAY_MAX}; for older events use POST /events/replay). The operator and reason are kept on the endpoint and in each replayed delivery.`,
+      `(at most ${REENABLE_REPLAY_MAX}; for older events use POST /events/replay). The operator and reason are kept on the endpoint and in each replayed delivery. ` +
+      'An endpoint already enabled with deliveries still parked (an enable without replay, or more than one call replays) has them replayed; it keeps the `enabled_at` and `enabled_by` of the enable that turned it on, and this enable is in the audit trail.',
     params: tenantParam.extend({ endpoint: z.string().max(100) }),
     body: z
       .object({
@@ -139,7 +143,7 @@ export const webhookEndpointRoutes: RouteDef[] = [
     responses: {
       200: { description: 'Enabled; `replayed` lists the new deliveries', schema: z.object({ endpoint: endpointView, replayed: z.array(z.string()) }) },
       404: { description: 'Unknown tenant or endpoint' },
-      409: { description: 'The endpoint is not disabled (`webhook_endpoint_not_disabled`)' },
+      409: { description: 'The endpoint is not disabled, and has nothing parked or replay_missed is false (`webhook_endpoint_not_disabled`)' },
     },
     handler: async ({ params, body, deps }) => {
       const t = await tenantOr404(deps, params.tenant);
@@ -212,7 +216,7 @@ export const redeliverWebhook: OperatorHandler = async (deps: AppDeps, req: Oper
 };
 
 /** Re-enables the endpoint the request targets (`whe_...`), replaying what it parked unless `replayMissed` is false. */
-const enabling =
+export const enabling =
   (replayMissed: boolean): OperatorHandler =>
   async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
     const e = await webhookEndpointData(deps.mongo).byId(req.target);

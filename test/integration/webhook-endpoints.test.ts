@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { createWebhookActivities, tenantSlotGroup, type WebhookActivities } from '../../activities/webhooks';
@@ -480,3 +483,43 @@ test('one receiver written several ways is one endpoint: one record, its events 
     await db.c.webhookEndpoints.updateOne({ _id: endpointId(m.tenant, url) }, { $set: { state: 'enabled' } });
   }
 }, 60_000);
+
+test("the operator action enables without replaying when told (replay_missed false, the CLI's --no-replay); a later enable replays what is parked, each in the audit trail", async () => {
+  const rx = await receiver({ code: 204 });
+  const url = rx.url('/enable-later');
+  const evt = await successEventOf(await paidIntent(url));
+  await eventually(async () => (rx.received.some((r) => r.headers['webhook-id'] === evt) ? true : undefined), 20_000, 'delivered');
+  // Disabled with one delivery parked, as a disable leaves it.
+  const id = endpointId(m.tenant, url);
+  await db.c.webhookEndpoints.updateOne({ _id: id }, { $set: { state: 'disabled', disabled_at: new Date(), disable_count: 1 } });
+  await webhookEndpointData(db).park({ _id: `${evt}-0`, tenant_id: m.tenant, endpoint_id: id, event_id: evt, endpoint_index: 0, url, parked_at: new Date() });
+
+  const stack = getStack();
+  const cli = await promisify(execFile)('npx', ['tsx', path.join(__dirname, '..', '..', 'scripts', 'ops.ts'), 'enable-endpoint', id, '--reason', 'fixed; replay after the merchant checks', '--no-replay'], {
+    env: { ...process.env, OPS_API_URL: stack.apiUrl, ADMIN_API_TOKEN: stack.adminToken, OPS_OPERATOR: 'nadia' },
+  });
+  expect(JSON.parse(cli.stdout).result).toMatchObject({ endpoint: { state: 'enabled', parked: 1, enabled_by: { operator: 'nadia' } }, replayed: [] });
+  expect(rx.received.filter((r) => r.headers['webhook-id'] === evt)).toHaveLength(1);
+
+  // Enabled already: only what is still parked is replayed, and without replay there is nothing to do.
+  const nothing = await admin.post('/admin/operations/enable_webhook_endpoint', { target: id, operator: 'omar', reason: 'nothing to replay', replay_missed: false });
+  expect([nothing.status, nothing.body.error?.code]).toEqual([409, 'webhook_endpoint_not_disabled']);
+  const later = await admin.post('/admin/operations/enable_webhook_endpoint', { target: id, operator: 'omar', reason: 'merchant checked: replay' });
+  expect(later.status).toBe(200);
+  // The endpoint keeps the enable that turned it on; this one is the audit row's, and each replayed delivery's stamp.
+  expect(later.body.result).toMatchObject({ endpoint: { parked: 0, enabled_by: { operator: 'nadia' } }, replayed: [expect.stringMatching(new RegExp(`^${evt}-0-replay-`))] });
+  await eventually(async () => (rx.received.filter((r) => r.headers['webhook-id'] === evt).length === 2 ? true : undefined), 20_000, 'replayed');
+  const again = await admin.post('/admin/operations/enable_webhook_endpoint', { target: id, operator: 'omar', reason: 'once more' });
+  expect([again.status, again.body.error?.code]).toEqual([409, 'webhook_endpoint_not_disabled']);
+  const trail = (await admin.get(`/admin/operations?target=${id}`)).body.data as Array<{ operator: string; reason: string; outcome: string }>;
+  expect(trail.map((a) => [a.operator, a.reason, a.outcome]).sort()).toEqual([
+    ['nadia', 'fixed; replay after the merchant checks', 'done'],
+    ['omar', 'merchant checked: replay', 'done'],
+    ['omar', 'nothing to replay', 'refused'],
+    ['omar', 'once more', 'refused'],
+  ]);
+
+  // An option of this action only: refused on another, before anything is audited.
+  const misplaced = await admin.post('/admin/operations/redeliver_webhook', { target: `${evt}-0`, operator: 'omar', reason: 'x', replay_missed: false });
+  expect([misplaced.status, misplaced.body.error?.param]).toEqual([400, 'replay_missed']);
+}, 90_000);

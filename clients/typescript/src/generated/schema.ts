@@ -700,7 +700,7 @@ export interface paths {
         put?: never;
         /**
          * Take an operator action on a payment intent, refund, payout or webhook delivery
-         * @description Each action is an Update of the workflow that owns the target, carrying the operator's name and reason (kept in the workflow's history and summary) and audited in `operator_actions`. `force_cancel_intent` (`pi_`): cancels a pending intent, or refunds all that is left of a paid one. `recheck_attempt` (`pi_`): asks the gateway now about an attempt waiting on it. `retry_refund` (`re_`) and `retry_payout` (payout uuid): retry the current step now (ask the gateway, or ask it again to cancel past the SLA or window). `confirm_payout` (payout uuid, `evidence` required): marks a payout `success` on proof the gateway cannot give. `redeliver_webhook` (a delivery workflow id): attempts the delivery now. `enable_webhook_endpoint` (`whe_...`): re-enables a disabled endpoint and replays the deliveries it parked.
+         * @description Each action is an Update of the workflow that owns the target, carrying the operator's name and reason (kept in the workflow's history and summary) and audited in `operator_actions`. `force_cancel_intent` (`pi_`): cancels a pending intent, or refunds all that is left of a paid one. `recheck_attempt` (`pi_`): asks the gateway now about an attempt waiting on it. `retry_refund` (`re_`) and `retry_payout` (payout uuid): retry the current step now (ask the gateway, or ask it again to cancel past the SLA or window). `confirm_payout` (payout uuid, `evidence` required): marks a payout `success` on proof the gateway cannot give. `redeliver_webhook` (a delivery workflow id): attempts the delivery now. `enable_webhook_endpoint` (`whe_...`): re-enables a disabled endpoint and replays the deliveries it parked (`replay_missed: false`: without replaying).
          */
         post: {
             parameters: {
@@ -722,6 +722,8 @@ export interface paths {
                         reason: string;
                         /** @description What proves a manual decision (required by `confirm_payout`): a bank reference, a ticket */
                         evidence?: string;
+                        /** @description `enable_webhook_endpoint` only: send again what was parked while it was disabled (default true, as the admin route) */
+                        replay_missed?: boolean;
                     };
                 };
             };
@@ -7609,6 +7611,7 @@ export interface paths {
                                 /** @description The `webhook_endpoint.disabled` event of its last disable */
                                 disabled_event: string | null;
                                 enabled_at: string;
+                                /** @description Who turned it back on last (an enable that only replays what was still parked is in the audit trail, not here) */
                                 enabled_by: {
                                     operator: string;
                                     reason: string;
@@ -7674,7 +7677,7 @@ export interface paths {
         put?: never;
         /**
          * Re-enable a disabled webhook endpoint, replaying what it missed
-         * @description Its health starts again from now. With `replay_missed` (default true), every delivery parked while it was disabled is sent again as a new delivery (at most 1000; for older events use POST /events/replay). The operator and reason are kept on the endpoint and in each replayed delivery.
+         * @description Its health starts again from now. With `replay_missed` (default true), every delivery parked while it was disabled is sent again as a new delivery (at most 1000; for older events use POST /events/replay). The operator and reason are kept on the endpoint and in each replayed delivery. An endpoint already enabled with deliveries still parked (an enable without replay, or more than one call replays) has them replayed; it keeps the `enabled_at` and `enabled_by` of the enable that turned it on, and this enable is in the audit trail.
          */
         post: {
             parameters: {
@@ -7725,6 +7728,7 @@ export interface paths {
                                 /** @description The `webhook_endpoint.disabled` event of its last disable */
                                 disabled_event: string | null;
                                 enabled_at: string;
+                                /** @description Who turned it back on last (an enable that only replays what was still parked is in the audit trail, not here) */
                                 enabled_by: {
                                     operator: string;
                                     reason: string;
@@ -7753,7 +7757,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The endpoint is not disabled (`webhook_endpoint_not_disabled`) */
+                /** @description The endpoint is not disabled, and has nothing parked or replay_missed is false (`webhook_endpoint_not_disabled`) */
                 409: {
                     headers: {
                         [name: string]: unknown;
