@@ -164,7 +164,8 @@ async function subscriptionPrices(deps: AppDeps, tenantId: string, subs: Subscri
   return prices;
 }
 
-export const planNameMap = (plans: PlanRecord[]) => new Map(plans.map((p) => [p._id, p.nickname ?? p._id]));
+/** The names merchants gave their plans; a plan without a nickname has none here (the pages name it neutrally, never by its id). */
+export const planNameMap = (plans: PlanRecord[]) => new Map(plans.flatMap((p): [string, string][] => (p.nickname ? [[p._id, p.nickname]] : [])));
 
 /** One of the session's customer's subscriptions; any other (or another tenant's) is not found. */
 export async function customerSubscription(deps: AppDeps, s: PortalSessionRecord, id: string): Promise<SubscriptionRecord> {

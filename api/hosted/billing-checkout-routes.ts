@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CheckoutSessionRecord } from '../../platform/billing-records';
 import { checkoutSessionData } from '../../data/billing-sessions';
+import { refundData } from '../../data/refunds';
 import type { AppDeps } from '../deps';
 import { route, type RouteDef, type RouteResult } from '../http/route';
 import {
@@ -26,7 +27,7 @@ import {
   sessionLanguage,
   unavailablePage,
 } from './billing-page-kit';
-import { billingMessagePage, checkoutSessionPage, checkoutSessionTexts } from './billing-pages';
+import { billingMessagePage, checkoutFailedCopy, checkoutSessionPage, checkoutSessionTexts } from './billing-pages';
 import { loadCheckoutView } from './checkout-view';
 import { outcomeCopy } from './copy';
 import { safeHttpUrl } from './html';
@@ -61,8 +62,8 @@ async function settled(deps: AppDeps, s: CheckoutSessionRecord, locale: Locale):
   }
 }
 
-/** A session that is no longer open, in words: subscribed (then on to success_url), expired, or failed and refunded. */
-function endedPage(deps: AppDeps, s: CheckoutSessionRecord, locale: Locale, merchantName: string): RouteResult {
+/** A session that is no longer open, in words: subscribed (then on to success_url), expired, or failed (and its refund's state). */
+async function endedPage(deps: AppDeps, s: CheckoutSessionRecord, locale: Locale, merchantName: string): Promise<RouteResult> {
   const t = locale.text;
   const merchant = isolate(locale, merchantName);
   const bar = { merchantName, testMode: false };
@@ -81,8 +82,9 @@ function endedPage(deps: AppDeps, s: CheckoutSessionRecord, locale: Locale, merc
   }
   const cancel = safeHttpUrl(s.cancel_url);
   const link = cancel ? { href: cancel, label: fill(t.csBack, { merchant }) } : null;
+  const refund = s.completion_error && s.refund ? await refundData(deps.mongo).find(s.tenant_id, s.refund) : null;
   const copy = s.completion_error
-    ? { tone: 'failure' as const, title: t.csFailedTitle, message: fill(t.csFailedMessage, { merchant }) }
+    ? checkoutFailedCopy(locale, merchantName, refund)
     : { tone: 'neutral' as const, title: t.csExpiredTitle, message: fill(t.csExpiredMessage, { merchant }) };
   return htmlAnswer(deps, 200, billingMessagePage(BILLING_ASSETS, locale, copy, { merchant: bar, link }));
 }

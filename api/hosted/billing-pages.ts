@@ -1,7 +1,7 @@
 import { formatMoney } from '../../domain/money';
 import type { InvoiceRecord, PlanRecord, SubscriptionRecord } from '../../platform/billing-records';
 import type { CheckoutQuote } from '../checkout-sessions/quote';
-import type { SavedPaymentMethodRecord } from '../../platform/records';
+import type { RefundRecord, SavedPaymentMethodRecord } from '../../platform/records';
 import { isEndedSubscription, type InvoiceView } from '../../domain/billing/snapshots';
 import { addMonths, periodContaining } from '../../domain/billing/periods';
 import { recurringPrice, type RecurringPrice } from '../../domain/billing/recurring-price';
@@ -65,6 +65,24 @@ type Bar = { merchantName: string; testMode: boolean };
 const bar = (b: Bar, locale: Locale) => merchantBar({ merchantName: b.merchantName, card: b.testMode ? { tokenUrl: '', connector: '', testMode: true } : null }, locale);
 
 /** A page that only says something (the session ended, expired, is unknown), with a way on. */
+/** A quote's line: its plan's nickname, which the quote wrote as the plan's id when there was none. */
+function quoteItemName(locale: Locale, item: CheckoutQuote['items'][number]): string {
+  return item.name && item.name !== item.plan ? item.name : locale.text.planUnnamed;
+}
+
+/**
+ * A paid checkout session that could not start its subscription, in words that follow its refund: being refunded,
+ * refunded, or not (the gateway rejected it, or it was canceled at its SLA: the money is still with the merchant).
+ * `refund` is null when its record cannot be read: then no claim either way.
+ */
+export function checkoutFailedCopy(locale: Locale, merchantName: string, refund: Pick<RefundRecord, 'status'> | null): { tone: OutcomeCopy['tone']; title: string; message: string } {
+  const t = locale.text;
+  const merchant = isolate(locale, merchantName);
+  const message =
+    refund?.status === 'success' ? t.csFailedMessage : refund?.status === 'pending' ? t.csFailedRefundingMessage : refund?.status === 'canceled' ? t.csFailedNotRefundedMessage : t.csFailedContactMessage;
+  return { tone: 'failure', title: t.csFailedTitle, message: fill(message, { merchant }) };
+}
+
 export function billingMessagePage(
   assets: BillingAssets,
   locale: Locale,
@@ -180,7 +198,7 @@ ${merchantBar(m.view, locale)}
   <ul class="line-items" aria-label="${t.csPlans}">
     ${q.items.map(
       (i) => html`<li class="line-item">
-      <span class="line-item-main"><span class="line-item-name">${isolate(locale, i.name)}</span><span class="line-item-quantity">${
+      <span class="line-item-main"><span class="line-item-name">${isolate(locale, quoteItemName(locale, i))}</span><span class="line-item-quantity">${
         i.unit_amount !== null ? fill(t.csItemPrice, { quantity: i.quantity, price: money(locale, i.unit_amount, m.currency), every: per }) : fill(t.portalPrice, { amount: money(locale, i.amount, m.currency), every: per })
       }</span></span>
       <span class="line-item-total">${money(locale, i.amount, m.currency)}</span>
@@ -264,7 +282,7 @@ function subscriptionPrice(locale: Locale, s: SubscriptionRecord['snapshot'], pr
 }
 
 function subscriptionName(locale: Locale, sub: SubscriptionRecord, names: Map<string, string>): string {
-  return sub.snapshot.items.map((i) => `${i.quantity > 1 ? `${i.quantity} × ` : ''}${names.get(i.plan) ?? i.plan}`).join(', ');
+  return sub.snapshot.items.map((i) => `${i.quantity > 1 ? `${i.quantity} × ` : ''}${names.get(i.plan) ?? locale.text.planUnnamed}`).join(', ');
 }
 
 /** When the subscription renews, its trial ends, it cancels or it ended; or that it will not renew as it stands. */
@@ -374,7 +392,7 @@ export function portalSwitchListPage(assets: BillingAssets, locale: Locale, m: P
   <ul class="portal-list">
   ${m.plans.map((p) => {
     const isCurrent = p._id === current.plan;
-    const name = p.nickname ?? p._id;
+    const name = p.nickname ?? t.planUnnamed;
     return html`<li class="portal-item plan-option${isCurrent ? ' is-current' : ''}" data-plan="${p._id}">
       <div class="portal-item-head">
         <h3 class="portal-item-name">${isolate(locale, name)}</h3>
@@ -403,11 +421,11 @@ export interface PortalSwitchConfirmModel extends PortalPageBase {
 export function portalSwitchConfirmPage(assets: BillingAssets, locale: Locale, m: PortalSwitchConfirmModel): string {
   const t = locale.text;
   const p = m.preview;
-  const from = m.planNames.get(m.subscription.snapshot.items[0]!.plan) ?? m.subscription.snapshot.items[0]!.plan;
-  const to = m.plan.nickname ?? m.plan._id;
+  const from = m.planNames.get(m.subscription.snapshot.items[0]!.plan) ?? t.planUnnamed;
+  const to = m.plan.nickname ?? t.planUnnamed;
   const cur = p.currency;
   const lineLabel = (l: InvoiceView['lines'][number]) => {
-    const plan = isolate(locale, (l.plan && m.planNames.get(l.plan)) || (l.plan === m.plan._id ? to : l.plan ?? ''));
+    const plan = isolate(locale, (l.plan && m.planNames.get(l.plan)) || (l.plan === m.plan._id ? to : t.planUnnamed));
     if (!l.proration) return fill(t.portalNextPeriod, { plan });
     return fill(l.amount < 0 ? t.portalCredit : t.portalCharge, { plan });
   };

@@ -61,6 +61,27 @@ export function checkoutOutcome(record: RecordView, live: LiveView | null, attem
   return { outcome: attemptNumber !== null ? 'processing' : 'open' };
 }
 
+/**
+ * What a pending intent's page offers when it is drawn:
+ * - `payable`: the card form.
+ * - `checking`: an attempt is being charged or its answer checked with the gateway (or the record has not caught up
+ *   with the workflow): "Checking your payment…", no form, and the page asks again until it knows. A 3-D Secure
+ *   challenge left open is not one: a new attempt replaces it.
+ * - `attempt_limit`: no attempt left (a new one would be refused), so no form.
+ * - `unknown`: the workflow did not answer; the page cannot tell a charge in flight from none.
+ */
+export type PendingPageState = 'payable' | 'checking' | 'attempt_limit' | 'unknown';
+
+/** @param maxAttempts the service's attempt cap (the intent's workflow got it at create; its state does not say). */
+export function pendingPageState(record: Pick<RecordView, 'status' | 'version'>, live: LiveView | null, maxAttempts: number): PendingPageState {
+  if (record.status !== 'pending') return 'payable';
+  if (!live) return 'unknown';
+  if (live.version > record.version || live.status !== 'pending') return 'checking';
+  if (live.attempt && live.attempt.phase !== 'awaiting_action') return 'checking';
+  if (live.attempts >= maxAttempts) return 'attempt_limit';
+  return 'payable';
+}
+
 const LIVE_STATE_TIMEOUT_MS = 1500;
 
 /** The workflow's state, or null if it does not answer quickly (the page asks again in a moment). */

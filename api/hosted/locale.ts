@@ -69,13 +69,20 @@ export function fillHtml(template: string, vars: Readonly<Record<string, string 
   return new SafeHtml(out);
 }
 
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, N'Ko and their presentation forms) and bidi controls. */
+const FORMATTING_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+const BIDI_SENSITIVE = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
 /**
- * A value inserted into right-to-left text (an amount, a merchant's Latin name, a card number) as a bidi
- * isolate (FSI ... PDI), so "25.00 EUR" keeps its order inside an Arabic sentence. Left-to-right pages get
- * the value unchanged.
+ * A value inserted into the page's text (an amount, a merchant's name, a plan, a card number) as a bidi isolate
+ * (FSI ... PDI): "25.00 EUR" keeps its order inside an Arabic sentence, and a merchant's name with an override
+ * (U+202E) or right-to-left letters cannot reorder the sentence around it. Left-to-right pages isolate only such
+ * values; plain left-to-right text needs nothing there.
  */
 export function isolate(locale: Pick<Locale, 'dir'>, value: string): string {
-  return locale.dir === 'rtl' ? `\u2068${value}\u2069` : value;
+  if (locale.dir !== 'rtl' && !BIDI_SENSITIVE.test(value)) return value;
+  // The value's own embeddings, overrides and isolates go: a stray PDI in it would close ours early.
+  return `\u2068${value.replace(FORMATTING_CONTROLS, '')}\u2069`;
 }
 
 /** The entries the page script shows itself; it gets them in its config. */

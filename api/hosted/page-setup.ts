@@ -1,6 +1,6 @@
 import type { PaymentIntentRecord } from '../../platform/records';
 import type { CheckoutCredential, CheckoutView } from './checkout-view';
-import { cardSavedBy, finalOutcome } from './intent-status';
+import { cardSavedBy, finalOutcome, type PendingPageState } from './intent-status';
 import { localeFor } from './locale';
 import { exitUrl, giveUpUrl, merchantUrls, resultExitUrl } from './merchant-exit';
 import { withLanguage, type PageLanguage } from './page-language';
@@ -32,6 +32,8 @@ export interface CheckoutRequest {
   lang: PageLanguage;
   /** `attempt=<n>` of a 3-D Secure return, or null. */
   attempt: number | null;
+  /** A pending intent: what its live attempt leaves the page to offer (intent-status pendingPageState). */
+  pending?: PendingPageState;
 }
 
 export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omit<CheckoutPageOptions, 'assets'> {
@@ -62,6 +64,9 @@ export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omi
       offerSaveCard: offersSaveCard(intent),
       expiresAt: intent.expires_at.toISOString(),
       attempt: intent.status === 'pending' ? req.attempt : null,
+      // A 3-D Secure return follows its own attempt; else a charge in flight is followed from the start.
+      checking: !outcome && req.attempt === null && req.pending === 'checking',
+      attemptLimitReached: !outcome && req.pending === 'attempt_limit',
       outcome,
       savedCard: outcome === 'succeeded' ? cardSavedBy(intent) : null,
       copy: outcomeCopies(view.merchantName, view.amountLabel, locale),
@@ -73,11 +78,14 @@ export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omi
 }
 
 /** The result page of a hosted flow, opened with the intent's client secret. */
-export function resultPageSetup(view: CheckoutView, clientSecret: string, lang: PageLanguage): Omit<ResultPageOptions, 'assets'> {
+export function resultPageSetup(view: CheckoutView, clientSecret: string, lang: PageLanguage, pending: PendingPageState = 'payable'): Omit<ResultPageOptions, 'assets'> {
   const outcome = finalOutcome(view.intent);
   return {
     locale: localeFor(lang.lang),
     outcome,
+    // Without the workflow's word a charge may be in flight: never say then that nothing was charged.
+    checking: !outcome && (pending === 'checking' || pending === 'unknown'),
+    selfHref: withLanguage(`${pagePath(view.intent._id, '/result')}?client_secret=${encodeURIComponent(clientSecret)}`, lang),
     payAgainHref: withLanguage(`${pagePath(view.intent._id)}?client_secret=${encodeURIComponent(clientSecret)}`, lang),
     exitUrl: resultExitUrl(merchantUrls(view.intent), outcome),
   };

@@ -47,6 +47,13 @@ export interface CheckoutClientConfig {
   attempt: number | null;
   /** Set when the intent was already final when the page was rendered. */
   outcome: FinalOutcome | null;
+  /**
+   * Pending, with an attempt being charged or checked with the gateway when the page was rendered: the page
+   * shows "Checking your payment…" instead of the form and follows the attempt to its end.
+   */
+  checking?: boolean;
+  /** Pending, with no attempt left: no form, the limit said in the page's language. */
+  attemptLimitReached?: boolean;
   /** Already paid when rendered, saving the customer's card: that card (the success says "Card saved"). */
   savedCard?: string | null;
   copy: Record<FinalOutcome | 'processing', OutcomeCopy>;
@@ -296,8 +303,11 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
   const locale = localeFor(opts.config.lang);
   const t = locale.text;
   const final = opts.config.outcome;
-  const finalCopy = final ? opts.config.copy[final] : null;
-  const payable = !final;
+  const limited = !final && !!opts.config.attemptLimitReached;
+  const checking = !final && !limited && !!opts.config.checking;
+  const limitCopy: OutcomeCopy = { tone: 'neutral', title: t.notCompleted, message: t.attemptLimit };
+  const shownCopy = final ? opts.config.copy[final] : limited ? limitCopy : checking ? opts.config.copy.processing : null;
+  const payable = !final && !limited;
   const merchant = isolate(locale, view.merchantName);
   const amount = isolate(locale, view.amountLabel);
   const backToMerchant = fill(t.returnTo, { merchant });
@@ -307,14 +317,14 @@ export function checkoutPage(view: CheckoutView, opts: CheckoutPageOptions): str
   const exitLink = exitHref ? { href: exitHref, label: opts.merchantExit ? backToMerchant : t.continue } : null;
   const inner = html`
   ${payable
-    ? html`<div id="pay-section" class="pay-section">
+    ? html`<div id="pay-section" class="pay-section" ${checking ? html`hidden` : null}>
     ${methodList(view, locale)}
     ${cardForm(view, locale, opts.config.offerSaveCard)}
     ${giveUp ? html`<p id="give-up" class="give-up" ${giveUp.shown ? null : html`hidden`}><a href="${giveUp.href}">${backToMerchant}</a></p>` : null}
   </div>`
     : null}
-  ${outcomePanel(finalCopy, final ? exitLink : null, null, (payable && opts.config.offerSaveCard) || !!opts.config.savedCard)}
-  <div id="status-message" class="visually-hidden" role="status" aria-live="polite"></div>`;
+  ${outcomePanel(shownCopy, final ? exitLink : limited && giveUp ? { href: giveUp.href, label: backToMerchant } : null, null, (payable && opts.config.offerSaveCard) || !!opts.config.savedCard)}
+  <div id="status-message" class="visually-hidden" role="status" aria-live="polite">${checking && shownCopy ? shownCopy.title : null}</div>`;
 
   const body =
     opts.layout === 'hosted'
@@ -346,12 +356,20 @@ ${securedFooter(locale)}
 
 /** Seconds the result page shows its outcome before it sends the customer on to the merchant's final URL. */
 const RESULT_REDIRECT_SECONDS = 3;
+/** Seconds between the result page's reloads while the payment is being checked. */
+const RESULT_RECHECK_SECONDS = 3;
 
 export interface ResultPageOptions {
   assets: PageAssets;
   locale: Locale;
   /** The intent's ending (intent-status finalOutcome), or null while it is pending. */
   outcome: FinalOutcome | null;
+  /**
+   * Pending, with a charge in flight or being checked (or the workflow not answering): the page says so and
+   * reloads itself (`selfHref`) until it knows, never that nothing was charged.
+   */
+  checking: boolean;
+  selfHref: string;
   /** The hosted page, for a pending intent ("Go to the payment page"). */
   payAgainHref: string;
   /** An ended older intent: its final URL, where the page sends the customer on by itself. */
@@ -366,11 +384,14 @@ export function resultPage(view: CheckoutView, opts: ResultPageOptions): string 
   const { locale, outcome } = opts;
   const t = locale.text;
   const merchant = isolate(locale, view.merchantName);
+  const checking = !outcome && opts.checking;
   const copy: OutcomeCopy = outcome
     ? outcomeCopy(outcome, view.merchantName, view.amountLabel, locale)
-    : { tone: 'neutral', title: t.pendingTitle, message: t.pendingMessage };
+    : checking
+      ? outcomeCopy('processing', view.merchantName, view.amountLabel, locale)
+      : { tone: 'neutral', title: t.pendingTitle, message: t.pendingMessage };
   const exit = outcome && opts.exitUrl ? { href: opts.exitUrl, label: fill(t.returnTo, { merchant }) } : null;
-  const link = outcome ? exit : { href: opts.payAgainHref, label: t.goToPaymentPage };
+  const link = outcome ? exit : checking ? null : { href: opts.payAgainHref, label: t.goToPaymentPage };
   const footnote = !outcome || exit ? null : html`<p class="outcome-footnote">${t.closeWindow}</p>`;
   const body = html`<div class="page">
 <main class="checkout">
@@ -387,7 +408,8 @@ ${securedFooter(locale)}
       bodyClass: 'layout-hosted',
       withScript: false,
       locale,
-      refresh: exit ? { seconds: RESULT_REDIRECT_SECONDS, url: exit.href } : null,
+      // The page has no script: while the payment is checked it asks again by reloading itself.
+      refresh: exit ? { seconds: RESULT_REDIRECT_SECONDS, url: exit.href } : checking ? { seconds: RESULT_RECHECK_SECONDS, url: opts.selfHref } : null,
     },
     body,
   );

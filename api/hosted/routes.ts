@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
+import type { PaymentIntentRecord } from '../../platform/records';
 import { isDependencyDown } from '../http/dependency-errors';
 import type { AppDeps } from '../deps';
 import { billingPageOf } from './billing-paths';
@@ -8,7 +9,7 @@ import { attemptFrom } from './billing-page-kit';
 import { authorizedIntent, credentialFrom, loadCheckoutView, type CheckoutCredential, type CheckoutView } from './checkout-view';
 import { contentSecurityPolicy, originOf, pageHeaders } from './csp';
 import { safeHttpUrl } from './html';
-import { cardSavedBy, checkoutOutcome, liveIntentState } from './intent-status';
+import { cardSavedBy, checkoutOutcome, liveIntentState, pendingPageState, type PendingPageState } from './intent-status';
 import { localeFor } from './locale';
 import { intentLanguage, rememberLanguage, requestLanguage, type PageLanguage } from './page-language';
 import { checkoutPageSetup, pagePath, resultPageSetup } from './page-setup';
@@ -83,6 +84,12 @@ async function htmlPage(
   }
 }
 
+/** A pending intent's live attempt, as its pages need it (a final intent has none). */
+async function pendingState(deps: AppDeps, intent: PaymentIntentRecord): Promise<PendingPageState> {
+  if (intent.status !== 'pending') return 'payable';
+  return pendingPageState(intent, await liveIntentState(deps.temporal, intent._id), deps.config.MAX_ATTEMPTS_PER_INTENT);
+}
+
 async function renderCheckout(
   deps: AppDeps,
   ctx: Context,
@@ -98,9 +105,9 @@ async function renderCheckout(
   // card saved: a 3-D Secure challenge that returns here goes back to that page.
   const billingPage = layout === 'hosted' ? billingPageOf(intent, query) : null;
   if (billingPage) return { status: 303, body: '', headers: { Location: billingPage, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } };
-  const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
+  const [view, pending] = await Promise.all([loadCheckoutView(deps.mongo, deps.config, intent, ''), pendingState(deps, intent)]);
   const lang = intentLanguage(requested, intent.lg);
-  const page = checkoutPageSetup(view, { layout, credential, lang, attempt: attemptFrom(query) });
+  const page = checkoutPageSetup(view, { layout, credential, lang, attempt: attemptFrom(query), pending });
   // Remembers a `?lg=` for this intent's pages, so the 3-D Secure return (whose URL has no `lg`) keeps it.
   if (layout === 'hosted') rememberLanguage(ctx, pagePath(id), lang);
   return {
@@ -187,8 +194,8 @@ export const hostedPageRoutes: RouteDef[] = [
         const credential = credentialFrom(query, ['client_secret']);
         const intent = await authorizedIntent(deps.mongo, deps.config, id, credential, String(ctx.state.region));
         if (!intent || !credential) return htmlNotFound(deps, requested);
-        const view = await loadCheckoutView(deps.mongo, deps.config, intent, '');
-        const page = resultPageSetup(view, credential.value, intentLanguage(requested, intent.lg));
+        const [view, pending] = await Promise.all([loadCheckoutView(deps.mongo, deps.config, intent, ''), pendingState(deps, intent)]);
+        const page = resultPageSetup(view, credential.value, intentLanguage(requested, intent.lg), pending);
         return {
           status: 200,
           body: resultPage(view, { ...page, assets: PAGE_ASSETS }),

@@ -315,7 +315,8 @@ test('an intent canceled by the merchant ends its session', async () => {
 
 test('paid, but the subscription is refused for good (its plan archived while 3-D Secure was under way): the payment is refunded and the session ends saying why', async () => {
   const cus = await customer();
-  const box = await plan({ amount: 1500 });
+  // An amount ending 99: the sandbox takes the refund and never executes it, so it stays pending.
+  const box = await plan({ amount: 1599 });
   const s = (await post('/checkout-sessions', sessionBody(cus, box))).body;
   // The attempt passes the session's check (the plan is live then); the plan is archived before the bank answers.
   const challenged = await pay(s.payment_intent, 'tok_3ds');
@@ -326,10 +327,13 @@ test('paid, but the subscription is refused for good (its plan archived while 3-
   await eventually(async () => ((await api.get(`/v202608/payment-intents/${s.payment_intent}`, m.secretKey)).body.status === 'success' ? true : undefined), 20_000, 'the intent paid after 3DS');
   const ended = (await get(`/checkout-sessions/${s.checkout_session}`)).body;
   expect(ended).toMatchObject({ status: 'expired', subscription: null, completion_error: { code: 'plan_inactive', message: expect.any(String) } });
-  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([expect.objectContaining({ amount: 1500 })]);
+  expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toEqual([expect.objectContaining({ amount: 1599, status: 'pending' })]);
   expect((await get(`/subscriptions?customer=${cus}`)).body.data).toEqual([]);
   const page = await (await fetch(s.url)).text();
   expect(page).toContain('Your subscription could not be started');
+  // Its refund is still pending: the page says so, not that it was refunded.
+  expect(page).toContain('Your payment is being refunded.');
+  expect(page).not.toContain('was refunded');
   // Asked again: the same, one refund.
   await get(`/checkout-sessions/${s.checkout_session}`);
   expect((await get(`/refunds?payment_intent=${s.payment_intent}`)).body.data).toHaveLength(1);

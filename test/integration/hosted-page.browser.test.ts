@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { ARTIFACTS, useBrowser } from './browser';
-import { api, createMerchant, eventually, getStack, type Merchant } from './harness';
+import { api, createMerchant, eventually, getStack, pay, type Merchant } from './harness';
 
 // The hosted payment page and the embedded form, driven in headless Chromium against the real stack:
 // card details go to the gateway sandbox from the browser, the attempt goes through our API and the
@@ -91,6 +91,8 @@ test('a declined card shows the reason and another card can pay', async () => {
   await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-4-declined.png'), fullPage: true });
   // The customer is put back on the card number, and the intent stays open for them.
   await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('card-number');
+  // The live region no longer says the payment is being processed.
+  await expect(page.locator('#status-message').textContent()).resolves.not.toContain('Processing');
   await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('pending');
 
   await page.getByLabel('Card number').fill('4242 4242 4242 4242');
@@ -103,6 +105,59 @@ test('a declined card shows the reason and another card can pay', async () => {
   await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
   await page.close();
 });
+
+test('while a charge’s answer is being checked, the result page and a reloaded payment page say so, offer no form, and follow it to the payment', async () => {
+  const m = await createMerchant('Lost Answers SARL');
+  const intent = await createIntent(m, { amount: 557 });
+  const secret = new URL(intent.url).searchParams.get('client_secret')!;
+  // Captured at the gateway, its answer never arrives: the workflow checks with the gateway by the attempt's key.
+  const attempt = api.post(`/v202607/payment-intents/${intent.payment_intent}/attempts`, { token: 'tok_capture_no_answer' }, secret);
+  await eventually(async () => {
+    const s = await api.get(`/pay/${intent.payment_intent}/status?client_secret=${secret}`);
+    return s.body.outcome === 'processing' ? true : undefined;
+  }, 5_000, 'the attempt processing');
+  const page = await newPage();
+
+  await page.goto(`${new URL(intent.url).origin}/pay/${intent.payment_intent}/result?client_secret=${secret}`);
+  await page.getByRole('heading', { name: 'Checking your payment…' }).waitFor();
+  await expect(page.locator('body').textContent()).resolves.not.toContain('Nothing has been charged');
+
+  await page.goto(intent.url);
+  await page.getByRole('heading', { name: 'Checking your payment…' }).waitFor();
+  await expect(page.locator('#card-form').isVisible()).resolves.toBe(false);
+  await page.screenshot({ path: path.join(ARTIFACTS, 'hosted-checking.png'), fullPage: true });
+  await page.getByRole('heading', { name: 'Payment successful' }).waitFor({ timeout: 30_000 });
+  expect((await attempt).status).toBe(200);
+  await expect(intentStatus(m, intent.payment_intent)).resolves.toBe('success');
+  await page.close();
+}, 60_000);
+
+test('once the attempt limit is reached the form goes, and the page says so in its language', async () => {
+  const m = await createMerchant('Many Tries Ltd');
+  const intent = await createIntent(m, { amount: 322 });
+  // Through the publishable key, waiting out its rate limit.
+  const decline = async (): Promise<{ body: unknown }> => {
+    const r = await pay(intent.payment_intent, m.publishableKey, 'tok_decline');
+    if (r.status !== 429) return r;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return decline();
+  };
+  for (let n = 0; n < 19; n++) expect((await decline()).body).toMatchObject({ status: 'failed' });
+  const page = await newPage();
+  await page.goto(intent.url);
+  await fillCard(page, '4242 4242 4242 4242');
+  expect((await decline()).body).toMatchObject({ status: 'failed' }); // the 20th, elsewhere, while the customer types
+  await page.getByRole('button', { name: 'Pay 3.22 EUR' }).click();
+  await page.getByRole('heading', { name: 'Payment not completed' }).waitFor({ timeout: 20_000 });
+  await expect(page.locator('#outcome-message').textContent()).resolves.toBe('This payment has reached its limit of payment attempts.');
+  await expect(page.locator('#card-form').isVisible()).resolves.toBe(false);
+
+  await page.goto(`${intent.url}&lg=fr`);
+  await page.getByRole('heading', { name: 'Paiement non effectué' }).waitFor();
+  await expect(page.locator('#outcome-message').textContent()).resolves.toBe('Ce paiement a atteint sa limite de tentatives de paiement.');
+  await expect(page.locator('#card-form').count()).resolves.toBe(0);
+  await page.close();
+}, 60_000);
 
 test('the embedded form pays inside the merchant page, 3-D Secure in a popup, and tells the page with a DOM event', async () => {
   const m = await createMerchant('Embedded Goods');

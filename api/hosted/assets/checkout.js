@@ -24,9 +24,14 @@
     return template.replace(/\{(\w+)\}/g, function (whole, name) { return vars && has(vars, name) ? String(vars[name]) : whole; });
   }
 
-  /** A value inside right-to-left text keeps its own order ("25.00 EUR"): first-strong isolate. */
+  /**
+   * A value inside the page's text keeps its own order ("25.00 EUR" in Arabic) and cannot reorder the text around
+   * it (a merchant's name with U+202E): first-strong isolate, as locale.ts isolate does.
+   */
   function iso(value) {
-    return config.dir === 'rtl' ? '\u2068' + value + '\u2069' : value;
+    var sensitive = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/.test(String(value));
+    // The value's own embeddings, overrides and isolates go: a stray PDI in it would close ours early.
+    return config.dir === 'rtl' || sensitive ? '\u2068' + String(value).replace(/[\u202A-\u202E\u2066-\u2069]/g, '') + '\u2069' : value;
   }
 
   /** English pages show our API's own message where there is one (as they always did); others the table's. */
@@ -377,6 +382,7 @@
     if (paySection) paySection.hidden = false;
     setBusy(false);
     var text = failureText(code);
+    setStatus(''); // no longer "Processing your payment…": the form's alert says why it failed
     setFormError(text);
     announce({ status: 'failed', failure_code: code });
     showGiveUp(); // older intents: "Return to <merchant>" (final_failure_url) for a customer who gives up
@@ -390,6 +396,20 @@
     if (fields.number) {
       fields.number.select();
       fields.number.focus();
+    }
+  }
+
+  /** The intent has had all its attempts: no form, and the way back to the merchant when there is one. */
+  function attemptLimitReached() {
+    var giveUp = $('give-up');
+    var back = giveUp ? giveUp.querySelector('a') : null;
+    showOutcome('neutral', t('notCompleted'), t('attemptLimit'));
+    setStatus(t('attemptLimit'));
+    if (back) {
+      var link = $('outcome-link');
+      link.href = back.href;
+      link.textContent = back.textContent;
+      link.hidden = false;
     }
   }
 
@@ -444,6 +464,7 @@
               outcome.hidden = true;
               if (paySection) paySection.hidden = false;
               setBusy(false);
+              setStatus('');
               return;
             default:
               return wait();
@@ -546,8 +567,9 @@
       return;
     }
     if (res.status === 409 && r.error && r.error.code === 'attempt_limit_reached') {
+      // No attempt can succeed any more: the form goes, as on a page drawn after the limit.
       setBusy(false);
-      setFormError(apiText(r.error.message, 'attemptLimit'));
+      attemptLimitReached();
       return;
     }
     if (res.status === 409) {
@@ -602,6 +624,10 @@
   if (config.outcome) {
     if (config.savedCard) showCardSaved(config.savedCard);
     finish(config.outcome);
+  } else if (config.checking) {
+    // A charge was in flight or being checked when the page was drawn (a reload, another tab): follow it.
+    showProcessing();
+    pollOutcome(null);
   } else if (config.attempt !== null) {
     // Back from the bank's page: follow that attempt to its end. The URL loses `attempt` so a reload
     // after a retry does not ask about an old attempt.

@@ -104,6 +104,7 @@ export const AR: Texts = {
   csTitle: 'الاشتراك لدى {merchant}',
   csHeading: 'الاشتراك لدى {merchant}',
   csPlans: 'اشتراكك',
+  planUnnamed: 'اشتراك',
   csItemPrice: '{quantity} × {price} {every}',
   csSubtotal: 'المجموع الفرعي',
   csDiscount: 'الخصم',
@@ -132,6 +133,9 @@ export const AR: Texts = {
   csExpiredMessage: 'لم يُخصم أي مبلغ. عد إلى {merchant} للبدء من جديد.',
   csFailedTitle: 'تعذّر بدء اشتراكك',
   csFailedMessage: 'تم استرداد دفعتك. يرجى التواصل مع {merchant}.',
+  csFailedRefundingMessage: 'جارٍ استرداد دفعتك. يرجى التواصل مع {merchant}.',
+  csFailedNotRefundedMessage: 'تعذّر استرداد دفعتك. يرجى التواصل مع {merchant} لاستعادتها.',
+  csFailedContactMessage: 'يرجى التواصل مع {merchant} بشأن دفعتك.',
   csNotFoundTitle: 'صفحة الاشتراك غير موجودة',
   csNotFoundMessage: 'هذا الرابط غير صالح أو غير مكتمل. عد إلى التاجر للبدء من جديد.',
 

@@ -114,6 +114,8 @@ export const EN = {
   csTitle: 'Subscribe to {merchant}',
   csHeading: 'Subscribe to {merchant}',
   csPlans: 'Your subscription',
+  /** A plan the merchant gave no name (nickname): never its internal id. */
+  planUnnamed: 'Subscription',
   csItemPrice: '{quantity} × {price} {every}',
   csSubtotal: 'Subtotal',
   csDiscount: 'Discount',
@@ -142,6 +144,10 @@ export const EN = {
   csExpiredMessage: 'Nothing was charged. Go back to {merchant} to start again.',
   csFailedTitle: 'Your subscription could not be started',
   csFailedMessage: 'Your payment was refunded. Please contact {merchant}.',
+  csFailedRefundingMessage: 'Your payment is being refunded. Please contact {merchant}.',
+  /** The refund was rejected or canceled at its SLA: the money was not returned. */
+  csFailedNotRefundedMessage: 'Your payment could not be refunded. Please contact {merchant} to get it back.',
+  csFailedContactMessage: 'Please contact {merchant} about your payment.',
   csNotFoundTitle: 'Checkout not found',
   csNotFoundMessage: 'This link is invalid or incomplete. Go back to the merchant and start again.',
 

@@ -103,6 +103,7 @@ export const FR: Texts = {
   csTitle: 'S’abonner à {merchant}',
   csHeading: 'S’abonner à {merchant}',
   csPlans: 'Votre abonnement',
+  planUnnamed: 'Abonnement',
   csItemPrice: '{quantity} × {price} {every}',
   csSubtotal: 'Sous-total',
   csDiscount: 'Remise',
@@ -131,6 +132,9 @@ export const FR: Texts = {
   csExpiredMessage: 'Rien n’a été débité. Retournez sur {merchant} pour recommencer.',
   csFailedTitle: 'Votre abonnement n’a pas pu démarrer',
   csFailedMessage: 'Votre paiement a été remboursé. Veuillez contacter {merchant}.',
+  csFailedRefundingMessage: 'Votre paiement est en cours de remboursement. Veuillez contacter {merchant}.',
+  csFailedNotRefundedMessage: 'Votre paiement n’a pas pu être remboursé. Veuillez contacter {merchant} pour le récupérer.',
+  csFailedContactMessage: 'Veuillez contacter {merchant} au sujet de votre paiement.',
   csNotFoundTitle: 'Page de paiement introuvable',
   csNotFoundMessage: 'Ce lien est invalide ou incomplet. Retournez chez le marchand pour recommencer.',
 

@@ -138,7 +138,7 @@ describe('the result page of an older intent', () => {
 
   test('the final URL is escaped in the refresh and the link', () => {
     const exitUrl = 'https://shop.example/ok?o=42&x="1"';
-    const page = resultPage(paid, { assets: ASSETS, locale: localeFor('en'), outcome: 'succeeded', payAgainHref: '/x', exitUrl });
+    const page = resultPage(paid, { assets: ASSETS, locale: localeFor('en'), outcome: 'succeeded', checking: false, selfHref: '/r', payAgainHref: '/x', exitUrl });
     expect(page).toContain('<meta http-equiv="refresh" content="3; url=https://shop.example/ok?o=42&amp;x=&quot;1&quot;">');
     expect(page).toContain('href="https://shop.example/ok?o=42&amp;x=&quot;1&quot;" >Return to Brew &amp; Bean</a>');
   });
