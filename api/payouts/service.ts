@@ -1,3 +1,4 @@
+import { canonicalWebhookUrl } from '../../data/webhook-endpoints';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
@@ -202,7 +203,8 @@ export async function createPayout(deps: AppDeps, auth: AuthContext, body: Payou
     sub_status: 'pending_created',
     failure_reason: null,
     gateway_payout_id: null,
-    webhook_urls: body.webhook_urls ?? [],
+    // Stored and delivered as one receiver is known everywhere (its endpoint's id, health, replay): canonical.
+    webhook_urls: (body.webhook_urls ?? []).map(canonicalWebhookUrl),
     webhook_secret_ref: webhooks.secrets ? webhooks.secrets._id : null,
     timeout_seconds: timeoutSeconds,
     expires_at: new Date(now.getTime() + timeoutSeconds * 1000),

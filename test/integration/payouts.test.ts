@@ -87,6 +87,9 @@ describe('the magic accounts: status, webhooks and one transfer each', () => {
     expect(stored.body).toMatchObject({ uuid, status: 'success', sub_status: 'success', tenant_id: m.tenantNumber, narration: 'June', recipient: { uuid: r.body.recipient_uuid, tenant_id: m.tenantNumber, recipient_type: 'bank_account', bank_account_number: ACCOUNTS.ordinary } });
     expect(stored.body.tenant).toBeUndefined();
     expect(Number.isInteger(stored.body.id)).toBe(true);
+    // A receiver's URL written otherwise is stored as the one receiver it is (the endpoint every interface knows).
+    const spelled = await createPayout({ ...bank(ACCOUNTS.ordinary), webhook_urls: [`${hookUrl.replace('http://', 'HTTP://')}#top`] });
+    expect((await api.get(`/payouts/${spelled.body.payout_uuid}`, m.secretKey)).body.webhook_urls).toEqual([hookUrl]);
   });
 
   test('000111111116 is rejected by the gateway: a canceled_rejected payout with its reason', async () => {
