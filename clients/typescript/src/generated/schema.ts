@@ -5955,6 +5955,23 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `payment_intent_invoice_owned`: the intent pays a subscription's invoice; void the invoice instead */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
                 /** @description Unknown */
                 404: {
                     headers: {
