@@ -482,6 +482,31 @@ describe('a superseded charge captured while an intent stays pending for days', 
     expect(rec.voids).toHaveLength(1);
   });
 
+  test('an open attempt whose callback is lost is still found on its backoff while an attempt let go is watched', async () => {
+    const outcomes: ChargeOutcome[] = [
+      { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
+      { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' },
+    ];
+    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
+    gateway.set('ch_abandoned', { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' });
+    gateway.set('ch_open', { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' });
+    const inp = await input(3 * 24 * 3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      await testEnv().sleep('1h');
+      // The customer completes the second challenge; its callback is lost.
+      gateway.set('ch_open', { status: 'succeeded', chargeId: 'ch_open' });
+      // Before, the watch's rounds (every 10 minutes at most) restarted the open attempt's poll delay, which had
+      // grown past 10 minutes: it was not asked again until the deadline, three days on.
+      await testEnv().sleep('4h');
+      expect(await handle.query(intentStateQuery)).toMatchObject({ status: 'success' });
+      await handle.terminate('test done');
+    });
+    expect(rec.voids).toEqual([]);
+  });
+
   test('is refunded after the customer pays again on day 2: one capture stays', async () => {
     const { rec, inp } = await supersededThenCaptured([{ status: 'succeeded', chargeId: 'ch_3' }], async (handle) => {
       await testEnv().sleep('36h');

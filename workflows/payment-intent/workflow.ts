@@ -77,6 +77,9 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
   if (pending()) {
     if (writer.version() === 0) await persist(run); // the workflow has taken the record over from the API's create
     const late = lateWatchWhilePending(run);
+    // With attempts let go watched (patched runs), the open attempt's next poll is an instant, not a delay started
+    // afresh at each wake: the watch's rounds wake the loop at least every 10 minutes and would put it off for good.
+    let openPoll: { a: Attempt | null; at: number } = { a: null, at: 0 };
     while (pending()) {
       if (!late.inFlightRound()) await continueIfLong(run);
       const open = current();
@@ -101,13 +104,17 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
       }
       // An open attempt (3DS, async, or a lost answer): ask the gateway on a callback hint, else on a
       // backoff clock, in case the callback is lost. Only the gateway's answer moves money.
-      await condition(() => !pending() || current() !== open || charging(open) || s.isHinted(open) || lateMoved(), Math.min(wake, s.pollDelay(open)));
+      const watching = run.lateWhilePending.on;
+      if (watching && openPoll.a !== open) openPoll = { a: open, at: Date.now() + s.pollDelay(open) };
+      const pollIn = watching ? Math.max(0, openPoll.at - Date.now()) : s.pollDelay(open);
+      await condition(() => !pending() || current() !== open || charging(open) || s.isHinted(open) || lateMoved(), Math.min(wake, pollIn));
       if (!pending() || current() !== open || charging(open)) continue;
-      if (lateMoved() && !s.isHinted(open)) continue;
+      if (lateMoved() && !s.isHinted(open) && !(watching && Date.now() >= openPoll.at)) continue;
       // At the deadline, an attempt at the gateway is asked once more before the intent expires: a 3DS the
       // customer completed in time, whose callback was lost, pays it rather than being refunded as late.
       if (Date.now() >= s.expiresAt && !s.isHinted(open) && !patched(ASK_AT_DEADLINE_PATCH)) continue;
       await check(run, open);
+      openPoll = { a: null, at: 0 }; // the next poll counts from this answer, on the attempt's grown backoff
     }
     const round = late.inFlightRound();
     if (round) await round;
