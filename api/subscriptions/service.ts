@@ -481,7 +481,12 @@ async function settled(deps: AppDeps, r: SubscriptionRecord): Promise<Subscripti
       (d) => d.status.name === 'RUNNING',
       (err: unknown) => (err instanceof WorkflowNotFoundError ? null : undefined),
     );
-    if (running === true) continue; // started between the two calls
+    if (running === true) {
+      // Started between the two calls: asked again, but never in a tight loop if the two keep disagreeing.
+      if (Date.now() >= giveUpAt) throw firstRequestInProgress();
+      await new Promise((resolve) => setTimeout(resolve, FIRST_START_POLL_MS));
+      continue;
+    }
     if (running === false) return recordView((await subscriptionData(deps.mongo).find(r.tenant_id, r._id)) ?? r);
     if (running === undefined) return asRecorded(deps, r);
     // Still not there: the first request took its record back (its start failed), or has not started it yet.

