@@ -61,7 +61,7 @@ const replayBody = z
   .object({
     // Taken as written: events stored before URLs were canonical are found by the spelling they were sent to too.
     url: z.string().min(1).max(2048).describe('The endpoint: a webhook URL your events were sent to (however written: answered in its canonical form)'),
-    since: instant.describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago`),
+    since: instant.describe(`Replay events created at or after this instant: Unix seconds or ISO 8601, at most ${REPLAY_MAX_AGE_DAYS} days ago and at most a day ahead`),
     starting_after: typedId('evt')
       .optional()
       .describe('With `since`, from a previous answer\'s `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends)'),
@@ -115,6 +115,10 @@ function replaySince(raw: number | string, now: Date): Date {
   const at = instantOf(raw, 'since');
   if (now.getTime() - at.getTime() > REPLAY_MAX_AGE_DAYS * 86_400_000)
     throw invalidRequest('parameter_invalid', `since may be at most ${REPLAY_MAX_AGE_DAYS} days ago`, 'since');
+  // A day ahead allows for a client's clock; further is a mistake (milliseconds sent as seconds read as the year
+  // 58879), which replayed nothing and answered 202 as if all were well.
+  if (at.getTime() - now.getTime() > 86_400_000)
+    throw invalidRequest('parameter_invalid', 'since is in the future: Unix seconds (not milliseconds) or an ISO 8601 instant', 'since');
   return at;
 }
 

@@ -177,6 +177,9 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   // Bounds: too far back, and not an instant.
   expect((await api.post('/v202607/events/replay', { url, since: Math.floor(Date.now() / 1000) - 31 * 86400 }, m.secretKey)).status).toBe(400);
   expect((await api.post('/v202607/events/replay', { url, since: 'yesterday' }, m.secretKey)).status).toBe(400);
+  // Milliseconds sent as seconds: the year 58879, which replayed nothing and answered 202.
+  const millis = await api.post('/v202607/events/replay', { url, since: Date.now() }, m.secretKey);
+  expect([millis.status, millis.body.error?.param]).toEqual([400, 'since']);
 }, 120_000);
 
 test('a park whose endpoint was enabled again after the send read it disabled is taken back; one a replay claimed stays', async () => {

@@ -4314,7 +4314,7 @@ export interface paths {
                     "application/json": {
                         /** @description The endpoint: a webhook URL your events were sent to (however written: answered in its canonical form) */
                         url: string;
-                        /** @description Replay events created at or after this instant: Unix seconds or ISO 8601, at most 30 days ago */
+                        /** @description Replay events created at or after this instant: Unix seconds or ISO 8601, at most 30 days ago and at most a day ahead */
                         since: number | string;
                         /** @description With `since`, from a previous answer's `next_starting_after`: only the events at `since` after this one (a page cut inside more events made at one instant than one call sends) */
                         starting_after?: string;
