@@ -387,7 +387,9 @@ test('a subscription counted again after its give-back, then stranded, is given 
   await heldAnHourAgo('subscription', subscriptionRecord(sub, coupon));
 
   const outcome = await sweep(7 * 86_400);
-  expect(outcome.subscription.named).toContain(sub);
+  // This sweep, or the stack's own every 5 minutes if it came first (a fresh-clone run met it once): the held copy is
+  // gone either way, and so is the redemption.
+  if (!outcome.subscription.named.includes(sub)) expect(await heldCopies(sub)).toBe(0);
   expect((await api.get(`${V}/coupons/${coupon}`, m.secretKey)).body).toMatchObject({ times_redeemed: 0, valid: true });
 });
 
