@@ -1,5 +1,6 @@
 import type { Mongo } from '../platform/mongo';
 import type { TaxRateRecord } from '../platform/billing-records';
+import type { TaxRateInput } from '../domain/billing/invoice-math';
 import { definedOnly, paginate, type Page, type PageQuery } from './list';
 
 /**
@@ -7,6 +8,9 @@ import { definedOnly, paginate, type Page, type PageQuery } from './list';
  * yet (platform/billing-records.ts), so it is optional here and read as null when absent.
  */
 export type StoredTaxRate = TaxRateRecord & { description?: string | null };
+
+/** A stored tax rate as invoice arithmetic takes it. */
+export const taxRateInputOf = (r: Pick<TaxRateRecord, '_id' | 'percentage' | 'inclusive'>): TaxRateInput => ({ id: r._id, percentage: r.percentage, inclusive: r.inclusive });
 
 export interface TaxRateFilter {
   active?: boolean;

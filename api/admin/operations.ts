@@ -8,7 +8,7 @@ import { withDeadline } from '../http/workflow-calls';
 import type { OperatorHandler } from './operator-handler';
 import { audited } from './operator-audit';
 import { confirmPayout, forceCancelIntent, recheckAttempt, retryPayout, retryRefund } from './operator-actions';
-import { enableWebhookEndpoint, enabling, redeliverWebhook } from './webhook-endpoints';
+import { enableWebhookEndpoint, redeliverWebhook } from './webhook-endpoints';
 
 // Operators' API (docs/runbook.md): the runbook's queries run against Temporal's visibility store, and the
 // operator actions, each an Update of the workflow that owns its target, audited in `operator_actions`
@@ -108,12 +108,10 @@ export const operationsRoutes: RouteDef[] = [
       409: { description: 'The workflow refused: the object is in a state the action does not apply to (`code` says which)' },
     },
     handler: async ({ params, body, deps }) => {
-      const enable = params.action === 'enable_webhook_endpoint';
       // Refused before the audit, as any invalid parameter: an option another action would silently ignore.
-      if (!enable && body.replay_missed !== undefined)
+      if (params.action !== 'enable_webhook_endpoint' && body.replay_missed !== undefined)
         throw invalidRequest('parameter_invalid', `replay_missed applies to enable_webhook_endpoint only, not ${params.action}`, 'replay_missed');
-      const handler = enable ? enabling(body.replay_missed ?? true) : HANDLERS[params.action];
-      return { status: 200, body: await audited(deps, params.action, body, handler) };
+      return { status: 200, body: await audited(deps, params.action, body, HANDLERS[params.action]) };
     },
   }),
   route({

@@ -14,7 +14,7 @@ import type { OperatorHandler, OperatorOutcome } from './operator-handler';
 export async function audited(
   deps: AppDeps,
   action: OperatorActionName,
-  req: { target: string; operator: string; reason: string; evidence?: string | undefined },
+  req: { target: string; operator: string; reason: string; evidence?: string | undefined; replay_missed?: boolean | undefined },
   handler: OperatorHandler,
 ) {
   const audit = operatorActionData(deps.mongo);
@@ -24,7 +24,8 @@ export async function audited(
   let done: OperatorOutcome;
   let tenantId: string | null = null;
   try {
-    done = await handler(deps, { target: req.target, actionId, ...stamp, tenantFound: (t) => (tenantId = t) });
+    const options = req.replay_missed !== undefined ? { replayMissed: req.replay_missed } : {};
+    done = await handler(deps, { target: req.target, actionId, ...stamp, ...options, tenantFound: (t) => (tenantId = t) });
   } catch (err) {
     // A 503 is no answer, not a refusal: the workflow may still act on the Update it was sent.
     if (err instanceof DomainError && err.kind === 'unavailable') await audit.finish(actionId, 'unanswered', { tenantId, code: err.code, message: err.message });

@@ -10,6 +10,8 @@ export interface OperatorRequest extends OperatorStamp {
   target: string;
   /** The audit row's id (`opa_...`), passed to the workflow: the same action retried acts once. */
   actionId: string;
+  /** `enable_webhook_endpoint` only: send again what the endpoint parked while it was disabled (default true). */
+  replayMissed?: boolean;
   /** Told the target's tenant once the handler has found it, so a refusal's audit row names it too. */
   tenantFound?: (tenantId: string) => void;
 }

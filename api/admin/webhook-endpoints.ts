@@ -149,7 +149,7 @@ export const webhookEndpointRoutes: RouteDef[] = [
       const t = await tenantOr404(deps, params.tenant);
       const e = await endpointOr404(deps, t._id, params.endpoint);
       // The operator action `enable_webhook_endpoint`, audited as it is: one row in operator_actions.
-      const done = await audited(deps, 'enable_webhook_endpoint', { target: e._id, operator: body.operator, reason: body.reason }, enabling(body.replay_missed));
+      const done = await audited(deps, 'enable_webhook_endpoint', { target: e._id, operator: body.operator, reason: body.reason, replay_missed: body.replay_missed }, enableWebhookEndpoint);
       return { status: 200, body: done.result as Awaited<ReturnType<typeof enableEndpoint>> };
     },
   }),
@@ -215,15 +215,13 @@ export const redeliverWebhook: OperatorHandler = async (deps: AppDeps, req: Oper
   }
 };
 
-/** Re-enables the endpoint the request targets (`whe_...`), replaying what it parked unless `replayMissed` is false. */
-export const enabling =
-  (replayMissed: boolean): OperatorHandler =>
-  async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
-    const e = await webhookEndpointData(deps.mongo).byId(req.target);
-    if (!e) throw notFound('webhook endpoint', req.target, 'target');
-    const result = await enableEndpoint(deps, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, replayMissed);
-    return { tenantId: e.tenant_id, result };
-  };
-
-/** Operator action `enable_webhook_endpoint`, target an endpoint id (`whe_...`): re-enables it and replays what it missed. */
-export const enableWebhookEndpoint: OperatorHandler = enabling(true);
+/**
+ * Operator action `enable_webhook_endpoint`, target an endpoint id (`whe_...`): re-enables it and replays what it
+ * parked, unless the request's `replayMissed` is false.
+ */
+export const enableWebhookEndpoint: OperatorHandler = async (deps: AppDeps, req: OperatorRequest): ReturnType<OperatorHandler> => {
+  const e = await webhookEndpointData(deps.mongo).byId(req.target);
+  if (!e) throw notFound('webhook endpoint', req.target, 'target');
+  const result = await enableEndpoint(deps, e, { operator: req.operator, reason: req.reason, actionId: req.actionId }, req.replayMissed ?? true);
+  return { tenantId: e.tenant_id, result };
+};

@@ -14,7 +14,7 @@ import { invoiceData, subscriptionData } from '../../data/subscriptions';
 import { tenantData } from '../../data/tenants';
 import { testClockData } from '../../data/test-clocks';
 import { couponData } from '../../data/coupons';
-import { taxRateData } from '../../data/tax-rates';
+import { taxRateData, taxRateInputOf } from '../../data/tax-rates';
 import { periodContaining } from '../../domain/billing/periods';
 import { recurringPrice, type RecurringPrice } from '../../domain/billing/recurring-price';
 import { tenantAuth, type AppDeps, type AuthContext } from '../deps';
@@ -26,7 +26,7 @@ import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
 import { admitRefund } from '../refunds/service';
 import { updateSubscription } from '../subscriptions/service';
-import { INCOMPLETE_WINDOW_MS } from '../../workflows/subscription/messages';
+import { incompleteExpiresAt } from '../../workflows/subscription/messages';
 import type { PortalSessionCreateBody, PortalSessionView } from './schemas';
 
 // Billing-portal sessions (`bps_...`) and what their page does for the customer, always through the same
@@ -152,7 +152,7 @@ async function subscriptionPrices(deps: AppDeps, tenantId: string, subs: Subscri
       sub._id,
       recurringPrice({
         amounts: snap.items.map((i) => i.periodAmount),
-        taxRates: rates.filter((r) => snap.defaultTaxRates.includes(r._id)).map((r) => ({ id: r._id, percentage: r.percentage, inclusive: r.inclusive })),
+        taxRates: rates.filter((r) => snap.defaultTaxRates.includes(r._id)).map(taxRateInputOf),
         discount: coupon && snap.discount ? { percentOff: coupon.percent_off, amountOff: coupon.amount_off, duration: coupon.duration, end: snap.discount.end } : null,
         // A `once` coupon is spent by the first of its invoices it reduced.
         usedOnce: invoices.some((i) => i.subscription === sub._id && i.snapshot.discount > 0),
@@ -270,7 +270,7 @@ export async function owedAtCancel(deps: AppDeps, s: PortalSessionRecord, sub: S
   const open = (await invoiceData(deps.mongo).list(s.tenant_id, { subscription: sub._id, status: 'open' }, { limit: 100 })).data.filter((i) => i.snapshot.amountRemaining > 0);
   if (!open.length) return null;
   const snap = sub.snapshot;
-  const until = snap.status === 'incomplete' ? incompleteExpiresAt(sub) : snap.currentPeriodEnd;
+  const until = snap.status === 'incomplete' ? incompleteExpiresAt(snap) : snap.currentPeriodEnd;
   // A retry due at the very end still runs: it goes before the period's end (SubscriptionBook.nextDue).
   const retries = open.flatMap((i) => (i.snapshot.nextPaymentAttempt !== null && i.snapshot.nextPaymentAttempt <= until ? [i.snapshot.nextPaymentAttempt] : []));
   return {
@@ -281,9 +281,6 @@ export async function owedAtCancel(deps: AppDeps, s: PortalSessionRecord, sub: S
     until,
   };
 }
-
-/** Unix ms an incomplete subscription expires at unless its first invoice is paid. */
-export const incompleteExpiresAt = (sub: SubscriptionRecord): number => sub.snapshot.created + INCOMPLETE_WINDOW_MS;
 
 /** Cancel at the end of the period (`true`), or undo it (`false`). */
 export async function setCancelAtPeriodEnd(deps: AppDeps, s: PortalSessionRecord, subId: string, cancel: boolean): Promise<SubscriptionView> {

@@ -1,6 +1,7 @@
 import { addIntervals, addMonths, DAY_MS } from '../../domain/billing/periods';
 import { computeInvoice, type DiscountInput } from '../../domain/billing/invoice-math';
 import { minorUnitDigits } from '../../domain/money';
+import { taxRateInputOf } from '../../data/tax-rates';
 import type { CheckoutSessionRecord, CouponRecord, PlanRecord, TaxRateRecord } from '../../platform/billing-records';
 
 /** A checkout session's figures, in minor units of its currency. */
@@ -42,7 +43,7 @@ function figures(input: QuoteInput, zero: boolean, discount: DiscountInput | nul
   const lines = input.items.map((i, n) => ({
     key: String(n),
     amount: zero ? 0 : i.periodAmount,
-    taxRates: input.taxRates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive })),
+    taxRates: input.taxRates.map(taxRateInputOf),
     discountable: true,
   }));
   const f = computeInvoice(lines, discount, 0);

@@ -11,7 +11,7 @@ import { html, type SafeHtml } from './html';
 import { ICONS } from './icons';
 import { fill, isolate, type Locale } from './locale';
 import type { OwedAtCancel } from '../billing-portal/service';
-import { INCOMPLETE_WINDOW_MS } from '../../workflows/subscription/messages';
+import { incompleteExpiresAt } from '../../workflows/subscription/messages';
 import { cardForm, merchantBar, outcomePanel, securedFooter, shell, type CheckoutClientConfig, type PageAssets } from './pages';
 
 // The two hosted billing pages, rendered on the server like the payment page (pages.ts): the same shell, styles,
@@ -292,7 +292,7 @@ function subscriptionWhen(locale: Locale, s: SubscriptionRecord['snapshot']): st
   if (s.cancelAtPeriodEnd) return fill(t.portalCancels, { date: longDate(locale, s.currentPeriodEnd) });
   if (s.status === 'trialing' && s.trialEnd) return fill(t.portalTrialEnds, { date: longDate(locale, s.trialEnd) });
   // Its first invoice unpaid, it expires rather than renews (the first invoice is not retried).
-  if (s.status === 'incomplete') return fill(t.portalIncompleteExpires, { date: longDate(locale, s.created + INCOMPLETE_WINDOW_MS) });
+  if (s.status === 'incomplete') return fill(t.portalIncompleteExpires, { date: longDate(locale, incompleteExpiresAt(s)) });
   // Collection paused: its periods pass uninvoiced, so nothing renews until it resumes.
   if (s.pauseCollection) return s.pauseCollection.resumesAt !== null ? fill(t.portalPausedUntil, { date: longDate(locale, s.pauseCollection.resumesAt) }) : t.portalPaused;
   return fill(t.portalRenews, { date: longDate(locale, s.currentPeriodEnd) });

@@ -2,18 +2,17 @@ import { conflict, DomainError, notFound } from '../../domain/errors';
 import { periodContaining, utcDate } from '../../domain/billing/periods';
 import { composeInvoice, discountApplies } from '../../domain/billing/compose-invoice';
 import { prorationLines } from '../../domain/billing/proration';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { invoiceNotActionable, invoiceView, isEndedSubscription, type InvoiceSnapshot, type InvoiceView, type LineSnapshot } from '../../domain/billing/snapshots';
 import type { InvoiceRecord, SubscriptionRecord } from '../../platform/billing-records';
 import { couponData } from '../../data/coupons';
 import { customerBalanceData } from '../../data/credit-notes';
-import { taxRateData } from '../../data/tax-rates';
+import { taxRateData, taxRateInputOf } from '../../data/tax-rates';
 import { invoiceData, subscriptionData } from '../../data/subscriptions';
-import { DEFAULT_DUNNING, payInvoiceUpdate, subscriptionStateQuery, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
+import { DEFAULT_DUNNING, payInvoiceUpdate, voidInvoiceUpdate, type InvoiceAction, type SubscriptionInput } from '../../workflows/subscription/messages';
 import { testClockData } from '../../data/test-clocks';
 import type { AppDeps, AuthContext } from '../deps';
-import { freshStart, QUERY_DEADLINE_MS, runUpdate, withDeadline } from '../http/workflow-calls';
-import { priceItems, startOperation } from '../subscriptions/service';
+import { freshStart, runUpdate } from '../http/workflow-calls';
+import { liveSubscriptionState, priceItems, startOperation } from '../subscriptions/service';
 import type { InvoicePreviewBody } from '../subscriptions/schemas';
 
 export async function getInvoice(deps: AppDeps, tenantId: string, id: string): Promise<InvoiceRecord> {
@@ -138,10 +137,7 @@ export async function upcomingInvoice(
   if (!r) throw notFound('subscription', body.subscription, 'subscription');
   // No workflow: it ended (or never started). A query that got no answer is a 503, not an ended subscription; one a
   // closed workflow answered says how it ended.
-  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(r._id).query(subscriptionStateQuery)).catch((err: unknown) => {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  });
+  const state = await liveSubscriptionState(deps, r._id);
   if (!state || isEndedSubscription(state.subscription.status)) throw conflict('subscription_ended', `This subscription is ${state?.subscription.status ?? r.snapshot.status}`);
   const sub = state.subscription;
   const now = state.clockNow ?? Date.now();
@@ -187,8 +183,7 @@ export async function upcomingInvoice(
       ...prorations,
     ];
   }
-  const rates = await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates);
-  const taxRates = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
+  const taxRates = (await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates)).map(taxRateInputOf);
   const coupon = sub.discount ? await couponData(deps.mongo).find(tenantId, sub.discount.coupon) : null;
   const applies = coupon && sub.discount && discountApplies({ duration: coupon.duration, end: sub.discount.end }, period.start, state.discountUsedOnce);
   const compose = (credit: number) =>

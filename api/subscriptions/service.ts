@@ -4,7 +4,6 @@ import { conflict, DomainError, invalidRequest, notFound } from '../../domain/er
 import { DAY_MS, addMonths } from '../../domain/billing/periods';
 import { invoicesOfChange } from '../../domain/billing/change-invoices';
 import { undiscountedTotal } from '../../domain/billing/compose-invoice';
-import type { TaxRateInput } from '../../domain/billing/invoice-math';
 import { priceOf } from '../../domain/billing/pricing';
 import { isEndedSubscription, subscriptionView, type SubscriptionSnapshot, type SubscriptionView } from '../../domain/billing/snapshots';
 import { formatMoney, MAX_AMOUNT } from '../../domain/money';
@@ -13,7 +12,7 @@ import { isDuplicateKeyError } from '../../platform/mongo';
 import type { PlanRecord, SubscriptionRecord } from '../../platform/billing-records';
 import { idempotencyScope } from '../../data/idempotency';
 import { planData } from '../../data/plans';
-import { taxRateData } from '../../data/tax-rates';
+import { taxRateData, taxRateInputOf } from '../../data/tax-rates';
 import { testClockData } from '../../data/test-clocks';
 import { promotionCodeData } from '../../data/coupons';
 import { clockDeletedSignal } from '../../workflows/test-clock/messages';
@@ -112,6 +111,17 @@ function refusePastMax(total: number, which: string): void {
 }
 
 /**
+ * The subscription's workflow state, or null when it has no workflow (ended, or never started). A query that got
+ * no answer in time throws (a 503): that is not an ended subscription.
+ */
+export function liveSubscriptionState(deps: AppDeps, id: string) {
+  return withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(id).query(subscriptionStateQuery)).catch((err: unknown) => {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  });
+}
+
+/**
  * An items change, held to the largest amount before the workflow is asked: the invoice an `always_invoice` change
  * issues now, and the next period's with every proration pending then, from the workflow's state as it stands.
  * The new prorations are priced at the request's instant; the workflow's, a moment later, are nearer to none: an
@@ -119,15 +129,11 @@ function refusePastMax(total: number, which: string): void {
  * Two changes sent at once are each checked without the other's prorations: only the workflow sees both.
  */
 async function refuseChangePastMax(deps: AppDeps, tenantId: string, id: string, change: SubscriptionChange): Promise<void> {
-  const state = await withDeadline(deps.temporal, QUERY_DEADLINE_MS, () => deps.temporal.workflow.getHandle(id).query(subscriptionStateQuery)).catch((err: unknown) => {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  });
+  const state = await liveSubscriptionState(deps, id);
   if (!state || isEndedSubscription(state.subscription.status)) return; // the Update answers that it ended
   const sub = state.subscription;
-  const rates = await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates);
   // A tax rate's percentage never changes, so the record's is the one the workflow was started with.
-  const taxRates: TaxRateInput[] = rates.map((t) => ({ id: t._id, percentage: t.percentage, inclusive: t.inclusive }));
+  const taxRates = (await taxRateData(deps.mongo).findMany(tenantId, sub.defaultTaxRates)).map(taxRateInputOf);
   const invoices = invoicesOfChange({
     before: sub.items.map((i) => ({ key: i.item, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
     after: change.items!.map((i, n) => ({ key: i.item ?? `new_${n}`, plan: i.plan, quantity: i.quantity, periodAmount: i.periodAmount, description: i.description })),
@@ -150,7 +156,6 @@ async function chargeableCard(deps: AppDeps, tenantId: string, customer: string,
   assertChargeable(card, param);
 }
 
-/** What this create asks for, kept on its record (data/subscriptions.ts) for a repeat with its key to be held to. */
 /**
  * The coupon a subscription's create redeemed: its request's, or its promotion code's. Not its snapshot's discount,
  * which goes once spent (a `once` coupon's first invoice, a repeating coupon's end), while the redemption stays.
@@ -162,6 +167,7 @@ async function redeemedCouponOf(deps: AppDeps, tenantId: string, sub: KeyedSubsc
   return sub.snapshot.discount?.coupon ?? null;
 }
 
+/** What this create asks for, kept on its record (data/subscriptions.ts) for a repeat with its key to be held to. */
 function createRequestOf(body: SubscriptionCreateBody): SubscriptionCreateRequest {
   return {
     customer: body.customer,
@@ -241,10 +247,7 @@ export async function createSubscription(
     if (!r) throw invalidRequest('resource_missing', `No such tax rate: '${id}'`, `default_tax_rates[${n}]`);
     if (!r.active) throw invalidRequest('tax_rate_inactive', `Tax rate '${id}' is inactive`, `default_tax_rates[${n}]`);
   });
-  const taxRates: TaxRateInput[] = taxIds.map((tid) => {
-    const r = rates.find((x) => x._id === tid)!;
-    return { id: r._id, percentage: r.percentage, inclusive: r.inclusive };
-  });
+  const taxRates = taxIds.map((tid) => taxRateInputOf(rates.find((x) => x._id === tid)!));
   // Every period's invoice: the first one after a trial too (the trial's own is 0).
   refusePastMax(undiscountedTotal(priced.items.map((i, n) => ({ line: String(n), amount: i.periodAmount })), taxRates), "Each period's invoice, with its exclusive tax,");
   // On a test clock, the subscription's time is the clock's.
@@ -469,6 +472,11 @@ const firstRequestInProgress = () =>
 async function settled(deps: AppDeps, r: SubscriptionRecord): Promise<SubscriptionView> {
   const handle = deps.temporal.workflow.getHandle(r._id);
   const giveUpAt = Date.now() + FIRST_START_WAIT_MS;
+  // Asked again after a pause, never in a tight loop; past the wait, the 409.
+  const pauseOrGiveUp = async () => {
+    if (Date.now() >= giveUpAt) throw firstRequestInProgress();
+    await new Promise((resolve) => setTimeout(resolve, FIRST_START_POLL_MS));
+  };
   for (;;) {
     try {
       const answer = await withDeadline(deps.temporal, deps.config.WORKFLOW_UPDATE_DEADLINE_MS, () => handle.executeUpdate(startedUpdate));
@@ -482,17 +490,14 @@ async function settled(deps: AppDeps, r: SubscriptionRecord): Promise<Subscripti
       (err: unknown) => (err instanceof WorkflowNotFoundError ? null : undefined),
     );
     if (running === true) {
-      // Started between the two calls: asked again, but never in a tight loop if the two keep disagreeing.
-      if (Date.now() >= giveUpAt) throw firstRequestInProgress();
-      await new Promise((resolve) => setTimeout(resolve, FIRST_START_POLL_MS));
+      await pauseOrGiveUp(); // started between the two calls
       continue;
     }
     if (running === false) return recordView((await subscriptionData(deps.mongo).find(r.tenant_id, r._id)) ?? r);
     if (running === undefined) return asRecorded(deps, r);
     // Still not there: the first request took its record back (its start failed), or has not started it yet.
     if (!(await subscriptionData(deps.mongo).find(r.tenant_id, r._id))) throw concurrentCreateFailed();
-    if (Date.now() >= giveUpAt) throw firstRequestInProgress();
-    await new Promise((resolve) => setTimeout(resolve, FIRST_START_POLL_MS));
+    await pauseOrGiveUp();
   }
 }
 

@@ -8,6 +8,7 @@ import { redeliverWebhook } from '../../api/admin/webhook-endpoints';
 import { replayPage } from '../../api/events/routes';
 import { endpointId, sendSlots, webhookEndpointData } from '../../data/webhook-endpoints';
 import { createLogger } from '../../platform/logger';
+import { workflowExistence } from '../../platform/temporal';
 import { connectMongo, type Mongo } from '../../platform/mongo';
 import { startReceiver, type Receiver } from '../unit/webhooks/receiver';
 import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
@@ -21,6 +22,15 @@ import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, tempora
 let m: Merchant;
 let db: Mongo;
 let temporal: Client;
+
+/**
+ * How an event's delivery `id` (`<event>-<n>`) ended. Its intent's workflow starts deliveries without waiting for
+ * them, so on a loaded machine the event can be read before the delivery exists: waited for first.
+ */
+async function deliveryOutcome(id: string) {
+  await eventually(async () => ((await workflowExistence(temporal, id)) === true ? true : undefined), 15_000, `delivery ${id} started`);
+  return temporal.workflow.getHandle(id).result();
+}
 let activities: WebhookActivities;
 /** The metrics of `activities` (this test's own, not the stack worker's). */
 const registry = new Registry();
@@ -118,7 +128,7 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   const pi2 = await paidIntent(url);
   const evt2 = await successEventOf(pi2);
   await eventually(async () => ((await endpointView(url))!.parked === 1 ? true : undefined), 20_000, 'a parked delivery');
-  const parked = await temporal.workflow.getHandle(`${evt2}-0`).result();
+  const parked = await deliveryOutcome(`${evt2}-0`);
   expect(parked).toEqual({ status: 'parked', attempts: 0 });
   expect(rx.received.length).toBe(sentBefore);
   // Replay to a disabled endpoint is refused.
@@ -322,7 +332,7 @@ test("an operator's redelivery of a closed delivery starts a new one carrying th
   const url = rx.url('/op');
   const pi = await paidIntent(url);
   const evt = await successEventOf(pi);
-  await temporal.workflow.getHandle(`${evt}-0`).result();
+  await deliveryOutcome(`${evt}-0`);
   const deps = apiDeps(db, temporal, { NODE_ENV: 'test' });
   const req = { target: `${evt}-0`, operator: 'omar', reason: 'merchant lost it', actionId: `opa_eu_test${Date.now()}` };
   const out = await redeliverWebhook(deps, req);
@@ -385,7 +395,7 @@ test('redeliver_webhook refuses an id that never named a delivery (404, audited 
   expect(real.status).toBe(200);
   expect(real.body.result).toMatchObject({ outcome: 'attempted', attempt_outcome: 'delivered' });
   // A redelivery that did exist (the operator's own, ended) is one: sent again.
-  const ended = await temporal.workflow.getHandle(`${evt}-0`).result();
+  const ended = await deliveryOutcome(`${evt}-0`);
   expect(ended).toMatchObject({ status: 'delivered' });
   const again = await redeliver(`${evt}-0`);
   expect(again.body.result).toMatchObject({ outcome: 'redelivery_started', started: true });
@@ -404,7 +414,7 @@ test("a merchant's redelivery to a disabled endpoint is refused (409) and starts
   );
   expect((await pay(r.body.payment_intent, m.publishableKey)).body.status).toBe('success');
   const evt = await successEventOf(r.body.payment_intent as string);
-  await Promise.all([temporal.workflow.getHandle(`${evt}-0`).result(), temporal.workflow.getHandle(`${evt}-1`).result()]);
+  await Promise.all([deliveryOutcome(`${evt}-0`), deliveryOutcome(`${evt}-1`)]);
   // Disabled as a failing period would (the record its first delivery made).
   await db.c.webhookEndpoints.updateOne({ _id: endpointId(m.tenant, off) }, { $set: { state: 'disabled', disabled_at: new Date() } });
   const sent = rx.received.length;

@@ -408,10 +408,22 @@ describe('a superseded charge captured while an intent stays pending for days', 
     return { rec, inp };
   }
 
-  test('is refunded when the intent expires, though it was let go more than a day before', async () => {
-    const { rec, inp } = await supersededThenCaptured([], async (handle) => {
+  test('captured only after the intent expired, it is still refunded, though it was let go more than a day before the end', async () => {
+    const outcomes = challengeThenDecline();
+    const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
+    // Still a challenge at the gateway for as long as the intent is pending: nothing to refund then.
+    gateway.set('ch_abandoned', { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' });
+    const inp = await input(3 * 24 * 3600);
+    await withWorker(activities, async (taskQueue) => {
+      const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_3ds' }] })).status).toBe('requires_action');
+      expect((await handle.executeUpdate(attemptUpdate, { args: [{ token: 'tok_decline' }] })).status).toBe('failed');
+      await testEnv().sleep('3 days');
+      await waitFor(async () => (await handle.query(intentStateQuery)).status === 'canceled');
+      expect(rec.voids).toEqual([]);
+      gateway.set('ch_abandoned', { status: 'succeeded', chargeId: 'ch_abandoned' });
       await handle.signal(chargeOutcomeSignal, { chargeId: 'ch_abandoned', outcome: { status: 'succeeded', chargeId: 'ch_abandoned' } });
-      expect((await handle.result()).status).toBe('canceled'); // expired after 3 days of virtual time
+      expect((await handle.result()).status).toBe('canceled');
     });
     // Before, the watch ended a day after the attempt was let go, two days before the intent ended: kept.
     expect(rec.voids).toEqual([{ chargeId: 'ch_abandoned', amount: inp.amount }]);

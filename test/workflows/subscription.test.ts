@@ -18,6 +18,7 @@ import {
   subscriptionStateQuery,
   voidInvoiceUpdate,
   type BilledDiscount,
+  type DunningPolicy,
   type SubscriptionCarried,
   type SubscriptionChange,
   type SubscriptionInput,
@@ -305,6 +306,15 @@ const declineRenewals =
   (req, rec) =>
     reasonOf(rec, req.invoice) === 'subscription_create' ? 'succeeded' : later(req, rec);
 
+/** Renewals declined (with `failure`) until the test sets `card.fixed`: a customer who fixes the card while dunned. */
+function declinedUntilFixed(failure: 'card_declined' | 'insufficient_funds') {
+  const card = { fixed: false };
+  return { card, ...fakes(declineRenewals(() => (card.fixed ? 'succeeded' : { failed: failure }))) };
+}
+
+/** Dunning as Stripe's `unpaid` setting: retries 1, 3 and 7 days on, then the invoice is left open. */
+const UNPAID_DUNNING: DunningPolicy = { retryDays: [1, 3, 7], whenExhausted: 'unpaid' };
+
 test('dunning: a declined renewal is retried 1, 3 and 7 days after the first failure, past_due from the first, canceled with the invoice uncollectible after the fourth', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
@@ -368,8 +378,7 @@ function reopenAndAct(taskQueue: string, update: typeof payInvoiceUpdate, inp: S
 test('an uncollectible invoice of a subscription dunning canceled is paid on request, once for concurrent requests, and the subscription stays canceled; another is voided', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let cardFixed = false;
-  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'card_declined' })));
+  const { rec, activities, card } = declinedUntilFixed('card_declined');
   await withWorker(activities, async (taskQueue) => {
     const pay = async (inp: SubscriptionInput) => {
       const h = await start(taskQueue, inp);
@@ -382,7 +391,7 @@ test('an uncollectible invoice of a subscription dunning canceled is paid on req
 
     const inp = input(`sub_eu_uncollectible${++n}`, T0);
     const { renewal, sub, version } = await pay(inp);
-    cardFixed = true;
+    card.fixed = true;
     const eventsBefore = eventsOf(rec, inp.id).length;
     // Three requests at once: one charge (attempt 5); the others joined it (its answer) or came after and find it paid.
     const answers = await Promise.allSettled([0, 1, 2].map(() => reopenAndAct(taskQueue, payInvoiceUpdate, inp, sub, renewal, version)));
@@ -404,7 +413,7 @@ test('an uncollectible invoice of a subscription dunning canceled is paid on req
     expect(eventsOf(rec, inp.id)).toHaveLength(eventsBefore);
 
     // Voided instead: void, its intent let go again.
-    cardFixed = false;
+    card.fixed = false;
     const other = input(`sub_eu_uncollectible${++n}`, T0);
     const o = await pay(other);
     const voided = await reopenAndAct(taskQueue, voidInvoiceUpdate, other, o.sub, o.renewal, o.version);
@@ -418,10 +427,9 @@ test('an uncollectible invoice of a subscription dunning canceled is paid on req
 test('dunning with whenExhausted unpaid: unpaid after the fourth failure, the invoice open with no attempt left; paying it brings the subscription back active', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let cardFixed = false;
-  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  const { rec, activities, card } = declinedUntilFixed('insufficient_funds');
   await withWorker(activities, async (taskQueue) => {
-    const inp = input(`sub_eu_unpaid${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const inp = input(`sub_eu_unpaid${++n}`, T0, { dunning: UNPAID_DUNNING });
     const h = await start(taskQueue, inp);
     await skipTo(at(3, 10));
     const [, renewal] = invoicesOf(rec, inp.id);
@@ -432,7 +440,7 @@ test('dunning with whenExhausted unpaid: unpaid after the fourth failure, the in
     expect(st.open.map((o) => [o.invoice.id, o.firstFailureAt])).toEqual([[renewal!.id, at(2, 28)]]);
     expect(statusesOf(rec, inp.id)).toEqual(['incomplete', 'active', 'past_due', 'unpaid']);
 
-    cardFixed = true;
+    card.fixed = true;
     const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
     expect(paid.invoice).toMatchObject({ id: renewal!.id, status: 'paid', attemptCount: 5, amountPaid: 2000 });
     expect(paid.subscription.status).toBe('active');
@@ -505,7 +513,7 @@ test('unpaid: later renewals are issued, not charged; paying the latest brings t
   // The February renewal fails through its schedule; the card would work again from March.
   const { rec, activities } = fakes(declineRenewals((req, r) => (invoiceNumber(r, req) >= 2 ? 'succeeded' : { failed: 'insufficient_funds' })));
   await withWorker(activities, async (taskQueue) => {
-    const inp = input(`sub_eu_unpaidnext${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const inp = input(`sub_eu_unpaidnext${++n}`, T0, { dunning: UNPAID_DUNNING });
     const h = await start(taskQueue, inp);
     await skipTo(at(3, 31, 11));
     const [, feb, mar] = invoicesOf(rec, inp.id);
@@ -531,11 +539,10 @@ test('unpaid: later renewals are issued, not charged; paying the latest brings t
 test('made unpaid while another invoice was being dunned: that invoice\'s retries left are called off, and stay off once a payment makes it active again', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let cardFixed = false;
-  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  const { rec, activities, card } = declinedUntilFixed('insufficient_funds');
   const { basic, pro } = SWITCH;
   await withWorker(activities, async (taskQueue) => {
-    const inp = input(`sub_eu_unpaidother${++n}`, T0, { items: [basic], dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const inp = input(`sub_eu_unpaidother${++n}`, T0, { items: [basic], dunning: UNPAID_DUNNING });
     const h = await start(taskQueue, inp);
     // The February renewal fails on 28 February (retries 1, 3 and 7 March); an upgrade on 2 March invoices its
     // prorations at once, declined too (retries 3, 5 and 9 March).
@@ -550,7 +557,7 @@ test('made unpaid while another invoice was being dunned: that invoice\'s retrie
     // A second upgrade, issued while unpaid (not attempted), paid by the merchant: active again.
     const more = await h.executeUpdate(changeSubscriptionUpdate, { args: [{ items: [{ ...pro, quantity: 2, periodAmount: 5000, description: '2 × Pro (monthly)' }], prorationBehavior: 'always_invoice', prorationDate: at(3, 8) }] });
     expect(more.invoice).toMatchObject({ status: 'open', attemptCount: 0 });
-    cardFixed = true;
+    card.fixed = true;
     expect((await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: more.invoice!.id }] })).subscription.status).toBe('active');
     // 9 March passes: the first upgrade's invoice is not charged; it stays open for the merchant.
     await skipTo(at(3, 20));
@@ -566,7 +573,7 @@ test('unpaid: a payment the merchant asks for that fails is not retried on the d
   await skipTo(T0);
   const { rec, activities } = fakes(declineRenewals(() => ({ failed: 'insufficient_funds' })));
   await withWorker(activities, async (taskQueue) => {
-    const inp = input(`sub_eu_unpaidpay${++n}`, T0, { dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const inp = input(`sub_eu_unpaidpay${++n}`, T0, { dunning: UNPAID_DUNNING });
     const h = await start(taskQueue, inp);
     await skipTo(at(3, 31, 11));
     const [, , mar] = invoicesOf(rec, inp.id);
@@ -611,8 +618,7 @@ test('payments the merchant asks for that fail use none of the dunning schedule:
 test('paying a past_due invoice between its retries: active again, and the retries left are not attempted', async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let cardFixed = false;
-  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'card_declined' })));
+  const { rec, activities, card } = declinedUntilFixed('card_declined');
   await withWorker(activities, async (taskQueue) => {
     const inp = input(`sub_eu_paydue${++n}`, T0);
     const h = await start(taskQueue, inp);
@@ -620,7 +626,7 @@ test('paying a past_due invoice between its retries: active again, and the retri
     const [, renewal] = invoicesOf(rec, inp.id);
     expect((await stateOf(h)).subscription.status).toBe('past_due');
     expect(renewal!.nextPaymentAttempt).toBe(at(3, 3));
-    cardFixed = true;
+    card.fixed = true;
     const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
     expect(paid.subscription.status).toBe('active');
     expect(paid.invoice).toMatchObject({ status: 'paid', attemptCount: 3, nextPaymentAttempt: null });
@@ -1050,11 +1056,10 @@ test("paused (void), an always_invoice change's invoice is voided at once, as St
 test("unpaid and paused, a change's void invoice is the latest, yet paying the exhausted one still brings the subscription back", async () => {
   const T0 = at(1, 31);
   await skipTo(T0);
-  let cardFixed = false;
-  const { rec, activities } = fakes(declineRenewals(() => (cardFixed ? 'succeeded' : { failed: 'insufficient_funds' })));
+  const { rec, activities, card } = declinedUntilFixed('insufficient_funds');
   const { basic, pro } = SWITCH;
   await withWorker(activities, async (taskQueue) => {
-    const inp = input(`sub_eu_unpaidpausedchange${++n}`, T0, { items: [basic], dunning: { retryDays: [1, 3, 7], whenExhausted: 'unpaid' } });
+    const inp = input(`sub_eu_unpaidpausedchange${++n}`, T0, { items: [basic], dunning: UNPAID_DUNNING });
     const h = await start(taskQueue, inp);
     await skipTo(at(3, 10));
     const [, renewal] = invoicesOf(rec, inp.id);
@@ -1064,7 +1069,7 @@ test("unpaid and paused, a change's void invoice is the latest, yet paying the e
     expect(up.invoice).toMatchObject({ status: 'void' });
     expect(up.subscription).toMatchObject({ status: 'unpaid', latestInvoice: up.invoice!.id });
 
-    cardFixed = true;
+    card.fixed = true;
     const paid = await h.executeUpdate(payInvoiceUpdate, { args: [{ invoice: renewal!.id }] });
     expect(paid.invoice).toMatchObject({ id: renewal!.id, status: 'paid' });
     // Back from unpaid, to paused: its collection still is.

@@ -612,16 +612,15 @@ export class PaymentIntentState {
     return this.lateAttempts.size > 0 && now < this.lateWatchUntil;
   }
 
-  /** The next look at the attempts let go: their backoff, at least every LATE_CHARGE_POLL_MS, never past the grace period. */
+  /** The next look at the attempts let go once the intent has ended: their backoff, at least every LATE_CHARGE_POLL_MS, never past the grace period. */
   lateWatchDelay(now: number): number {
-    const checks = Math.min(...[...this.lateAttempts.values()].map((a) => a.checks));
-    return Math.min(LATE_CHARGE_POLL_MS, openPollDelayMs(checks, this.lifetimeMs), this.lateWatchUntil - now);
+    return Math.min(LATE_CHARGE_POLL_MS, this.latePollDelayWhilePending(), this.lateWatchUntil - now);
   }
 
   /**
    * While the intent is pending, attempts let go are asked about as an open attempt is: from a minute, doubling to
-   * the cap its lifetime gives (an hour, or a hundredth of it). Callbacks are the fast path; every 10 minutes for a
-   * 90-day intent would be some 13,000 questions to the gateway for one abandoned challenge.
+   * the cap its lifetime gives (an hour, or a hundredth of it), counted from the least asked of them. Callbacks are
+   * the fast path; every 10 minutes for a 90-day intent would be some 13,000 questions for one abandoned challenge.
    */
   latePollDelayWhilePending(): number {
     const checks = Math.min(...[...this.lateAttempts.values()].map((a) => a.checks));

@@ -78,7 +78,7 @@ export async function paymentIntentWorkflow(input: PaymentIntentInput): Promise<
     if (writer.version() === 0) await persist(run); // the workflow has taken the record over from the API's create
     const late = lateWatchWhilePending(run);
     // With attempts let go watched (patched runs), the open attempt's next poll is an instant, not a delay started
-    // afresh at each wake: the watch's rounds wake the loop at least every 10 minutes and would put it off for good.
+    // afresh at each wake: the watch's rounds wake the loop on their own backoff and would put it off for good.
     let openPoll: { a: Attempt | null; at: number } = { a: null, at: 0 };
     while (pending()) {
       if (!late.inFlightRound()) await continueIfLong(run);

@@ -46,6 +46,9 @@ export const DEFAULT_DUNNING: DunningPolicy = { retryDays: [1, 3, 7], whenExhaus
 /** How long an incomplete subscription waits for its first invoice to be paid (Stripe: 23 hours). */
 export const INCOMPLETE_WINDOW_MS = 23 * 3600 * 1000;
 
+/** When an incomplete subscription expires unless its first invoice is paid (Unix ms). */
+export const incompleteExpiresAt = (s: { created: number }): number => s.created + INCOMPLETE_WINDOW_MS;
+
 export interface SubscriptionInput {
   id: string;
   tenantId: string;

@@ -4,7 +4,7 @@ import { prorationLines, type PricedItem } from '../../domain/billing/proration'
 import { isEndedSubscription, type InvoiceSnapshot, type LineSnapshot, type SubscriptionSnapshot } from '../../domain/billing/snapshots';
 import { formatMoney } from '../../domain/money';
 import type { BilledDiscount, OpenInvoice, SubscriptionChange, SubscriptionInput } from './messages';
-import { INCOMPLETE_WINDOW_MS, startingSubscription } from './messages';
+import { incompleteExpiresAt, startingSubscription } from './messages';
 
 // The subscription's books as plain code: what is due next, what an invoice holds, what a charge's outcome
 // does to the subscription and its invoice. The workflow (workflow.ts) supplies time, ids and the I/O.
@@ -61,7 +61,7 @@ export class SubscriptionBook {
   nextDue(): Due | null {
     const s = this.sub;
     if (this.ended()) return null;
-    if (s.status === 'incomplete') return { kind: 'expire_incomplete', at: s.created + INCOMPLETE_WINDOW_MS };
+    if (s.status === 'incomplete') return { kind: 'expire_incomplete', at: incompleteExpiresAt(s) };
     const dues: Due[] = [];
     if (s.status === 'trialing') dues.push({ kind: 'trial_end', at: s.trialEnd! });
     else dues.push({ kind: 'period_end', at: s.currentPeriodEnd });
