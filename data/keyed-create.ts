@@ -29,7 +29,7 @@ function canonicalJson(v: unknown): string {
  * The digest of a create's parameters as validated (defaults filled in, currencies upper case), every one of
  * them, metadata too, as Stripe counts any difference; the key itself is left out.
  */
-export function createFingerprint(body: { idempotency_key?: string }): string {
+export function createFingerprint(body: object): string {
   return createHash('sha256')
     .update(canonicalJson({ ...body, idempotency_key: undefined }))
     .digest('base64url');

@@ -26,6 +26,7 @@ import type {
   PayoutRecipientRecord,
   PayoutRecord,
   RefundRecord,
+  ReplayedRequestRecord,
   SavedPaymentMethodRecord,
   SequenceBlockRecord,
   WebhookSecretsRecord,
@@ -71,6 +72,7 @@ export interface Collections {
   /** One document per (tenant, version) a rotation moves to: its unique `_id` lets one rotation win. */
   /** A rotation's claim on the version it read, with its idempotency key. */
   webhookSigningRotations: Collection<{ _id: string; tenant_id: string; created_at: Date; idempotency_key?: string | null }>;
+  replayedRequests: Collection<ReplayedRequestRecord>;
   payouts: Collection<PayoutRecord>;
   payoutRecipients: Collection<PayoutRecipientRecord>;
   sequenceBlocks: Collection<SequenceBlockRecord>;
@@ -144,6 +146,7 @@ export async function connectMongo(uri: string, opts: { serverSelectionTimeoutMS
     webhookSecrets: db.collection('webhook_secrets'),
     webhookSigningSecrets: db.collection('webhook_signing_secrets'),
     webhookSigningRotations: db.collection('webhook_signing_rotations'),
+    replayedRequests: db.collection('replayed_requests'),
     payouts: db.collection('payouts'),
     payoutRecipients: db.collection('payout_recipients'),
     sequenceBlocks: db.collection('sequence_blocks'),

@@ -82,6 +82,26 @@ export interface AddressFields {
   country?: string;
 }
 
+/**
+ * A create answered under the `Idempotency-Key` header on a route whose body has no key field
+ * (api/http/header-replay.ts): `_id` is `<tenant>:<key>`; while `running` the first request is still being
+ * answered, then `done` holds its answer for a repeat.
+ */
+export interface ReplayedRequestRecord {
+  _id: string;
+  tenant_id: string;
+  /** `POST /v202607/customers`: a key is one request's, so another route under it is refused. */
+  route: string;
+  /** sha256 of the route, path parameters and validated body (data/keyed-create.ts). */
+  fingerprint: string;
+  state: 'running' | 'done';
+  started_at: Date;
+  status?: number;
+  /** The answer's body as JSON text: a merchant's metadata keys may hold `.` or `$`, which a stored document's may not. */
+  body?: string;
+  headers?: Record<string, string>;
+}
+
 export interface CustomerRecord {
   _id: string; // cus_...
   tenant_id: string;

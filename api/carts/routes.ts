@@ -68,6 +68,7 @@ export const cartRoutes: RouteDef[] = [
     method: 'post',
     path: '/commerce/addresses',
     summary: 'Save an address for a user',
+    replaysIdempotencyKeyHeader: true,
     body: addressCreateBody,
     responses: {
       201: { description: "The saved Address: later carts of this user list it in `customerAddresses`; a checkout takes its id as `shippingAddress: {id}`", schema: addressView },

@@ -23,6 +23,7 @@ function customerRoutesOf(version: 'v202607' | 'v202608', input: z.ZodType<Custo
       versions,
       auth: 'secret',
       summary: 'Create a customer, or update the one with this reference (partial)',
+      replaysIdempotencyKeyHeader: true,
       tags,
       body: input,
       responses: {

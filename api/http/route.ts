@@ -45,6 +45,11 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   internal?: boolean;
   /** A card is submitted here: a publishable key also spends from its stricter `attempts` rate limit. */
   cardEntry?: boolean;
+  /**
+   * A create whose body has no idempotency key field: under an `Idempotency-Key` header its first answer is kept
+   * and given again to a repeat (header-replay.ts). Never on a route whose answer holds a secret shown once.
+   */
+  replaysIdempotencyKeyHeader?: boolean;
 }
 
 /**

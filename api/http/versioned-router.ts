@@ -10,6 +10,7 @@ import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
 import { idempotencyKeyField, idempotencyHeaderOf, withIdempotencyHeader } from './idempotency-header';
+import { answeredOnce } from './header-replay';
 
 const EMPTY = z.object({}).strict();
 
@@ -100,15 +101,21 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   const keyField = keyFieldOf(def);
   const keyed = withIdempotencyHeader(keyField, bodyInput, idempotencyHeaderOf(ctx.req, keyField));
   const body = parseOrThrow(def.body ?? EMPTY, keyed, 'body');
-  const result = await def.handler({
-    params,
-    query,
-    body,
-    auth: auth ?? { tenantId: '', region: String(ctx.state.region ?? ''), keyKind: 'secret', claims: [] },
-    deps,
-    ctx,
-    version: { requested: (ctx.state.requestedVersion as string) ?? null, served: version },
-  });
+  const handle = () =>
+    def.handler({
+      params,
+      query,
+      body,
+      auth: auth ?? { tenantId: '', region: String(ctx.state.region ?? ''), keyKind: 'secret', claims: [] },
+      deps,
+      ctx,
+      version: { requested: (ctx.state.requestedVersion as string) ?? null, served: version },
+    });
+  const replayKey = def.replaysIdempotencyKeyHeader && !keyField && auth ? idempotencyHeaderOf(ctx.req, 'Idempotency-Key') : undefined;
+  const result =
+    replayKey === undefined
+      ? await handle()
+      : await answeredOnce(deps.mongo, { tenantId: auth!.tenantId, key: replayKey, route: `${ctx.method} ${ctx.path}`, params, body }, handle);
   ctx.status = result.status;
   if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
   if (result.body === null) {

@@ -125,7 +125,7 @@ function introduction(scope: DocumentScope): string {
     '- **Authentication.** Send `Authorization: Bearer sk_<region>_...` (your secret key) from your backend. The hosted page and the embedded form use the publishable key `pk_<region>_...`; admin endpoints take the admin token.',
     '- **Regions.** Each key belongs to a region (`eu`, `us`, ...): call that region\'s host, `api-<region>.` on the base address. Ids carry their region: `pi_eu_...`.',
     '- **Amounts** are integers in the currency\'s minor units (`2500` EUR is 25.00 EUR; `1500` JOD is 1.500 JOD); currencies are ISO 4217 codes.',
-    '- **Idempotency.** Creates take an `idempotency_key` (older interface: `checkout_intent_idempotency_key`, commerce: `idempotencyKey`): a retry with the same key answers the first result (200) instead of a second object. Stripe\'s `Idempotency-Key` header is taken as that field (the two differing is a 400).',
+    '- **Idempotency.** Creates take an `idempotency_key` (older interface: `checkout_intent_idempotency_key`, commerce: `idempotencyKey`): a retry with the same key answers the first result (200) instead of a second object. Stripe\'s `Idempotency-Key` header is taken as that field (the two differing is a 400). Creates without such a field (customers, addresses, promotion codes, test clocks) keep their first answer under the header and give it again, with `Idempotent-Replayed: true`.',
     `- **Versions** (${versions}) prefix the path: \`/v202608/payment-intents\`. A version that does not define an endpoint falls back to the nearest earlier one that does. Use the document switch above the sidebar to read another version; the changelog is at [/docs/changelog](/docs/changelog).`,
     '- **Errors** all have one shape, `{"error": {"type", "code", "message", "param"?, "request_id"}}`: branch on `code` (catalog below, and as JSON at [/docs/errors.json](/docs/errors.json)); quote `request_id` to support.',
     '- **Retries.** 429 and 503 answers carry `Retry-After` (seconds): wait that long, then repeat the request with the same idempotency key.',
@@ -138,6 +138,17 @@ function introduction(scope: DocumentScope): string {
 
 const errorSchema = z.object({
   error: z.object({ type: z.string(), code: z.string(), message: z.string(), param: z.string().optional(), request_id: z.string() }),
+});
+
+/** The header a create without a key field keeps its first answer under (api/http/header-replay.ts). */
+const replayHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry.',
+    }),
 });
 
 /** The OpenAPI 3.1 document of `scope` ('all' by default: what /openapi.json serves). */
@@ -167,6 +178,7 @@ export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
         ...(r.params ? { params: r.params as z.ZodObject } : {}),
         ...(r.query ? { query: r.query as z.ZodObject } : {}),
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
+        ...(r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : {}),
       },
       responses: Object.fromEntries([
         // Any status a route does not list (400, 401, 404, 429, 503, ...) is an error in the one shape.

@@ -17,6 +17,7 @@ export const promotionCodeRoutes: RouteDef[] = [
     versions,
     auth: 'secret',
     summary: 'Create a promotion code for a coupon',
+    replaysIdempotencyKeyHeader: true,
     tags,
     body: promotionCodeCreateBody,
     responses: {

@@ -16,6 +16,7 @@ export const testClockRoutes: RouteDef[] = [
     versions,
     auth: 'secret',
     summary: 'Create a test clock: customers created on it live at its time',
+    replaysIdempotencyKeyHeader: true,
     description:
       'A customer created with `test_clock` lives on the clock: every billing time of its subscriptions (renewals, trials, dunning) follows the clock instead of real time, and moves only when the clock is advanced.',
     tags,

@@ -2106,7 +2106,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2532,7 +2535,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9248,7 +9254,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11811,7 +11820,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12253,7 +12265,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
