@@ -20,6 +20,16 @@ function branchIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return current;
 }
 
+/** The input's value at an issue's path: undefined where it is absent. */
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
 /** zod result -> the first issue as a 400 naming the parameter, in the bracket form clients send. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, where: 'body' | 'query' | 'path'): z.infer<T> {
   const r = schema.safeParse(value);
@@ -39,7 +49,9 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
   // A missing parameter is `parameter_missing` whether zod or a rule of the schema (one required only with or
   // without another, MISSING) found it.
   const missingByRule = issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing === true;
-  if (missingByRule || (issue.code === 'invalid_type' && issue.input === undefined && /received undefined/.test(issue.message))) {
+  // A required choice (z.enum, z.literal) left out is reported as a wrong value, not a wrong type: read the input.
+  const absentChoice = issue.code === 'invalid_value' && valueAt(value, issue.path) === undefined;
+  if (missingByRule || absentChoice || (issue.code === 'invalid_type' && issue.input === undefined && /received undefined/.test(issue.message))) {
     return (() => {
       throw invalidRequest('parameter_missing', `Missing required parameter: ${param ?? where}`, param);
     })();

@@ -1,6 +1,7 @@
 import { parseOrThrow } from '../../../api/http/validate';
 import { olderCreateBody } from '../../../api/older-payment-intents/schemas';
 import { payoutCreateBody } from '../../../api/payouts/schemas';
+import { planCreateBody } from '../../../api/plans/schemas';
 import { DomainError } from '../../../domain/errors';
 
 // A parameter the request needs but left out is `parameter_missing`, whether the schema's types say so or one of
@@ -28,4 +29,12 @@ test('a payout with no recipient at all is parameter_missing; one with two is pa
   expect(refusal(payoutCreateBody, payout)).toEqual({ code: 'parameter_missing', param: 'recipient_uuid' });
   const both = { ...payout, recipient_uuid: '7d3f0c1e-2b4a-4c6d-8e9f-0a1b2c3d4e5f', bank_account_number: '0123456789', bank_account_name: 'Ada', bank_code: '058' };
   expect(refusal(payoutCreateBody, both)).toEqual({ code: 'parameter_invalid', param: 'recipient_uuid' });
+});
+
+test('a required choice left out is parameter_missing; one given outside its options is parameter_invalid', () => {
+  // zod reports a missing enum as a wrong value, not a wrong type (the other fields' missing case).
+  const plan = { amount: 1000, currency: 'EUR' };
+  expect(refusal(planCreateBody, plan)).toEqual({ code: 'parameter_missing', param: 'interval' });
+  expect(refusal(planCreateBody, { ...plan, interval: 'fortnight' })).toEqual({ code: 'parameter_invalid', param: 'interval' });
+  expect(refusal(planCreateBody, { ...plan, interval: null })).toEqual({ code: 'parameter_invalid', param: 'interval' });
 });
