@@ -95,7 +95,7 @@ function typedValue(kind: Kind, text: string, param: string): string | number {
       return n;
     }
     case 'id':
-      if (!ID_RE(kind.prefix).test(text)) throw invalidRequest('parameter_invalid', `${quote(text)} is not a ${kind.prefix}_... id`, param);
+      if (!ID_RE(kind.prefix).test(text)) throw invalidRequest('parameter_invalid', `${quote(text)} is not ${/^[aeiou]/.test(kind.prefix) ? 'an' : 'a'} ${kind.prefix}_... id`, param);
       return text;
     case 'tag':
       if (text === '') throw invalidRequest('parameter_invalid', 'A tag is not empty', param);

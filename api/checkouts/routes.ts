@@ -20,13 +20,18 @@ export const checkoutRoutes: RouteDef[] = [
     body: checkoutCreateBody,
     responses: {
       201: { description: 'Stock held until the payment intent succeeds (the order is made) or is canceled or expires (released)', schema: checkoutCreated },
-      200: { description: 'The cart changed (stock or prices): `cartChanges` with a new cart to continue with; nothing held, no payment intent', schema: checkoutChanged },
+      200: {
+        description:
+          'The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with; nothing held, no payment intent. Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent)',
+        schema: z.union([checkoutChanged, checkoutCreated]),
+      },
       ...errors,
       400: { description: 'Invalid request; `cart_empty`; `checkout_total_zero`: the checkout would total 0 (a payment must be above 0), nothing held or saved; `cart_total_too_large`: with live prices, tax and shipping it would exceed the largest payment' },
       409: {
         description:
           '`cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents or for another shipping address (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again',
       },
+      503: { description: "`service_unavailable`: a hold its product's owner refused though enough is for sale came past the checkout's 2-minute window (a backlog); nothing is held and the cart is let go: send the same request again" },
     },
     handler: async ({ body, auth, deps }) => createCheckout(deps, auth, body),
   }),

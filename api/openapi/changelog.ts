@@ -52,6 +52,7 @@ export const VERSION_HISTORY: VersionEntry[] = [
       'POST /v202606/payment-intents creates an intent without choosing a gateway: any live connector may take it.',
       'Its `customer` is a `cus_` id or `{merchant_id, first_name, last_name, phone_number, email}`; a known `merchant_id` is matched and updated, and the answer says which customer and whether it was created.',
       'Its list, retrieve and cancel are the unprefixed endpoints of the older interface (v202502\'s: /v202606/payment-intents/{payment_intent} falls back to them).',
+      'The subscriptions preview and the `object` discriminator the headline names have no endpoint or field defined for this version, so none is served: recurring billing is v202607\'s (/v202606/subscriptions is a 404), and the create\'s answer carries no `object`.',
     ],
     servedBy: 'The /v202606 prefix for the create; the unprefixed interface for the rest.',
   },

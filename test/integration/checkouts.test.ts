@@ -1,6 +1,7 @@
 import { createReturnRefunds } from '../../api/returns/refund-port';
 import { checkoutCreateBody } from '../../api/checkouts/schemas';
 import { createCheckout } from '../../api/checkouts/service';
+import { checkoutRoutes } from '../../api/checkouts/routes';
 import { productUpdateBody } from '../../api/catalog/schemas';
 import { updateProduct } from '../../api/catalog/service';
 import { tenantAuth } from '../../api/deps';
@@ -215,6 +216,8 @@ describe('checkout', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ checkoutId: first.body.checkoutId, payment_intent: first.body.payment_intent });
+    // The document's 200 describes this answer too, not only `changed` (a client generated from it read it as invalid).
+    expect(checkoutRoutes.find((r) => r.method === 'post' && r.path === '/checkouts')!.responses[200]!.schema!.safeParse(again.body).success).toBe(true);
     expect(await stockOf(a)).toBe(3);
     // Again with another address: the open checkout ships to the first, so it is a 409, and the new address is
     // not saved for the user.

@@ -9386,7 +9386,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The cart changed (stock or prices): `cartChanges` with a new cart to continue with; nothing held, no payment intent */
+                /** @description The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with; nothing held, no payment intent. Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -9451,6 +9451,27 @@ export interface paths {
                                     newPrice: number;
                                 }[];
                             };
+                        } | {
+                            checkoutId: string;
+                            /**
+                             * @description `awaiting_payment`: its stock is held until its payment intent succeeds (then `completed`, with `orderId`) or is canceled or expires (`canceled`, stock released). `changed`: answered with cartChanges. `abandoned`: no payment intent was made in time.
+                             * @enum {string}
+                             */
+                            status: "reserving" | "awaiting_payment" | "completed" | "canceled" | "changed" | "abandoned";
+                            totals: {
+                                /** @description Sum of the lines (unitPrice × quantity) */
+                                subtotal: number;
+                                /** @description The tenant's tax rate on the subtotal (never on shipping), rounded half up once per cart */
+                                tax: number;
+                                /** @description null on a cart: shipping is known at checkout, once there is an address */
+                                shipping: number | null;
+                                /** @description subtotal + tax (+ shipping) */
+                                total: number;
+                            };
+                            /** @description The v202607 payment intent paying it: its hosted page (`url`) and the attempts endpoint pay it */
+                            payment_intent: string | null;
+                            /** @description The payment intent's hosted payment page */
+                            url: string | null;
                         };
                     };
                 };
@@ -9537,6 +9558,23 @@ export interface paths {
                 };
                 /** @description `cart_converted`: the cart was checked out and paid already. `checkout_in_progress`: its open checkout is still being made (retry), or was made of other contents or for another shipping address (it must be paid or end first). `cart_changed`: the cart kept changing while this checkout was being made; check it out again */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                type: string;
+                                code: string;
+                                message: string;
+                                param?: string;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `service_unavailable`: a hold its product's owner refused though enough is for sale came past the checkout's 2-minute window (a backlog); nothing is held and the cart is let go: send the same request again */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
