@@ -3,6 +3,8 @@ import type { Mongo } from '../platform/mongo';
 import type { ChargedCard } from '../gateways/types';
 import type { TransactionRecord } from '../platform/records';
 import { connectorData } from '../data/connectors';
+import { customerData } from '../data/customers';
+import { paymentMethodData } from '../data/payment-methods';
 import { chargeTokenData } from '../data/charge-tokens';
 import { olderRefundFactsOf, olderRefundFields, refundData } from '../data/refunds';
 import type { OlderRefundFacts } from '../domain/older-refund-progress';
@@ -89,6 +91,8 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
   const records = workflowRecordData(mongo);
   const connectors = connectorData(mongo);
   const chargeTokens = chargeTokenData(mongo);
+  const customers = customerData(mongo);
+  const savedCards = paymentMethodData(mongo);
   /** The card of a charge, as its gateway describes it now (undefined when it does not say). */
   // Best effort: a gateway that cannot say leaves the card without details (and without a token) rather than
   // failing a paid intent's save.
@@ -249,6 +253,11 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
       // The token was kept aside when the answer was read (data/charge-tokens.ts); a history recorded before
       // that carries it in `card`.
       const token = card?.reusableToken ?? (await chargeTokens.token(gateway, pm.chargeId));
+      // A card saved for a customer deleted meanwhile is kept detached, as the delete left the customer's other
+      // cards: it is never charged. Asked before the insert and again after, so a delete between the two, whose
+      // detach-all ran before the card existed, is caught too.
+      const customerGone = () => (pm.customer ? customers.isDeleted(pm.tenantId, pm.customer) : Promise.resolve(false));
+      const goneBefore = await customerGone();
       await records.insertSavedPaymentMethod({
         _id: pm.id,
         tenant_id: pm.tenantId,
@@ -262,8 +271,10 @@ export function createStoreActivities({ mongo, gateways }: { mongo: Mongo; gatew
         exp_month: card?.expMonth ?? null,
         exp_year: card?.expYear ?? null,
         created_at: new Date(pm.createdAt),
-        detached_at: null,
+        detached_at: goneBefore ? new Date() : null,
       });
+      // Always asked again: a retry of this activity finds the first try's insert, attached or not.
+      if (pm.customer && (await customerGone())) await savedCards.detach(pm.tenantId, pm.customer, pm.id, new Date());
       await chargeTokens.drop(gateway, pm.chargeId);
     },
 

@@ -1,3 +1,4 @@
+import { customerData } from '../../data/customers';
 import { formatMoney } from '../../domain/money';
 import type { Config } from '../../platform/config';
 import type { Mongo } from '../../platform/mongo';
@@ -72,6 +73,8 @@ export interface CheckoutView {
   card: { tokenUrl: string; connector: string; testMode: boolean } | null;
   /** The purchase's lines (older intents) and their image origins, which the page's CSP allows (hosted layout). */
   lineItems: LineItems;
+  /** The intent's customer was deleted since it was made: no card can be saved for it any more. */
+  customerDeleted?: boolean;
 }
 
 export async function loadCheckoutView(
@@ -82,7 +85,11 @@ export async function loadCheckoutView(
 ): Promise<CheckoutView> {
   // The checkout as it stands now (the same resolution as the listing and the attempts endpoint): an
   // unpinned intent offers the tenant's live connectors of this moment, a pinned one its pin's.
-  const [tenant, { checkout, connectors }] = await Promise.all([tenantData(mongo).find(intent.tenant_id), intentCheckout(mongo, intent)]);
+  const [tenant, { checkout, connectors }, customerDeleted] = await Promise.all([
+    tenantData(mongo).find(intent.tenant_id),
+    intentCheckout(mongo, intent),
+    intent.customer ? customerData(mongo).isDeleted(intent.tenant_id, intent.customer) : false,
+  ]);
   const { methods } = checkout;
   const byId = new Map(connectors.map((c) => [c._id, c]));
   const card = cardCheckout(
@@ -102,6 +109,7 @@ export async function loadCheckoutView(
     })),
     card,
     lineItems: lineItemsOf(intent),
+    customerDeleted,
   };
 }
 

@@ -19,10 +19,10 @@ export const attemptsUrl = (id: string) => `/v202607/payment-intents/${encodeURI
 /**
  * Does the page offer "Save this card for future payments"? Only when the merchant asked to keep the card
  * (v202608 `setup_future_usage: "off_session"`) and the intent has a customer to keep it for: the attempts
- * endpoint refuses `save_payment_method` without one.
+ * endpoint refuses `save_payment_method` without one, or for one deleted since.
  */
-export function offersSaveCard(intent: Pick<PaymentIntentRecord, 'customer' | 'setup_future_usage'>): boolean {
-  return !!intent.customer && intent.setup_future_usage === 'off_session';
+export function offersSaveCard(intent: Pick<PaymentIntentRecord, 'customer' | 'setup_future_usage'>, customerDeleted = false): boolean {
+  return !!intent.customer && !customerDeleted && intent.setup_future_usage === 'off_session';
 }
 
 export interface CheckoutRequest {
@@ -61,7 +61,7 @@ export function checkoutPageSetup(view: CheckoutView, req: CheckoutRequest): Omi
       finalFailureUrl: hosted ? urls.finalFailureUrl : null,
       tokenUrl: view.card?.tokenUrl ?? null,
       connector: view.card?.connector ?? null,
-      offerSaveCard: offersSaveCard(intent),
+      offerSaveCard: offersSaveCard(intent, view.customerDeleted),
       expiresAt: intent.expires_at.toISOString(),
       attempt: intent.status === 'pending' ? req.attempt : null,
       // A 3-D Secure return follows its own attempt; else a charge in flight is followed from the start.

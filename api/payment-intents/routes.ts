@@ -1,3 +1,4 @@
+import { customerData } from '../../data/customers';
 import { z } from 'zod';
 import { DomainError, forbidden, invalidRequest, notFound, unauthenticated } from '../../domain/errors';
 import { bearerToken, verifyApiKey } from '../http/auth';
@@ -174,6 +175,9 @@ export const paymentIntentRoutes: RouteDef[] = [
       await checkoutStillOpen(deps, record);
       // A checkout session's intent: refused before any charge when the session could no longer complete.
       await checkSessionCanComplete(deps, record);
+      // Deleting a customer detaches its cards for good: a card saved to it afterwards could never be charged.
+      if (body.save_payment_method && (await customerData(deps.mongo).isDeleted(record.tenant_id, record.customer!)))
+        throw invalidRequest('customer_required', "A card is saved to a customer: this payment intent's customer was deleted", 'save_payment_method');
       return { status: 200, body: await submitAttempt(deps, record, body) };
     },
   }),

@@ -1,4 +1,6 @@
-import { api, createMerchant, mongo, type Merchant } from './harness';
+import { createStoreActivities } from '../../activities/store';
+import { connectMongo } from '../../platform/mongo';
+import { api, call, createMerchant, getStack, mongo, type Merchant } from './harness';
 
 // A customer's saved cards (v202608): list, newest first with cursors, and detach; scoped by tenant and customer.
 
@@ -191,5 +193,52 @@ describe('versions', () => {
     expect((listOp.parameters as { name: string }[]).map((p) => p.name)).toEqual(expect.arrayContaining(['customer', 'limit', 'starting_after', 'ending_before']));
     const detached = delOp.responses['200'].content['application/json'].schema;
     expect(Object.keys(detached.properties).sort()).toEqual([...CARD_FIELDS, 'detached'].sort());
+  });
+});
+
+describe('a customer deleted while its intent is pending', () => {
+  // Deleting a customer detaches its cards for good; a card saved to it afterwards could never be charged.
+  const pendingIntentOfDeleted = async () => {
+    const customer = await newCustomer(m, 'Leaver');
+    const pi = await api.post('/v202608/payment-intents', { amount: 1500, currency: 'EUR', customer, setup_future_usage: 'off_session' }, m.secretKey);
+    expect(pi.status).toBe(201);
+    const page = async () => (await call('GET', new URL(pi.body.url).pathname + new URL(pi.body.url).search)).body as string;
+    expect(await page()).toContain('id="save-card"');
+    expect((await api.del(`/v202607/customers/${customer}`, m.secretKey)).status).toBe(200);
+    return { customer, intent: pi.body.payment_intent as string, page };
+  };
+
+  test('its page no longer offers to save the card, and an attempt asking to save it is refused before any charge', async () => {
+    const { customer, intent, page } = await pendingIntentOfDeleted();
+    expect(await page()).not.toContain('id="save-card"');
+    const attempt = (body: Record<string, unknown>) => api.post(`/v202607/payment-intents/${intent}/attempts`, { token: 'tok_success', ...body }, m.publishableKey);
+    expectError(await attempt({ save_payment_method: true }), 400, 'customer_required', 'save_payment_method');
+    expect((await api.get(`/v202607/payment-intents/${intent}`, m.secretKey)).body.status).toBe('pending');
+    // Paying without saving is still the customer's to do.
+    const paid = await attempt({});
+    expect([paid.body.status, paid.body.payment_method_uuid ?? null]).toEqual(['success', null]);
+    const client = await mongo();
+    try {
+      expect(await client.db().collection('saved_payment_methods').countDocuments({ customer, detached_at: null })).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a card whose save was already under way when the customer was deleted is kept detached', async () => {
+    const { customer, intent } = await pendingIntentOfDeleted();
+    const db = await connectMongo(getStack().mongoUri);
+    try {
+      // The workflow's save, as it runs after the attempt was let through and the customer deleted meanwhile.
+      const store = createStoreActivities({ mongo: db, gateways: {} as never });
+      const pm = `pm_eu_${Date.now()}deleted`;
+      const save = { id: pm, tenantId: m.tenant, customer, paymentIntent: intent, connectorId: 'con_none', chargeId: `ch_${Date.now()}`, createdAt: new Date().toISOString(), card: { brand: 'visa', last4: '4242', expMonth: 12, expYear: 2030, reusableToken: null } };
+      await store.savePaymentMethod(save);
+      await store.savePaymentMethod(save); // a retried activity: still detached
+      const saved = await db.c.savedPaymentMethods.findOne({ _id: pm });
+      expect(saved?.detached_at).toEqual(expect.any(Date));
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -22,6 +22,7 @@ describe('offering to save the card', () => {
     expect(offersSaveCard({ customer: CUSTOMER, setup_future_usage: null })).toBe(false);
     expect(offersSaveCard({ customer: CUSTOMER })).toBe(false); // intents created before the field, older intents
     expect(offersSaveCard({ customer: '', setup_future_usage: 'off_session' })).toBe(false);
+    expect(offersSaveCard({ customer: CUSTOMER, setup_future_usage: 'off_session' }, true)).toBe(false); // deleted since
   });
 
   test('the hosted page shows an unticked checkbox with its label, inside the card form before the Pay button', () => {
