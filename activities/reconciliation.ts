@@ -441,7 +441,8 @@ async function ownerOf(ledger: ReturnType<typeof ledgerData>, g: GatewayRow): Pr
           return { row: voidRefundRow(intent, g.idempotencyKey, g.gatewayId) };
         }
       }
-      const named = ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null;
+      // A refund nothing of ours asked for still names whose money it moved: the intent that owns its charge.
+      const named = (ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null) ?? (g.chargeId ? await ledger.intentByCharge(g.chargeId) : null);
       return named ? { tenantId: named.tenant_id } : null;
     }
     case 'payout': {

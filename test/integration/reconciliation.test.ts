@@ -167,6 +167,16 @@ test('each planted mismatch opens one discrepancy and one event; matching rows o
   expect((await admin.get(`/admin/reconciliation/discrepancies/${amount.id}`)).body.status).toBe('resolved');
 });
 
+test('a refund made at the gateway on one of our charges, naming nothing of ours, is the tenant of that charge\'s discrepancy (with its event)', async () => {
+  const from = new Date(Date.now() - 60_000).toISOString();
+  const cap = await paidIntent(2400);
+  const direct = await phantom({ object: 'refund', amount: 345, currency: 'EUR', reference: `made-at-the-gateway-${Date.now()}`, charge_id: cap.charge });
+  const started = await admin.post('/admin/reconciliation/runs', { from, to: new Date(Date.now() + 60_000).toISOString(), reason: 'a refund nobody asked us for' });
+  const run = await finishedRun(started.body.run);
+  const found = (await listed(`run=${run.run}&kind=missing_in_ledger`)).filter((d) => d.gateway_id === direct);
+  expect(found).toEqual([expect.objectContaining({ object_type: 'refund', tenant: m.tenant, event: expect.any(String), gateway_side: expect.objectContaining({ amount: 345 }) })]);
+});
+
 test('a second transfer the gateway made under one payout\'s (or refund\'s) idempotency key is money our ledger does not hold: missing_in_ledger', async () => {
   const from = new Date(Date.now() - 60_000).toISOString();
   const po = await paidOut(6100);
