@@ -22,7 +22,7 @@ export const checkoutRoutes: RouteDef[] = [
       201: { description: 'Stock held until the payment intent succeeds (the order is made) or is canceled or expires (released)', schema: checkoutCreated },
       200: {
         description:
-          'The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with; nothing held, no payment intent. Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent)',
+          'The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with, and `totals` of checking that new cart out (shipping included); nothing held, no payment intent (GET of this checkout shows it as asked: the cart\'s quantities at live prices). Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent)',
         schema: z.union([checkoutChanged, checkoutCreated]),
       },
       ...errors,

@@ -9386,7 +9386,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with; nothing held, no payment intent. Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent) */
+                /** @description The cart changed (stock or prices): `status: "changed"`, `cartChanges` with a new cart to continue with, and `totals` of checking that new cart out (shipping included); nothing held, no payment intent (GET of this checkout shows it as asked: the cart's quantities at live prices). Or the cart already has an open checkout of the same contents and address: that checkout as it stands (`reserving` or `awaiting_payment`, with its payment intent) */
                 200: {
                     headers: {
                         [name: string]: unknown;
