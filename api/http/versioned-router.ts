@@ -11,6 +11,7 @@ import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
 import { idempotencyKeyField, idempotencyHeaderOf, withIdempotencyHeader } from './idempotency-header';
 import { answeredOnce } from './header-replay';
+import { idempotencyKeySchema } from './common-schemas';
 
 const EMPTY = z.object({}).strict();
 
@@ -59,6 +60,14 @@ export function createVersionedRouter(routes: RouteDef[], deps: AppDeps, limiter
     if (pathOnly.length > 0) throw methodNotAllowed(ctx, pathOnly);
     throw new DomainError('not_found', 'route_not_found', `Unrecognized request URL (${ctx.method} ${ctx.path})`);
   };
+}
+
+/** The Idempotency-Key header of a create that keeps its answer under it: a key as a body's would be (1 to 255 characters). */
+function replayKeyOf(ctx: Context): string | undefined {
+  const key = idempotencyHeaderOf(ctx.req, 'Idempotency-Key');
+  if (key !== undefined && !idempotencyKeySchema.safeParse(key).success)
+    throw new DomainError('invalid_request', 'parameter_invalid', 'The Idempotency-Key header must be 1 to 255 characters', 'Idempotency-Key');
+  return key;
 }
 
 const keyFields = new WeakMap<RouteDef, string | null>();
@@ -111,11 +120,11 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
       ctx,
       version: { requested: (ctx.state.requestedVersion as string) ?? null, served: version },
     });
-  const replayKey = def.replaysIdempotencyKeyHeader && !keyField && auth ? idempotencyHeaderOf(ctx.req, 'Idempotency-Key') : undefined;
+  const replayKey = def.replaysIdempotencyKeyHeader && !keyField && auth ? replayKeyOf(ctx) : undefined;
   const result =
     replayKey === undefined
       ? await handle()
-      : await answeredOnce(deps.mongo, { tenantId: auth!.tenantId, key: replayKey, route: `${ctx.method} ${ctx.path}`, params, body }, handle);
+      : await answeredOnce(deps, { tenantId: auth!.tenantId, key: replayKey, route: `${ctx.method} ${ctx.path}`, params, body }, handle);
   ctx.status = result.status;
   if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
   if (result.body === null) {

@@ -147,7 +147,7 @@ const replayHeader = z.object({
     .optional()
     .meta({
       description:
-        'A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry.',
+        'A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours.',
     }),
 });
 

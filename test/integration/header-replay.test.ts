@@ -1,5 +1,5 @@
 import { connectMongo } from '../../platform/mongo';
-import { ABANDONED_AFTER_MS } from '../../api/http/header-replay';
+import { ABANDONED_AFTER_MS, KEPT_FOR_MS } from '../../api/http/header-replay';
 import { api, call, createMerchant, getStack, type Merchant } from './harness';
 
 // Creates whose body has no idempotency key field keep their first answer under Stripe's Idempotency-Key header,
@@ -102,6 +102,52 @@ test('a first request that died holding its key (its process crashed) is taken o
   } finally {
     await db.close();
   }
+});
+
+test('a claim left by a dead request is taken over by one of five repeats at once: one customer', async () => {
+  const key = fresh('crashed-burst');
+  const email = `${fresh('fi')}@shop.example`;
+  const db = await connectMongo(getStack().mongoUri);
+  try {
+    await post('/v202607/customers', { email }, `${key}-twin`);
+    const fingerprint = (await db.c.replayedRequests.findOne({ _id: `${m.tenant}:${key}-twin` }))!.fingerprint;
+    const dead = new Date(Date.now() - ABANDONED_AFTER_MS - 1000);
+    await db.c.replayedRequests.insertOne({ _id: `${m.tenant}:${key}`, tenant_id: m.tenant, route: 'POST /v202607/customers', fingerprint, state: 'running', started_at: dead });
+    const replies = await Promise.all(Array.from({ length: 5 }, () => post('/v202607/customers', { email }, key)));
+    const made = replies.filter((r) => r.status === 201 && r.headers.get('idempotent-replayed') === null);
+    expect(made).toHaveLength(1);
+    for (const r of replies.filter((x) => !made.includes(x))) expect([409, 201]).toContain(r.status);
+    const listed = (await api.get(`/v202607/customers?email=${encodeURIComponent(email)}`, m.secretKey)).body.data;
+    // The twin request made one customer with this email; the take-over one more, and only one.
+    expect(listed).toHaveLength(2);
+  } finally {
+    await db.close();
+  }
+});
+
+test('an answer is kept for 24 hours: past that the key is free again, for any request, and the old answer is purged', async () => {
+  const key = fresh('old');
+  const db = await connectMongo(getStack().mongoUri);
+  try {
+    const first = await post('/v202607/customers', { email: 'then@shop.example' }, key);
+    const dayAgo = new Date(Date.now() - KEPT_FOR_MS - 1000);
+    await db.c.replayedRequests.updateOne({ _id: `${m.tenant}:${key}` }, { $set: { started_at: dayAgo } });
+    const now = await post('/v202607/customers', { email: 'now@shop.example' }, key);
+    expect([now.status, now.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    expect(now.body.customer).not.toBe(first.body.customer);
+    // Another key's first create purges the tenant's answers past their keeping (here, a planted one).
+    await db.c.replayedRequests.insertOne({ _id: `${m.tenant}:${key}-stale`, tenant_id: m.tenant, route: 'POST /v202607/customers', fingerprint: 'x', state: 'done', started_at: dayAgo, status: 201, body: '{}' });
+    await post('/v202607/customers', { email: 'purge@shop.example' }, fresh('purger'));
+    expect(await db.c.replayedRequests.findOne({ _id: `${m.tenant}:${key}-stale` })).toBeNull();
+  } finally {
+    await db.close();
+  }
+});
+
+test('a header key over 255 characters is a 400 naming it, as a body key would be', async () => {
+  const r = await post('/v202607/customers', { email: 'long@shop.example' }, 'k'.repeat(256));
+  expect([r.status, r.body.error?.code, r.body.error?.param]).toEqual([400, 'parameter_invalid', 'Idempotency-Key']);
+  expect((await post('/v202607/customers', { email: 'long@shop.example' }, 'k'.repeat(255))).status).toBe(201);
 });
 
 test('promotion codes, test clocks and commerce addresses keep their first answer too', async () => {
