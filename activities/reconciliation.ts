@@ -441,8 +441,9 @@ async function ownerOf(ledger: ReturnType<typeof ledgerData>, g: GatewayRow): Pr
           return { row: voidRefundRow(intent, g.idempotencyKey, g.gatewayId) };
         }
       }
-      // A refund nothing of ours asked for still names whose money it moved: the intent that owns its charge.
-      const named = (ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null) ?? (g.chargeId ? await ledger.intentByCharge(g.chargeId) : null);
+      // A refund nothing of ours asked for still names whose money it moved: the intent that owns its charge,
+      // before its free-text reference (which could name another tenant's object).
+      const named = (g.chargeId ? await ledger.intentByCharge(g.chargeId) : null) ?? (ref ? ((await ledger.refund(ref)) ?? (await ledger.intent(ref))) : null);
       return named ? { tenantId: named.tenant_id } : null;
     }
     case 'payout': {

@@ -20,14 +20,18 @@ function branchIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   return current;
 }
 
-/** The input's value at an issue's path: undefined where it is absent. */
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  let at = value;
-  for (const key of path) {
-    if (at === null || typeof at !== 'object') return undefined;
-    at = (at as Record<PropertyKey, unknown>)[key];
+/**
+ * Whether the input leaves out the field at an issue's path: its parent is an object without it. A path through
+ * something that is not an object (a value a transform turned into another shape) is not read as absent.
+ */
+function absentAt(value: unknown, path: readonly PropertyKey[]): boolean {
+  if (path.length === 0) return value === undefined;
+  let parent = value;
+  for (const key of path.slice(0, -1)) {
+    if (parent === null || typeof parent !== 'object') return false;
+    parent = (parent as Record<PropertyKey, unknown>)[key];
   }
-  return at;
+  return parent !== null && typeof parent === 'object' && !Array.isArray(parent) && (parent as Record<PropertyKey, unknown>)[path.at(-1)!] === undefined;
 }
 
 /** zod result -> the first issue as a 400 naming the parameter, in the bracket form clients send. */
@@ -50,7 +54,7 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
   // without another, MISSING) found it.
   const missingByRule = issue.code === 'custom' && (issue.params as { missing?: boolean } | undefined)?.missing === true;
   // A required choice (z.enum, z.literal) left out is reported as a wrong value, not a wrong type: read the input.
-  const absentChoice = issue.code === 'invalid_value' && valueAt(value, issue.path) === undefined;
+  const absentChoice = issue.code === 'invalid_value' && absentAt(value, issue.path);
   if (missingByRule || absentChoice || (issue.code === 'invalid_type' && issue.input === undefined && /received undefined/.test(issue.message))) {
     return (() => {
       throw invalidRequest('parameter_missing', `Missing required parameter: ${param ?? where}`, param);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { parseOrThrow } from '../../../api/http/validate';
 import { olderCreateBody } from '../../../api/older-payment-intents/schemas';
 import { payoutCreateBody } from '../../../api/payouts/schemas';
@@ -37,4 +38,10 @@ test('a required choice left out is parameter_missing; one given outside its opt
   expect(refusal(planCreateBody, plan)).toEqual({ code: 'parameter_missing', param: 'interval' });
   expect(refusal(planCreateBody, { ...plan, interval: 'fortnight' })).toEqual({ code: 'parameter_invalid', param: 'interval' });
   expect(refusal(planCreateBody, { ...plan, interval: null })).toEqual({ code: 'parameter_invalid', param: 'interval' });
+});
+
+test('a wrong choice inside a value a transform reshaped is parameter_invalid, not read as missing', () => {
+  const listed = z.object({ a: z.string().transform((s) => s.split(',')).pipe(z.array(z.enum(['x']))) });
+  expect(refusal(listed, { a: 'x,y' })).toEqual({ code: 'parameter_invalid', param: 'a[1]' });
+  expect(refusal(listed, {})).toEqual({ code: 'parameter_missing', param: 'a' });
 });
