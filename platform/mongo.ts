@@ -251,6 +251,10 @@ export const INDEXES: readonly IndexDefinition[] = [
   { collection: 'deliveryAttempts', key: { tenant_id: 1, endpoint_url: 1, attempted_at: 1 } },
   { collection: 'webhookEndpoints', key: { tenant_id: 1, url: 1 } },
   { collection: 'parkedDeliveries', key: { endpoint_id: 1, parked_at: 1 } },
+  // Answers kept under the Idempotency-Key header are purged by tenant once past their keeping (api/http/header-replay.ts).
+  { collection: 'replayedRequests', key: { tenant_id: 1, started_at: 1 } },
+  // An event's retrieve says which of its deliveries wait parked.
+  { collection: 'parkedDeliveries', key: { event_id: 1 } },
   // A customer's saved cards, newest first (GET /v202608/customers/{customer}/payment-methods).
   { collection: 'savedPaymentMethods', key: { tenant_id: 1, customer: 1, detached_at: 1, created_at: -1, _id: -1 } },
   // One agreement per tenant, card and merchant agreement_id.

@@ -44,7 +44,13 @@ const attemptView = z.object({
 });
 
 const eventWithDeliveries = eventView.extend({
-  deliveries: z.array(z.object({ url: z.string(), attempts: z.array(attemptView) })),
+  deliveries: z.array(
+    z.object({
+      url: z.string(),
+      attempts: z.array(attemptView),
+      parked: z.boolean().meta({ description: 'The delivery waits, unsent, because its endpoint is disabled: re-enabling the endpoint (admin) replays it' }),
+    }),
+  ),
 });
 
 /** An endpoint's URL as the merchant writes it, matched in its canonical spelling (as endpoints are told apart). */
@@ -202,11 +208,12 @@ export const eventRoutes: RouteDef[] = [
     responses: { 200: { description: 'The event', schema: eventWithDeliveries }, 404: { description: 'Unknown event' } },
     handler: async ({ params: p, auth, deps }) => {
       const e = await findEvent(deps, auth.tenantId, p.event);
-      const attempts = await eventData(deps.mongo).deliveryAttempts(auth.tenantId, e._id);
+      const [attempts, parkedAt] = await Promise.all([eventData(deps.mongo).deliveryAttempts(auth.tenantId, e._id), eventData(deps.mongo).parkedUrls(auth.tenantId, e._id)]);
+      const parked = new Set(parkedAt.map(canonicalWebhookUrl));
       // One entry per endpoint the event was sent to, in the order of the event's endpoints.
       // One entry per receiver: an event stored before URLs were canonical may name its endpoint otherwise than its attempts.
       const urls = [...new Set([...e.endpoints.map((ep) => ep.url), ...attempts.map((a) => a.endpoint_url)].map(canonicalWebhookUrl))];
-      const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => canonicalWebhookUrl(a.endpoint_url) === url).map(attemptRow) }));
+      const deliveries = urls.map((url) => ({ url, attempts: attempts.filter((a) => canonicalWebhookUrl(a.endpoint_url) === url).map(attemptRow), parked: parked.has(url) }));
       return { status: 200, body: { ...view(e), deliveries } };
     },
   }),

@@ -985,6 +985,7 @@ export const EXAMPLES: Record<string, OperationExample> = {
                 outcome: 'delivered',
               },
             ],
+            parked: false,
           },
         ],
       },

@@ -131,6 +131,9 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   const parked = await deliveryOutcome(`${evt2}-0`);
   expect(parked).toEqual({ status: 'parked', attempts: 0 });
   expect(rx.received.length).toBe(sentBefore);
+  // The event's retrieve says its delivery waits parked (no attempts is not "not yet tried").
+  const parkedView = await api.get(`/v202607/events/${evt2}`, m.secretKey);
+  expect(parkedView.body.deliveries).toEqual([{ url, attempts: [], parked: true }]);
   // Replay to a disabled endpoint is refused.
   const refused = await api.post('/v202607/events/replay', { url, since }, m.secretKey);
   expect(refused.status).toBe(409);
@@ -166,6 +169,7 @@ test('an endpoint failing for the period is disabled with an event; its deliveri
   // The one replay delivered; nothing else sent it.
   expect(await temporal.workflow.getHandle(replayed[0]!).result()).toEqual({ status: 'delivered', attempts: 1 });
   expect(rx.received.filter((r) => r.headers['webhook-id'] === evt2)).toHaveLength(1);
+  expect((await api.get(`/v202607/events/${evt2}`, m.secretKey)).body.deliveries).toEqual([expect.objectContaining({ url, parked: false, attempts: [expect.objectContaining({ outcome: 'delivered' })] })]);
   const again = await admin.post(`/admin/tenants/${m.tenant}/webhook-endpoints/${disabled!.id}/enable`, { operator: 'nadia', reason: 'twice' });
   expect(again.status).toBe(409);
   expect(again.body.error.code).toBe('webhook_endpoint_not_disabled');

@@ -2107,7 +2107,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -2536,7 +2536,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -4132,6 +4132,8 @@ export interface paths {
                                     /** @enum {string} */
                                     outcome: "delivered" | "failed" | "gone";
                                 }[];
+                                /** @description The delivery waits, unsent, because its endpoint is disabled: re-enabling the endpoint (admin) replays it */
+                                parked: boolean;
                             }[];
                         };
                     };
@@ -9255,7 +9257,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -11859,7 +11861,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
@@ -12304,7 +12306,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). Scoped to your tenant; kept without expiry. */
+                    /** @description A repeat with this key, route and body gets the first answer again, with `Idempotent-Replayed: true`, instead of a second object; other parameters under the key are a 400 `idempotency_key_in_use`, a repeat while the first is being answered a 409 `idempotency_request_in_progress` (Retry-After). 1 to 255 characters, scoped to your tenant; an answer is kept 24 hours. */
                     "Idempotency-Key"?: string;
                 };
                 path?: never;
