@@ -49,7 +49,7 @@ export async function answeredOnce(deps: { mongo: Mongo; logger: Logger }, req: 
   const id = `${req.tenantId}:${req.key}`;
   const fingerprint = createFingerprint({ route: req.route, params: req.params, body: req.body });
   const claimOf = (at: Date): ReplayedRequestRecord => ({ _id: id, tenant_id: req.tenantId, route: req.route, fingerprint, state: 'running', started_at: at });
-  let startedAt = new Date();
+  const startedAt = new Date();
   const holder = await store.claim(claimOf(startedAt));
   if (holder) {
     const age = startedAt.getTime() - holder.started_at.getTime();
