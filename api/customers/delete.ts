@@ -22,7 +22,16 @@ export async function deleteCustomer(deps: AppDeps, auth: AuthContext, id: strin
   if (!customer.deleted_at) await customers.remove(auth.tenantId, id);
   await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
   await cancelSubscriptionsOf(deps, auth, id);
+  // An update sent at the same time through another API process can have written the customer back undeleted
+  // (FerretDB writes a guarded update as a whole document): read it again, and finish what the delete began.
+  for (let tries = 0; tries < STILL_LIVE_TRIES && !(await customers.findAny(auth.tenantId, id))?.deleted_at; tries++) {
+    await customers.remove(auth.tenantId, id);
+    await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
+  }
 }
+
+/** Deletes re-done when the customer reads live again after its delete. */
+const STILL_LIVE_TRIES = 3;
 
 /** Each of the customer's subscriptions not yet ended, canceled through the cancel endpoint's own path. */
 async function cancelSubscriptionsOf(deps: AppDeps, auth: AuthContext, customer: string): Promise<void> {

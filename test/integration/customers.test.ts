@@ -57,6 +57,22 @@ test('retrieve, update, list, delete', async () => {
   expect((await api.del(`/v202607/customers/${c.customer}`, m.secretKey)).body).toEqual({ customer: c.customer, deleted: true });
 });
 
+test('a delete sent with updates of the same customer deletes it: it never reads live again', async () => {
+  // FerretDB writes a guarded update as a whole document: an update that read the customer before the delete
+  // wrote could put it back undeleted after the delete had answered (explorer: 6 of 12 rounds).
+  for (let round = 0; round < 6; round++) {
+    const ref = `race-${Date.now()}-${round}`;
+    const c = (await api.post('/v202607/customers', { reference: ref, first_name: 'Ana' }, m.secretKey)).body.customer as string;
+    const [deleted] = await Promise.all([
+      api.del(`/v202607/customers/${c}`, m.secretKey),
+      ...Array.from({ length: 4 }, (_, i) => api.post(`/v202607/customers/${c}`, { first_name: `upd${i}` }, m.secretKey)),
+      ...Array.from({ length: 2 }, () => api.post('/v202607/customers', { reference: ref, last_name: 'again' }, m.secretKey)),
+    ]);
+    expect(deleted.status).toBe(200);
+    expect({ round, status: (await api.get(`/v202607/customers/${c}`, m.secretKey)).status }).toEqual({ round, status: 404 });
+  }
+});
+
 test('an update that reads the customer just before its delete is a 404, and leaves its new reference free', async () => {
   const c = (await api.post('/v202607/customers', { reference: `before-${Date.now()}` }, m.secretKey)).body;
   const next = `after-${Date.now()}`;
