@@ -1,3 +1,4 @@
+import { customerData } from '../../data/customers';
 import { invalidRequest, notFound } from '../../domain/errors';
 import type { CreditNoteRecord, InvoiceRecord } from '../../platform/billing-records';
 import { unixSeconds } from '../../domain/billing/snapshots';
@@ -107,6 +108,10 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   const { amount, lines } = amountOf(inv, body);
   const intent = await getPaymentIntent(deps, auth.tenantId, inv.payment_intent);
   const refund = body.refund ?? false;
+  // A deleted customer's credit balance can be neither spent (no new subscription) nor read: money credited to it
+  // would leave the payment for nowhere. Refunding it to the card is still the merchant's to do.
+  if (!refund && !known && (await customerData(deps.mongo).isDeleted(auth.tenantId, inv.customer)))
+    throw invalidRequest('customer_deleted', "This invoice's customer was deleted: its credit balance can no longer be used. Credit with refund: true to return the money to the card", 'refund');
   const note =
     known ??
     (await notes.claim({

@@ -93,6 +93,16 @@ test('a credit note with refund: true returns the money through a refund of the 
   expect((await post('/credit-notes', { invoice: invoice.invoice, lines: [{ invoice_line: line, amount: 1001 }] })).body.error.code).toBe('credit_note_amount_too_large');
 }, 120_000);
 
+test("a deleted customer's invoice can be credited only back to the card: its balance can no longer be spent", async () => {
+  const { customer, invoice } = await paidInvoice();
+  expect((await api.del(`/v202607/customers/${customer}`, m.secretKey)).status).toBe(200);
+  const toBalance = await post('/credit-notes', { invoice: invoice.invoice, amount: 300 });
+  expect([toBalance.status, toBalance.body.error?.code, toBalance.body.error?.param]).toEqual([400, 'customer_deleted', 'refund']);
+  // Nothing was drawn from the payment: the whole of it can still go back to the card.
+  const refunded = await post('/credit-notes', { invoice: invoice.invoice, amount: invoice.amount_paid, refund: true });
+  expect([refunded.status, refunded.body.amount, refunded.body.credit_to_balance]).toEqual([201, invoice.amount_paid, 0]);
+}, 120_000);
+
 test('billing lists refuse a filter id of the wrong shape, as every other list does, rather than answer an empty page', async () => {
   for (const [path, param] of [
     ['/credit-notes?invoice=junk', 'invoice'],
