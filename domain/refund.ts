@@ -25,6 +25,8 @@ export const serviceRefundKey = {
   ofReturn: (returnId: string) => `${SERVICE_REFUND_KEY_PREFIX.return}${returnId}`,
   ofCreditNote: (creditNoteId: string) => `${SERVICE_REFUND_KEY_PREFIX.creditNote}${creditNoteId}`,
   ofCardCheck: (billingSession: string, paymentIntent: string) => `${SERVICE_REFUND_KEY_PREFIX.cardCheck}${billingSession}:${paymentIntent}:card_check`,
+  /** What was left to give back of a payment the merchant had refunded in part already (api/refunds/service.ts giveBackPayment). */
+  restOf: (key: string) => `${key}:rest`,
 };
 /**
  * A typed id (platform/ids.ts `<prefix>_<region>_<opaque>`) as a pattern. The opaque part may be of any length,
@@ -35,8 +37,8 @@ const CREDIT_NOTE_KEY = new RegExp(`^credit_note:(${typedId('cn')})$`);
 const SERVICE_REFUND_KEYS = [
   new RegExp(`^return:${typedId('ret')}$`),
   CREDIT_NOTE_KEY,
-  new RegExp(`^billing_portal:${typedId('bps')}:${typedId('pi')}:card_check$`),
-  new RegExp(`^checkout_session:${typedId('cs')}:(card_check|refund)$`),
+  new RegExp(`^billing_portal:${typedId('bps')}:${typedId('pi')}:card_check(:rest)?$`),
+  new RegExp(`^checkout_session:${typedId('cs')}:(card_check|refund)(:rest)?$`),
 ];
 /**
  * The credit note a refund key of the service names, or null for any other key. The intent's workflow asks it:
@@ -47,7 +49,7 @@ export const creditNoteOfRefundKey = (key: string | null): string | null => (key
 export const isServiceRefundKey = (key: string): boolean => SERVICE_REFUND_KEYS.some((shape) => shape.test(key));
 /** The shapes a merchant's refund key may not have, as the refusal says them. */
 export const SERVICE_REFUND_KEY_SHAPES =
-  '`return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund`';
+  '`return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` (the last two also ending `:rest`)';
 
 /** A year: longer than any gateway's settlement, bounded so a typo does not park a refund for decades. */
 export const MAX_REFUND_SLA_SECONDS = 365 * 24 * 3600;

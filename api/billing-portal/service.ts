@@ -2,7 +2,7 @@ import { conflict, DomainError, forbidden, invalidRequest, notFound } from '../.
 import { isEndedSubscription, unixSeconds } from '../../domain/billing/snapshots';
 import type { InvoiceView, SubscriptionView } from '../../domain/billing/snapshots';
 import { minorUnitDigits } from '../../domain/money';
-import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
+import { serviceRefundKey } from '../../domain/refund';
 import { newId } from '../../platform/ids';
 import type { InvoiceRecord, PlanRecord, PortalSessionRecord, SubscriptionRecord } from '../../platform/billing-records';
 import type { PaymentIntentRecord, SavedPaymentMethodRecord } from '../../platform/records';
@@ -24,7 +24,7 @@ import { isCsrfTokenFor, isSwitchTokenFor, switchTokenFor } from '../hosted/bill
 import { previewInvoice, upcomingInvoice } from '../invoices/service';
 import { insertAndStart, newIntentRecord } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
-import { admitRefund } from '../refunds/service';
+import { giveBackPayment } from '../refunds/service';
 import { updateSubscription } from '../subscriptions/service';
 import { incompleteExpiresAt } from '../../workflows/subscription/messages';
 import type { PortalSessionCreateBody, PortalSessionView } from './schemas';
@@ -352,17 +352,7 @@ export async function finishCardUpdate(deps: AppDeps, s: PortalSessionRecord, in
       outcome = 'failed';
     }
   }
-  await admitRefund(
-    deps,
-    intent,
-    {
-      amount: intent.amount,
-      currency: intent.currency,
-      idempotencyKey: serviceRefundKey.ofCardCheck(s._id, intent._id),
-      slaSeconds: DEFAULT_REFUND_SLA_SECONDS,
-      webhooks: () => ({ endpoints: [], secrets: null }),
-    },
-    { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
-  );
+  // In full, or what the merchant has not refunded of it already.
+  await giveBackPayment(deps, intent, serviceRefundKey.ofCardCheck(s._id, intent._id));
   return outcome;
 }

@@ -1,7 +1,7 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
 import { unixSeconds } from '../../domain/billing/snapshots';
 import { MAX_AMOUNT } from '../../domain/money';
-import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
+import { serviceRefundKey } from '../../domain/refund';
 import { serviceIntentKey } from '../../domain/intent-keys';
 import { isIdOf, newId } from '../../platform/ids';
 import type { CheckoutSessionRecord, CouponRecord } from '../../platform/billing-records';
@@ -21,7 +21,7 @@ import { discardWebhookSecrets, insertNamingSecrets, planWebhookEndpoints } from
 import { checkoutPageUrl, CHECKOUT_SESSION_METADATA } from '../hosted/billing-paths';
 import { insertAndStart, newIntentRecord, replayByKey } from '../payment-intents/service';
 import { resolveCheckoutRouting } from '../payment-methods/resolve';
-import { admitRefund } from '../refunds/service';
+import { giveBackPayment } from '../refunds/service';
 import { createSubscription, priceItems } from '../subscriptions/service';
 import type { SubscriptionCreateBody } from '../subscriptions/schemas';
 import { quoteCheckout } from './quote';
@@ -360,7 +360,7 @@ async function complete(deps: AppDeps, s: CheckoutSessionRecord, intent: Payment
     subscription = winner;
   }
   // A card check is given back in full once it has done its job.
-  const refund = verification ? await refundIntent(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'card_check')) : null;
+  const refund = verification ? await giveBackPayment(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'card_check')) : null;
   const at = new Date();
   await sessions.complete(s._id, subscription, refund, at);
   return { ...s, status: 'complete', subscription, refund, completed_at: at, completion_error: null };
@@ -410,17 +410,8 @@ async function findWinner(deps: AppDeps, tenantId: string, key: string): Promise
 /** Paid, but the subscription is refused for good: the payment goes back, and the session ends saying why. */
 async function failPaid(deps: AppDeps, s: CheckoutSessionRecord, intent: PaymentIntentRecord, error: { code: string; message: string }): Promise<CheckoutSessionRecord> {
   deps.logger.warn({ checkout_session: s._id, payment_intent: intent._id, error }, 'a paid checkout session could not start its subscription: its payment is refunded');
-  const refund = await refundIntent(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'refund'));
+  const refund = await giveBackPayment(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'refund'));
   await checkoutSessionData(deps.mongo).fail(s._id, error, refund);
   return { ...s, status: 'expired', completion_error: error, refund };
 }
 
-async function refundIntent(deps: AppDeps, intent: PaymentIntentRecord, idempotencyKey: string): Promise<string> {
-  const admitted = await admitRefund(
-    deps,
-    intent,
-    { amount: intent.amount, currency: intent.currency, idempotencyKey, slaSeconds: DEFAULT_REFUND_SLA_SECONDS, webhooks: () => ({ endpoints: [], secrets: null }) },
-    { intent: 'payment_intent', idempotencyKey: 'idempotency_key', older: false },
-  );
-  return admitted.record._id;
-}

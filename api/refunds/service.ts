@@ -1,5 +1,5 @@
 import { DomainError, invalidRequest, notFound } from '../../domain/errors';
-import { DEFAULT_REFUND_SLA_SECONDS } from '../../domain/refund';
+import { DEFAULT_REFUND_SLA_SECONDS, serviceRefundKey } from '../../domain/refund';
 import type { PaymentIntentRecord, RefundRecord } from '../../platform/records';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { admitRefundUpdate, intentStateQuery, PAYMENT_INTENT_WORKFLOW, type RefundAdmission, type RefundAdmissionInput } from '../../workflows/payment-intent/messages';
@@ -93,6 +93,34 @@ export async function refundableLeft(deps: AppDeps, intentId: string, record: ()
       const r = await record();
       return r ? (r.amount_paid ?? r.amount) - (r.amount_refunded ?? 0) : 0;
     });
+}
+
+/**
+ * Gives a payment back for the service (a card check once done, a session's payment it could not use): in full
+ * under `idempotencyKey`, or, when the merchant has refunded some of it already (the full amount is refused), what
+ * is left under a key of its own (serviceRefundKey.restOf), since the first key's amount is the full one. The
+ * refund's id, or null when nothing was left to give back.
+ */
+export async function giveBackPayment(deps: AppDeps, intent: PaymentIntentRecord, idempotencyKey: string): Promise<string | null> {
+  const ask = async (amount: number, key: string) =>
+    (
+      await admitRefund(
+        deps,
+        intent,
+        { amount, currency: intent.currency, idempotencyKey: key, slaSeconds: DEFAULT_REFUND_SLA_SECONDS, webhooks: () => ({ endpoints: [], secrets: null }) },
+        V202607_REFUNDS,
+      )
+    ).record._id;
+  try {
+    return await ask(intent.amount, idempotencyKey);
+  } catch (err) {
+    if (!(err instanceof DomainError) || err.code !== 'REFUND_RQST_AMT_GREATER_THAN_TX_AMT') throw err;
+  }
+  const restKey = serviceRefundKey.restOf(idempotencyKey);
+  const earlier = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, restKey);
+  if (earlier) return earlier._id;
+  const left = await refundableLeft(deps, intent._id, async () => intent);
+  return left > 0 ? ask(left, restKey) : null;
 }
 
 export async function admitRefund(deps: AppDeps, intent: PaymentIntentRecord, req: RefundAdmissionRequest, via: RefundInterface): Promise<RefundAdmitted> {

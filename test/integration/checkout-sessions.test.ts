@@ -1,6 +1,8 @@
 import { createCheckoutSession } from '../../api/checkout-sessions/service';
 import { checkoutSessionCreateBody } from '../../api/checkout-sessions/schemas';
 import { tenantAuth } from '../../api/deps';
+import { giveBackPayment } from '../../api/refunds/service';
+import { serviceRefundKey } from '../../domain/refund';
 import { connectMongo } from '../../platform/mongo';
 import { api, apiDeps, createMerchant, eventually, getStack, mongo, startHookReceiver, temporalClient, withMethod, withMitClaim, type HookReceiver, type Merchant } from './harness';
 
@@ -275,6 +277,33 @@ test("a trial: nothing due today; the intent is a card check of 1.00, refunded o
   expect(page.headers.get('location')).toBe(`https://shop.example.com/welcome?s=${s.checkout_session}`);
   const created = await eventually(async () => hooks.of('subscription.created').find((d) => d.body.data.subscription === done.subscription), 20_000, 'subscription.created');
   expect(created.secret).toBe('shared-secret-1');
+});
+
+test('a card check the merchant already refunded in part, or in full, is given back only for what is left: the completion finishes instead of failing for ever', async () => {
+  // Before, the completion always refunded the whole check: refused once the merchant had refunded any of it, the
+  // session stayed open with its subscription made, and the completing activity retried without end (explorer).
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    const deps = apiDeps(db, temporal);
+    const checked = async (refundFirst: number) => {
+      const pi = (await post('/payment-intents', { amount: 100, currency: 'EUR' })).body.payment_intent as string;
+      expect((await api.post(`/v202607/payment-intents/${pi}/attempts`, { token: 'tok_success' }, m.publishableKey)).body.status).toBe('success');
+      expect((await post('/refunds', { payment_intent: pi, amount: refundFirst, currency: 'EUR' })).status).toBe(201);
+      return (await db.c.paymentIntents.findOne({ _id: pi }))!;
+    };
+    const part = await checked(40);
+    const key = serviceRefundKey.ofCheckoutSession(`cs_eu_${Date.now()}part`, 'card_check');
+    const rest = await giveBackPayment(deps, part, key);
+    expect((await get(`/refunds/${rest}`)).body).toMatchObject({ amount: 60, payment_intent: part._id });
+    expect(await giveBackPayment(deps, part, key)).toBe(rest); // retried: the same refund, nothing more
+    const whole = await checked(100);
+    expect(await giveBackPayment(deps, whole, serviceRefundKey.ofCheckoutSession(`cs_eu_${Date.now()}whole`, 'card_check'))).toBeNull();
+    expect((await get(`/refunds?payment_intent=${whole._id}`)).body.data).toHaveLength(1);
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
 });
 
 test("a session whose create was never answered is found by its key with its endpoints' secrets: its subscription's webhooks are signed", async () => {

@@ -23,6 +23,10 @@ const serviceKeys = [
   serviceRefundKey.ofCardCheck(ids.bps, ids.pi),
   serviceRefundKey.ofCheckoutSession(ids.cs, 'card_check'),
   serviceRefundKey.ofCheckoutSession(ids.cs, 'refund'),
+  // What is left to give back after the merchant refunded some of it (api/refunds/service.ts giveBackPayment).
+  serviceRefundKey.restOf(serviceRefundKey.ofCardCheck(ids.bps, ids.pi)),
+  serviceRefundKey.restOf(serviceRefundKey.ofCheckoutSession(ids.cs, 'card_check')),
+  serviceRefundKey.restOf(serviceRefundKey.ofCheckoutSession(ids.cs, 'refund')),
 ];
 
 test.each(serviceKeys)('the service’s own key %s is refused on both refund interfaces', (key) => {
@@ -42,6 +46,7 @@ test.each([
   'checkout_session:abc',
   `checkout_session:${ids.cs}`,
   `checkout_session:${ids.cs}:other`,
+  `checkout_session:${ids.cs}:card_check:rest:again`,
   `xreturn:${ids.ret}`,
 ])('a merchant’s key that only starts like one of the service’s is the merchant’s: %s', (key) => {
   expect(isServiceRefundKey(key)).toBe(false);
