@@ -1,3 +1,4 @@
+import { idempotencyKeyField } from '../http/idempotency-header';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { API_VERSIONS, type ApiVersion } from '../../domain/versions';
@@ -151,6 +152,16 @@ const replayHeader = z.object({
     }),
 });
 
+/** Stripe's header on a route whose body takes the key: it is that field (api/http/idempotency-header.ts). */
+const keyHeader = (field: string) =>
+  z.object({
+    'Idempotency-Key': z
+      .string()
+      .optional()
+      .meta({ description: `Taken as the body's \`${field}\` (the two differing is a 400 \`parameter_invalid\`; sent twice or empty, too).` }),
+  });
+const keyFieldOf = (r: RouteDef) => (r.method === 'post' ? idempotencyKeyField(r.body) : null);
+
 /** The OpenAPI 3.1 document of `scope` ('all' by default: what /openapi.json serves). */
 export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
   const registry = new OpenAPIRegistry();
@@ -178,7 +189,7 @@ export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
         ...(r.params ? { params: r.params as z.ZodObject } : {}),
         ...(r.query ? { query: r.query as z.ZodObject } : {}),
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
-        ...(r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : {}),
+        ...(r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : keyFieldOf(r) ? { headers: keyHeader(keyFieldOf(r)!) } : {}),
       },
       responses: Object.fromEntries([
         // Any status a route does not list (400, 401, 404, 429, 503, ...) is an error in the one shape.

@@ -1161,7 +1161,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1332,7 +1335,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3499,7 +3505,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3527,7 +3536,7 @@ export interface paths {
                             events: components["schemas"]["WebhookEventType"][];
                         }[];
                         refund_sla_timeout?: number;
-                        /** @description A repeated create with this key answers the refund it made (200, resource_created false) when payment_intent, amount and currency are the same; otherwise 400 `idempotency_key_in_use`. Keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` are the service's own (400) */
+                        /** @description A repeated create with this key answers the refund it made (200, resource_created false) when payment_intent, amount and currency are the same; otherwise 400 `idempotency_key_in_use`. Keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` (the last two also ending `:rest`) are the service's own (400) */
                         idempotency_key?: string;
                     };
                 };
@@ -3852,7 +3861,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `checkout_intent_idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3874,7 +3886,7 @@ export interface paths {
                         webhook_secret?: string;
                         /** @description Seconds the gateway has to execute the refund before it is canceled (canceled_timeout_*). Default 259200 (3 days) */
                         refund_sla_timeout?: number;
-                        /** @description Prevents duplicates: a known key answers its refund (200, resource_created false) when transaction_id, amount and currency are the same, else 400 `idempotency_key_in_use`. Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` are the service's own (400) */
+                        /** @description Prevents duplicates: a known key answers its refund (200, resource_created false) when transaction_id, amount and currency are the same, else 400 `idempotency_key_in_use`. Keys are the tenant's, shared with v202607 refunds' idempotency_key; keys shaped `return:<ret_ id>`, `credit_note:<cn_ id>`, `billing_portal:<bps_ id>:<pi_ id>:card_check` and `checkout_session:<cs_ id>:card_check|refund` (the last two also ending `:rest`) are the service's own (400) */
                         checkout_intent_idempotency_key?: string;
                     };
                 };
@@ -4568,7 +4580,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5072,7 +5087,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5454,7 +5472,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `checkout_intent_idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5618,7 +5639,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6053,7 +6077,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `checkout_intent_idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7497,7 +7524,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     tenant: string;
                 };
@@ -8853,7 +8883,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotencyKey` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10071,7 +10104,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotencyKey` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10470,7 +10506,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11052,7 +11091,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11437,7 +11479,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12737,7 +12782,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -13710,7 +13758,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -13965,7 +14016,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Taken as the body's `idempotency_key` (the two differing is a 400 `parameter_invalid`; sent twice or empty, too). */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
