@@ -1,3 +1,4 @@
+import { customerData } from '../../data/customers';
 import { conflict, DomainError, forbidden, invalidRequest, notFound } from '../../domain/errors';
 import { isEndedSubscription, unixSeconds } from '../../domain/billing/snapshots';
 import type { InvoiceView, SubscriptionView } from '../../domain/billing/snapshots';
@@ -89,7 +90,10 @@ export type PortalSessionState = { kind: 'open'; session: PortalSessionRecord } 
 export async function portalSessionState(deps: AppDeps, id: string, now = new Date()): Promise<PortalSessionState> {
   const session = /^bps_[a-z]{2,8}_[0-9A-Za-z]{8,64}$/.test(id) ? await portalSessionData(deps.mongo).findForPage(id) : null;
   if (!session) return { kind: 'unknown' };
-  return now.getTime() >= session.expires_at.getTime() ? { kind: 'expired', session } : { kind: 'open', session };
+  if (now.getTime() >= session.expires_at.getTime()) return { kind: 'expired', session };
+  // A session whose customer was deleted since ends with it: its page and forms would act for no one (a card
+  // check was taken for a customer no card can be saved to).
+  return (await customerData(deps.mongo).isDeleted(session.tenant_id, session.customer)) ? { kind: 'expired', session } : { kind: 'open', session };
 }
 
 /** A form's session: open, and the form's CSRF token is its own. */

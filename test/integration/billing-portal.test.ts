@@ -181,6 +181,20 @@ test('a plan switch is applied only as its confirm step showed it: that plan, at
   expect(next.lines.map((l: { amount: number }) => l.amount)).toEqual(preview.lines.map((l: { amount: number }) => l.amount));
 });
 
+test('a session whose customer was deleted ends with it: the page says so and its forms do nothing (no card check for no one)', async () => {
+  const alice = await customer();
+  const session = (await post('/billing-portal/sessions', { customer: alice })).body;
+  const page = await open(session.url);
+  expect(page.status).toBe(200);
+  expect((await api.del(`/v202607/customers/${alice}`, m.secretKey)).status).toBe(200);
+  const after = await open(session.url);
+  expect([after.status, after.html.includes('This session has expired')]).toEqual([410, true]);
+  // Before, the card form answered 200 and made a 1.00 card-check intent for the deleted customer (explorer).
+  const card = await submit(`${session.url}/card`, { csrf_token: page.csrf });
+  expect(card).toMatchObject({ status: 409, body: { error: { code: 'billing_portal_session_expired' } } });
+  expect((await api.get('/v202607/payment-intents?limit=100', m.secretKey)).body.data.filter((i: { customer?: string }) => i.customer === alice)).toEqual([]);
+});
+
 test('a card update paid but never finished on the page (the portal session expired first): the new card is set and the check refunded all the same', async () => {
   const alice = await customer();
   const sub = await subscribe(alice, await plan());
