@@ -39,12 +39,18 @@ async function onInvoice(deps: AppDeps, auth: AuthContext, id: string, action: '
 export async function actOnInvoice(deps: AppDeps, auth: AuthContext, inv: InvoiceRecord, action: 'pay' | 'void'): Promise<InvoiceView> {
   const id = inv._id;
   const refused = (status: string) => conflict('invoice_not_open', invoiceNotActionable(status));
+  // A void the run answers with an invoice that is not void did not happen: a charge of its intent (a saved-card
+  // charge sent at the same moment) paid it first. Answered as a void of a paid invoice is, not as a 200.
+  const answered = (invoice: InvoiceSnapshot) => {
+    if (action === 'void' && invoice.status !== 'void') throw refused(invoice.status);
+    return invoiceView(invoice);
+  };
   if (!inv.subscription || (inv.status !== 'open' && inv.status !== 'uncollectible')) throw refused(inv.status);
   const handle = deps.temporal.workflow.getHandle(inv.subscription);
   const update = action === 'pay' ? payInvoiceUpdate : voidInvoiceUpdate;
   if (inv.status === 'open') {
     const answer = await runUpdate(deps, () => handle.executeUpdate(update, { args: [{ invoice: id }] }), () => conflict('invoice_not_open', 'The subscription of this invoice has ended'));
-    return invoiceView(answer.invoice!);
+    return answered(answer.invoice!);
   }
   // The run this sends the invoice's record to trusts it. A request that read it before another one acted on it
   // (whose run may have paid it, written that, and closed since) must not act on what it read: one request per
@@ -61,7 +67,7 @@ export async function actOnInvoice(deps: AppDeps, auth: AuthContext, inv: Invoic
     start ? deps.temporal.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation: freshStart(start) }) : handle.executeUpdate(update, { args });
   // A run that closed as this arrived (its last handler done) did not take it: sent once more, it starts one.
   const answer = await runUpdate(deps, send, () => (start ? runUpdate(deps, send, () => refused(inv.status)) : refused(inv.status)));
-  return invoiceView(answer.invoice!);
+  return answered(answer.invoice!);
 }
 
 /**
