@@ -293,6 +293,18 @@ describe('refused charges', () => {
     expect(await chargesOfAttempt(bPi, 1)).toBe(0);
   });
 
+  test('two intents of one checkout intent charged at once: one is paid, the other a 409 checkout_intent_completed, never a decline of a pending intent', async () => {
+    // Before, the loser whose card was captured (then refunded) answered 402 "the payment intent stays pending" (explorer, 3 of 3).
+    const { pm } = await saveCard();
+    for (let round = 0; round < 3; round++) {
+      const co = await api.post('/checkout-intents', { amount: 3000, currency: 'EUR' }, m.secretKey);
+      const [a, b] = await Promise.all([1, 2].map(async () => (await api.post('/payment-intents', { gateway: 'sandbox', checkout_intent: co.body.checkout_intent }, m.secretKey)).body.payment_intent as string));
+      const answers = await Promise.all([charge(a!, pm), charge(b!, pm)]);
+      const outcome = answers.map((r) => (r.status === 200 ? r.body.code : `${r.status} ${r.body.error?.code}`)).sort();
+      expect({ round, outcome }).toEqual({ round, outcome: ['409 checkout_intent_completed', 'ok'] });
+    }
+  });
+
   test('a malformed body is a 400 naming the parameter', async () => {
     const { pm, customer } = await saveCard();
     const intent = await intentFor(customer);
