@@ -6,7 +6,7 @@ import { creditNoteData } from '../../data/credit-notes';
 import { findCustomer } from '../customers/service';
 import { notFound } from '../../domain/errors';
 import { creditBalanceViewSchema, creditNoteCreateBody, creditNoteViewSchema } from './schemas';
-import { createCreditNote, creditBalanceOf, creditNoteView, getCreditNote } from './service';
+import { createCreditNote, creditBalanceOf, creditNoteViews, getCreditNote } from './service';
 
 const tags = ['Billing: credit notes'];
 const versions = ['v202607'] as const;
@@ -45,7 +45,7 @@ export const creditNoteRoutes: RouteDef[] = [
     handler: async ({ query, auth, deps }) => {
       const { invoice, customer, ...page } = query;
       const { data, has_more } = await creditNoteData(deps.mongo).list(auth.tenantId, { invoice, customer }, page);
-      return { status: 200, body: { data: data.map(creditNoteView), has_more } };
+      return { status: 200, body: { data: await creditNoteViews(deps, auth.tenantId, data), has_more } };
     },
   }),
   route({
@@ -57,7 +57,7 @@ export const creditNoteRoutes: RouteDef[] = [
     tags,
     params: z.object({ credit_note: z.string() }).strict(),
     responses: { 200: { description: 'The credit note', schema: creditNoteViewSchema }, 404: { description: 'Unknown' } },
-    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: creditNoteView(await getCreditNote(deps, auth.tenantId, p.credit_note)) }),
+    handler: async ({ params: p, auth, deps }) => ({ status: 200, body: (await creditNoteViews(deps, auth.tenantId, [await getCreditNote(deps, auth.tenantId, p.credit_note)]))[0]! }),
   }),
   route({
     method: 'get',

@@ -38,6 +38,13 @@ export const creditNoteViewSchema = z
     reason: z.enum(['duplicate', 'fraudulent', 'order_change', 'product_unsatisfactory']).nullable(),
     memo: z.string().nullable(),
     refund: z.string().nullable(),
+    refund_status: z
+      .enum(['pending', 'success', 'canceled'])
+      .nullable()
+      .meta({
+        description:
+          "How `refund` stands (null without one). `canceled`: the gateway refused it or it was canceled at its SLA, so nothing went back to the card; the note stays issued and its amount is refundable again (another note, or a refund)",
+      }),
     credit_to_balance: z.number().int(),
     created: z.number().int(),
   })

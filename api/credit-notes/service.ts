@@ -1,3 +1,4 @@
+import { refundData } from '../../data/refunds';
 import { customerData } from '../../data/customers';
 import { invalidRequest, notFound } from '../../domain/errors';
 import type { CreditNoteRecord, InvoiceRecord } from '../../platform/billing-records';
@@ -15,7 +16,17 @@ import { addCustomerCredit } from './balance';
 import type { CreditNoteCreateBody } from './schemas';
 
 /** The credit note as retrieve answers it (times in Unix seconds, as the other billing objects). */
-export function creditNoteView(c: CreditNoteRecord) {
+/** How a note's refund stands (null without one): a refund the gateway refused, or canceled at its SLA, returned nothing. */
+export type CreditNoteRefundStatus = 'pending' | 'success' | 'canceled' | null;
+
+/** Notes as the API shows them, each with how its refund stands, read from the refund's record. */
+export async function creditNoteViews(deps: AppDeps, tenantId: string, notes: CreditNoteRecord[]) {
+  const refunds = refundData(deps.mongo);
+  const statuses = await Promise.all(notes.map(async (n) => (n.refund ? ((await refunds.find(tenantId, n.refund))?.status ?? 'pending') : null)));
+  return notes.map((n, i) => creditNoteView(n, statuses[i] ?? null));
+}
+
+export function creditNoteView(c: CreditNoteRecord, refundStatus: CreditNoteRefundStatus) {
   return {
     credit_note: c._id,
     object: 'credit_note' as const,
@@ -30,6 +41,7 @@ export function creditNoteView(c: CreditNoteRecord) {
     reason: c.reason,
     memo: c.memo,
     refund: c.refund,
+    refund_status: c.refund ? refundStatus : null,
     credit_to_balance: c.credit_to_balance,
     created: unixSeconds(c.created_at),
   };
@@ -72,7 +84,7 @@ const keyInUse = () =>
 async function answerIssued(deps: AppDeps, note: CreditNoteRecord) {
   const credit = creditOfNote(note);
   if (credit) await addCustomerCredit(deps, credit);
-  return { status: 200, body: creditNoteView(note) };
+  return { status: 200, body: (await creditNoteViews(deps, note.tenant_id, [note]))[0]! };
 }
 
 /**
@@ -151,7 +163,7 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   if (!issued) throw new Error(`credit note ${note._id}: admitted, but given back by a concurrent request; nothing credited`);
   const credit = creditOfNote(issued);
   if (credit) await addCustomerCredit(deps, credit);
-  return { status: admission.created ? 201 : 200, body: creditNoteView(issued) };
+  return { status: admission.created ? 201 : 200, body: (await creditNoteViews(deps, issued.tenant_id, [issued]))[0]! };
 }
 
 /**

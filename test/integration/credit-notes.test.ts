@@ -83,6 +83,7 @@ test('a credit note with refund: true returns the money through a refund of the 
     return r.body.status === 'success' ? r.body : undefined;
   }, 30_000, 'the refund to succeed');
   expect(refund).toMatchObject({ payment_intent: invoice.payment_intent, amount: 400 });
+  expect((await get(`/credit-notes/${cn.body.credit_note}`)).body).toMatchObject({ refund: cn.body.refund, refund_status: 'success' });
   // The same idempotency key answers the same credit note, and refunds nothing more.
   const again = await post('/credit-notes', body);
   expect(again.status).toBe(200);
@@ -101,6 +102,19 @@ test("a deleted customer's invoice can be credited only back to the card: its ba
   // Nothing was drawn from the payment: the whole of it can still go back to the card.
   const refunded = await post('/credit-notes', { invoice: invoice.invoice, amount: invoice.amount_paid, refund: true });
   expect([refunded.status, refunded.body.amount, refunded.body.credit_to_balance]).toEqual([201, invoice.amount_paid, 0]);
+}, 120_000);
+
+test('a credit note whose refund the gateway refused says so (refund_status canceled), and its amount can be credited again', async () => {
+  // Before, such a note read like any issued one, and the notes of the invoice added up to more than it was paid.
+  const { invoice } = await paidInvoice();
+  const refused = await post('/credit-notes', { invoice: invoice.invoice, amount: 498, refund: true }); // the sandbox rejects ...98
+  expect(refused.status).toBe(201);
+  await eventually(async () => ((await get(`/refunds/${refused.body.refund}`)).body.status === 'canceled' ? true : undefined), 30_000, 'the refund refused');
+  expect((await get(`/credit-notes/${refused.body.credit_note}`)).body).toMatchObject({ status: 'issued', refund_status: 'canceled' });
+  const listed = (await get(`/credit-notes?invoice=${invoice.invoice}`)).body.data;
+  expect(listed.map((n: { refund_status: string | null }) => n.refund_status)).toEqual(['canceled']);
+  const again = await post('/credit-notes', { invoice: invoice.invoice, amount: invoice.amount_paid });
+  expect([again.status, again.body.credit_to_balance, again.body.refund_status]).toEqual([201, invoice.amount_paid, null]);
 }, 120_000);
 
 test('billing lists refuse a filter id of the wrong shape, as every other list does, rather than answer an empty page', async () => {

@@ -248,6 +248,7 @@ const creditNote = {
   reason: 'product_unsatisfactory',
   memo: 'A bag arrived torn',
   refund: null,
+  refund_status: null,
   credit_to_balance: 500,
   created: FEB_10,
 };
@@ -258,7 +259,7 @@ Object.assign(EXAMPLES, {
     body: { invoice: IN, amount: 500, reason: 'product_unsatisfactory', memo: 'A bag arrived torn', idempotency_key: 'cn-layla-torn-bag' },
     response: { status: 201, body: creditNote },
     more: [
-      { status: 201, summary: 'Refunded to the card instead (`refund: true`)', body: { ...creditNote, refund: RE, credit_to_balance: 0 } },
+      { status: 201, summary: 'Refunded to the card instead (`refund: true`)', body: { ...creditNote, refund: RE, refund_status: 'pending', credit_to_balance: 0 } },
       { status: 200, summary: 'The same idempotency_key again', body: creditNote },
       { status: 400, summary: 'More than is left of the invoice after its refunds and credit notes', body: error('credit_note_amount_too_large', 'Credit note amount 2400 exceeds the 1899 left to credit on invoice in_eu_2xQm8RzTq1VbN7cLp4FfYk: the 2400 it paid, less its earlier credit notes and the refunds of its payment', 'amount') },
     ],

@@ -14437,6 +14437,11 @@ export interface components {
             reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory" | null;
             memo: string | null;
             refund: string | null;
+            /**
+             * @description How `refund` stands (null without one). `canceled`: the gateway refused it or it was canceled at its SLA, so nothing went back to the card; the note stays issued and its amount is refundable again (another note, or a refund)
+             * @enum {string|null}
+             */
+            refund_status: "pending" | "success" | "canceled" | null;
             credit_to_balance: number;
             created: number;
         };
