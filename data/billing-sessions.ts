@@ -26,7 +26,8 @@ export function checkoutSessionData(mongo: Mongo) {
     setPaymentIntent: async (id: string, paymentIntent: string) => void (await c.updateOne({ _id: id }, { $set: { payment_intent: paymentIntent } })),
     /** Completed: the subscription it started (and the card check's refund, if any). */
     complete: async (id: string, subscription: string, refund: string | null, at: Date) =>
-      void (await c.updateOne({ _id: id }, { $set: { status: 'complete', subscription, refund, completed_at: at, completion_error: null } })),
+      // Once: a second completion at the same time (the worker, the page) must not write over the first's refund.
+      void (await c.updateOne({ _id: id, status: { $ne: 'complete' } }, { $set: { status: 'complete', subscription, refund, completed_at: at, completion_error: null } })),
     /** Paid, but the subscription was refused: the payment is refunded and the session can no longer complete. */
     fail: async (id: string, error: { code: string; message: string }, refund: string | null) =>
       void (await c.updateOne({ _id: id, status: 'open' }, { $set: { status: 'expired', completion_error: error, refund } })),

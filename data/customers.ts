@@ -30,10 +30,12 @@ export function customerData(mongo: Mongo) {
       (await oneSave(id, () => c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: set }))).matchedCount > 0,
     /** Puts fields back, unless the customer changed since (`updatedAt`). */
     restoreIfUnchanged: async (id: string, updatedAt: Date, previous: Partial<CustomerRecord>) =>
-      void (await oneSave(id, () => c.updateOne({ _id: id, updated_at: updatedAt }, { $set: previous }))),
+      void (await oneSave(id, () => c.updateOne({ _id: id, updated_at: updatedAt, deleted_at: null }, { $set: previous }))),
     /** Detaches the record and frees its reference; false when there was no such (live) customer. */
     remove: async (tenantId: string, id: string) =>
-      (await oneSave(id, () => c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: { deleted_at: new Date(), reference_scope: id } })))
+      // updated_at moves too: an update's or create's undo (restoreIfUnchanged, removeIfUnchanged) then finds the
+      // customer changed and leaves the deleted one alone, its reference freed.
+      (await oneSave(id, () => c.updateOne({ _id: id, tenant_id: tenantId, deleted_at: null }, { $set: { deleted_at: new Date(), updated_at: new Date(), reference_scope: id } })))
         .matchedCount > 0,
     list: (tenantId: string, filter: { reference?: string; email?: string }, page: PageQuery): Promise<Page<CustomerRecord>> =>
       // An empty `reference=` or `email=` filters nothing (as it always has), so only non-empty values count.

@@ -48,7 +48,7 @@ export const cardsMitRoutes: RouteDef[] = [
       404: { description: 'The intent or the card is not the key tenant\'s' },
       409: {
         description:
-          'The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement\'s first charge, made by another request, still has no outcome after a few seconds\' wait: later charges need its network transaction id; `checkout_intent_completed` when another payment of the older intent\'s checkout intent succeeded first (this charge was refunded, the intent canceled)',
+          'The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement\'s first charge, made by another request, still has no outcome after a few seconds\' wait: later charges need its network transaction id; `checkout_intent_completed` when another payment of the older intent\'s checkout intent succeeded first (this charge was given back, its capture voided, and the intent canceled)',
       },
     },
     handler: async ({ body, auth, deps }) => chargeSavedCard(deps, auth, body),

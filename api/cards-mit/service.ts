@@ -186,7 +186,7 @@ function answer(result: MitChargeResult): RouteResult {
       // Another payment of the older checkout intent succeeded first: this charge was given back and the intent
       // ended (`canceled_checkout_completed`), as the attempts endpoint answers it, not a decline of a pending intent.
       if (result.failure_code === 'checkout_intent_completed')
-        throw conflict('checkout_intent_completed', 'Another payment of this checkout intent succeeded first: this charge was refunded and the payment intent canceled');
+        throw conflict('checkout_intent_completed', 'Another payment of this checkout intent succeeded first: this charge was given back (its capture voided) and the payment intent canceled');
       const extra = { transaction_uuid: result.transaction_uuid };
       if (ISSUER_DECLINES.has(result.failure_code))
         throw paymentFailed('card_declined', `The card was declined (${result.failure_code}); the payment intent stays pending`, { ...extra, decline_code: result.failure_code });

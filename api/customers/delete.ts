@@ -24,9 +24,12 @@ export async function deleteCustomer(deps: AppDeps, auth: AuthContext, id: strin
   await cancelSubscriptionsOf(deps, auth, id);
   // An update sent at the same time through another API process can have written the customer back undeleted
   // (FerretDB writes a guarded update as a whole document): read it again, and finish what the delete began.
-  for (let tries = 0; tries < STILL_LIVE_TRIES && !(await customers.findAny(auth.tenantId, id))?.deleted_at; tries++) {
+  for (let tries = 0; !(await customers.findAny(auth.tenantId, id))?.deleted_at; tries++) {
+    // Still live after every try: not answered as deleted. The delete is safe to send again.
+    if (tries === STILL_LIVE_TRIES) throw new DomainError('unavailable', 'service_unavailable', 'The customer kept being written while it was deleted: send the delete again', undefined, 1);
     await customers.remove(auth.tenantId, id);
     await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
+    await cancelSubscriptionsOf(deps, auth, id);
   }
 }
 

@@ -160,7 +160,7 @@ const keyHeader = (field: string) =>
       .optional()
       .meta({ description: `Taken as the body's \`${field}\` (the two differing is a 400 \`parameter_invalid\`; sent twice or empty, too).` }),
   });
-const keyFieldOf = (r: RouteDef) => (r.method === 'post' ? idempotencyKeyField(r.body) : null);
+const keyFieldOf = (r: RouteDef) => idempotencyKeyField(r.body);
 
 /** The OpenAPI 3.1 document of `scope` ('all' by default: what /openapi.json serves). */
 export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
@@ -189,7 +189,8 @@ export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
         ...(r.params ? { params: r.params as z.ZodObject } : {}),
         ...(r.query ? { query: r.query as z.ZodObject } : {}),
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
-        ...(r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : keyFieldOf(r) ? { headers: keyHeader(keyFieldOf(r)!) } : {}),
+        // As the router decides (versioned-router.ts run): a body key takes the header first, else a replaying create keeps its answer.
+        ...(keyFieldOf(r) ? { headers: keyHeader(keyFieldOf(r)!) } : r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : {}),
       },
       responses: Object.fromEntries([
         // Any status a route does not list (400, 401, 404, 429, 503, ...) is an error in the one shape.

@@ -12,6 +12,7 @@ import { reopenedState } from './reopen';
 import { creditNoteData } from '../../data/credit-notes';
 import type { RefundCreateBody } from './schemas';
 import { refundData } from '../../data/refunds';
+import { paymentIntentData } from '../../data/payment-intents';
 import { connectorData } from '../../data/connectors';
 import { gatewayTaskQueue } from '../../workflows/task-queues';
 import type { RefundView } from '../../domain/views';
@@ -119,7 +120,8 @@ export async function giveBackPayment(deps: AppDeps, intent: PaymentIntentRecord
   const restKey = serviceRefundKey.restOf(idempotencyKey);
   const earlier = await refundData(deps.mongo).byIdempotencyKey(intent.tenant_id, restKey);
   if (earlier) return earlier._id;
-  const left = await refundableLeft(deps, intent._id, async () => intent);
+  // The record as it is now, should the workflow not answer: the caller's copy predates the merchant's refunds.
+  const left = await refundableLeft(deps, intent._id, () => paymentIntentData(deps.mongo).findByRef(intent.tenant_id, intent._id));
   return left > 0 ? ask(left, restKey) : null;
 }
 

@@ -6597,7 +6597,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement's first charge, made by another request, still has no outcome after a few seconds' wait: later charges need its network transaction id; `checkout_intent_completed` when another payment of the older intent's checkout intent succeeded first (this charge was refunded, the intent canceled) */
+                /** @description The intent is not pending (and was not paid by this same charge), or another attempt is in progress; `agreement_first_charge_in_progress` (with Retry-After) when the agreement's first charge, made by another request, still has no outcome after a few seconds' wait: later charges need its network transaction id; `checkout_intent_completed` when another payment of the older intent's checkout intent succeeded first (this charge was given back, its capture voided, and the intent canceled) */
                 409: {
                     headers: {
                         [name: string]: unknown;
