@@ -44,8 +44,11 @@ export const forceCancelIntent: OperatorHandler = async (deps: AppDeps, req: Ope
     deps,
     () => deps.temporal.workflow.getHandle(req.target).executeUpdate(forceCancelUpdate, { args }),
     async () => {
-      if (intent.status !== 'success') throw conflict('payment_intent_unexpected_state', notPendingMessage(intent.status));
-      const start = await reopenOperation(deps, intent);
+      // Read again: the workflow closed since the first read (a merchant's cancel at the same moment), and the
+      // refusal names how the intent ended, not the `pending` read before.
+      const now = (await paymentIntentData(deps.mongo).find(tenantId, req.target)) ?? intent;
+      if (now.status !== 'success') throw conflict('payment_intent_unexpected_state', notPendingMessage(now.status));
+      const start = await reopenOperation(deps, now);
       return runUpdate(
         deps,
         () => deps.temporal.workflow.executeUpdateWithStart(forceCancelUpdate, { args, startWorkflowOperation: freshStart(start) }),

@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { RUNBOOK_QUERIES } from '../../platform/runbook-queries';
-import { admin, api, createMerchant, eventually, getStack, pay, temporalClient, type Merchant } from './harness';
+import { forceCancelIntent } from '../../api/admin/operator-actions';
+import { connectMongo } from '../../platform/mongo';
+import { admin, api, apiDeps, createMerchant, eventually, getStack, pay, temporalClient, withMethod, type Merchant } from './harness';
 
 // Operators on the real stack: the runbook's queries run against Temporal's visibility store, each operator
 // action is an Update of the owning workflow through the admin API, audited, and the CLI drives the same API.
@@ -63,6 +65,30 @@ test('force-cancel of a pending intent cancels it, and the audit trail says who 
   expect(again.body.error.code).toBe('payment_intent_unexpected_state');
   // The refused row names the tenant too (it was null: only done rows carried it).
   expect((await auditOf(id))[0]).toMatchObject({ outcome: 'refused', code: 'payment_intent_unexpected_state', tenant: m.tenant });
+});
+
+test("a force-cancel that lost to the merchant's cancel at the same moment names how the intent ended, not the pending it read first", async () => {
+  const id = (await api.post('/v202607/payment-intents', { amount: 900, currency: 'EUR' }, m.secretKey)).body.payment_intent as string;
+  const db = await connectMongo(getStack().mongoUri);
+  const temporal = await temporalClient();
+  try {
+    // The action reads the pending intent; the merchant's cancel ends it before the action's Update arrives.
+    let canceled = false;
+    const racing = withMethod(db, 'paymentIntents', 'findOne', (real) => async (...args: unknown[]) => {
+      const found = await (real as unknown as { findOne(...a: unknown[]): Promise<unknown> }).findOne(...args);
+      if (!canceled && (args[0] as { tenant_id?: string }).tenant_id) {
+        canceled = true;
+        expect((await api.post(`/v202607/payment-intents/${id}/cancel`, {}, m.secretKey)).status).toBe(200);
+      }
+      return found;
+    });
+    const refused = forceCancelIntent(apiDeps(racing, temporal), { target: id, actionId: `opa_eu_race${Date.now()}`, operator, reason: 'race' });
+    await expect(refused).rejects.toMatchObject({ code: 'payment_intent_unexpected_state', message: expect.stringMatching(/canceled/) });
+    expect(canceled).toBe(true);
+  } finally {
+    await db.close();
+    await temporal.connection.close();
+  }
 });
 
 test('force-cancel of a paid intent refunds all that is left: the refund is the merchant\'s to see', async () => {
