@@ -27,7 +27,7 @@ export const creditNoteRoutes: RouteDef[] = [
       200: { description: 'The credit note of this idempotency_key', schema: creditNoteViewSchema },
       400: {
         description:
-          '`invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes), unknown invoice or line, `idempotency_key_in_use` (the key was used for a credit note with other parameters)',
+          '`invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes, or of a line after earlier notes of it), unknown invoice or line, `idempotency_key_in_use` (the key was used for a credit note with other parameters)',
       },
     },
     handler: async ({ body, auth, deps }) => createCreditNote(deps, auth, body),

@@ -47,15 +47,40 @@ export function creditNoteView(c: CreditNoteRecord, refundStatus: CreditNoteRefu
   };
 }
 
-/** What the credit note takes: `amount`, or the sum of its `lines`, each within its invoice line. */
-function amountOf(inv: InvoiceRecord, body: CreditNoteCreateBody): { amount: number; lines: CreditNoteRecord['lines'] } {
+/**
+ * What the invoice's issued notes have credited of each of its lines, as Stripe tracks it per line. A note whose
+ * refund was refused or canceled returned nothing, so its lines are creditable again (refund_status `canceled`).
+ */
+async function creditedByLine(deps: AppDeps, inv: InvoiceRecord): Promise<Map<string, number>> {
+  const notes = (await creditNoteData(deps.mongo).ofInvoice(inv.tenant_id, inv._id)).filter((n) => n.lines.length > 0);
+  const refunds = refundData(deps.mongo);
+  const credited = new Map<string, number>();
+  for (const n of notes) {
+    if (n.refund && (await refunds.find(inv.tenant_id, n.refund))?.status === 'canceled') continue;
+    for (const l of n.lines) credited.set(l.invoice_line, (credited.get(l.invoice_line) ?? 0) + l.amount);
+  }
+  return credited;
+}
+
+/**
+ * What the credit note takes: `amount`, or the sum of its `lines`, each within what is left of its invoice line
+ * (`credited`: what earlier notes took of each). Concurrent notes of one line are not held to it together: the
+ * invoice's payment, which every note draws on, is.
+ */
+function amountOf(inv: InvoiceRecord, body: CreditNoteCreateBody, credited: ReadonlyMap<string, number>): { amount: number; lines: CreditNoteRecord['lines'] } {
   if (!body.lines) return { amount: body.amount!, lines: [] };
   const byId = new Map(inv.snapshot.lines.map((l) => [l.line, l]));
   body.lines.forEach((l, n) => {
     const line = byId.get(l.invoice_line);
     if (!line) throw invalidRequest('resource_missing', `No such line of invoice ${inv._id}: '${l.invoice_line}'`, `lines[${n}][invoice_line]`);
     const lineTotal = line.amount - line.discountAmount + line.taxAmounts.filter((t) => !t.inclusive).reduce((s, t) => s + t.amount, 0);
-    if (l.amount > lineTotal) throw invalidRequest('credit_note_amount_too_large', `Line '${l.invoice_line}' came to ${lineTotal}`, `lines[${n}][amount]`);
+    const before = credited.get(l.invoice_line) ?? 0;
+    if (l.amount > lineTotal - before)
+      throw invalidRequest(
+        'credit_note_amount_too_large',
+        before > 0 ? `Line '${l.invoice_line}' came to ${lineTotal}, of which earlier credit notes took ${before}: at most ${Math.max(0, lineTotal - before)} is left` : `Line '${l.invoice_line}' came to ${lineTotal}`,
+        `lines[${n}][amount]`,
+      );
   });
   const amount = body.lines.reduce((s, l) => s + l.amount, 0);
   if (body.amount !== undefined && body.amount !== amount) throw invalidRequest('parameter_invalid', `amount (${body.amount}) differs from the sum of lines (${amount})`, 'amount');
@@ -117,7 +142,7 @@ export async function createCreditNote(deps: AppDeps, auth: AuthContext, body: C
   if (inv.status !== 'paid') throw invalidRequest('invoice_not_paid', `This invoice is ${inv.status}: only a paid invoice can be credited`, 'invoice');
   if (!inv.payment_intent || inv.snapshot.amountPaid === 0)
     throw invalidRequest('invoice_not_paid', 'Nothing of this invoice was paid by card (it was paid from credit, or was free): there is nothing to credit', 'invoice');
-  const { amount, lines } = amountOf(inv, body);
+  const { amount, lines } = amountOf(inv, body, body.lines ? await creditedByLine(deps, inv) : new Map());
   const intent = await getPaymentIntent(deps, auth.tenantId, inv.payment_intent);
   const refund = body.refund ?? false;
   // A deleted customer's credit balance can be neither spent (no new subscription) nor read: money credited to it

@@ -117,6 +117,28 @@ test('a credit note whose refund the gateway refused says so (refund_status canc
   expect([again.status, again.body.credit_to_balance, again.body.refund_status]).toEqual([201, invoice.amount_paid, null]);
 }, 120_000);
 
+test('credit notes by line are held to what is left of each line, across notes (a refused refund gives its line back)', async () => {
+  // Before, each note was checked against the whole line: three notes of 1000 on one line of 1000 were all taken.
+  const clock = (await post('/test-clocks', { frozen_time: at('2026-02-01T00:00:00Z') })).body.test_clock;
+  const c = await post('/customers', { reference: `cn-lines-${Date.now()}-${++seq}`, test_clock: clock });
+  const intent = await api.post('/v202608/payment-intents', { amount: 100, currency: 'EUR', customer: c.body.customer, setup_future_usage: 'off_session' }, m.secretKey);
+  const card = (await api.post(`/v202607/payment-intents/${intent.body.payment_intent}/attempts`, { token: 'tok_success', save_payment_method: true }, m.publishableKey)).body.payment_method_uuid;
+  const [tea, cups] = [(await post('/plans', { amount: 1000, currency: 'EUR', interval: 'month' })).body.plan, (await post('/plans', { amount: 500, currency: 'EUR', interval: 'month' })).body.plan];
+  const sub = await post('/subscriptions', { customer: c.body.customer, items: [{ plan: tea }, { plan: cups }], default_payment_method: card });
+  const invoice = (await get(`/invoices/${sub.body.latest_invoice}`)).body;
+  const teaLine = invoice.lines.find((l: { amount: number }) => l.amount === 1000).line as string;
+  const note = (amount: number, refund = false) => post('/credit-notes', { invoice: invoice.invoice, lines: [{ invoice_line: teaLine, amount }], refund });
+  expect((await note(800)).status).toBe(201);
+  const over = await note(300); // 700 of the payment is left, but only 200 of the line
+  expect([over.status, over.body.error?.code, over.body.error?.param]).toEqual([400, 'credit_note_amount_too_large', 'lines[0][amount]']);
+  expect(over.body.error.message).toContain('at most 200 is left');
+  const refused = await note(198, true); // the sandbox rejects refunds ending ...98: this note returns nothing
+  expect(refused.status).toBe(201);
+  await eventually(async () => ((await get(`/refunds/${refused.body.refund}`)).body.status === 'canceled' ? true : undefined), 30_000, 'the refund refused');
+  expect((await note(200)).status).toBe(201);
+  expect((await note(1)).body.error?.code).toBe('credit_note_amount_too_large');
+}, 120_000);
+
 test('billing lists refuse a filter id of the wrong shape, as every other list does, rather than answer an empty page', async () => {
   for (const [path, param] of [
     ['/credit-notes?invoice=junk', 'invoice'],

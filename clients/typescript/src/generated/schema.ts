@@ -13806,7 +13806,7 @@ export interface paths {
                         "application/json": components["schemas"]["CreditNote"];
                     };
                 };
-                /** @description `invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes), unknown invoice or line, `idempotency_key_in_use` (the key was used for a credit note with other parameters) */
+                /** @description `invoice_not_paid`, `credit_note_amount_too_large` (more than is left of the invoice after its refunds and credit notes, or of a line after earlier notes of it), unknown invoice or line, `idempotency_key_in_use` (the key was used for a credit note with other parameters) */
                 400: {
                     headers: {
                         [name: string]: unknown;
