@@ -359,7 +359,7 @@ async function complete(deps: AppDeps, s: CheckoutSessionRecord, intent: Payment
     if (!winner) return failPaid(deps, s, intent, { code: err.code, message: err.message });
     subscription = winner;
   }
-  // A card check is given back in full once it has done its job.
+  // A card check is given back once it has done its job: in full, or what the merchant has not refunded of it.
   const refund = verification ? await giveBackPayment(deps, intent, serviceRefundKey.ofCheckoutSession(s._id, 'card_check')) : null;
   const at = new Date();
   await sessions.complete(s._id, subscription, refund, at);

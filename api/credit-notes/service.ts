@@ -15,17 +15,22 @@ import type { AppDeps, AuthContext } from '../deps';
 import { addCustomerCredit } from './balance';
 import type { CreditNoteCreateBody } from './schemas';
 
-/** The credit note as retrieve answers it (times in Unix seconds, as the other billing objects). */
 /** How a note's refund stands (null without one): a refund the gateway refused, or canceled at its SLA, returned nothing. */
 export type CreditNoteRefundStatus = 'pending' | 'success' | 'canceled' | null;
 
-/** Notes as the API shows them, each with how its refund stands, read from the refund's record. */
-export async function creditNoteViews(deps: AppDeps, tenantId: string, notes: CreditNoteRecord[]) {
+/** How each note's refund stands, read from the refund's record (`pending` until the refund's record exists). */
+async function refundStatusesOf(deps: AppDeps, tenantId: string, notes: readonly CreditNoteRecord[]): Promise<CreditNoteRefundStatus[]> {
   const refunds = refundData(deps.mongo);
-  const statuses = await Promise.all(notes.map(async (n) => (n.refund ? ((await refunds.find(tenantId, n.refund))?.status ?? 'pending') : null)));
+  return Promise.all(notes.map(async (n) => (n.refund ? ((await refunds.find(tenantId, n.refund))?.status ?? 'pending') : null)));
+}
+
+/** Notes as the API shows them, each with how its refund stands. */
+export async function creditNoteViews(deps: AppDeps, tenantId: string, notes: CreditNoteRecord[]) {
+  const statuses = await refundStatusesOf(deps, tenantId, notes);
   return notes.map((n, i) => creditNoteView(n, statuses[i] ?? null));
 }
 
+/** The credit note as retrieve answers it (times in Unix seconds, as the other billing objects). */
 export function creditNoteView(c: CreditNoteRecord, refundStatus: CreditNoteRefundStatus) {
   return {
     credit_note: c._id,
@@ -53,12 +58,12 @@ export function creditNoteView(c: CreditNoteRecord, refundStatus: CreditNoteRefu
  */
 async function creditedByLine(deps: AppDeps, inv: InvoiceRecord): Promise<Map<string, number>> {
   const notes = (await creditNoteData(deps.mongo).ofInvoice(inv.tenant_id, inv._id)).filter((n) => n.lines.length > 0);
-  const refunds = refundData(deps.mongo);
+  const statuses = await refundStatusesOf(deps, inv.tenant_id, notes);
   const credited = new Map<string, number>();
-  for (const n of notes) {
-    if (n.refund && (await refunds.find(inv.tenant_id, n.refund))?.status === 'canceled') continue;
+  notes.forEach((n, i) => {
+    if (statuses[i] === 'canceled') return;
     for (const l of n.lines) credited.set(l.invoice_line, (credited.get(l.invoice_line) ?? 0) + l.amount);
-  }
+  });
   return credited;
 }
 

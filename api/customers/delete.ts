@@ -19,17 +19,17 @@ export async function deleteCustomer(deps: AppDeps, auth: AuthContext, id: strin
   const customers = customerData(deps.mongo);
   const customer = await customers.findAny(auth.tenantId, id);
   if (!customer) throw notFound('customer', id, 'customer');
-  if (!customer.deleted_at) await customers.remove(auth.tenantId, id);
-  await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
-  await cancelSubscriptionsOf(deps, auth, id);
-  // An update sent at the same time through another API process can have written the customer back undeleted
-  // (FerretDB writes a guarded update as a whole document): read it again, and finish what the delete began.
-  for (let tries = 0; !(await customers.findAny(auth.tenantId, id))?.deleted_at; tries++) {
-    // Still live after every try: not answered as deleted. The delete is safe to send again.
-    if (tries === STILL_LIVE_TRIES) throw new DomainError('unavailable', 'service_unavailable', 'The customer kept being written while it was deleted: send the delete again', undefined, 1);
-    await customers.remove(auth.tenantId, id);
+  // An update sent at the same time through another API process can write the customer back undeleted (FerretDB
+  // writes a guarded update as a whole document): it is read again after each pass, and the delete done again.
+  for (let live = !customer.deleted_at, tries = 0; ; tries++) {
+    if (live) await customers.remove(auth.tenantId, id);
     await paymentMethodData(deps.mongo).detachAllOf(auth.tenantId, id, new Date());
     await cancelSubscriptionsOf(deps, auth, id);
+    const now = await customers.findAny(auth.tenantId, id);
+    live = !!now && !now.deleted_at;
+    if (!live) return;
+    // Still live after every try: not answered as deleted. The delete is safe to send again.
+    if (tries === STILL_LIVE_TRIES) throw new DomainError('unavailable', 'service_unavailable', 'The customer kept being written while it was deleted: send the delete again', undefined, 1);
   }
 }
 

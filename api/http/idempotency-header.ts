@@ -19,6 +19,18 @@ export function idempotencyKeyField(schema: z.ZodType | undefined): string | nul
   return shape ? (KEY_FIELDS.find((f) => f in shape) ?? null) : null;
 }
 
+/**
+ * What the `Idempotency-Key` header is on a route: the body's key field (`key`), the key a create without one keeps
+ * its first answer under (`replay`, header-replay.ts), or nothing. The router and the OpenAPI document both ask.
+ */
+export type IdempotencyHeaderUse = { kind: 'key'; field: string } | { kind: 'replay' } | null;
+
+export function idempotencyHeaderUse(def: { body?: z.ZodType; replaysIdempotencyKeyHeader?: boolean }): IdempotencyHeaderUse {
+  const field = idempotencyKeyField(def.body);
+  if (field) return { kind: 'key', field };
+  return def.replaysIdempotencyKeyHeader ? { kind: 'replay' } : null;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const headerRefused = (field: string, why: string) => new DomainError('invalid_request', 'parameter_invalid', `The Idempotency-Key header ${why}`, field);
 

@@ -9,7 +9,7 @@ import { parseQuery } from './query';
 import { enforceRateLimit, type RateLimiter } from './rate-limit';
 import { V202502_TAGS, type RouteDef } from './route';
 import { parseOrThrow } from './validate';
-import { idempotencyKeyField, idempotencyHeaderOf, withIdempotencyHeader } from './idempotency-header';
+import { idempotencyHeaderOf, idempotencyHeaderUse, withIdempotencyHeader, type IdempotencyHeaderUse } from './idempotency-header';
 import { answeredOnce } from './header-replay';
 import { idempotencyKeySchema } from './common-schemas';
 
@@ -70,11 +70,11 @@ function replayKeyOf(ctx: Context): string | undefined {
   return key;
 }
 
-const keyFields = new WeakMap<RouteDef, string | null>();
-/** Where a route's body takes its idempotency key, found once per route. */
-function keyFieldOf(def: RouteDef): string | null {
-  if (!keyFields.has(def)) keyFields.set(def, idempotencyKeyField(def.body));
-  return keyFields.get(def)!;
+const headerUses = new WeakMap<RouteDef, IdempotencyHeaderUse>();
+/** What the Idempotency-Key header is on a route, found once per route. */
+function headerUseOf(def: RouteDef): IdempotencyHeaderUse {
+  if (!headerUses.has(def)) headerUses.set(def, idempotencyHeaderUse(def));
+  return headerUses.get(def)!;
 }
 
 function definingVersions(byVersion: Map<ApiVersion, Router>, path: string, method: string): ApiVersion[] {
@@ -107,7 +107,8 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
   const bodyInput = rawBody === undefined || (rawBody !== null && typeof rawBody === 'object' && Object.keys(rawBody as object).length === 0 && !def.body) ? {} : rawBody;
   if (def.body && (bodyInput === null || typeof bodyInput !== 'object' || Array.isArray(bodyInput)))
     throw new DomainError('invalid_request', 'parameter_invalid', 'The request body must be a JSON object');
-  const keyField = keyFieldOf(def);
+  const use = headerUseOf(def);
+  const keyField = use?.kind === 'key' ? use.field : null;
   const keyed = withIdempotencyHeader(keyField, bodyInput, idempotencyHeaderOf(ctx.req, keyField));
   const body = parseOrThrow(def.body ?? EMPTY, keyed, 'body');
   const handle = () =>
@@ -120,7 +121,7 @@ async function run(def: RouteDef, ctx: Context, deps: AppDeps, version: ApiVersi
       ctx,
       version: { requested: (ctx.state.requestedVersion as string) ?? null, served: version },
     });
-  const replayKey = def.replaysIdempotencyKeyHeader && !keyField && auth ? replayKeyOf(ctx) : undefined;
+  const replayKey = use?.kind === 'replay' && auth ? replayKeyOf(ctx) : undefined;
   const result =
     replayKey === undefined
       ? await handle()

@@ -1,4 +1,4 @@
-import { idempotencyKeyField } from '../http/idempotency-header';
+import { idempotencyHeaderUse, type IdempotencyHeaderUse } from '../http/idempotency-header';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { API_VERSIONS, type ApiVersion } from '../../domain/versions';
@@ -160,7 +160,8 @@ const keyHeader = (field: string) =>
       .optional()
       .meta({ description: `Taken as the body's \`${field}\` (the two differing is a 400 \`parameter_invalid\`; sent twice or empty, too).` }),
   });
-const keyFieldOf = (r: RouteDef) => idempotencyKeyField(r.body);
+/** The header as the router takes it on the route (idempotency-header.ts idempotencyHeaderUse). */
+const headerOf = (use: IdempotencyHeaderUse) => (use?.kind === 'key' ? { headers: keyHeader(use.field) } : use?.kind === 'replay' ? { headers: replayHeader } : {});
 
 /** The OpenAPI 3.1 document of `scope` ('all' by default: what /openapi.json serves). */
 export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
@@ -189,8 +190,7 @@ export function buildOpenApi(routes: RouteDef[], scope: DocumentScope = 'all') {
         ...(r.params ? { params: r.params as z.ZodObject } : {}),
         ...(r.query ? { query: r.query as z.ZodObject } : {}),
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } } } } : {}),
-        // As the router decides (versioned-router.ts run): a body key takes the header first, else a replaying create keeps its answer.
-        ...(keyFieldOf(r) ? { headers: keyHeader(keyFieldOf(r)!) } : r.replaysIdempotencyKeyHeader ? { headers: replayHeader } : {}),
+        ...headerOf(idempotencyHeaderUse(r)),
       },
       responses: Object.fromEntries([
         // Any status a route does not list (400, 401, 404, 429, 503, ...) is an error in the one shape.

@@ -1,6 +1,6 @@
 import { createStoreActivities } from '../../activities/store';
 import { connectMongo } from '../../platform/mongo';
-import { api, call, createMerchant, getStack, mongo, type Merchant } from './harness';
+import { api, call, createMerchant, getStack, mongo, withMethod, type Merchant } from './harness';
 
 // A customer's saved cards (v202608): list, newest first with cursors, and detach; scoped by tenant and customer.
 
@@ -237,6 +237,16 @@ describe('a customer deleted while its intent is pending', () => {
       await store.savePaymentMethod(save); // a retried activity: still detached
       const saved = await db.c.savedPaymentMethods.findOne({ _id: pm });
       expect(saved?.detached_at).toEqual(expect.any(Date));
+      // Deleted between the save's first look and its insert (the delete's detach-all ran before the card existed):
+      // the look after the insert detaches it.
+      let looks = 0;
+      const lateDelete = withMethod(db, 'customers', 'findOne', (real) => async (...args: unknown[]) =>
+        ++looks === 1 ? { deleted_at: null } : (real as unknown as { findOne(...a: unknown[]): Promise<unknown> }).findOne(...args),
+      );
+      const pm2 = `${pm}2`;
+      await createStoreActivities({ mongo: lateDelete, gateways: {} as never }).savePaymentMethod({ ...save, id: pm2 });
+      expect(looks).toBe(2);
+      expect((await db.c.savedPaymentMethods.findOne({ _id: pm2 }))?.detached_at).toEqual(expect.any(Date));
     } finally {
       await db.close();
     }

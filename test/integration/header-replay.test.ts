@@ -55,6 +55,10 @@ test('keys are the tenant\'s: another tenant may use the same key for its own cu
   expect([mine.status, theirs.status]).toEqual([201, 201]);
   expect(theirs.headers.get('idempotent-replayed')).toBeNull();
   expect(theirs.body.customer).not.toBe(mine.body.customer);
+  // Each tenant's repeat gets its own first answer.
+  const [mineAgain, theirsAgain] = [await post('/v202607/customers', { email: 'same@shop.example' }, key), await call('POST', '/v202607/customers', { key: other.secretKey, body: { email: 'same@shop.example' }, headers: { 'idempotency-key': key } })];
+  expect([mineAgain.body.customer, theirsAgain.body.customer]).toEqual([mine.body.customer, theirs.body.customer]);
+  expect([mineAgain.headers.get('idempotent-replayed'), theirsAgain.headers.get('idempotent-replayed')]).toEqual(['true', 'true']);
 });
 
 test('ten concurrent repeats make one customer: each gets its answer, or a 409 to retry while the first is answered', async () => {
@@ -77,6 +81,9 @@ test('a create that was refused keeps nothing: the key is free for the corrected
   expect(refused.status).toBe(400);
   const made = await post('/v202607/customers', { email: 'di@shop.example' }, key);
   expect([made.status, made.headers.get('idempotent-replayed')]).toEqual([201, null]);
+  // The corrected request's answer is the one kept.
+  const again = await post('/v202607/customers', { email: 'di@shop.example' }, key);
+  expect([again.body.customer, again.headers.get('idempotent-replayed')]).toEqual([made.body.customer, 'true']);
 });
 
 test('a first request that died holding its key (its process crashed) is taken over after a minute, and answered once', async () => {

@@ -26,6 +26,8 @@ import { heldCharge, intentFixtures } from './payment-intent-fixtures';
 const testEnv = useWorkflowTestEnv({ perTest: true });
 const { recorders, input, withWorker, runLengths } = intentFixtures(testEnv);
 
+/** A charge the gateway holds in a 3DS challenge. */
+const challenge = (chargeId: string): ChargeOutcome => ({ status: 'requires_action', chargeId, challengeUrl: `http://sandbox/3ds/${chargeId}` });
 const noAnswer = () => ApplicationFailure.retryable('sandbox POST /v1/charges timed out after 10000 ms', 'GatewayUnavailable');
 const refund = (amount: number, idempotencyKey: string | null = null): RefundAdmissionInput => ({
   amount,
@@ -37,8 +39,8 @@ const refund = (amount: number, idempotencyKey: string | null = null): RefundAdm
 });
 
 test('a forged but correctly signed "succeeded" callback the gateway does not confirm leaves the intent pending', async () => {
-  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' }));
-  gateway.set('ch_3ds', { status: 'requires_action', chargeId: 'ch_3ds', challengeUrl: 'http://sandbox/3ds/ch_3ds' });
+  const { rec, activities, gateway } = recorders(async () => challenge('ch_3ds'));
+  gateway.set('ch_3ds', challenge('ch_3ds'));
   const inp = await input(1800);
   await withWorker(activities, async (taskQueue) => {
     const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
@@ -227,8 +229,8 @@ test('a credit note the intent admits is issued by the intent before it answers:
 });
 
 test('a flood of forged callbacks continues the workflow as new while pending; the open 3DS attempt survives and completes', async () => {
-  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' }));
-  gateway.set('ch_open', { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' });
+  const { rec, activities, gateway } = recorders(async () => challenge('ch_open'));
+  gateway.set('ch_open', challenge('ch_open'));
   const inp = await input(3600);
   let lengths: number[] = [];
   await withWorker(activities, async (taskQueue) => {
@@ -254,8 +256,8 @@ test('a flood of forged callbacks continues the workflow as new while pending; t
 }, 120_000);
 
 test('an intent pending for its whole 90-day timeout with an open 3DS charge ends canceled, with bounded runs', async () => {
-  const { rec, activities, gateway } = recorders(async () => ({ status: 'requires_action', chargeId: 'ch_long', challengeUrl: 'http://sandbox/3ds/ch_long' }));
-  gateway.set('ch_long', { status: 'requires_action', chargeId: 'ch_long', challengeUrl: 'http://sandbox/3ds/ch_long' });
+  const { rec, activities, gateway } = recorders(async () => challenge('ch_long'));
+  gateway.set('ch_long', challenge('ch_long'));
   const inp = await input(90 * 86_400);
   let lengths: number[] = [];
   await withWorker(activities, async (taskQueue) => {
@@ -386,7 +388,7 @@ test('two refund requests with one key, the first refused at its record (another
 
 describe('a superseded charge captured while an intent stays pending for days', () => {
   const challengeThenDecline = (): ChargeOutcome[] => [
-    { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
+    challenge('ch_abandoned'),
     { status: 'declined', chargeId: 'ch_2', failureCode: 'card_declined', failureMessage: 'declined' },
   ];
 
@@ -412,7 +414,7 @@ describe('a superseded charge captured while an intent stays pending for days', 
     const outcomes = challengeThenDecline();
     const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
     // Still a challenge at the gateway for as long as the intent is pending: nothing to refund then.
-    gateway.set('ch_abandoned', { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' });
+    gateway.set('ch_abandoned', challenge('ch_abandoned'));
     const inp = await input(3 * 24 * 3600);
     await withWorker(activities, async (taskQueue) => {
       const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
@@ -496,12 +498,12 @@ describe('a superseded charge captured while an intent stays pending for days', 
 
   test('an open attempt whose callback is lost is still found on its backoff while an attempt let go is watched', async () => {
     const outcomes: ChargeOutcome[] = [
-      { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' },
-      { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' },
+      challenge('ch_abandoned'),
+      challenge('ch_open'),
     ];
     const { rec, activities, gateway } = recorders(async () => outcomes.shift()!);
-    gateway.set('ch_abandoned', { status: 'requires_action', chargeId: 'ch_abandoned', challengeUrl: 'http://sandbox/3ds/ch_abandoned' });
-    gateway.set('ch_open', { status: 'requires_action', chargeId: 'ch_open', challengeUrl: 'http://sandbox/3ds/ch_open' });
+    gateway.set('ch_abandoned', challenge('ch_abandoned'));
+    gateway.set('ch_open', challenge('ch_open'));
     const inp = await input(3 * 24 * 3600);
     await withWorker(activities, async (taskQueue) => {
       const handle = await testEnv().client.workflow.start(PAYMENT_INTENT_WORKFLOW, { workflowId: inp.id, taskQueue, args: [inp] });
